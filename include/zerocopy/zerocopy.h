@@ -1,0 +1,12 @@
+/* zerocopy: move data between host and NVIDIA GPUs with as few copies as possible.
+ * The umbrella header: include this one. */
+#ifndef ZEROCOPY_ZEROCOPY_H
+#define ZEROCOPY_ZEROCOPY_H
+
+#include "zerocopy/version.h"
+#include "zerocopy/status.h"
+#include "zerocopy/clock.h"
+#include "zerocopy/stats.h"
+#include "zerocopy/device.h"
+
+#endif

@@ -1,0 +1,28 @@
+/* Internal: size arithmetic that reports overflow instead of wrapping. */
+#ifndef ZC_CORE_CHECKED_MATH_H
+#define ZC_CORE_CHECKED_MATH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* a * b into *out_p; false (and *out_p untouched) when the product does not fit in size_t. */
+static inline bool zc__size_mul(size_t a, size_t b, size_t *out_p)
+{
+    size_t product;
+    if (__builtin_mul_overflow(a, b, &product))
+        return false;
+    *out_p = product;
+    return true;
+}
+
+/* a + b into *out_p; false when the sum does not fit in size_t. */
+static inline bool zc__size_add(size_t a, size_t b, size_t *out_p)
+{
+    size_t sum;
+    if (__builtin_add_overflow(a, b, &sum))
+        return false;
+    *out_p = sum;
+    return true;
+}
+
+#endif

@@ -1,0 +1,37 @@
+/* Internal: recording the detail of a failure in the thread's last-error string. */
+#ifndef ZC_CORE_ERROR_H
+#define ZC_CORE_ERROR_H
+
+#include "zerocopy/status.h"
+
+#if defined(__GNUC__)
+#define ZC__PRINTF(fmt_index, args_index) __attribute__((format(printf, fmt_index, args_index)))
+#else
+#define ZC__PRINTF(fmt_index, args_index)
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Record "<message> (file:line)" as this thread's last error and return status unchanged, so
+ * that a failure is reported and returned in one statement: return ZC_FAIL(ZC_ERR_..., "...").
+ */
+zc_status zc__fail(zc_status status, const char *file, int line, const char *fmt, ...)
+    ZC__PRINTF(4, 5);
+
+#ifdef __cplusplus
+}
+#endif
+
+#define ZC_FAIL(status, ...) zc__fail((status), __FILE__, __LINE__, __VA_ARGS__)
+
+/* Reject a NULL argument with a detail naming the function and the argument. */
+#define ZC_REQUIRE_ARG(arg)                                                                        \
+    do {                                                                                           \
+        if ((arg) == NULL)                                                                         \
+            return ZC_FAIL(ZC_ERR_INVALID_ARG, "%s: argument '%s' is NULL", __func__, #arg);       \
+    } while (0)
+
+#endif

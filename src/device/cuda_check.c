@@ -1,0 +1,44 @@
+/* Conversion of CUDA runtime errors into zerocopy statuses with a detail string. */
+#include "device/cuda_check.h"
+
+zc_status zc__cuda_error_to_status(cudaError_t error)
+{
+    switch (error) {
+    case cudaSuccess:
+        return ZC_OK;
+    case cudaErrorNoDevice:
+    case cudaErrorInsufficientDriver:
+    case cudaErrorInvalidDevice:
+    case cudaErrorDevicesUnavailable:
+    case cudaErrorSystemDriverMismatch:
+    case cudaErrorCompatNotSupportedOnDevice:
+        return ZC_ERR_NO_DEVICE;
+    case cudaErrorMemoryAllocation:
+        return ZC_ERR_NO_MEMORY;
+    case cudaErrorHostMemoryAlreadyRegistered:
+        return ZC_ERR_OVERLAP;
+    case cudaErrorHostMemoryNotRegistered:
+        return ZC_ERR_NOT_BASE;
+    case cudaErrorNotSupported:
+        return ZC_ERR_UNSUPPORTED;
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorAssert:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidPc:
+    case cudaErrorHardwareStackError:
+        return ZC_ERR_KERNEL;
+    default:
+        return ZC_ERR_CUDA;
+    }
+}
+
+zc_status zc__cuda_status(cudaError_t error, const char *call, const char *file, int line)
+{
+    if (error == cudaSuccess)
+        return ZC_OK;
+    return zc__fail(zc__cuda_error_to_status(error), file, line, "%s failed: %s (%s)", call,
+                    cudaGetErrorName(error), cudaGetErrorString(error));
+}

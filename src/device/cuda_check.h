@@ -1,0 +1,49 @@
+/* Internal: the one macro that checks a CUDA runtime call and turns its error into a status. */
+#ifndef ZC_DEVICE_CUDA_CHECK_H
+#define ZC_DEVICE_CUDA_CHECK_H
+
+#include <cuda_runtime_api.h>
+
+#include "core/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Map a CUDA error to a status and, on failure, record "<call> failed: <cudaErrorName>
+ * (<description>) (file:line)" as the thread's last error. cudaSuccess gives ZC_OK.
+ */
+zc_status zc__cuda_status(cudaError_t error, const char *call, const char *file, int line);
+
+/* The status a CUDA error maps to, without recording anything. */
+zc_status zc__cuda_error_to_status(cudaError_t error);
+
+#ifdef __cplusplus
+}
+#endif
+
+/* Evaluate a CUDA runtime call once; give its status (ZC_OK on success). */
+#define ZC_CUDA(call) zc__cuda_status((call), #call, __FILE__, __LINE__)
+
+/* Evaluate a CUDA runtime call; on failure store its status in status_var and goto label. */
+#define ZC_CUDA_GOTO(call, status_var, label)                                                      \
+    do {                                                                                           \
+        (status_var) = ZC_CUDA(call);                                                              \
+        if ((status_var) != ZC_OK)                                                                 \
+            goto label;                                                                            \
+    } while (0)
+
+/* Evaluate a CUDA runtime call; on failure return its status. */
+#define ZC_CUDA_RETURN(call)                                                                       \
+    do {                                                                                           \
+        zc_status zc__s = ZC_CUDA(call);                                                           \
+        if (zc__s != ZC_OK)                                                                        \
+            return zc__s;                                                                          \
+    } while (0)
+
+/* Check that the kernel launch just made was accepted (cudaGetLastError), naming the kernel. */
+#define ZC_CUDA_LAUNCH_CHECK(kernel_name)                                                          \
+    zc__cuda_status(cudaGetLastError(), "launch of " kernel_name, __FILE__, __LINE__)
+
+#endif

@@ -1,0 +1,57 @@
+/* Helpers shared by the tests: GPU presence, running the zc binary, scratch files. */
+#ifndef ZC_TEST_SUPPORT_H
+#define ZC_TEST_SUPPORT_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+/* cmocka 1.1 compares floating point values only as floats; these need double precision. */
+#undef assert_double_equal
+#define assert_double_equal(a, b, epsilon)                                                         \
+    do {                                                                                           \
+        double zc__a = (a), zc__b = (b), zc__e = (epsilon);                                        \
+        if (!(zc__a - zc__b <= zc__e && zc__b - zc__a <= zc__e))                                   \
+            fail_msg("%s = %.17g, expected %.17g within %g", #a, zc__a, zc__b, zc__e);             \
+    } while (0)
+
+/* The exit code ctest reads as "skipped" (SKIP_RETURN_CODE). */
+#define ZC_TEST_SKIP 77
+
+/* True when a CUDA GPU is usable. */
+int zc_test_gpu_present(void);
+
+/*
+ * For GPU test programs: call first in main. Without a GPU, prints why on stderr and exits
+ * with ZC_TEST_SKIP so ctest shows the program as skipped, never passed.
+ */
+void zc_test_require_gpu(const char *program);
+
+/* What a finished child process printed and how it ended. */
+typedef struct zc_test_output {
+    int exit_code; /* -1 when killed by a signal */
+    char *out;     /* everything written on stdout, NUL-terminated */
+    char *err;     /* everything written on stderr */
+} zc_test_output;
+
+/*
+ * Run the built zc binary with argv (NULL-terminated, without "zc") and extra environment
+ * entries ("NAME=value", NULL-terminated or NULL), capture its output. Fails the test on error.
+ */
+void zc_test_run_zc(const char *const *args, const char *const *env, zc_test_output *result);
+
+/* Free what zc_test_run_zc allocated. */
+void zc_test_output_free(zc_test_output *result);
+
+/* Fill n bytes with a pattern seeded by seed (xorshift), never all zeros. */
+void zc_test_fill_pattern(void *data, size_t n, uint64_t seed);
+
+/* Index of the first byte that differs from the pattern for seed, or n when all match. */
+size_t zc_test_check_pattern(const void *data, size_t n, uint64_t seed);
+
+#endif

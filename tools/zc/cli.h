@@ -1,0 +1,45 @@
+/* Shared pieces of the zc command-line tool: commands, exit codes, output helpers. */
+#ifndef ZC_CLI_H
+#define ZC_CLI_H
+
+#include <stdio.h>
+
+#include "zerocopy/zerocopy.h"
+
+/* Exit codes of zc, listed in `zc --help` and the README. */
+enum zc_exit_code {
+    ZC_EXIT_OK = 0,
+    ZC_EXIT_FAILURE = 1,     /* a call failed at run time (CUDA error, out of memory, I/O) */
+    ZC_EXIT_USAGE = 2,       /* bad command line */
+    ZC_EXIT_NO_DEVICE = 3,   /* no CUDA GPU or driver */
+    ZC_EXIT_UNSUPPORTED = 4, /* the GPU lacks a capability the command needs */
+    ZC_EXIT_VERIFY = 5,      /* data moved was wrong */
+    ZC_EXIT_TIMEOUT = 6      /* a wait ran out of time (a kernel that never answered) */
+};
+
+/* One subcommand: `zc <name> ...`. */
+typedef struct zc_command {
+    const char *name;
+    const char *summary;
+    int (*run)(int argc, char **argv); /* argv[0] is the command's name */
+} zc_command;
+
+/* The exit code for a library status. */
+int zc_cli_exit_code(zc_status status);
+
+/* Print "zc <command>: <what>: <status text>: <detail>" on stderr; give the exit code. */
+int zc_cli_fail(const char *command, const char *what, zc_status status);
+
+/* Print "zc <command>: <message>" and a pointer to --help on stderr; give ZC_EXIT_USAGE. */
+int zc_cli_usage_error(const char *command, const char *usage, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Parse a non-negative integer option value; false when it is not one. */
+int zc_cli_parse_int(const char *text, int min, int max, int *value_p);
+
+/* The exit-code table, printed by `zc --help`. */
+void zc_cli_print_exit_codes(FILE *out);
+
+int zc_cmd_info(int argc, char **argv);
+
+#endif

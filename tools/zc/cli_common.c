@@ -1,0 +1,73 @@
+/* Exit codes, error lines and number parsing shared by every zc command. */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+
+int zc_cli_exit_code(zc_status status)
+{
+    switch (status) {
+    case ZC_OK:
+        return ZC_EXIT_OK;
+    case ZC_ERR_INVALID_ARG:
+    case ZC_ERR_OVERFLOW:
+    case ZC_ERR_PARSE:
+        return ZC_EXIT_USAGE;
+    case ZC_ERR_NO_DEVICE:
+        return ZC_EXIT_NO_DEVICE;
+    case ZC_ERR_UNSUPPORTED:
+        return ZC_EXIT_UNSUPPORTED;
+    case ZC_ERR_VERIFY:
+        return ZC_EXIT_VERIFY;
+    case ZC_ERR_TIMEOUT:
+        return ZC_EXIT_TIMEOUT;
+    default:
+        return ZC_EXIT_FAILURE;
+    }
+}
+
+int zc_cli_fail(const char *command, const char *what, zc_status status)
+{
+    const char *detail = zc_last_error();
+    fprintf(stderr, "zc %s: %s: %s%s%s\n", command, what, zc_status_str(status),
+            detail[0] ? ": " : "", detail);
+    return zc_cli_exit_code(status);
+}
+
+int zc_cli_usage_error(const char *command, const char *usage, const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    fprintf(stderr, "zc %s: ", command);
+    vfprintf(stderr, fmt, args);
+    va_end(args);
+    fprintf(stderr, "\nusage: %s\nTry 'zc %s --help'.\n", usage, command);
+    return ZC_EXIT_USAGE;
+}
+
+int zc_cli_parse_int(const char *text, int min, int max, int *value_p)
+{
+    if (text == NULL || *text == '\0')
+        return 0;
+    char *end = NULL;
+    errno = 0;
+    long value = strtol(text, &end, 10);
+    if (*end != '\0' || errno != 0 || value < min || value > max)
+        return 0;
+    *value_p = (int)value;
+    return 1;
+}
+
+void zc_cli_print_exit_codes(FILE *out)
+{
+    fputs("Exit codes:\n"
+          "  0  success\n"
+          "  1  a call failed at run time (CUDA error, out of memory, I/O)\n"
+          "  2  bad command line or input\n"
+          "  3  no CUDA GPU or driver\n"
+          "  4  the GPU lacks a capability the command needs\n"
+          "  5  data verification failed\n"
+          "  6  timed out waiting for the GPU\n",
+          out);
+}

@@ -1,0 +1,159 @@
+/* zc info: what this machine's GPUs offer for each technique. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "info_json.h"
+
+static const char zc__info_usage[] = "zc info [--device N | --all] [--json]";
+
+static void zc__info_help(void)
+{
+    printf("usage: %s\n\n"
+           "Show each GPU's identity, PCIe link and the capabilities that decide which\n"
+           "data-movement technique works, then one line per technique saying what they\n"
+           "mean on that GPU.\n\n"
+           "Options:\n"
+           "  --device N   only GPU number N\n"
+           "  --all        every GPU (the default)\n"
+           "  --json       machine-readable output, schema \"%s\" (docs/json.md)\n"
+           "  -h, --help   this help\n",
+           zc__info_usage, ZC_INFO_SCHEMA);
+}
+
+static const char *zc__verdict_tag(zc_verdict verdict)
+{
+    switch (verdict) {
+    case ZC_VERDICT_YES:
+        return "yes    ";
+    case ZC_VERDICT_LIMITED:
+        return "limited";
+    default:
+        return "no     ";
+    }
+}
+
+static void zc__print_device(const zc_device_info *d)
+{
+    const double gib = 1024.0 * 1024.0 * 1024.0;
+    printf("GPU %d: %s\n", d->ordinal, d->name);
+    printf("  compute capability   %d.%d, %d SMs\n", d->cc_major, d->cc_minor, d->sm_count);
+    printf("  memory               %.1f GiB total, %.1f GiB free\n", (double)d->total_memory / gib,
+           (double)d->free_memory / gib);
+    printf("  driver / runtime     CUDA %d.%d / %d.%d\n", d->driver_version / 1000,
+           (d->driver_version % 1000) / 10, d->runtime_version / 1000,
+           (d->runtime_version % 1000) / 10);
+    printf("  PCI bus id           %s\n", d->pci_bus_id);
+    if (d->numa_node >= 0)
+        printf("  NUMA node            %d\n", d->numa_node);
+    else
+        printf("  NUMA node            none reported (single node, or not exposed)\n");
+    if (d->link.known)
+        printf("  PCIe link            Gen%d x%d now, Gen%d x%d max: %.1f GB/s per direction "
+               "theoretical now (%.1f at max)\n",
+               d->link.gen_current, d->link.width_current, d->link.gen_max, d->link.width_max,
+               d->link.gbps_current, d->link.gbps_max);
+    else
+        printf("  PCIe link            unknown: %s\n", d->link.why_unknown);
+    printf("  capabilities\n");
+    for (size_t i = 0; i < zc_capability_field_count; i++) {
+        int value = zc_capability_value(d, &zc_capability_fields[i]);
+        if (value < 0)
+            printf("    %-40s unknown (driver does not report it)\n", zc_capability_fields[i].name);
+        else
+            printf("    %-40s %d\n", zc_capability_fields[i].name, value);
+    }
+    zc_technique_note notes[ZC_TECHNIQUE_NOTE_COUNT];
+    if (zc_device_technique_notes(d, notes) == ZC_OK) {
+        printf("  what this means here\n");
+        for (int i = 0; i < ZC_TECHNIQUE_NOTE_COUNT; i++)
+            printf("    [%s] %s: %s\n", zc__verdict_tag(notes[i].verdict), notes[i].title,
+                   notes[i].text);
+    }
+}
+
+int zc_cmd_info(int argc, char **argv)
+{
+    static const struct option options[] = {
+        {"device", required_argument, NULL, 'd'},
+        {"all", no_argument, NULL, 'a'},
+        {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int only_device = -1, all = 0, json = 0, opt;
+    optind = 0; /* GNU getopt: full re-initialisation for this command's argv */
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+        switch (opt) {
+        case 'd':
+            if (!zc_cli_parse_int(optarg, 0, 1023, &only_device))
+                return zc_cli_usage_error("info", zc__info_usage,
+                                          "--device needs a GPU number, got '%s'", optarg);
+            break;
+        case 'a':
+            all = 1;
+            break;
+        case 'j':
+            json = 1;
+            break;
+        case 'h':
+            zc__info_help();
+            return ZC_EXIT_OK;
+        case ':':
+            return zc_cli_usage_error("info", zc__info_usage, "%s needs a value", argv[optind - 1]);
+        default:
+            return zc_cli_usage_error("info", zc__info_usage, "unknown option '%s'",
+                                      argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return zc_cli_usage_error("info", zc__info_usage, "unexpected argument '%s'", argv[optind]);
+    if (all && only_device >= 0)
+        return zc_cli_usage_error("info", zc__info_usage, "--device and --all exclude each other");
+
+    int count = 0;
+    zc_status status = zc_device_count(&count);
+    if (status != ZC_OK)
+        return zc_cli_fail("info", "no GPU to describe", status);
+    if (only_device >= count) {
+        fprintf(stderr, "zc info: --device %d: this machine has %d GPU%s (0..%d)\n", only_device,
+                count, count == 1 ? "" : "s", count - 1);
+        return ZC_EXIT_USAGE;
+    }
+    int first = only_device >= 0 ? only_device : 0;
+    int shown = only_device >= 0 ? 1 : count;
+    zc_device_info *infos = calloc((size_t)shown, sizeof *infos);
+    if (infos == NULL)
+        return zc_cli_fail("info", "allocating device records", ZC_ERR_NO_MEMORY);
+    for (int i = 0; i < shown; i++) {
+        status = zc_device_info_get(first + i, &infos[i]);
+        if (status != ZC_OK) {
+            free(infos);
+            return zc_cli_fail("info", "reading device properties", status);
+        }
+    }
+    int exit_code = ZC_EXIT_OK;
+    if (json) {
+        cJSON *doc = zc_info_json(infos, shown);
+        char *text = doc ? cJSON_Print(doc) : NULL;
+        if (text == NULL) {
+            exit_code = zc_cli_fail("info", "building JSON", ZC_ERR_NO_MEMORY);
+        } else {
+            printf("%s\n", text);
+            free(text);
+        }
+        cJSON_Delete(doc);
+    } else {
+        printf("zerocopy %s: %d CUDA device%s\n\n", zc_version_string(), count,
+               count == 1 ? "" : "s");
+        for (int i = 0; i < shown; i++) {
+            zc__print_device(&infos[i]);
+            if (i + 1 < shown)
+                printf("\n");
+        }
+    }
+    free(infos);
+    return exit_code;
+}

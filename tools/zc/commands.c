@@ -1,0 +1,8 @@
+/* The table of zc's commands, in the order `zc --help` lists them. */
+#include "commands.h"
+
+const zc_command zc_commands[] = {
+    {"info", "what this machine's GPUs offer for each technique", zc_cmd_info},
+};
+
+const size_t zc_command_count = sizeof zc_commands / sizeof zc_commands[0];

@@ -1,0 +1,125 @@
+/* Building zc info's JSON document from device records. */
+#include "info_json.h"
+
+#include <stddef.h>
+#include <stdio.h>
+
+#define ZC__CAP(name, field)                                                                       \
+    {                                                                                              \
+        name, offsetof(zc_device_info, field)                                                      \
+    }
+
+const zc_capability_field zc_capability_fields[] = {
+    ZC__CAP("unifiedAddressing", unified_addressing),
+    ZC__CAP("canMapHostMemory", can_map_host_memory),
+    ZC__CAP("integrated", integrated),
+    ZC__CAP("pageableMemoryAccess", pageable_memory_access),
+    ZC__CAP("pageableMemoryAccessUsesHostPageTables", pageable_memory_access_uses_host_page_tables),
+    ZC__CAP("concurrentManagedAccess", concurrent_managed_access),
+    ZC__CAP("managedMemory", managed_memory),
+    ZC__CAP("hostNativeAtomicSupported", host_native_atomic_supported),
+    ZC__CAP("onlyPartialHostNativeAtomicSupported", only_partial_host_native_atomic_supported),
+    ZC__CAP("hostRegisterSupported", host_register_supported),
+    ZC__CAP("hostRegisterReadOnlySupported", host_register_read_only_supported),
+    ZC__CAP("canUseHostPointerForRegisteredMem", can_use_host_pointer_for_registered_mem),
+    ZC__CAP("asyncEngineCount", async_engine_count),
+    ZC__CAP("directManagedMemAccessFromHost", direct_managed_mem_access_from_host),
+};
+
+const size_t zc_capability_field_count =
+    sizeof zc_capability_fields / sizeof zc_capability_fields[0];
+
+int zc_capability_value(const zc_device_info *info, const zc_capability_field *field)
+{
+    return *(const int *)((const char *)info + field->offset);
+}
+
+static const char *zc__verdict_word(zc_verdict verdict)
+{
+    switch (verdict) {
+    case ZC_VERDICT_YES:
+        return "yes";
+    case ZC_VERDICT_LIMITED:
+        return "limited";
+    default:
+        return "no";
+    }
+}
+
+static cJSON *zc__link_json(const zc_pcie_link *link)
+{
+    cJSON *obj = cJSON_CreateObject();
+    if (obj == NULL)
+        return NULL;
+    cJSON_AddBoolToObject(obj, "known", link->known);
+    if (link->known) {
+        cJSON_AddNumberToObject(obj, "gen_current", link->gen_current);
+        cJSON_AddNumberToObject(obj, "width_current", link->width_current);
+        cJSON_AddNumberToObject(obj, "gen_max", link->gen_max);
+        cJSON_AddNumberToObject(obj, "width_max", link->width_max);
+        cJSON_AddNumberToObject(obj, "gts_current", link->gts_current);
+        cJSON_AddNumberToObject(obj, "gts_max", link->gts_max);
+        cJSON_AddNumberToObject(obj, "gbps_per_direction_current", link->gbps_current);
+        cJSON_AddNumberToObject(obj, "gbps_per_direction_max", link->gbps_max);
+        cJSON_AddStringToObject(obj, "source", link->source);
+    } else {
+        cJSON_AddStringToObject(obj, "why_unknown", link->why_unknown);
+    }
+    return obj;
+}
+
+cJSON *zc_info_device_json(const zc_device_info *info)
+{
+    cJSON *dev = cJSON_CreateObject();
+    if (dev == NULL)
+        return NULL;
+    char cc[16];
+    snprintf(cc, sizeof cc, "%d.%d", info->cc_major, info->cc_minor);
+    cJSON_AddNumberToObject(dev, "ordinal", info->ordinal);
+    cJSON_AddStringToObject(dev, "name", info->name);
+    cJSON_AddStringToObject(dev, "compute_capability", cc);
+    cJSON_AddNumberToObject(dev, "sm_count", info->sm_count);
+    cJSON_AddNumberToObject(dev, "total_memory_bytes", (double)info->total_memory);
+    cJSON_AddNumberToObject(dev, "free_memory_bytes", (double)info->free_memory);
+    cJSON_AddNumberToObject(dev, "driver_version", info->driver_version);
+    cJSON_AddNumberToObject(dev, "runtime_version", info->runtime_version);
+    cJSON_AddStringToObject(dev, "pci_bus_id", info->pci_bus_id);
+    if (info->numa_node >= 0)
+        cJSON_AddNumberToObject(dev, "numa_node", info->numa_node);
+    else
+        cJSON_AddNullToObject(dev, "numa_node");
+    cJSON_AddItemToObject(dev, "pcie_link", zc__link_json(&info->link));
+
+    cJSON *caps = cJSON_AddObjectToObject(dev, "capabilities");
+    for (size_t i = 0; caps != NULL && i < zc_capability_field_count; i++)
+        cJSON_AddNumberToObject(caps, zc_capability_fields[i].name,
+                                zc_capability_value(info, &zc_capability_fields[i]));
+
+    zc_technique_note notes[ZC_TECHNIQUE_NOTE_COUNT];
+    cJSON *techniques = cJSON_AddArrayToObject(dev, "techniques");
+    if (techniques != NULL && zc_device_technique_notes(info, notes) == ZC_OK) {
+        for (int i = 0; i < ZC_TECHNIQUE_NOTE_COUNT; i++) {
+            cJSON *t = cJSON_CreateObject();
+            cJSON_AddStringToObject(t, "key", notes[i].key);
+            cJSON_AddStringToObject(t, "title", notes[i].title);
+            cJSON_AddStringToObject(t, "verdict", zc__verdict_word(notes[i].verdict));
+            cJSON_AddStringToObject(t, "text", notes[i].text);
+            cJSON_AddItemToArray(techniques, t);
+        }
+    }
+    return dev;
+}
+
+cJSON *zc_info_json(const zc_device_info *infos, int count)
+{
+    cJSON *doc = cJSON_CreateObject();
+    if (doc == NULL)
+        return NULL;
+    cJSON_AddStringToObject(doc, "schema", ZC_INFO_SCHEMA);
+    cJSON_AddStringToObject(doc, "zerocopy_version", zc_version_string());
+    cJSON_AddNumberToObject(doc, "device_count", count);
+    cJSON *devices = cJSON_AddArrayToObject(doc, "devices");
+    for (int i = 0; devices != NULL && i < count; i++)
+        cJSON_AddItemToArray(devices, zc_info_device_json(&infos[i]));
+    return doc;
+}
