@@ -73,6 +73,19 @@ typedef struct zc_technique_note {
 
 #define ZC_TECHNIQUE_NOTE_COUNT 9
 
+/* How one GPU reaches another: what the runtime allows and what the hardware path is. */
+typedef struct zc_peer_link {
+    int from;
+    int to;
+    int can_access_peer;  /* cudaDeviceCanAccessPeer(from, to) */
+    int access_enabled;   /* 1 when this process has enabled from -> to peer access */
+    int performance_rank; /* cudaDevP2PAttrPerformanceRank: lower is faster; -1 when no access */
+    int native_atomics;   /* cudaDevP2PAttrNativeAtomicSupported */
+    int nvlink;           /* 1 NVLink, 0 not NVLink, -1 unknown (see path) */
+    char path[160];       /* "NVLink", "PCIe switch", "PCIe host bridge", "across CPU sockets",
+                             or why the path is unknown */
+} zc_peer_link;
+
 ZC_BEGIN_DECLS
 
 /* Number of CUDA devices. With no GPU or no driver: ZC_ERR_NO_DEVICE and a detail naming the
@@ -103,6 +116,13 @@ ZC_EXTERN double zc_pcie_gbps(int gen, int width);
 /* Fill notes[ZC_TECHNIQUE_NOTE_COUNT] from info: one verdict and sentence per technique. */
 ZC_EXTERN zc_status zc_device_technique_notes(const zc_device_info *info,
                                               zc_technique_note notes[ZC_TECHNIQUE_NOTE_COUNT]);
+
+/*
+ * Describe the path from GPU from to GPU to (from != to). The hardware path comes from NVML,
+ * loaded at run time; without it the path says so and nvlink is -1. Checking access_enabled
+ * does not change the process's peer-access state.
+ */
+ZC_EXTERN zc_status zc_device_peer_link_get(int from, int to, zc_peer_link *link_p);
 
 ZC_END_DECLS
 

@@ -53,7 +53,13 @@ static void test_document_shape_round_trips(void **state)
     d[1].link.known = 0;
     snprintf(d[1].link.why_unknown, sizeof d[1].link.why_unknown, "not readable");
 
-    cJSON *doc = zc_info_json(d, 2);
+    zc_peer_link peers[2] = {
+        {.from = 0, .to = 1, .can_access_peer = 1, .performance_rank = 0, .nvlink = 1},
+        {.from = 1, .to = 0, .can_access_peer = 0, .performance_rank = -1, .nvlink = -1},
+    };
+    snprintf(peers[0].path, sizeof peers[0].path, "NVLink");
+    snprintf(peers[1].path, sizeof peers[1].path, "unknown: NVML not available");
+    cJSON *doc = zc_info_json(d, 2, peers, 2);
     assert_non_null(doc);
     char *text = cJSON_PrintUnformatted(doc);
     cJSON_Delete(doc);
@@ -107,6 +113,17 @@ static void test_document_shape_round_trips(void **state)
     assert_true(cJSON_IsFalse(cJSON_GetObjectItem(unknown, "known")));
     assert_false(cJSON_HasObjectItem(unknown, "gen_current"));
     assert_string_equal(cJSON_GetObjectItem(unknown, "why_unknown")->valuestring, "not readable");
+
+    cJSON *links = cJSON_GetObjectItem(back, "peers");
+    assert_int_equal(cJSON_GetArraySize(links), 2);
+    cJSON *p0 = cJSON_GetArrayItem(links, 0), *p1 = cJSON_GetArrayItem(links, 1);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(p0, "can_access_peer")));
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(p0, "nvlink")));
+    assert_int_equal(cJSON_GetObjectItem(p0, "performance_rank")->valueint, 0);
+    assert_string_equal(cJSON_GetObjectItem(p0, "path")->valuestring, "NVLink");
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(p1, "nvlink")));
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(p1, "performance_rank")));
+    assert_int_equal(cJSON_GetObjectItem(p1, "from")->valueint, 1);
     cJSON_Delete(back);
 }
 

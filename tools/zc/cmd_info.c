@@ -73,6 +73,50 @@ static void zc__print_device(const zc_device_info *d)
     }
 }
 
+static void zc__print_peers(const zc_peer_link *peers, int peer_count)
+{
+    printf("\nGPU to GPU\n");
+    for (int i = 0; i < peer_count; i++) {
+        const zc_peer_link *p = &peers[i];
+        printf("  %d -> %d  peer access %s%s, path: %s", p->from, p->to,
+               p->can_access_peer ? "possible" : "not possible",
+               p->can_access_peer ? (p->access_enabled ? " and enabled" : ", not enabled") : "",
+               p->path);
+        if (p->can_access_peer)
+            printf(", performance rank %d, native atomics %s", p->performance_rank,
+                   p->native_atomics ? "yes" : "no");
+        printf("\n");
+    }
+}
+
+/* Every ordered pair of the shown GPUs; *peers_p is NULL when fewer than two are shown. */
+static zc_status zc__collect_peers(int first, int shown, zc_peer_link **peers_p, int *count_p)
+{
+    *peers_p = NULL;
+    *count_p = 0;
+    if (shown < 2)
+        return ZC_OK;
+    zc_peer_link *peers = calloc((size_t)shown * (size_t)(shown - 1), sizeof *peers);
+    if (peers == NULL)
+        return ZC_ERR_NO_MEMORY;
+    int n = 0;
+    for (int a = first; a < first + shown; a++) {
+        for (int b = first; b < first + shown; b++) {
+            if (a == b)
+                continue;
+            zc_status status = zc_device_peer_link_get(a, b, &peers[n]);
+            if (status != ZC_OK) {
+                free(peers);
+                return status;
+            }
+            n++;
+        }
+    }
+    *peers_p = peers;
+    *count_p = n;
+    return ZC_OK;
+}
+
 int zc_cmd_info(int argc, char **argv)
 {
     static const struct option options[] = {
@@ -134,9 +178,16 @@ int zc_cmd_info(int argc, char **argv)
             return zc_cli_fail("info", "reading device properties", status);
         }
     }
+    zc_peer_link *peers = NULL;
+    int peer_count = 0;
+    status = zc__collect_peers(first, shown, &peers, &peer_count);
+    if (status != ZC_OK) {
+        free(infos);
+        return zc_cli_fail("info", "reading GPU-to-GPU topology", status);
+    }
     int exit_code = ZC_EXIT_OK;
     if (json) {
-        cJSON *doc = zc_info_json(infos, shown);
+        cJSON *doc = zc_info_json(infos, shown, peers, peer_count);
         char *text = doc ? cJSON_Print(doc) : NULL;
         if (text == NULL) {
             exit_code = zc_cli_fail("info", "building JSON", ZC_ERR_NO_MEMORY);
@@ -153,7 +204,10 @@ int zc_cmd_info(int argc, char **argv)
             if (i + 1 < shown)
                 printf("\n");
         }
+        if (peer_count > 0)
+            zc__print_peers(peers, peer_count);
     }
+    free(peers);
     free(infos);
     return exit_code;
 }

@@ -110,7 +110,30 @@ cJSON *zc_info_device_json(const zc_device_info *info)
     return dev;
 }
 
-cJSON *zc_info_json(const zc_device_info *infos, int count)
+cJSON *zc_info_peer_json(const zc_peer_link *peer)
+{
+    cJSON *obj = cJSON_CreateObject();
+    if (obj == NULL)
+        return NULL;
+    cJSON_AddNumberToObject(obj, "from", peer->from);
+    cJSON_AddNumberToObject(obj, "to", peer->to);
+    cJSON_AddBoolToObject(obj, "can_access_peer", peer->can_access_peer);
+    cJSON_AddBoolToObject(obj, "access_enabled", peer->access_enabled);
+    if (peer->performance_rank >= 0)
+        cJSON_AddNumberToObject(obj, "performance_rank", peer->performance_rank);
+    else
+        cJSON_AddNullToObject(obj, "performance_rank");
+    cJSON_AddBoolToObject(obj, "native_atomics", peer->native_atomics);
+    if (peer->nvlink >= 0)
+        cJSON_AddBoolToObject(obj, "nvlink", peer->nvlink);
+    else
+        cJSON_AddNullToObject(obj, "nvlink");
+    cJSON_AddStringToObject(obj, "path", peer->path);
+    return obj;
+}
+
+cJSON *zc_info_json(const zc_device_info *infos, int count, const zc_peer_link *peers,
+                    int peer_count)
 {
     cJSON *doc = cJSON_CreateObject();
     if (doc == NULL)
@@ -121,5 +144,8 @@ cJSON *zc_info_json(const zc_device_info *infos, int count)
     cJSON *devices = cJSON_AddArrayToObject(doc, "devices");
     for (int i = 0; devices != NULL && i < count; i++)
         cJSON_AddItemToArray(devices, zc_info_device_json(&infos[i]));
+    cJSON *links = cJSON_AddArrayToObject(doc, "peers");
+    for (int i = 0; links != NULL && i < peer_count; i++)
+        cJSON_AddItemToArray(links, zc_info_peer_json(&peers[i]));
     return doc;
 }

@@ -26,7 +26,12 @@ int zc_capability_value(const zc_device_info *info, const zc_capability_field *f
 /* A new JSON object describing one GPU; NULL when out of memory. */
 cJSON *zc_info_device_json(const zc_device_info *info);
 
-/* A new JSON document for a set of GPUs; NULL when out of memory. */
-cJSON *zc_info_json(const zc_device_info *infos, int count);
+/* A new JSON object for the path between two GPUs; NULL when out of memory. */
+cJSON *zc_info_peer_json(const zc_peer_link *peer);
+
+/* A new JSON document for a set of GPUs and the paths between them (peers may be NULL when
+ * peer_count is 0); NULL when out of memory. */
+cJSON *zc_info_json(const zc_device_info *infos, int count, const zc_peer_link *peers,
+                    int peer_count);
 
 #endif
