@@ -1,0 +1,229 @@
+/* Buffers of every kind (pageable, pinned, mapped, write-combined, registered, managed, device)
+ * behind one handle, and queries that say what any pointer is. */
+#ifndef ZEROCOPY_BUFFER_H
+#define ZEROCOPY_BUFFER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "zerocopy/export.h"
+#include "zerocopy/status.h"
+
+/* The CUDA runtime's stream type is `struct CUstream_st *`: a cudaStream_t passes as is, and
+ * this header needs no CUDA header. NULL is the legacy default stream. */
+struct CUstream_st;
+
+/* What a buffer is. Values are stable; UNKNOWN appears only in pointer queries. */
+typedef enum zc_buffer_kind {
+    ZC_BUFFER_UNKNOWN = 0,        /* neither the CUDA runtime nor zerocopy knows the pointer */
+    ZC_BUFFER_PAGEABLE = 1,       /* ordinary host memory (malloc or mmap) */
+    ZC_BUFFER_PINNED = 2,         /* page-locked host memory (cudaHostAlloc or fast pinning) */
+    ZC_BUFFER_MAPPED = 3,         /* pinned and mapped into the device's address space */
+    ZC_BUFFER_WRITE_COMBINED = 4, /* pinned, write-combined (mapped when flagged so) */
+    ZC_BUFFER_REGISTERED = 5,     /* the caller's host range, pinned by cudaHostRegister */
+    ZC_BUFFER_MANAGED = 6,        /* cudaMallocManaged */
+    ZC_BUFFER_DEVICE = 7          /* cudaMalloc */
+} zc_buffer_kind;
+
+#define ZC_BUFFER_KIND_COUNT 8
+
+/*
+ * Flags for zc_buffer_alloc and zc_buffer_register. Bits not listed here, or listed but not
+ * meaningful for the kind asked for, are rejected with ZC_ERR_INVALID_ARG.
+ */
+#define ZC_BUFFER_FLAG_MAPPED   0x01u /* pinned / registered: map for the device */
+#define ZC_BUFFER_FLAG_PORTABLE 0x02u /* pinned / registered: pinned for every GPU */
+#define ZC_BUFFER_FLAG_WRITE_COMBINED                                                              \
+    0x04u                                      /* pinned: write-combined (fast to write, slow to   \
+                                                  read from the CPU) */
+#define ZC_BUFFER_FLAG_READ_ONLY         0x08u /* registered: the device only reads it */
+/* Pinned kinds: when pinning fails (out of pinnable memory, no device, unsupported), give
+ * pageable memory instead of failing; zc_buffer_is_fallback then says 1. */
+#define ZC_BUFFER_FLAG_FALLBACK_PAGEABLE 0x10u
+/* Pinned kinds: always cudaHostAlloc, never the faster pinning by registration. */
+#define ZC_BUFFER_FLAG_HOST_ALLOC        0x20u
+/* Managed: attach to the host (cudaMemAttachHost) instead of globally. */
+#define ZC_BUFFER_FLAG_ATTACH_HOST       0x40u
+
+#define ZC_BUFFER_FLAG_ALL 0x7fu
+
+/*
+ * Pinned buffers of at least this many bytes are pinned by mapping pages, touching them and
+ * registering them (cudaHostRegister); smaller ones come from cudaHostAlloc. Registration was
+ * ten times cheaper for 1 GiB on the H200 (52 ms against 530 ms); the crossing point is set
+ * from tests/mem/measure_pinning (docs/buffers.md has the figures and how to measure again).
+ */
+#define ZC_PIN_REGISTER_THRESHOLD ((size_t)2 << 20)
+
+/* How a buffer's memory was obtained (for reports and tests). */
+typedef enum zc_buffer_method {
+    ZC_METHOD_NONE = 0,
+    ZC_METHOD_MALLOC = 1,         /* posix_memalign; free */
+    ZC_METHOD_MMAP = 2,           /* anonymous mmap; munmap */
+    ZC_METHOD_HOST_ALLOC = 3,     /* cudaHostAlloc; cudaFreeHost */
+    ZC_METHOD_MMAP_REGISTER = 4,  /* mmap, touch, cudaHostRegister; unregister, munmap */
+    ZC_METHOD_USER_REGISTER = 5,  /* the caller's range, cudaHostRegister; unregister only */
+    ZC_METHOD_MALLOC_MANAGED = 6, /* cudaMallocManaged; cudaFree */
+    ZC_METHOD_MALLOC_DEVICE = 7   /* cudaMalloc; cudaFree */
+} zc_buffer_method;
+
+/* Notes recorded on a buffer: facts the caller must know about it. */
+#define ZC_BUFFER_NOTE_FALLBACK             0x1u /* pinning failed; this is pageable memory (see status) */
+/* Managed memory on a device without concurrentManagedAccess: the host must not touch the
+ * buffer while any kernel runs on that device (the access would fault). */
+#define ZC_BUFFER_NOTE_NO_CONCURRENT_ACCESS 0x2u
+/* The buffer belongs to a zc_pool and goes back to it when freed. */
+#define ZC_BUFFER_NOTE_POOLED               0x4u
+
+/* A buffer. The handle is opaque and never dereferenced by the caller; a handle that was
+ * freed is recognised as such (ZC_ERR_DOUBLE_FREE), even after its memory is reused. */
+typedef struct zc_buffer zc_buffer;
+
+/* Everything known about one buffer. */
+typedef struct zc_buffer_info {
+    zc_buffer_kind kind;           /* what the memory is (PAGEABLE after a fallback) */
+    zc_buffer_kind requested_kind; /* what was asked for */
+    unsigned flags;                /* ZC_BUFFER_FLAG_* in effect */
+    unsigned notes;                /* ZC_BUFFER_NOTE_* */
+    zc_buffer_method method;
+    int device;       /* the GPU it was made for; -1 for pageable memory made with no GPU */
+    void *host_ptr;   /* NULL for the device kind */
+    void *device_ptr; /* what cudaHostGetDevicePointer gave for host kinds (NULL when the
+                         memory is not mapped); the cudaMalloc / managed pointer otherwise;
+                         for pageable memory, the host pointer only where the device has
+                         pageableMemoryAccess, else NULL */
+    size_t size;      /* bytes asked for */
+    size_t capacity;  /* bytes actually allocated, pinned or mapped (page rounding, pools) */
+    zc_status fallback_status; /* with ZC_BUFFER_NOTE_FALLBACK: why pinning failed */
+} zc_buffer_info;
+
+/* The device number that means "the host" for zc_buffer_prefetch and zc_buffer_advise. */
+#define ZC_DEVICE_HOST (-1)
+
+/* What zc_buffer_advise may say about managed memory. */
+typedef enum zc_advice {
+    ZC_ADVISE_READ_MOSTLY = 1,        /* cudaMemAdviseSetReadMostly */
+    ZC_ADVISE_UNSET_READ_MOSTLY = 2,  /* cudaMemAdviseUnsetReadMostly */
+    ZC_ADVISE_PREFERRED_LOCATION = 3, /* cudaMemAdviseSetPreferredLocation (device or host) */
+    ZC_ADVISE_UNSET_PREFERRED_LOCATION = 4,
+    ZC_ADVISE_ACCESSED_BY = 5, /* cudaMemAdviseSetAccessedBy */
+    ZC_ADVISE_UNSET_ACCESSED_BY = 6
+} zc_advice;
+
+/* What a pointer is, as zc_pointer_query reports it. */
+typedef struct zc_pointer_info {
+    zc_buffer_kind kind;
+    unsigned flags;    /* ZC_BUFFER_FLAG_* of the memory, when flags_known */
+    int flags_known;   /* 1 when zerocopy made or registered this memory and knows its flags;
+                          the runtime alone cannot tell pinned from registered, nor see
+                          write-combining */
+    int from_zerocopy; /* 1 when the pointer lies in a live zerocopy buffer (or pool block) */
+    int device;        /* the GPU the memory belongs to; -1 for host memory with none */
+    void *device_ptr;  /* the device-side address of this very byte, NULL when none */
+    void *base;        /* start of the zerocopy buffer holding it (NULL when not ours) */
+    size_t size;       /* that buffer's capacity (0 when not ours) */
+    size_t offset;     /* ptr - base */
+    /* 1 when a kernel on the current device may dereference ptr itself on this machine:
+     * device and managed memory of a reachable GPU, mapped pinned memory with unified
+     * addressing, pageable memory only where pageableMemoryAccess is 1. */
+    int kernel_can_access;
+} zc_pointer_info;
+
+/* Totals over every live zerocopy buffer of the process (pool blocks included). */
+typedef struct zc_buffer_totals {
+    size_t live_buffers;                /* handles not yet freed */
+    size_t live_blocks;                 /* allocations held, handed out or cached */
+    size_t bytes[ZC_BUFFER_KIND_COUNT]; /* capacity held, by kind */
+    size_t pinned_bytes;                /* host memory page-locked by zerocopy */
+    uint64_t allocs;                    /* successful allocations and registrations */
+    uint64_t frees;
+} zc_buffer_totals;
+
+ZC_BEGIN_DECLS
+
+/*
+ * Allocate size bytes of the given kind for GPU number device (any kind but REGISTERED). The
+ * device kinds need a device; PAGEABLE accepts device -1 and works without a GPU. Failures:
+ * ZC_ERR_INVALID_ARG (size 0, unknown kind or flags, flags foreign to the kind, bad device),
+ * ZC_ERR_OVERFLOW (size too large to round to pages), ZC_ERR_NO_DEVICE, ZC_ERR_UNSUPPORTED
+ * (mapped memory where canMapHostMemory is 0, managed memory where managedMemory is 0),
+ * ZC_ERR_NO_MEMORY. Nothing is allocated when a call fails.
+ */
+ZC_EXTERN zc_status zc_buffer_alloc(size_t size, zc_buffer_kind kind, unsigned flags, int device,
+                                    zc_buffer **buf_p);
+
+/*
+ * Pin the caller's host range [ptr, ptr + size) with cudaHostRegister and give it a handle of
+ * kind REGISTERED. Flags: MAPPED, PORTABLE, READ_ONLY. Failures besides those of
+ * zc_buffer_alloc: ZC_ERR_OVERLAP (the range overlaps one already registered or a zerocopy
+ * buffer), ZC_ERR_WRONG_KIND (ptr is device or managed memory), ZC_ERR_UNSUPPORTED (READ_ONLY
+ * where hostRegisterReadOnlySupported is 0, or no hostRegisterSupported). Freeing the handle
+ * unregisters the range and leaves the memory to the caller.
+ */
+ZC_EXTERN zc_status zc_buffer_register(void *ptr, size_t size, unsigned flags, int device,
+                                       zc_buffer **buf_p);
+
+/*
+ * Unregister the registration that starts at ptr (the same as freeing its handle).
+ * ZC_ERR_NOT_BASE when ptr lies inside a registration but is not its start, ZC_ERR_NOT_FOUND
+ * when zerocopy registered nothing there.
+ */
+ZC_EXTERN zc_status zc_buffer_unregister(void *ptr);
+
+/*
+ * Release a buffer with the function its kind needs (free, munmap, cudaFreeHost,
+ * cudaHostUnregister, cudaFree). NULL is accepted (ZC_OK). A handle already freed gives
+ * ZC_ERR_DOUBLE_FREE and changes nothing. A pool's buffer goes back to its pool.
+ */
+ZC_EXTERN zc_status zc_buffer_free(zc_buffer *buf);
+
+/* Fill *info_p for a live buffer; ZC_ERR_DOUBLE_FREE for a freed handle. */
+ZC_EXTERN zc_status zc_buffer_info_get(const zc_buffer *buf, zc_buffer_info *info_p);
+
+/*
+ * Shortcuts to single fields of zc_buffer_info. On a NULL or freed handle they give NULL, 0,
+ * ZC_BUFFER_UNKNOWN or -1 and record why in zc_last_error().
+ */
+ZC_EXTERN void *zc_buffer_host_ptr(const zc_buffer *buf);
+ZC_EXTERN void *zc_buffer_device_ptr(const zc_buffer *buf);
+ZC_EXTERN size_t zc_buffer_size(const zc_buffer *buf);
+ZC_EXTERN zc_buffer_kind zc_buffer_kind_of(const zc_buffer *buf);
+ZC_EXTERN unsigned zc_buffer_flags(const zc_buffer *buf);
+ZC_EXTERN int zc_buffer_device(const zc_buffer *buf);
+/* 1 when the buffer fell back to pageable memory (ZC_BUFFER_FLAG_FALLBACK_PAGEABLE), else 0. */
+ZC_EXTERN int zc_buffer_is_fallback(const zc_buffer *buf);
+
+/*
+ * Managed buffers: migrate [offset, offset + length) (length 0: to the end) to a device or to
+ * the host (ZC_DEVICE_HOST), queued on stream. ZC_ERR_WRONG_KIND for other kinds,
+ * ZC_ERR_UNSUPPORTED where concurrentManagedAccess is 0 (prefetch needs it).
+ */
+ZC_EXTERN zc_status zc_buffer_prefetch(const zc_buffer *buf, size_t offset, size_t length,
+                                       int device, struct CUstream_st *stream);
+
+/* Managed buffers: give the driver advice about [offset, offset + length) for device (a GPU
+ * or ZC_DEVICE_HOST). */
+ZC_EXTERN zc_status zc_buffer_advise(const zc_buffer *buf, size_t offset, size_t length,
+                                     zc_advice advice, int device);
+
+/*
+ * Say what ptr is: kind, flags, device, device-side address and whether a kernel may use it
+ * directly. Uses cudaPointerGetAttributes and zerocopy's own record of what it allocated and
+ * registered. A pointer the runtime calls unregistered host memory is PAGEABLE; with no GPU
+ * and not zerocopy's, UNKNOWN (both with ZC_OK). ptr must not be NULL.
+ */
+ZC_EXTERN zc_status zc_pointer_query(const void *ptr, zc_pointer_info *info_p);
+
+/* Totals over the live buffers of this process (for leak checks and reports). */
+ZC_EXTERN zc_status zc_buffer_totals_get(zc_buffer_totals *totals_p);
+
+/* "pageable", "pinned", "mapped", "write-combined", "registered", "managed", "device",
+ * "unknown". */
+ZC_EXTERN const char *zc_buffer_kind_name(zc_buffer_kind kind);
+
+/* "malloc", "mmap", "cudaHostAlloc", "mmap+cudaHostRegister", ... ; "none". */
+ZC_EXTERN const char *zc_buffer_method_name(zc_buffer_method method);
+
+ZC_END_DECLS
+
+#endif
