@@ -1,0 +1,133 @@
+/* The workload kernel: reads each word of its input passes times in a chosen order, writes a
+ * result, and sums what it read so that no read can be optimised away. */
+#include "advise/kernel_internal.h"
+
+#include "device/cuda_check.h"
+
+#define ZC__THREADS 256
+
+/* The word a thread's i-th step visits. Strided: consecutive steps are 128 bytes apart, so
+ * each warp touches 32 lines. Random: an affine bijection of the indices. */
+static __device__ size_t zc__visit(size_t i, size_t words, int pattern, size_t mul)
+{
+    if (pattern == ZC_ACCESS_STRIDED) {
+        size_t lines = words / 32;
+        return (i % lines) * 32 + i / lines;
+    }
+    if (pattern == ZC_ACCESS_RANDOM)
+        return (size_t)(((unsigned long long)i * mul + 12345ull) % words);
+    return i;
+}
+
+static __global__ void zc__work_kernel(zc__work w)
+{
+    size_t tid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    size_t threads = (size_t)gridDim.x * blockDim.x;
+    uint32_t acc = 0;
+    if (w.in != NULL) {
+        int read_only_passes = w.out != NULL ? w.passes - 1 : w.passes;
+        for (int p = 0; p < read_only_passes; p++) {
+            if (w.pattern == ZC_ACCESS_COALESCED) {
+                const uint4 *in4 = (const uint4 *)w.in;
+                for (size_t i = tid; i < w.words / 4; i += threads) {
+                    uint4 v = in4[i];
+                    acc += v.x + v.y + v.z + v.w;
+                }
+            } else {
+                for (size_t i = tid; i < w.words; i += threads)
+                    acc += w.in[zc__visit(i, w.words, w.pattern, w.stride_mul)];
+            }
+            /* Keep each pass a separate walk over memory: no load may be merged across it. */
+            asm volatile("" ::: "memory");
+        }
+        if (w.out != NULL) {
+            /* The last pass reads and writes the result: out = in ^ 0x5a5a5a5a. */
+            if (w.pattern == ZC_ACCESS_COALESCED) {
+                const uint4 *in4 = (const uint4 *)w.in;
+                uint4 *out4 = (uint4 *)w.out;
+                for (size_t i = tid; i < w.words / 4; i += threads) {
+                    uint4 v = in4[i];
+                    acc += v.x + v.y + v.z + v.w;
+                    out4[i] = make_uint4(v.x ^ 0x5a5a5a5au, v.y ^ 0x5a5a5a5au, v.z ^ 0x5a5a5a5au,
+                                         v.w ^ 0x5a5a5a5au);
+                }
+            } else {
+                for (size_t i = tid; i < w.words; i += threads) {
+                    size_t j = zc__visit(i, w.words, w.pattern, w.stride_mul);
+                    uint32_t v = w.in[j];
+                    acc += v;
+                    w.out[j] = v ^ 0x5a5a5a5au;
+                }
+            }
+        }
+    } else if (w.out != NULL) {
+        for (int p = 0; p < w.passes; p++) {
+            for (size_t i = tid; i < w.words; i += threads) {
+                size_t j = w.pattern == ZC_ACCESS_COALESCED
+                               ? i
+                               : zc__visit(i, w.words, w.pattern, w.stride_mul);
+                w.out[j] = (w.seed ^ (uint32_t)j) + (uint32_t)p;
+            }
+            asm volatile("" ::: "memory");
+        }
+    }
+    if (w.sink != NULL && acc != 0)
+        atomicAdd(w.sink, acc);
+}
+
+static __global__ void zc__empty_kernel(void) {}
+
+extern "C" size_t zc__pattern_granule(zc_access pattern)
+{
+    return pattern == ZC_ACCESS_COALESCED ? 16 : 128;
+}
+
+static size_t zc__gcd(size_t a, size_t b)
+{
+    while (b != 0) {
+        size_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+extern "C" size_t zc__random_multiplier(size_t words)
+{
+    /* Start near the golden ratio of the size so that neighbours land far apart. */
+    size_t mul = (size_t)((double)words * 0.6180339887) | 1u;
+    if (mul < 3)
+        mul = 3;
+    while (zc__gcd(mul, words) != 1)
+        mul += 2;
+    return mul % words == 0 ? 1 : mul % words;
+}
+
+extern "C" zc_status zc__work_launch(const zc__work *work, cudaStream_t stream)
+{
+    int device = 0, sms = 0;
+    ZC_CUDA_RETURN(cudaGetDevice(&device));
+    ZC_CUDA_RETURN(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    /* Enough threads to keep many loads in flight over PCIe; no more than the data needs. */
+    size_t units = work->pattern == ZC_ACCESS_COALESCED ? work->words / 4 : work->words;
+    size_t blocks = (units + ZC__THREADS - 1) / ZC__THREADS;
+    size_t max_blocks = (size_t)sms * 8;
+    if (blocks > max_blocks)
+        blocks = max_blocks;
+    if (blocks == 0)
+        blocks = 1;
+    zc__work_kernel<<<(unsigned)blocks, ZC__THREADS, 0, stream>>>(*work);
+    return ZC_CUDA_LAUNCH_CHECK("zc__work_kernel");
+}
+
+extern "C" zc_status zc__empty_launch(cudaStream_t stream)
+{
+    zc__empty_kernel<<<1, 1, 0, stream>>>();
+    return ZC_CUDA_LAUNCH_CHECK("zc__empty_kernel");
+}
+
+extern "C" void zc__fill(uint32_t *data, size_t words, uint32_t seed)
+{
+    for (size_t i = 0; i < words; i++)
+        data[i] = zc__fill_word(seed, i);
+}

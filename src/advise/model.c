@@ -1,0 +1,367 @@
+/* The cost model: what each technique costs for a workload on a measured machine. */
+#include "zerocopy/advise.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "advise/model_internal.h"
+#include "core/error.h"
+
+#define ZC__MIB (1024.0 * 1024.0)
+
+size_t zc__overlap_chunks(size_t bytes)
+{
+    /* Chunks small enough to pipeline, large enough that the per-copy cost stays small. */
+    if (bytes >= (size_t)4 << 20)
+        return 4;
+    if (bytes >= (size_t)1 << 20)
+        return 2;
+    return 1;
+}
+
+ZC_EXTERN zc_status zc_workload_check(const zc_workload *workload)
+{
+    ZC_REQUIRE_ARG(workload);
+    const zc_workload *w = workload;
+    if (w->bytes == 0)
+        return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_workload_check: bytes per transfer is 0");
+    if ((int)w->direction < 0 || w->direction > ZC_DIR_BOTH)
+        return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_workload_check: unknown direction %d",
+                       (int)w->direction);
+    if ((int)w->pattern < 0 || w->pattern >= ZC_ACCESS_COUNT)
+        return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_workload_check: unknown access pattern %d",
+                       (int)w->pattern);
+    if (!isfinite(w->gpu_accesses) || w->gpu_accesses < 1.0)
+        return ZC_FAIL(ZC_ERR_INVALID_ARG,
+                       "zc_workload_check: the GPU must access each byte at least once, got %g",
+                       w->gpu_accesses);
+    if (!isfinite(w->transfers) || w->transfers < 0.0 || !isfinite(w->rate_hz) ||
+        w->rate_hz < 0.0 || !isfinite(w->latency_budget_us) || w->latency_budget_us < 0.0)
+        return ZC_FAIL(ZC_ERR_INVALID_ARG,
+                       "zc_workload_check: transfers, rate and latency budget must be finite and "
+                       "not negative");
+    return ZC_OK;
+}
+
+ZC_EXTERN double zc_workload_transfer_count(const zc_workload *workload)
+{
+    if (workload == NULL)
+        return 0.0;
+    if (workload->transfers > 0.0)
+        return workload->transfers;
+    if (workload->rate_hz > 0.0)
+        return workload->rate_hz;
+    return 1.0;
+}
+
+/* The bytes the kernel moves in device memory, and over the link for mapped memory. */
+typedef struct zc__traffic {
+    int in, out;       /* the input goes to the GPU; a result comes back */
+    double reads;      /* bytes the kernel reads */
+    double writes;     /* bytes the kernel writes */
+    double in_bytes;   /* bytes copied to the GPU */
+    double out_bytes;  /* bytes copied back */
+    double fill_bytes; /* bytes the CPU writes as input */
+} zc__traffic;
+
+static zc__traffic zc__traffic_of(const zc_workload *w)
+{
+    zc__traffic t;
+    double b = (double)w->bytes, k = w->gpu_accesses;
+    t.in = w->direction != ZC_DIR_D2H;
+    t.out = w->direction != ZC_DIR_H2D;
+    /* h2d: the kernel reads the input k times. d2h: it writes the output k times. both: it
+     * reads the input k times and writes one result of the same size. */
+    t.reads = t.in ? k * b : 0.0;
+    t.writes = t.out ? (t.in ? b : k * b) : 0.0;
+    t.in_bytes = t.in ? b : 0.0;
+    t.out_bytes = t.out ? b : 0.0;
+    t.fill_bytes = t.in ? b : 0.0;
+    return t;
+}
+
+/* Copies from host memory of one kind: one transfer at a time, synchronised each time. */
+static void zc__predict_copy(const zc_profile *p, const zc_workload *w, zc_host_kind kind,
+                             const zc__traffic *t, zc_prediction *r)
+{
+    const zc_curve *h2d = &p->copy[kind][ZC_DIR_H2D], *d2h = &p->copy[kind][ZC_DIR_D2H];
+    if ((t->in && h2d->count == 0) || (t->out && d2h->count == 0) || !(p->device_gbps > 0.0))
+        return;
+    r->usable = 1;
+    r->fixed_us = p->launch_sync_us + (t->in + t->out) * p->copy_latency_us[kind];
+    r->link_us = (t->in ? zc__curve_increment_us(h2d, w->bytes) : 0.0) +
+                 (t->out ? zc__curve_increment_us(d2h, w->bytes) : 0.0);
+    r->compute_us = zc__us_at(t->reads + t->writes, p->device_gbps);
+    r->cpu_us = zc__us_at(t->fill_bytes, p->host_write_gbps);
+    r->per_transfer_us = r->fixed_us + r->link_us + r->compute_us + r->cpu_us;
+    r->steady_us = r->per_transfer_us;
+    double host_mib = (t->in_bytes + t->out_bytes) / ZC__MIB;
+    if (kind == ZC_HOST_PINNED)
+        r->setup_us = p->alloc_pinned_fixed_us + host_mib * p->alloc_pinned_us_per_mib;
+    else if (kind == ZC_HOST_REGISTERED)
+        r->setup_us = p->register_fixed_us + host_mib * p->register_us_per_mib;
+}
+
+/* Pinned copies in chunks on streams: copy-in, kernel and copy-out of successive chunks and
+ * transfers overlap; the CPU fills the next transfer while the GPU works on this one. */
+static void zc__predict_overlapped(const zc_profile *p, const zc_workload *w, const zc__traffic *t,
+                                   zc_prediction *r)
+{
+    const zc_curve *h2d = &p->copy[ZC_HOST_PINNED][ZC_DIR_H2D];
+    const zc_curve *d2h = &p->copy[ZC_HOST_PINNED][ZC_DIR_D2H];
+    if (!(p->device_gbps > 0.0))
+        return;
+    r->usable = 1;
+    size_t chunks = zc__overlap_chunks(w->bytes);
+    size_t chunk = w->bytes / chunks;
+    double lat = p->copy_latency_us[ZC_HOST_PINNED];
+    double c_in = t->in ? lat + zc__curve_increment_us(h2d, chunk) : 0.0;
+    double c_out = t->out ? lat + zc__curve_increment_us(d2h, chunk) : 0.0;
+    double c_kernel =
+        p->enqueue_us + zc__us_at((t->reads + t->writes) / (double)chunks, p->device_gbps);
+    double n = (double)chunks;
+    double cpu =
+        zc__us_at(t->fill_bytes, p->host_write_gbps) + n * (t->in + 1 + t->out) * p->enqueue_us;
+    double parts[4] = {n * c_in, n * c_kernel, n * c_out, cpu};
+    double both =
+        t->in && t->out ? zc__us_at(t->in_bytes + t->out_bytes, p->both_directions_gbps) : 0.0;
+    double sum = 0.0, max = both;
+    for (int i = 0; i < 4; i++) {
+        sum += parts[i];
+        max = fmax(max, parts[i]);
+    }
+    double stage_max = fmax(c_in, fmax(c_kernel, c_out));
+    r->fixed_us = p->launch_sync_us + n * (t->in + t->out) * lat;
+    r->link_us = n * ((t->in ? zc__curve_increment_us(h2d, chunk) : 0.0) +
+                      (t->out ? zc__curve_increment_us(d2h, chunk) : 0.0));
+    r->compute_us = zc__us_at(t->reads + t->writes, p->device_gbps);
+    r->cpu_us = zc__us_at(t->fill_bytes, p->host_write_gbps);
+    /* One transfer alone: its chunks pipeline through the three stages. */
+    r->per_transfer_us =
+        p->launch_sync_us + r->cpu_us + c_in + c_kernel + c_out + (n - 1.0) * stage_max;
+    /* Back to back: the slowest part sets the pace; imperfect overlap adds part of the rest. */
+    r->steady_us = max + (1.0 - p->overlap_efficiency) * (sum - max);
+    r->setup_us = p->alloc_pinned_fixed_us +
+                  2.0 * (t->in_bytes + t->out_bytes) / ZC__MIB * p->alloc_pinned_us_per_mib;
+}
+
+/* The kernel reads and writes mapped host memory in place: every access crosses the link. */
+static void zc__predict_mapped(const zc_profile *p, const zc_workload *w, const zc__traffic *t,
+                               zc_prediction *r)
+{
+    double rd = p->mapped_read_gbps[w->pattern], wr = p->mapped_write_gbps[w->pattern];
+    if ((t->reads > 0.0 && !(rd > 0.0)) || (t->writes > 0.0 && !(wr > 0.0)))
+        return;
+    r->usable = 1;
+    /* A persistent kernel answers a flag instead of being launched for every transfer. */
+    r->fixed_us = w->concurrent && p->pingpong_us > 0.0 ? p->pingpong_us
+                                                        : p->launch_sync_us + p->mapped_latency_us;
+    r->link_us = (t->reads > 0.0 ? zc__us_at(t->reads, rd) : 0.0) +
+                 (t->writes > 0.0 ? zc__us_at(t->writes, wr) : 0.0);
+    r->compute_us = 0.0;
+    r->cpu_us = zc__us_at(t->fill_bytes, p->host_write_gbps);
+    r->per_transfer_us = r->fixed_us + r->link_us + r->cpu_us;
+    r->steady_us = r->per_transfer_us;
+    r->setup_us = p->alloc_pinned_fixed_us +
+                  (t->in_bytes + t->out_bytes) / ZC__MIB * p->alloc_pinned_us_per_mib;
+}
+
+/* Managed memory moved by cudaMemPrefetchAsync each way; the CPU's writes fault the pages back. */
+static void zc__predict_managed(const zc_profile *p, const zc__traffic *t, zc_prediction *r)
+{
+    if (!(p->managed_prefetch_gbps > 0.0) || !(p->device_gbps > 0.0) ||
+        (t->in && !(p->managed_cpu_touch_gbps > 0.0)))
+        return;
+    r->usable = 1;
+    /* The output is prefetched to the GPU before the kernel and back after it. */
+    double prefetches = t->in + 2.0 * t->out;
+    r->fixed_us = p->launch_sync_us + prefetches * p->managed_prefetch_us;
+    r->link_us = zc__us_at(t->in_bytes + 2.0 * t->out_bytes, p->managed_prefetch_gbps);
+    r->compute_us = zc__us_at(t->reads + t->writes, p->device_gbps);
+    r->cpu_us = t->in ? zc__us_at(t->fill_bytes, p->managed_cpu_touch_gbps) : 0.0;
+    r->per_transfer_us = r->fixed_us + r->link_us + r->compute_us + r->cpu_us;
+    r->steady_us = r->per_transfer_us;
+    r->setup_us = (t->in_bytes + t->out_bytes) / ZC__MIB * p->alloc_managed_us_per_mib;
+}
+
+ZC_EXTERN zc_status zc_advise_predict(const zc_profile *profile, const zc_workload *workload,
+                                      zc_technique technique, zc_prediction *prediction_p)
+{
+    ZC_REQUIRE_ARG(profile);
+    ZC_REQUIRE_ARG(prediction_p);
+    zc_status status = zc_workload_check(workload);
+    if (status != ZC_OK)
+        return status;
+    if ((int)technique < 0 || technique >= ZC_TECH_COUNT)
+        return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_advise_predict: unknown technique %d",
+                       (int)technique);
+    if (!(profile->launch_sync_us > 0.0))
+        return ZC_FAIL(ZC_ERR_INVALID_ARG,
+                       "zc_advise_predict: incomplete profile (run zc_profile_fill_gaps first)");
+    zc_prediction r;
+    memset(&r, 0, sizeof r);
+    r.technique = technique;
+    zc__traffic t = zc__traffic_of(workload);
+    switch (technique) {
+    case ZC_TECH_PAGEABLE:
+        zc__predict_copy(profile, workload, ZC_HOST_PAGEABLE, &t, &r);
+        break;
+    case ZC_TECH_PINNED:
+        zc__predict_copy(profile, workload, ZC_HOST_PINNED, &t, &r);
+        break;
+    case ZC_TECH_REGISTERED:
+        zc__predict_copy(profile, workload, ZC_HOST_REGISTERED, &t, &r);
+        break;
+    case ZC_TECH_OVERLAPPED:
+        zc__predict_overlapped(profile, workload, &t, &r);
+        break;
+    case ZC_TECH_MAPPED:
+        zc__predict_mapped(profile, workload, &t, &r);
+        break;
+    default:
+        zc__predict_managed(profile, &t, &r);
+        break;
+    }
+    if (r.usable) {
+        double n = zc_workload_transfer_count(workload);
+        r.total_us = r.setup_us + r.per_transfer_us + (n - 1.0) * r.steady_us;
+        r.meets_budget =
+            workload->latency_budget_us <= 0.0 || r.per_transfer_us <= workload->latency_budget_us;
+        r.meets_rate = workload->rate_hz <= 0.0 || r.steady_us <= 1e6 / workload->rate_hz;
+        if (!isfinite(r.total_us))
+            r.usable = 0;
+    }
+    *prediction_p = r;
+    return ZC_OK;
+}
+
+/* Usable first, then those meeting the budget and the rate, then by total time. */
+static int zc__compare_predictions(const void *a, const void *b)
+{
+    const zc_prediction *x = a, *y = b;
+    if (x->usable != y->usable)
+        return y->usable - x->usable;
+    int fx = x->meets_budget && x->meets_rate, fy = y->meets_budget && y->meets_rate;
+    if (fx != fy)
+        return fy - fx;
+    if (x->total_us != y->total_us)
+        return x->total_us < y->total_us ? -1 : 1;
+    return (int)x->technique - (int)y->technique;
+}
+
+/* "4 KiB", "1.5 MiB": sizes as people say them. */
+static void zc__size_text(double bytes, char *out, size_t size)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (bytes >= 1024.0 && u < 4) {
+        bytes /= 1024.0;
+        u++;
+    }
+    if (bytes == floor(bytes))
+        snprintf(out, size, "%.0f %s", bytes, units[u]);
+    else
+        snprintf(out, size, "%.1f %s", bytes, units[u]);
+}
+
+/* "2.4 us", "3.1 ms", "1.20 s". */
+static void zc__time_text(double us, char *out, size_t size)
+{
+    if (us < 1000.0)
+        snprintf(out, size, "%.3g us", us);
+    else if (us < 1e6)
+        snprintf(out, size, "%.3g ms", us / 1e3);
+    else
+        snprintf(out, size, "%.3g s", us / 1e6);
+}
+
+/* The component of a prediction that costs most, named for a sentence. */
+static const char *zc__dominant(const zc_prediction *r, double *us_p)
+{
+    const char *name = "fixed cost per transfer (launch, synchronisation, per-copy)";
+    double us = r->fixed_us;
+    if (r->link_us > us) {
+        us = r->link_us;
+        name = "time on the PCIe link";
+    }
+    if (r->compute_us > us) {
+        us = r->compute_us;
+        name = "kernel time in device memory";
+    }
+    if (r->cpu_us > us) {
+        us = r->cpu_us;
+        name = "CPU time writing the input";
+    }
+    *us_p = us;
+    return name;
+}
+
+static void zc__explain(const zc_workload *w, const zc_advice *a, char *out, size_t size)
+{
+    const zc_prediction *top = &a->ranked[0];
+    char bytes[32], per[32], total[32];
+    zc__size_text((double)w->bytes, bytes, sizeof bytes);
+    zc__time_text(top->per_transfer_us, per, sizeof per);
+    zc__time_text(top->total_us, total, sizeof total);
+    const char *verb = w->direction == ZC_DIR_D2H ? "write" : "read";
+    double k = w->gpu_accesses;
+    int len =
+        snprintf(out, size, "%s: %g %s%s of %s per transfer, %s each, %s in all",
+                 zc_technique_key(top->technique), k, verb, k == 1.0 ? "" : "s", bytes, per, total);
+    if (a->count < 2 || !a->ranked[1].usable || len < 0 || (size_t)len >= size) {
+        if (len >= 0 && (size_t)len + 2 < size)
+            snprintf(out + len, size - (size_t)len, ".");
+        return;
+    }
+    const zc_prediction *next = &a->ranked[1];
+    char next_total[32], dom_text[32], top_dom_text[32];
+    zc__time_text(next->total_us, next_total, sizeof next_total);
+    double dom_us = 0.0, top_same = 0.0;
+    const char *dom = zc__dominant(next, &dom_us);
+    if (strstr(dom, "fixed") == dom)
+        top_same = top->fixed_us;
+    else if (strstr(dom, "time on") == dom)
+        top_same = top->link_us;
+    else if (strstr(dom, "kernel") == dom)
+        top_same = top->compute_us;
+    else
+        top_same = top->cpu_us;
+    zc__time_text(dom_us, dom_text, sizeof dom_text);
+    zc__time_text(top_same, top_dom_text, sizeof top_dom_text);
+    double ratio = top->total_us > 0.0 ? next->total_us / top->total_us : 0.0;
+    int fits = top->meets_budget && top->meets_rate;
+    int next_fits = next->meets_budget && next->meets_rate;
+    if (fits && !next_fits)
+        snprintf(out + len, size - (size_t)len,
+                 "; the next best, %s (%s in all), misses the %s. Its %s is %s, against %s here.",
+                 zc_technique_title(next->technique), next_total,
+                 !next->meets_budget ? "latency budget" : "transfer rate", dom, dom_text,
+                 top_dom_text);
+    else
+        snprintf(out + len, size - (size_t)len,
+                 ", %.2gx below %s (%s). Its %s alone is %s, against %s here.", ratio,
+                 zc_technique_title(next->technique), next_total, dom, dom_text, top_dom_text);
+}
+
+ZC_EXTERN zc_status zc_advise_rank(const zc_profile *profile, const zc_workload *workload,
+                                   zc_advice *advice_p)
+{
+    ZC_REQUIRE_ARG(advice_p);
+    zc_advice a;
+    memset(&a, 0, sizeof a);
+    for (int i = 0; i < ZC_TECH_COUNT; i++) {
+        zc_status status = zc_advise_predict(profile, workload, (zc_technique)i, &a.ranked[i]);
+        if (status != ZC_OK)
+            return status;
+    }
+    a.count = ZC_TECH_COUNT;
+    qsort(a.ranked, a.count, sizeof a.ranked[0], zc__compare_predictions);
+    if (!a.ranked[0].usable)
+        return ZC_FAIL(ZC_ERR_INVALID_ARG,
+                       "zc_advise_rank: the profile lacks the figures every technique needs");
+    zc__explain(workload, &a, a.explanation, sizeof a.explanation);
+    *advice_p = a;
+    return ZC_OK;
+}

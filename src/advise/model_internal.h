@@ -1,0 +1,29 @@
+/* Internal: helpers shared by the profile and the cost model. */
+#ifndef ZC_ADVISE_MODEL_INTERNAL_H
+#define ZC_ADVISE_MODEL_INTERNAL_H
+
+#include <stddef.h>
+
+#include "zerocopy/advise.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Microseconds to move bytes at gbps (1e9 bytes per second); infinity when gbps <= 0. */
+double zc__us_at(double bytes, double gbps);
+
+/* The best rate a curve reached. */
+double zc__curve_peak_gbps(const zc_curve *curve);
+
+/* The size-dependent part of one copy along a curve, without the synchronous fixed cost. */
+double zc__curve_increment_us(const zc_curve *curve, size_t bytes);
+
+/* How many chunks the overlapped technique splits one transfer into. */
+size_t zc__overlap_chunks(size_t bytes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,206 @@
+/* The machine profile: measured copy curves, interpolation, and completing a partial profile. */
+#include "zerocopy/advise.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "advise/model_internal.h"
+#include "core/error.h"
+
+ZC_EXTERN zc_status zc_profile_init(zc_profile *profile_p)
+{
+    ZC_REQUIRE_ARG(profile_p);
+    memset(profile_p, 0, sizeof *profile_p);
+    return ZC_OK;
+}
+
+ZC_EXTERN zc_status zc_curve_add(zc_curve *curve, size_t bytes, double gbps)
+{
+    ZC_REQUIRE_ARG(curve);
+    if (bytes == 0 || !(gbps > 0.0) || !isfinite(gbps))
+        return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_curve_add: need bytes > 0 and GB/s > 0, got %zu, %g",
+                       bytes, gbps);
+    size_t at = 0;
+    while (at < curve->count && curve->bytes[at] < bytes)
+        at++;
+    if (at < curve->count && curve->bytes[at] == bytes) {
+        curve->gbps[at] = gbps;
+        return ZC_OK;
+    }
+    if (curve->count >= ZC_CURVE_MAX_POINTS)
+        return ZC_FAIL(ZC_ERR_OVERFLOW, "zc_curve_add: curve already holds %d points",
+                       ZC_CURVE_MAX_POINTS);
+    memmove(&curve->bytes[at + 1], &curve->bytes[at], (curve->count - at) * sizeof curve->bytes[0]);
+    memmove(&curve->gbps[at + 1], &curve->gbps[at], (curve->count - at) * sizeof curve->gbps[0]);
+    curve->bytes[at] = bytes;
+    curve->gbps[at] = gbps;
+    curve->count++;
+    return ZC_OK;
+}
+
+/* Microseconds to move bytes at gbps (1e9 bytes per second). */
+double zc__us_at(double bytes, double gbps)
+{
+    return gbps > 0.0 ? bytes / (gbps * 1e3) : INFINITY;
+}
+
+ZC_EXTERN zc_status zc_curve_time_us(const zc_curve *curve, size_t bytes, double *us_p)
+{
+    ZC_REQUIRE_ARG(curve);
+    ZC_REQUIRE_ARG(us_p);
+    if (curve->count == 0)
+        return ZC_FAIL(ZC_ERR_NOT_FOUND, "zc_curve_time_us: the curve has no points");
+    size_t n = curve->count;
+    double b = (double)bytes;
+    double t;
+    if (bytes <= curve->bytes[0]) {
+        /* Below the smallest size measured the fixed cost dominates; never extrapolate down. */
+        t = zc__us_at((double)curve->bytes[0], curve->gbps[0]);
+    } else if (bytes >= curve->bytes[n - 1]) {
+        double last = zc__us_at((double)curve->bytes[n - 1], curve->gbps[n - 1]);
+        t = last + zc__us_at(b - (double)curve->bytes[n - 1], curve->gbps[n - 1]);
+    } else {
+        size_t i = 1;
+        while (curve->bytes[i] < bytes)
+            i++;
+        double b0 = (double)curve->bytes[i - 1], b1 = (double)curve->bytes[i];
+        double t0 = zc__us_at(b0, curve->gbps[i - 1]), t1 = zc__us_at(b1, curve->gbps[i]);
+        t = t0 + (t1 - t0) * (b - b0) / (b1 - b0);
+    }
+    *us_p = t;
+    return ZC_OK;
+}
+
+double zc__curve_peak_gbps(const zc_curve *curve)
+{
+    double peak = 0.0;
+    for (size_t i = 0; i < curve->count; i++)
+        peak = fmax(peak, curve->gbps[i]);
+    return peak;
+}
+
+double zc__curve_increment_us(const zc_curve *curve, size_t bytes)
+{
+    /* The size-dependent part of a copy: what the copy costs beyond the smallest one measured,
+     * plus the smallest one's bytes at the curve's best rate. It leaves out the fixed cost that
+     * a synchronous copy pays, which a queued copy does not (copy_latency_us prices that). */
+    double peak = zc__curve_peak_gbps(curve);
+    if (curve->count == 0 || !(peak > 0.0))
+        return INFINITY;
+    if (bytes <= curve->bytes[0])
+        return zc__us_at((double)bytes, peak);
+    double t = 0.0, t_small = 0.0;
+    (void)zc_curve_time_us(curve, bytes, &t);
+    (void)zc_curve_time_us(curve, curve->bytes[0], &t_small);
+    return fmax(0.0, t - t_small) + zc__us_at((double)curve->bytes[0], peak);
+}
+
+/* Append one formatted line to notes, silently truncating. */
+static void zc__note(char *notes, size_t size, const char *fmt, ...) ZC__PRINTF(3, 4);
+static void zc__note(char *notes, size_t size, const char *fmt, ...)
+{
+    if (notes == NULL || size == 0)
+        return;
+    size_t used = strlen(notes);
+    if (used + 1 >= size)
+        return;
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(notes + used, size - used, fmt, args);
+    va_end(args);
+    used = strlen(notes);
+    if (used + 1 < size) {
+        notes[used] = '\n';
+        notes[used + 1] = '\0';
+    }
+}
+
+/* Fill *value with fallback when it is unmeasured, noting the assumption. */
+static void zc__default(double *value, double fallback, const char *what, char *notes, size_t size)
+{
+    if (*value > 0.0 || !(fallback > 0.0))
+        return;
+    *value = fallback;
+    zc__note(notes, size, "assumed %s = %.3g (not measured)", what, fallback);
+}
+
+ZC_EXTERN zc_status zc_profile_fill_gaps(zc_profile *profile, char *notes, size_t notes_size)
+{
+    ZC_REQUIRE_ARG(profile);
+    if (notes != NULL && notes_size > 0)
+        notes[0] = '\0';
+    zc_profile *p = profile;
+    if (p->copy[ZC_HOST_PINNED][ZC_DIR_H2D].count == 0)
+        return ZC_FAIL(ZC_ERR_INVALID_ARG,
+                       "zc_profile_fill_gaps: the profile has no pinned host-to-device copy curve");
+    if (!(p->launch_sync_us > 0.0))
+        return ZC_FAIL(ZC_ERR_INVALID_ARG,
+                       "zc_profile_fill_gaps: the profile has no kernel launch + sync latency");
+    /* A missing direction mirrors the other: PCIe is symmetric to within a few percent. */
+    for (int k = 0; k < ZC_HOST_KIND_COUNT; k++) {
+        zc_curve *h2d = &p->copy[k][ZC_DIR_H2D], *d2h = &p->copy[k][ZC_DIR_D2H];
+        if (h2d->count > 0 && d2h->count == 0) {
+            *d2h = *h2d;
+            zc__note(notes, notes_size, "assumed %s D2H copies run as fast as H2D",
+                     zc_host_kind_key((zc_host_kind)k));
+        } else if (d2h->count > 0 && h2d->count == 0) {
+            *h2d = *d2h;
+            zc__note(notes, notes_size, "assumed %s H2D copies run as fast as D2H",
+                     zc_host_kind_key((zc_host_kind)k));
+        }
+    }
+    /* Registered and write-combined memory is pinned memory to the copy engines. */
+    for (int k = ZC_HOST_WRITE_COMBINED; k <= ZC_HOST_REGISTERED; k++) {
+        if (p->copy[k][ZC_DIR_H2D].count == 0) {
+            p->copy[k][ZC_DIR_H2D] = p->copy[ZC_HOST_PINNED][ZC_DIR_H2D];
+            p->copy[k][ZC_DIR_D2H] = p->copy[ZC_HOST_PINNED][ZC_DIR_D2H];
+            zc__note(notes, notes_size, "assumed %s copies run as pinned ones",
+                     zc_host_kind_key((zc_host_kind)k));
+        }
+    }
+    /* A queued copy's fixed cost: the baseline saw about a quarter of a synchronous small
+     * copy's time (2 us of 8.3 us) once the synchronisation is paid by the whole chain. */
+    for (int k = 0; k < ZC_HOST_KIND_COUNT; k++) {
+        const zc_curve *c = &p->copy[k][ZC_DIR_H2D];
+        if (c->count == 0)
+            continue;
+        double small = zc__us_at((double)c->bytes[0], c->gbps[0]);
+        char what[64];
+        snprintf(what, sizeof what, "copy_latency_us[%s]", zc_host_kind_key((zc_host_kind)k));
+        zc__default(&p->copy_latency_us[k], 0.25 * small * (k == ZC_HOST_PAGEABLE ? 2.0 : 1.0),
+                    what, notes, notes_size);
+    }
+    zc__default(&p->enqueue_us, p->copy_latency_us[ZC_HOST_PINNED], "enqueue_us", notes,
+                notes_size);
+    double pinned_peak = zc__curve_peak_gbps(&p->copy[ZC_HOST_PINNED][ZC_DIR_H2D]);
+    zc__default(&p->both_directions_gbps, 1.8 * pinned_peak, "both_directions_gbps", notes,
+                notes_size);
+    /* Mapped access patterns: the strided and random figures fall back to a fraction of the
+     * coalesced one (one useful 4-byte word per 32-byte sector or worse). */
+    for (int w = 0; w < 2; w++) {
+        double *v = w ? p->mapped_write_gbps : p->mapped_read_gbps;
+        const char *name = w ? "mapped_write_gbps" : "mapped_read_gbps";
+        char what[64];
+        if (w == 1 && !(v[ZC_ACCESS_COALESCED] > 0.0) && p->mapped_read_gbps[0] > 0.0) {
+            snprintf(what, sizeof what, "%s.coalesced", name);
+            zc__default(&v[ZC_ACCESS_COALESCED], p->mapped_read_gbps[0], what, notes, notes_size);
+        }
+        snprintf(what, sizeof what, "%s.strided", name);
+        zc__default(&v[ZC_ACCESS_STRIDED], v[ZC_ACCESS_COALESCED] / 8.0, what, notes, notes_size);
+        snprintf(what, sizeof what, "%s.random", name);
+        zc__default(&v[ZC_ACCESS_RANDOM], v[ZC_ACCESS_COALESCED] / 16.0, what, notes, notes_size);
+    }
+    zc__default(&p->mapped_latency_us, p->pingpong_us > 0.0 ? p->pingpong_us / 2.0 : 1.2,
+                "mapped_latency_us", notes, notes_size);
+    zc__default(&p->host_write_gbps, 10.0, "host_write_gbps", notes, notes_size);
+    zc__default(&p->overlap_efficiency, 0.9, "overlap_efficiency", notes, notes_size);
+    zc__default(&p->managed_prefetch_us, p->launch_sync_us, "managed_prefetch_us", notes,
+                notes_size);
+    zc__default(&p->managed_cpu_touch_gbps, p->managed_first_touch_gbps, "managed_cpu_touch_gbps",
+                notes, notes_size);
+    zc__default(&p->alloc_pinned_fixed_us, 10.0, "alloc_pinned_fixed_us", notes, notes_size);
+    zc__default(&p->register_fixed_us, 10.0, "register_fixed_us", notes, notes_size);
+    return ZC_OK;
+}
