@@ -55,8 +55,8 @@ typedef struct zc_curve {
  * of 0 is "not measured"; zc_profile_fill_gaps derives what it can and says what it assumed.
  */
 typedef struct zc_profile {
-    char device_name[128];
-    char source[256]; /* where the figures came from: a file, "calibration", ... */
+    char device_name[128]; /* as cudaDeviceProp.name, cut to fit */
+    char source[256];      /* where the figures came from: a file, "calibration", ... */
 
     zc_curve copy[ZC_HOST_KIND_COUNT][2];       /* [kind][ZC_DIR_H2D or ZC_DIR_D2H] */
     double copy_latency_us[ZC_HOST_KIND_COUNT]; /* the fixed cost of one copy queued between
@@ -113,11 +113,11 @@ typedef struct zc_prediction {
 } zc_prediction;
 
 /* All techniques ranked, best first, and why the first one wins. */
-typedef struct zc_advice {
+typedef struct zc_recommendation {
     zc_prediction ranked[ZC_TECH_COUNT];
     size_t count;
     char explanation[512];
-} zc_advice;
+} zc_recommendation;
 
 /* One measured run of a workload with one technique (zc_advise_run). */
 typedef struct zc_measurement {
@@ -168,7 +168,7 @@ ZC_EXTERN zc_status zc_advise_predict(const zc_profile *profile, const zc_worklo
  * total time) and explain the first choice in one or two sentences with the numbers.
  */
 ZC_EXTERN zc_status zc_advise_rank(const zc_profile *profile, const zc_workload *workload,
-                                   zc_advice *advice_p);
+                                   zc_recommendation *recommendation_p);
 
 /* Stable key of a technique ("pageable", "pinned", "overlapped", "mapped", "registered",
  * "managed"); NULL when out of range. */

@@ -278,7 +278,7 @@ static zc_status zc__calibrate(zc__cal *c, int device, zc_profile *p)
     zc_status status;
     struct cudaDeviceProp prop;
     ZC_CUDA_RETURN(cudaGetDeviceProperties(&prop, device));
-    snprintf(p->device_name, sizeof p->device_name, "%s", prop.name);
+    snprintf(p->device_name, sizeof p->device_name, "%.127s", prop.name);
     snprintf(p->source, sizeof p->source, "calibration (zc advise, about one second)");
     ZC_CUDA_RETURN(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
     c->have_stream = 1;

@@ -298,7 +298,7 @@ static const char *zc__dominant(const zc_prediction *r, double *us_p)
     return name;
 }
 
-static void zc__explain(const zc_workload *w, const zc_advice *a, char *out, size_t size)
+static void zc__explain(const zc_workload *w, const zc_recommendation *a, char *out, size_t size)
 {
     const zc_prediction *top = &a->ranked[0];
     char bytes[32], per[32], total[32];
@@ -346,10 +346,10 @@ static void zc__explain(const zc_workload *w, const zc_advice *a, char *out, siz
 }
 
 ZC_EXTERN zc_status zc_advise_rank(const zc_profile *profile, const zc_workload *workload,
-                                   zc_advice *advice_p)
+                                   zc_recommendation *recommendation_p)
 {
-    ZC_REQUIRE_ARG(advice_p);
-    zc_advice a;
+    ZC_REQUIRE_ARG(recommendation_p);
+    zc_recommendation a;
     memset(&a, 0, sizeof a);
     for (int i = 0; i < ZC_TECH_COUNT; i++) {
         zc_status status = zc_advise_predict(profile, workload, (zc_technique)i, &a.ranked[i]);
@@ -362,6 +362,6 @@ ZC_EXTERN zc_status zc_advise_rank(const zc_profile *profile, const zc_workload 
         return ZC_FAIL(ZC_ERR_INVALID_ARG,
                        "zc_advise_rank: the profile lacks the figures every technique needs");
     zc__explain(workload, &a, a.explanation, sizeof a.explanation);
-    *advice_p = a;
+    *recommendation_p = a;
     return ZC_OK;
 }
