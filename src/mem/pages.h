@@ -1,0 +1,40 @@
+/* Internal: anonymous page mappings for pageable and fast-pinned buffers, and page touching. */
+#ifndef ZC_MEM_PAGES_H
+#define ZC_MEM_PAGES_H
+
+#include <stddef.h>
+
+#include "zerocopy/status.h"
+
+/* Huge-page size that mappings of at least this size are aligned to (transparent huge pages
+ * can then back them, which makes touching and pinning cheaper). */
+#define ZC__HUGE_PAGE ((size_t)2 << 20)
+
+/* Buffers at least this large are touched by several threads. */
+#define ZC__TOUCH_THREADS_MIN ((size_t)64 << 20)
+
+/* At most this many threads touch one buffer. */
+#define ZC__TOUCH_THREADS_MAX 8
+
+/* The system page size (sysconf, read once). */
+size_t zc__page_size(void);
+
+/*
+ * Map len bytes (a multiple of the page size) of anonymous private memory; when len is at least
+ * a huge page, the start is aligned to ZC__HUGE_PAGE and MADV_HUGEPAGE asked for (advice only:
+ * ignored where transparent huge pages are off). *base_p and *len_p are what zc__pages_unmap
+ * needs.
+ */
+zc_status zc__pages_map(const char *fn, size_t len, int huge, void **base_p);
+
+/* Unmap what zc__pages_map gave. */
+zc_status zc__pages_unmap(void *base, size_t len);
+
+/*
+ * Write one byte in every page of [base, base + len) so that the kernel backs it with memory
+ * now (registration then only has to pin resident pages). threads: 0 picks by size, 1 touches
+ * on the calling thread.
+ */
+void zc__pages_touch(void *base, size_t len, unsigned threads);
+
+#endif
