@@ -1,0 +1,138 @@
+/* The bandwidth zc trace holds copies against: measured by zc bench, or the PCIe link's. */
+#include "trace_ceiling.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "zerocopy/device.h"
+
+/* Case-insensitive strstr for short ASCII keys. */
+static int zc__contains(const char *text, const char *word)
+{
+    size_t n = strlen(word);
+    for (; *text != '\0'; text++) {
+        size_t i = 0;
+        while (i < n && text[i] != '\0' &&
+               tolower((unsigned char)text[i]) == tolower((unsigned char)word[i]))
+            i++;
+        if (i == n)
+            return 1;
+    }
+    return 0;
+}
+
+/* True when one of the object's string values names a pinned host<->device copy. */
+static int zc__names_pinned_copy(const cJSON *object)
+{
+    const cJSON *item;
+    cJSON_ArrayForEach(item, object)
+    {
+        if (cJSON_IsString(item) && zc__contains(item->valuestring, "pinned") &&
+            (zc__contains(item->valuestring, "h2d") || zc__contains(item->valuestring, "d2h")))
+            return 1;
+    }
+    return 0;
+}
+
+/* Largest "*gbps*" number directly in object, or inside one level of plain objects ("stats"). */
+static double zc__gbps_in(const cJSON *object, int depth)
+{
+    double best = 0.0;
+    const cJSON *item;
+    cJSON_ArrayForEach(item, object)
+    {
+        if (cJSON_IsNumber(item) && item->string != NULL && zc__contains(item->string, "gbps") &&
+            item->valuedouble > best)
+            best = item->valuedouble;
+        else if (cJSON_IsObject(item) && depth < 1) {
+            double inner = zc__gbps_in(item, depth + 1);
+            best = inner > best ? inner : best;
+        }
+    }
+    return best;
+}
+
+double zc_trace_ceiling_from_bench_json(const cJSON *doc)
+{
+    if (doc == NULL)
+        return 0.0;
+    double best = 0.0;
+    if (cJSON_IsObject(doc) && zc__names_pinned_copy(doc)) {
+        double here = zc__gbps_in(doc, 0);
+        best = here > best ? here : best;
+    }
+    const cJSON *item;
+    cJSON_ArrayForEach(item, doc)
+    {
+        if (cJSON_IsObject(item) || cJSON_IsArray(item)) {
+            double inner = zc_trace_ceiling_from_bench_json(item);
+            best = inner > best ? inner : best;
+        }
+    }
+    return best;
+}
+
+double zc_trace_ceiling_from_bench_file(const char *path, char *why, size_t why_size)
+{
+    FILE *in = fopen(path, "r");
+    if (in == NULL) {
+        snprintf(why, why_size, "cannot open '%s'", path);
+        return 0.0;
+    }
+    char *text = NULL;
+    size_t size = 0, used = 0;
+    for (;;) {
+        if (size - used < 4096) {
+            size_t grown_size = size ? size * 2 : 65536;
+            char *grown = realloc(text, grown_size);
+            if (grown == NULL)
+                break;
+            text = grown;
+            size = grown_size;
+        }
+        size_t got = fread(text + used, 1, size - used - 1, in);
+        used += got;
+        if (got == 0)
+            break;
+    }
+    fclose(in);
+    if (text == NULL) {
+        snprintf(why, why_size, "out of memory reading '%s'", path);
+        return 0.0;
+    }
+    text[used] = '\0';
+    cJSON *doc = cJSON_Parse(text);
+    free(text);
+    if (doc == NULL) {
+        snprintf(why, why_size, "'%s' is not JSON", path);
+        return 0.0;
+    }
+    double gbps = zc_trace_ceiling_from_bench_json(doc);
+    cJSON_Delete(doc);
+    if (gbps <= 0.0)
+        snprintf(why, why_size, "'%s' has no pinned H2D or D2H copy bandwidth", path);
+    return gbps;
+}
+
+double zc_trace_ceiling_from_link(int device, char *source, size_t source_size)
+{
+    zc_device_info info;
+    zc_status status = zc_device_info_get(device, &info);
+    if (status != ZC_OK) {
+        snprintf(source, source_size, "no GPU %d to read the PCIe link of: %s", device,
+                 zc_last_error());
+        return 0.0;
+    }
+    if (!info.link.known) {
+        snprintf(source, source_size, "PCIe link of GPU %d unknown: %s", device,
+                 info.link.why_unknown);
+        return 0.0;
+    }
+    snprintf(source, source_size,
+             "PCIe Gen%d x%d theoretical of GPU %d (pinned copies reach about 88%% of it; pass "
+             "--bench FILE from zc bench --json for a measured figure)",
+             info.link.gen_current, info.link.width_current, device);
+    return info.link.gbps_current;
+}

@@ -1,0 +1,252 @@
+/* zc trace's summary for people and its JSON document. */
+#include "trace_output.h"
+
+#include <string.h>
+
+#include "zerocopy/version.h"
+
+static const char *zc__dir_label(zc_trace_dir dir)
+{
+    switch (dir) {
+    case ZC_TRACE_DIR_H2D:
+        return "H2D";
+    case ZC_TRACE_DIR_D2H:
+        return "D2H";
+    case ZC_TRACE_DIR_D2D:
+        return "D2D";
+    case ZC_TRACE_DIR_H2H:
+        return "H2H";
+    case ZC_TRACE_DIR_P2P:
+        return "P2P";
+    default:
+        return zc_trace_dir_name(dir);
+    }
+}
+
+static double zc__gbps(uint64_t bytes, uint64_t ns)
+{
+    return ns ? (double)bytes / (double)ns : 0.0; /* bytes per ns is GB/s */
+}
+
+static void zc__print_path(FILE *out, const zc_trace_run *run, const zc_trace_path *p, int memset)
+{
+    char label[64], b[32], t[32], share[32] = "";
+    if (memset)
+        snprintf(label, sizeof label, "memset %s", zc_trace_mem_name(p->src));
+    else
+        snprintf(label, sizeof label, "%s %s->%s", zc__dir_label(p->dir), zc_trace_mem_name(p->src),
+                 zc_trace_mem_name(p->dst));
+    double gbps = zc__gbps(p->bytes, p->time_ns);
+    if (!memset && run->ceiling_gbps > 0 && zc_trace_dir_crosses_pcie(p->dir))
+        snprintf(share, sizeof share, "%5.0f%%", 100.0 * gbps / run->ceiling_gbps);
+    fprintf(out, "  %-28s %8llu %6llu %11s %10s %8.2f %7s\n", label, (unsigned long long)p->count,
+            (unsigned long long)p->sync_count, zc_trace_format_bytes(p->bytes, b, sizeof b),
+            zc_trace_format_time((double)p->time_ns * 1e-9, t, sizeof t), gbps, share);
+}
+
+void zc_trace_print_summary(FILE *out, const zc_trace_run *run, const zc_trace_log *log,
+                            const zc_trace_report *report)
+{
+    char b[32], t[32], s[32];
+    const char *program = run->argv && run->argv[0] ? run->argv[0] : "?";
+    if (run->signal)
+        fprintf(out, "zc trace: %s was killed by signal %d\n", program, run->signal);
+    else
+        fprintf(out, "zc trace: %s exited with code %d\n", program, run->exit_code);
+    if (log == NULL || report == NULL || log->process_count == 0) {
+        fprintf(out, "zc trace: %s\n", run->why_not);
+        return;
+    }
+    fprintf(out, "zc trace: %zu process%s traced%s", log->process_count,
+            log->process_count == 1 ? "" : "es",
+            log->complete_count < log->process_count
+                ? " (some ended without flushing their records: figures may be short)"
+                : "");
+    if (log->dropped)
+        fprintf(out, "; CUPTI dropped %llu records", (unsigned long long)log->dropped);
+    fputc('\n', out);
+    for (size_t i = 0; i < log->note_count; i++)
+        fprintf(out, "  note: %s\n", log->notes[i]);
+
+    if (report->path_count + report->memset_count > 0) {
+        fprintf(out, "\nCopies and memsets (time on the GPU, from CUPTI):\n");
+        fprintf(out, "  %-28s %8s %6s %11s %10s %8s %7s\n", "path", "count", "sync", "bytes",
+                "time", "GB/s", "of max");
+        for (size_t i = 0; i < report->path_count; i++)
+            zc__print_path(out, run, &report->paths[i], 0);
+        for (size_t i = 0; i < report->memset_count; i++)
+            zc__print_path(out, run, &report->memsets[i], 1);
+    } else {
+        fprintf(out, "\nNo copies or memsets.\n");
+    }
+    if (run->ceiling_gbps > 0)
+        fprintf(out, "  max: %.1f GB/s per direction, %s\n", run->ceiling_gbps,
+                run->ceiling_source);
+    else
+        fprintf(out, "  max: unknown (%s)\n", run->ceiling_source);
+    fprintf(out, "Kernels: %llu, %s on the GPU; GPU activity spans %s\n",
+            (unsigned long long)report->kernel_count,
+            zc_trace_format_time((double)report->kernel_ns * 1e-9, t, sizeof t),
+            zc_trace_format_time((double)report->span_ns * 1e-9, s, sizeof s));
+    fprintf(out, "Pinned host memory: %llu calls, %s, %s; at most %s at once",
+            (unsigned long long)report->pin_calls,
+            zc_trace_format_bytes(report->pin_bytes, b, sizeof b),
+            zc_trace_format_time((double)report->pin_ns * 1e-9, t, sizeof t),
+            zc_trace_format_bytes(report->peak_pinned_bytes, s, sizeof s));
+    if (report->ram_bytes)
+        fprintf(out, " (%.1f%% of RAM)",
+                100.0 * (double)report->peak_pinned_bytes / (double)report->ram_bytes);
+    fputc('\n', out);
+    if (report->managed_calls || report->um_counters)
+        fprintf(out,
+                "Managed memory: %llu allocations, %s; %llu prefetches; %llu fault records, "
+                "%s migrated on demand\n",
+                (unsigned long long)report->managed_calls,
+                zc_trace_format_bytes(report->managed_bytes, b, sizeof b),
+                (unsigned long long)report->prefetch_calls,
+                (unsigned long long)report->um_fault_records,
+                zc_trace_format_bytes(report->um_bytes, s, sizeof s));
+
+    if (report->finding_count == 0) {
+        fprintf(out, "\nFindings: none.\n");
+        return;
+    }
+    fprintf(out, "\nFindings (%zu):\n", report->finding_count);
+    for (size_t i = 0; i < report->finding_count; i++) {
+        const zc_trace_finding *f = &report->findings[i];
+        fprintf(out, "  [%s] %s: %s\n", f->severity == ZC_TRACE_WARNING ? "warning" : "note",
+                f->key, f->title);
+        fprintf(out, "    evidence: %s\n", f->evidence);
+        if (f->saving_s >= 0)
+            fprintf(out, "    could save: up to %s\n",
+                    zc_trace_format_time(f->saving_s, t, sizeof t));
+        fprintf(out, "    fix: %s\n", f->fix);
+    }
+}
+
+/* Each adder returns the item, or NULL when out of memory (cJSON's convention). */
+static cJSON *zc__path_json(const zc_trace_run *run, const zc_trace_path *p, int memset)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (o == NULL)
+        return NULL;
+    if (memset) {
+        cJSON_AddStringToObject(o, "kind", zc_trace_mem_name(p->src));
+    } else {
+        cJSON_AddStringToObject(o, "direction", zc_trace_dir_name(p->dir));
+        cJSON_AddStringToObject(o, "src_kind", zc_trace_mem_name(p->src));
+        cJSON_AddStringToObject(o, "dst_kind", zc_trace_mem_name(p->dst));
+    }
+    cJSON_AddNumberToObject(o, "count", (double)p->count);
+    cJSON_AddNumberToObject(o, "sync_count", (double)p->sync_count);
+    cJSON_AddNumberToObject(o, "bytes", (double)p->bytes);
+    cJSON_AddNumberToObject(o, "time_s", (double)p->time_ns * 1e-9);
+    cJSON_AddNumberToObject(o, "gbps", zc__gbps(p->bytes, p->time_ns));
+    if (!memset && run->ceiling_gbps > 0 && zc_trace_dir_crosses_pcie(p->dir))
+        cJSON_AddNumberToObject(o, "share_of_ceiling",
+                                zc__gbps(p->bytes, p->time_ns) / run->ceiling_gbps);
+    return o;
+}
+
+static cJSON *zc__finding_json(const zc_trace_finding *f)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (o == NULL)
+        return NULL;
+    cJSON_AddStringToObject(o, "key", f->key);
+    cJSON_AddStringToObject(o, "severity", f->severity == ZC_TRACE_WARNING ? "warning" : "note");
+    cJSON_AddStringToObject(o, "title", f->title);
+    cJSON_AddNumberToObject(o, "count", (double)f->count);
+    cJSON_AddNumberToObject(o, "bytes", (double)f->bytes);
+    cJSON_AddNumberToObject(o, "time_s", f->time_s);
+    if (f->saving_s >= 0)
+        cJSON_AddNumberToObject(o, "saving_s", f->saving_s);
+    else
+        cJSON_AddNullToObject(o, "saving_s");
+    cJSON_AddStringToObject(o, "evidence", f->evidence);
+    cJSON_AddStringToObject(o, "fix", f->fix);
+    return o;
+}
+
+static void zc__report_json(cJSON *doc, const zc_trace_run *run, const zc_trace_log *log,
+                            const zc_trace_report *r)
+{
+    cJSON_AddNumberToObject(doc, "processes", (double)log->process_count);
+    cJSON_AddBoolToObject(doc, "complete", log->complete_count == log->process_count);
+    cJSON_AddNumberToObject(doc, "dropped_records", (double)log->dropped);
+    cJSON *notes = cJSON_AddArrayToObject(doc, "notes");
+    for (size_t i = 0; notes && i < log->note_count; i++)
+        cJSON_AddItemToArray(notes, cJSON_CreateString(log->notes[i]));
+    cJSON *paths = cJSON_AddArrayToObject(doc, "paths");
+    for (size_t i = 0; paths && i < r->path_count; i++)
+        cJSON_AddItemToArray(paths, zc__path_json(run, &r->paths[i], 0));
+    cJSON *memsets = cJSON_AddArrayToObject(doc, "memsets");
+    for (size_t i = 0; memsets && i < r->memset_count; i++)
+        cJSON_AddItemToArray(memsets, zc__path_json(run, &r->memsets[i], 1));
+    cJSON *kernels = cJSON_AddObjectToObject(doc, "kernels");
+    if (kernels) {
+        cJSON_AddNumberToObject(kernels, "count", (double)r->kernel_count);
+        cJSON_AddNumberToObject(kernels, "time_s", (double)r->kernel_ns * 1e-9);
+    }
+    cJSON_AddNumberToObject(doc, "gpu_span_s", (double)r->span_ns * 1e-9);
+    cJSON *host = cJSON_AddObjectToObject(doc, "host_memory");
+    if (host) {
+        cJSON_AddNumberToObject(host, "pin_calls", (double)r->pin_calls);
+        cJSON_AddNumberToObject(host, "pinned_bytes", (double)r->pin_bytes);
+        cJSON_AddNumberToObject(host, "pin_time_s", (double)r->pin_ns * 1e-9);
+        cJSON_AddNumberToObject(host, "host_alloc_calls", (double)r->alloc_calls);
+        cJSON_AddNumberToObject(host, "host_alloc_time_s", (double)r->alloc_ns * 1e-9);
+        cJSON_AddNumberToObject(host, "peak_pinned_bytes", (double)r->peak_pinned_bytes);
+        cJSON_AddNumberToObject(host, "ram_bytes", (double)r->ram_bytes);
+        cJSON_AddNumberToObject(host, "mapped_bytes", (double)r->mapped_bytes);
+        cJSON_AddNumberToObject(host, "device_pointer_calls", (double)r->devptr_calls);
+        cJSON_AddNumberToObject(host, "managed_calls", (double)r->managed_calls);
+        cJSON_AddNumberToObject(host, "managed_bytes", (double)r->managed_bytes);
+        cJSON_AddNumberToObject(host, "prefetch_calls", (double)r->prefetch_calls);
+    }
+    cJSON *um = cJSON_AddObjectToObject(doc, "unified_memory");
+    if (um) {
+        cJSON_AddBoolToObject(um, "counters", r->um_counters);
+        cJSON_AddBoolToObject(um, "counters_refused", log->um_unavailable);
+        cJSON_AddNumberToObject(um, "fault_records", (double)r->um_fault_records);
+        cJSON_AddNumberToObject(um, "migrated_bytes", (double)r->um_bytes);
+    }
+    cJSON *findings = cJSON_AddArrayToObject(doc, "findings");
+    for (size_t i = 0; findings && i < r->finding_count; i++)
+        cJSON_AddItemToArray(findings, zc__finding_json(&r->findings[i]));
+}
+
+cJSON *zc_trace_json(const zc_trace_run *run, const zc_trace_log *log,
+                     const zc_trace_report *report)
+{
+    cJSON *doc = cJSON_CreateObject();
+    if (doc == NULL)
+        return NULL;
+    cJSON_AddStringToObject(doc, "schema", ZC_TRACE_SCHEMA);
+    cJSON_AddStringToObject(doc, "zerocopy_version", zc_version_string());
+    cJSON *argv = cJSON_AddArrayToObject(doc, "program");
+    for (size_t i = 0; argv && run->argv && run->argv[i]; i++)
+        cJSON_AddItemToArray(argv, cJSON_CreateString(run->argv[i]));
+    cJSON_AddNumberToObject(doc, "exit_code", run->exit_code);
+    if (run->signal)
+        cJSON_AddNumberToObject(doc, "signal", run->signal);
+    else
+        cJSON_AddNullToObject(doc, "signal");
+    int recorded = log != NULL && report != NULL && log->process_count > 0;
+    cJSON_AddBoolToObject(doc, "traced", recorded);
+    if (!recorded)
+        cJSON_AddStringToObject(doc, "why_not_traced", run->why_not);
+    cJSON *ceiling = cJSON_AddObjectToObject(doc, "ceiling");
+    if (ceiling) {
+        if (run->ceiling_gbps > 0)
+            cJSON_AddNumberToObject(ceiling, "gbps", run->ceiling_gbps);
+        else
+            cJSON_AddNullToObject(ceiling, "gbps");
+        cJSON_AddStringToObject(ceiling, "source", run->ceiling_source);
+    }
+    if (recorded)
+        zc__report_json(doc, run, log, report);
+    else
+        cJSON_AddArrayToObject(doc, "findings");
+    return doc;
+}

@@ -1,0 +1,153 @@
+/* Running a program under zc trace: the injection library, the log folder, fork and wait. */
+#include "trace_run.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* The library folder of a Debian multiarch install, where GNUInstallDirs puts libraries. */
+#if defined(__x86_64__)
+#define ZC__MULTIARCH "x86_64-linux-gnu"
+#elif defined(__aarch64__)
+#define ZC__MULTIARCH "aarch64-linux-gnu"
+#else
+#define ZC__MULTIARCH ""
+#endif
+
+static int zc__readable(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, R_OK) == 0;
+}
+
+int zc_trace_find_library(const char *explicit_path, char *path_p, size_t path_size, char *why,
+                          size_t why_size)
+{
+    const char *given = explicit_path ? explicit_path : getenv(ZC_TRACE_LIB_ENV);
+    if (given != NULL && given[0] != '\0') {
+        if (zc__readable(given) && strlen(given) < path_size) {
+            /* The driver loads it with dlopen, which wants a path it can find from anywhere. */
+            char *absolute = realpath(given, NULL);
+            snprintf(path_p, path_size, "%s", absolute ? absolute : given);
+            free(absolute);
+            return 1;
+        }
+        snprintf(why, why_size, "the injection library '%s' (%s) cannot be read", given,
+                 explicit_path ? "--lib" : ZC_TRACE_LIB_ENV);
+        return 0;
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) {
+        snprintf(why, why_size,
+                 "cannot tell where zc is installed (/proc/self/exe); give the "
+                 "injection library with --lib or %s",
+                 ZC_TRACE_LIB_ENV);
+        return 0;
+    }
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash != NULL)
+        *slash = '\0';
+    static const char *const places[] = {"", "/../lib", "/../lib64", "/../lib/" ZC__MULTIARCH};
+    for (size_t i = 0; i < sizeof places / sizeof places[0]; i++) {
+        char candidate[PATH_MAX + 64];
+        snprintf(candidate, sizeof candidate, "%s%s/%s", exe, places[i], ZC_TRACE_LIB_NAME);
+        if (zc__readable(candidate)) {
+            char *absolute = realpath(candidate, NULL);
+            if (absolute != NULL && strlen(absolute) < path_size) {
+                snprintf(path_p, path_size, "%s", absolute);
+                free(absolute);
+                return 1;
+            }
+            free(absolute);
+        }
+    }
+    snprintf(why, why_size,
+             "%s was not found next to zc or in ../lib (built without CUPTI?); "
+             "give it with --lib or %s",
+             ZC_TRACE_LIB_NAME, ZC_TRACE_LIB_ENV);
+    return 0;
+}
+
+int zc_trace_make_log_dir(char *dir_p, size_t size)
+{
+    const char *tmp = getenv("TMPDIR");
+    if (tmp == NULL || tmp[0] == '\0')
+        tmp = "/tmp";
+    int n = snprintf(dir_p, size, "%s/zc-trace-XXXXXX", tmp);
+    if (n < 0 || (size_t)n >= size)
+        return -1;
+    return mkdtemp(dir_p) != NULL ? 0 : -1;
+}
+
+void zc_trace_remove_log_dir(const char *dir)
+{
+    DIR *folder = opendir(dir);
+    if (folder != NULL) {
+        struct dirent *entry;
+        while ((entry = readdir(folder)) != NULL) {
+            size_t length = strlen(entry->d_name);
+            if (length < 5 || strcmp(entry->d_name + length - 4, ".log") != 0)
+                continue;
+            char path[PATH_MAX];
+            if (snprintf(path, sizeof path, "%s/%s", dir, entry->d_name) < (int)sizeof path)
+                unlink(path);
+        }
+        closedir(folder);
+    }
+    rmdir(dir);
+}
+
+int zc_trace_run_program(char *const *argv, const char *library, const char *log_dir, int *signal_p)
+{
+    *signal_p = 0;
+    /* Like system(): while the program runs, Ctrl-C is for the program, not for zc. */
+    struct sigaction ignore = {.sa_handler = SIG_IGN}, old_int, old_quit;
+    sigemptyset(&ignore.sa_mask);
+    sigaction(SIGINT, &ignore, &old_int);
+    sigaction(SIGQUIT, &ignore, &old_quit);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGQUIT, &old_quit, NULL);
+        if (library != NULL) {
+            setenv(ZC_TRACE_INJECTION_ENV, library, 1);
+            setenv(ZC_TRACE_DIR_ENV, log_dir, 1);
+        }
+        execvp(argv[0], argv);
+        int error = errno;
+        fprintf(stderr, "zc trace: cannot run '%s': %s\n", argv[0], strerror(error));
+        _exit(error == ENOENT ? 127 : 126);
+    }
+    int code;
+    if (pid < 0) {
+        fprintf(stderr, "zc trace: fork failed: %s\n", strerror(errno));
+        code = 127;
+    } else {
+        int status = 0;
+        pid_t waited;
+        do {
+            waited = waitpid(pid, &status, 0);
+        } while (waited < 0 && errno == EINTR);
+        if (waited < 0) {
+            code = 127;
+        } else if (WIFSIGNALED(status)) {
+            *signal_p = WTERMSIG(status);
+            code = 128 + WTERMSIG(status);
+        } else {
+            code = WEXITSTATUS(status);
+        }
+    }
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGQUIT, &old_quit, NULL);
+    return code;
+}

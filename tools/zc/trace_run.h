@@ -1,0 +1,37 @@
+/* Running a program under zc trace: the injection library, the log folder, fork and wait. */
+#ifndef ZC_TRACE_RUN_H
+#define ZC_TRACE_RUN_H
+
+#include <stddef.h>
+
+/* The environment variables zc trace sets in the traced program, and the one it reads. */
+#define ZC_TRACE_DIR_ENV       "ZC_TRACE_DIR"
+#define ZC_TRACE_INJECTION_ENV "CUDA_INJECTION64_PATH"
+#define ZC_TRACE_LIB_ENV       "ZC_TRACE_LIB"
+#define ZC_TRACE_LIB_NAME      "libzerocopy_trace.so"
+
+/*
+ * Find the injection library: explicit (from --lib) if given, else $ZC_TRACE_LIB, else next to
+ * the zc binary, else in the install's library folder beside its bin folder. 1 and the path in
+ * path_p when found; 0 and the places looked at in why (one sentence) when not.
+ */
+int zc_trace_find_library(const char *explicit_path, char *path_p, size_t path_size, char *why,
+                          size_t why_size);
+
+/* Create a fresh private folder for the logs (in $TMPDIR or /tmp); 0 on success. */
+int zc_trace_make_log_dir(char *dir_p, size_t size);
+
+/* Remove the "*.log" files zc trace's library wrote in dir, then dir itself. */
+void zc_trace_remove_log_dir(const char *dir);
+
+/*
+ * Run argv (searched on PATH) with the same stdin, stdout and stderr, with the injection
+ * library and log folder in its environment when library is not NULL. Waits for it while
+ * ignoring SIGINT and SIGQUIT (the terminal sends them to the program too). Gives the exit
+ * code as a shell would: the program's own, 128 + signal when killed (and *signal_p set), 127
+ * when it could not be started.
+ */
+int zc_trace_run_program(char *const *argv, const char *library, const char *log_dir,
+                         int *signal_p);
+
+#endif
