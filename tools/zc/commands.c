@@ -3,6 +3,7 @@
 
 const zc_command zc_commands[] = {
     {"info", "what this machine's GPUs offer for each technique", zc_cmd_info},
+    {"trace", "run a CUDA program and find its copy pitfalls", zc_cmd_trace},
 };
 
 const size_t zc_command_count = sizeof zc_commands / sizeof zc_commands[0];
