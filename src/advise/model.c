@@ -277,25 +277,70 @@ static void zc__time_text(double us, char *out, size_t size)
         snprintf(out, size, "%.3g s", us / 1e6);
 }
 
-/* The component of a prediction that costs most, named for a sentence. */
-static const char *zc__dominant(const zc_prediction *r, double *us_p)
+/* Why top beats next: the part of the cost where the difference is largest, as a clause. */
+static void zc__reason(const zc_workload *w, const zc_prediction *top, const zc_prediction *next,
+                       char *out, size_t size)
 {
-    const char *name = "fixed cost per transfer (launch, synchronisation, per-copy)";
-    double us = r->fixed_us;
-    if (r->link_us > us) {
-        us = r->link_us;
-        name = "time on the PCIe link";
+    double n = zc_workload_transfer_count(w);
+    const char *name = zc_technique_title(next->technique);
+    double gain[6] = {
+        next->setup_us - top->setup_us,
+        (next->fixed_us - top->fixed_us) * n,
+        (next->link_us - top->link_us) * n,
+        (next->compute_us - top->compute_us) * n,
+        (next->cpu_us - top->cpu_us) * n,
+        /* What running back to back hides, beyond what next hides. */
+        ((top->per_transfer_us - top->steady_us) - (next->per_transfer_us - next->steady_us)) *
+            (n - 1.0),
+    };
+    int best = 0;
+    for (int i = 1; i < 6; i++) {
+        if (gain[i] > gain[best])
+            best = i;
     }
-    if (r->compute_us > us) {
-        us = r->compute_us;
-        name = "kernel time in device memory";
+    char a[32], b[32];
+    switch (best) {
+    case 0:
+        zc__time_text(next->setup_us, a, sizeof a);
+        zc__time_text(top->setup_us, b, sizeof b);
+        snprintf(out, size, "%s spends %s on allocation or registration first, against %s here",
+                 name, a, b);
+        break;
+    case 1:
+        zc__time_text(next->fixed_us, a, sizeof a);
+        zc__time_text(top->fixed_us, b, sizeof b);
+        snprintf(out, size,
+                 "%s pays %s per transfer in launch, synchronisation and per-copy costs, against "
+                 "%s here",
+                 name, a, b);
+        break;
+    case 2:
+        zc__time_text(next->link_us, a, sizeof a);
+        zc__time_text(top->link_us, b, sizeof b);
+        snprintf(out, size, "%s spends %s per transfer on the PCIe link, against %s here", name, a,
+                 b);
+        break;
+    case 3:
+        zc__time_text(next->compute_us, a, sizeof a);
+        zc__time_text(top->compute_us, b, sizeof b);
+        snprintf(out, size, "the kernel spends %s per transfer with %s, against %s here", a, name,
+                 b);
+        break;
+    case 4:
+        zc__time_text(next->cpu_us, a, sizeof a);
+        zc__time_text(top->cpu_us, b, sizeof b);
+        snprintf(out, size, "the CPU spends %s per transfer writing the input with %s, against %s",
+                 a, name, b);
+        break;
+    default:
+        zc__time_text(top->steady_us, a, sizeof a);
+        zc__time_text(top->per_transfer_us, b, sizeof b);
+        snprintf(out, size,
+                 "back to back on streams each transfer adds only %s of its %s, while %s "
+                 "adds all of it",
+                 a, b, name);
+        break;
     }
-    if (r->cpu_us > us) {
-        us = r->cpu_us;
-        name = "CPU time writing the input";
-    }
-    *us_p = us;
-    return name;
 }
 
 static void zc__explain(const zc_workload *w, const zc_recommendation *a, char *out, size_t size)
@@ -307,42 +352,44 @@ static void zc__explain(const zc_workload *w, const zc_recommendation *a, char *
     zc__time_text(top->total_us, total, sizeof total);
     const char *verb = w->direction == ZC_DIR_D2H ? "write" : "read";
     double k = w->gpu_accesses;
+    const char *none = "";
+    if (!top->meets_budget)
+        none = "No technique meets the latency budget; the closest is ";
+    else if (!top->meets_rate)
+        none = "No technique keeps up with the rate; the closest is ";
     int len =
-        snprintf(out, size, "%s: %g %s%s of %s per transfer, %s each, %s in all",
+        snprintf(out, size, "%s%s: %g %s%s of %s per transfer, %s each, %s in all", none,
                  zc_technique_key(top->technique), k, verb, k == 1.0 ? "" : "s", bytes, per, total);
-    if (a->count < 2 || !a->ranked[1].usable || len < 0 || (size_t)len >= size) {
-        if (len >= 0 && (size_t)len + 2 < size)
-            snprintf(out + len, size - (size_t)len, ".");
+    if (len < 0 || (size_t)len >= size)
+        return;
+    if (a->count < 2 || !a->ranked[1].usable) {
+        snprintf(out + len, size - (size_t)len, ".");
         return;
     }
     const zc_prediction *next = &a->ranked[1];
-    char next_total[32], dom_text[32], top_dom_text[32];
+    char next_total[32], reason[256];
     zc__time_text(next->total_us, next_total, sizeof next_total);
-    double dom_us = 0.0, top_same = 0.0;
-    const char *dom = zc__dominant(next, &dom_us);
-    if (strstr(dom, "fixed") == dom)
-        top_same = top->fixed_us;
-    else if (strstr(dom, "time on") == dom)
-        top_same = top->link_us;
-    else if (strstr(dom, "kernel") == dom)
-        top_same = top->compute_us;
-    else
-        top_same = top->cpu_us;
-    zc__time_text(dom_us, dom_text, sizeof dom_text);
-    zc__time_text(top_same, top_dom_text, sizeof top_dom_text);
-    double ratio = top->total_us > 0.0 ? next->total_us / top->total_us : 0.0;
+    zc__reason(w, top, next, reason, sizeof reason);
     int fits = top->meets_budget && top->meets_rate;
     int next_fits = next->meets_budget && next->meets_rate;
-    if (fits && !next_fits)
+    if (fits && !next_fits) {
+        char next_per[32];
+        zc__time_text(!next->meets_budget ? next->per_transfer_us : next->steady_us, next_per,
+                      sizeof next_per);
         snprintf(out + len, size - (size_t)len,
-                 "; the next best, %s (%s in all), misses the %s. Its %s is %s, against %s here.",
-                 zc_technique_title(next->technique), next_total,
-                 !next->meets_budget ? "latency budget" : "transfer rate", dom, dom_text,
-                 top_dom_text);
-    else
-        snprintf(out + len, size - (size_t)len,
-                 ", %.2gx below %s (%s). Its %s alone is %s, against %s here.", ratio,
-                 zc_technique_title(next->technique), next_total, dom, dom_text, top_dom_text);
+                 ". The next best, %s, misses the %s (%s per transfer): %s.",
+                 zc_technique_title(next->technique),
+                 !next->meets_budget ? "latency budget" : "transfer rate", next_per, reason);
+    } else {
+        double ratio = top->total_us > 0.0 ? next->total_us / top->total_us : 0.0;
+        if (ratio < 1.05)
+            snprintf(out + len, size - (size_t)len,
+                     ", about as fast as %s (%s); the model cannot tell them apart reliably.",
+                     zc_technique_title(next->technique), next_total);
+        else
+            snprintf(out + len, size - (size_t)len, ", %.2gx below %s (%s): %s.", ratio,
+                     zc_technique_title(next->technique), next_total, reason);
+    }
 }
 
 ZC_EXTERN zc_status zc_advise_rank(const zc_profile *profile, const zc_workload *workload,

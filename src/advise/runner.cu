@@ -31,6 +31,7 @@ typedef struct zc__run {
     cudaStream_t streams[ZC__STREAMS];
     cudaEvent_t done[2][ZC__MAX_CHUNKS];
     int stream_count, event_count[2];
+    size_t queued; /* chunks queued so far: successive chunks take successive streams */
     double setup_us;
 } zc__run;
 
@@ -227,7 +228,9 @@ static zc_status zc__transfer_queue(zc__run *r, int set, uint32_t seed)
         zc__fill(r->h_in[set], r->words, seed);
     size_t chunk_words = r->words / r->chunks, chunk_bytes = chunk_words * 4;
     for (size_t c = 0; c < r->chunks; c++) {
-        cudaStream_t s = r->streams[c % ZC__STREAMS];
+        /* Round robin over the streams, across transfers too, so that even one-chunk
+         * transfers overlap each other's copies and kernels. */
+        cudaStream_t s = r->streams[r->queued++ % ZC__STREAMS];
         size_t first = c * chunk_words;
         if (r->in)
             ZC_CUDA_RETURN(cudaMemcpyAsync(r->d_in[set] + first, r->h_in[set] + first, chunk_bytes,

@@ -1,0 +1,351 @@
+/* zc advise: which technique fits a workload on this machine, from its measured profile. */
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "advise_json.h"
+#include "advise_validate.h"
+#include "cli.h"
+
+static const char zc__advise_usage[] =
+    "zc advise [--profile FILE] [--workload FILE] [--bytes SIZE] [--transfers N] [--rate HZ]\n"
+    "          [--direction h2d|d2h|both] [--accesses K] [--pattern coalesced|strided|random]\n"
+    "          [--concurrent] [--latency-budget US] [--device N] [--json] [--save-profile FILE]\n"
+    "       zc advise --validate [--profile FILE] [--out DIR] [--device N]";
+
+static void zc__advise_help(void)
+{
+    printf("usage: %s\n\n"
+           "Predict the time of each technique (pageable copy, pinned copy, pinned copy\n"
+           "overlapped on streams, mapped zero-copy, registered copy, managed with prefetch)\n"
+           "for a workload on this machine, rank them, and explain the first choice.\n\n"
+           "The machine's figures come from --profile: a `zc bench --json` result or a\n"
+           "\"%s\" document (--save-profile writes one). Without --profile zc advise\n"
+           "measures a quick profile on the GPU first (about a second) and says so.\n\n"
+           "Workload (flags override --workload FILE, a JSON object with the same names):\n"
+           "  --bytes SIZE          bytes per transfer: 4096, 4K, 4KiB, 1.5M (default 4KiB)\n"
+           "  --transfers N         how many transfers in all (default 1000)\n"
+           "  --rate HZ             transfers arriving per second (the rate must be kept up)\n"
+           "  --direction D         h2d, d2h or both (input in, result of the same size out)\n"
+           "  --accesses K          times the GPU reads (h2d) or writes (d2h) each byte (1)\n"
+           "  --pattern P           how the kernel walks the data: coalesced, strided, random\n"
+           "  --concurrent          CPU and GPU touch the data at the same time (a persistent\n"
+           "                        kernel polls it instead of a launch per transfer)\n"
+           "  --latency-budget US   each transfer must finish within US microseconds\n\n"
+           "Other options:\n"
+           "  --profile FILE        the machine's measured figures\n"
+           "  --save-profile FILE   write the profile used (with assumptions filled in)\n"
+           "  --device N            the GPU to measure on (default 0)\n"
+           "  --json                machine-readable output, schema \"%s\" (docs/json.md)\n"
+           "  --validate            run %zu varied workloads for real with every technique\n"
+           "                        and compare predicted with measured time\n"
+           "  --out DIR             where --validate writes validation.md and .json (.)\n"
+           "  -h, --help            this help\n\n"
+           "The model and its validation: docs/advise.md.\n",
+           zc__advise_usage, ZC_PROFILE_SCHEMA, ZC_ADVISE_SCHEMA, zc_validation_case_count);
+}
+
+static int zc__parse_double(const char *text, double min, double *value_p)
+{
+    char *end = NULL;
+    double v = strtod(text, &end);
+    if (end == text || *end != '\0' || !isfinite(v) || v < min)
+        return 0;
+    *value_p = v;
+    return 1;
+}
+
+static void zc__print_text(const zc_profile *profile, const char *notes, const zc_workload *w,
+                           const zc_recommendation *rec)
+{
+    int assumed = 0;
+    for (const char *c = notes; c != NULL && *c; c++)
+        assumed += *c == '\n';
+    char size[32];
+    zc_advise_size_text((double)w->bytes, size, sizeof size);
+    printf("Profile   %s, from %s", profile->device_name[0] ? profile->device_name : "unnamed GPU",
+           profile->source);
+    if (assumed > 0)
+        printf(" (%d figure%s assumed; --json lists them)", assumed, assumed == 1 ? "" : "s");
+    printf("\nWorkload  %s %s per transfer, %g transfer%s", size, zc_direction_key(w->direction),
+           zc_workload_transfer_count(w), zc_workload_transfer_count(w) == 1.0 ? "" : "s");
+    if (w->rate_hz > 0.0)
+        printf(" at %g per second", w->rate_hz);
+    printf(", the GPU %s each byte %g time%s (%s)", w->direction == ZC_DIR_D2H ? "writes" : "reads",
+           w->gpu_accesses, w->gpu_accesses == 1.0 ? "" : "s", zc_access_key(w->pattern));
+    if (w->concurrent)
+        printf(", CPU and GPU at the same time");
+    if (w->latency_budget_us > 0.0)
+        printf(", latency budget %g us", w->latency_budget_us);
+    printf("\n\n  %-4s %-34s %14s %14s %12s  %s\n", "rank", "technique", "per transfer", "total",
+           "setup", "fits");
+    for (size_t i = 0; i < rec->count; i++) {
+        const zc_prediction *r = &rec->ranked[i];
+        if (!r->usable) {
+            printf("  %-4s %-34s %14s %14s %12s  %s\n", "-", zc_technique_title(r->technique), "",
+                   "", "", "not measured in this profile");
+            continue;
+        }
+        char fits[64] = "yes";
+        if (!r->meets_budget)
+            snprintf(fits, sizeof fits, "misses the budget");
+        else if (!r->meets_rate)
+            snprintf(fits, sizeof fits, "cannot keep the rate");
+        printf("  %-4zu %-34s %11.1f us %11.4g ms %9.1f us  %s\n", i + 1,
+               zc_technique_title(r->technique), r->per_transfer_us, r->total_us / 1e3, r->setup_us,
+               fits);
+    }
+    printf("\nAdvice    %s\n", rec->explanation);
+}
+
+int zc_cmd_advise(int argc, char **argv)
+{
+    enum {
+        OPT_PROFILE = 256,
+        OPT_SAVE,
+        OPT_WORKLOAD,
+        OPT_BYTES,
+        OPT_TRANSFERS,
+        OPT_RATE,
+        OPT_DIRECTION,
+        OPT_ACCESSES,
+        OPT_PATTERN,
+        OPT_CONCURRENT,
+        OPT_BUDGET,
+        OPT_DEVICE,
+        OPT_JSON,
+        OPT_VALIDATE,
+        OPT_OUT,
+        OPT_SECONDS
+    };
+    static const struct option options[] = {
+        {"profile", required_argument, NULL, OPT_PROFILE},
+        {"save-profile", required_argument, NULL, OPT_SAVE},
+        {"workload", required_argument, NULL, OPT_WORKLOAD},
+        {"bytes", required_argument, NULL, OPT_BYTES},
+        {"transfers", required_argument, NULL, OPT_TRANSFERS},
+        {"rate", required_argument, NULL, OPT_RATE},
+        {"direction", required_argument, NULL, OPT_DIRECTION},
+        {"accesses", required_argument, NULL, OPT_ACCESSES},
+        {"pattern", required_argument, NULL, OPT_PATTERN},
+        {"concurrent", no_argument, NULL, OPT_CONCURRENT},
+        {"latency-budget", required_argument, NULL, OPT_BUDGET},
+        {"device", required_argument, NULL, OPT_DEVICE},
+        {"json", no_argument, NULL, OPT_JSON},
+        {"validate", no_argument, NULL, OPT_VALIDATE},
+        {"out", required_argument, NULL, OPT_OUT},
+        {"seconds-per-run", required_argument, NULL, OPT_SECONDS},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *profile_path = NULL, *save_path = NULL, *workload_path = NULL, *out_dir = ".";
+    int device = 0, json = 0, validate = 0, opt;
+    double seconds_per_run = 0.2;
+    /* Flags are applied after the workload file, so they are kept aside first. */
+    zc_workload flags;
+    memset(&flags, 0, sizeof flags);
+    unsigned set = 0;
+    enum {
+        S_BYTES = 1,
+        S_TRANSFERS = 2,
+        S_RATE = 4,
+        S_DIR = 8,
+        S_ACC = 16,
+        S_PAT = 32,
+        S_CONC = 64,
+        S_BUDGET = 128
+    };
+    optind = 0; /* GNU getopt: full re-initialisation for this command's argv */
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+        switch (opt) {
+        case OPT_PROFILE:
+            profile_path = optarg;
+            break;
+        case OPT_SAVE:
+            save_path = optarg;
+            break;
+        case OPT_WORKLOAD:
+            workload_path = optarg;
+            break;
+        case OPT_BYTES:
+            if (!zc_advise_parse_size(optarg, &flags.bytes))
+                return zc_cli_usage_error("advise", zc__advise_usage,
+                                          "--bytes needs a size like 4096, 4K or 1.5MiB, got '%s'",
+                                          optarg);
+            set |= S_BYTES;
+            break;
+        case OPT_TRANSFERS:
+            if (!zc__parse_double(optarg, 1.0, &flags.transfers))
+                return zc_cli_usage_error("advise", zc__advise_usage,
+                                          "--transfers needs a number >= 1, got '%s'", optarg);
+            set |= S_TRANSFERS;
+            break;
+        case OPT_RATE:
+            if (!zc__parse_double(optarg, 0.0, &flags.rate_hz) || flags.rate_hz <= 0.0)
+                return zc_cli_usage_error("advise", zc__advise_usage,
+                                          "--rate needs transfers per second > 0, got '%s'",
+                                          optarg);
+            set |= S_RATE;
+            break;
+        case OPT_DIRECTION:
+            if (zc_direction_from_key(optarg, &flags.direction) != ZC_OK)
+                return zc_cli_usage_error("advise", zc__advise_usage,
+                                          "--direction is h2d, d2h or both, got '%s'", optarg);
+            set |= S_DIR;
+            break;
+        case OPT_ACCESSES:
+            if (!zc__parse_double(optarg, 1.0, &flags.gpu_accesses))
+                return zc_cli_usage_error("advise", zc__advise_usage,
+                                          "--accesses needs a number >= 1, got '%s'", optarg);
+            set |= S_ACC;
+            break;
+        case OPT_PATTERN:
+            if (zc_access_from_key(optarg, &flags.pattern) != ZC_OK)
+                return zc_cli_usage_error("advise", zc__advise_usage,
+                                          "--pattern is coalesced, strided or random, got '%s'",
+                                          optarg);
+            set |= S_PAT;
+            break;
+        case OPT_CONCURRENT:
+            flags.concurrent = 1;
+            set |= S_CONC;
+            break;
+        case OPT_BUDGET:
+            if (!zc__parse_double(optarg, 0.0, &flags.latency_budget_us) ||
+                flags.latency_budget_us <= 0.0)
+                return zc_cli_usage_error("advise", zc__advise_usage,
+                                          "--latency-budget needs microseconds > 0, got '%s'",
+                                          optarg);
+            set |= S_BUDGET;
+            break;
+        case OPT_DEVICE:
+            if (!zc_cli_parse_int(optarg, 0, 1023, &device))
+                return zc_cli_usage_error("advise", zc__advise_usage,
+                                          "--device needs a GPU number, got '%s'", optarg);
+            break;
+        case OPT_JSON:
+            json = 1;
+            break;
+        case OPT_VALIDATE:
+            validate = 1;
+            break;
+        case OPT_OUT:
+            out_dir = optarg;
+            break;
+        case OPT_SECONDS:
+            if (!zc__parse_double(optarg, 0.01, &seconds_per_run) || seconds_per_run > 60.0)
+                return zc_cli_usage_error("advise", zc__advise_usage,
+                                          "--seconds-per-run needs 0.01 to 60, got '%s'", optarg);
+            break;
+        case 'h':
+            zc__advise_help();
+            return ZC_EXIT_OK;
+        case ':':
+            return zc_cli_usage_error("advise", zc__advise_usage, "%s needs a value",
+                                      argv[optind - 1]);
+        default:
+            return zc_cli_usage_error("advise", zc__advise_usage, "unknown option '%s'",
+                                      argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return zc_cli_usage_error("advise", zc__advise_usage, "unexpected argument '%s'",
+                                  argv[optind]);
+
+    zc_workload w;
+    memset(&w, 0, sizeof w);
+    w.bytes = 4096;
+    w.transfers = 1000.0;
+    w.direction = ZC_DIR_H2D;
+    w.gpu_accesses = 1.0;
+    w.pattern = ZC_ACCESS_COALESCED;
+    if (workload_path != NULL) {
+        char *text = zc_advise_read_file(workload_path);
+        if (text == NULL)
+            return zc_cli_usage_error("advise", zc__advise_usage, "cannot read workload %s",
+                                      workload_path);
+        cJSON *doc = cJSON_Parse(text);
+        free(text);
+        zc_status status = doc != NULL ? zc_workload_from_json(doc, &w) : ZC_ERR_PARSE;
+        cJSON_Delete(doc);
+        if (status != ZC_OK)
+            return zc_cli_usage_error("advise", zc__advise_usage, "bad workload file %s",
+                                      workload_path);
+    }
+    if (set & S_BYTES)
+        w.bytes = flags.bytes;
+    if (set & S_TRANSFERS)
+        w.transfers = flags.transfers;
+    if (set & S_RATE) {
+        w.rate_hz = flags.rate_hz;
+        if (!(set & S_TRANSFERS) && workload_path == NULL)
+            w.transfers = 0.0; /* one second at the rate */
+    }
+    if (set & S_DIR)
+        w.direction = flags.direction;
+    if (set & S_ACC)
+        w.gpu_accesses = flags.gpu_accesses;
+    if (set & S_PAT)
+        w.pattern = flags.pattern;
+    if (set & S_CONC)
+        w.concurrent = 1;
+    if (set & S_BUDGET)
+        w.latency_budget_us = flags.latency_budget_us;
+    zc_status status = zc_workload_check(&w);
+    if (status != ZC_OK)
+        return zc_cli_fail("advise", "workload", status);
+
+    zc_profile profile;
+    char notes[2048] = "";
+    if (profile_path != NULL) {
+        status = zc_profile_load(profile_path, &profile, notes, sizeof notes);
+        if (status != ZC_OK)
+            return zc_cli_fail("advise", "loading the profile", status);
+    } else {
+        fprintf(stderr,
+                "zc advise: no --profile given: measuring a quick profile on GPU %d (about a "
+                "second; `zc bench --json` gives a fuller one)\n",
+                device);
+        status = zc_advise_calibrate(device, &profile);
+        if (status != ZC_OK)
+            return zc_cli_fail("advise", "measuring the quick profile", status);
+        status = zc_profile_fill_gaps(&profile, notes, sizeof notes);
+        if (status != ZC_OK)
+            return zc_cli_fail("advise", "completing the quick profile", status);
+    }
+    if (save_path != NULL) {
+        cJSON *doc = zc_profile_to_json(&profile);
+        char *text = doc != NULL ? cJSON_Print(doc) : NULL;
+        cJSON_Delete(doc);
+        FILE *f = text != NULL ? fopen(save_path, "w") : NULL;
+        int ok = f != NULL && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+        if (f != NULL && fclose(f) != 0)
+            ok = 0;
+        free(text);
+        if (!ok) {
+            fprintf(stderr, "zc advise: cannot write the profile to %s\n", save_path);
+            return ZC_EXIT_FAILURE;
+        }
+    }
+    if (validate)
+        return zc_advise_validate(&profile, notes, device, out_dir, seconds_per_run);
+
+    zc_recommendation rec;
+    status = zc_advise_rank(&profile, &w, &rec);
+    if (status != ZC_OK)
+        return zc_cli_fail("advise", "ranking the techniques", status);
+    if (json) {
+        cJSON *doc = zc_advise_json(&profile, notes, &w, &rec);
+        char *text = doc != NULL ? cJSON_Print(doc) : NULL;
+        cJSON_Delete(doc);
+        if (text == NULL)
+            return zc_cli_fail("advise", "writing JSON", ZC_ERR_NO_MEMORY);
+        printf("%s\n", text);
+        free(text);
+    } else {
+        zc__print_text(&profile, notes, &w, &rec);
+    }
+    return ZC_EXIT_OK;
+}
