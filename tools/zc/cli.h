@@ -41,6 +41,7 @@ int zc_cli_parse_int(const char *text, int min, int max, int *value_p);
 void zc_cli_print_exit_codes(FILE *out);
 
 int zc_cmd_info(int argc, char **argv);
+int zc_cmd_advise(int argc, char **argv);
 int zc_cmd_trace(int argc, char **argv);
 
 #endif
