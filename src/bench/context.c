@@ -1,0 +1,263 @@
+/* The benchmark context: device, streams, events, the gate's words and the run's buffers. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/bench_internal.h"
+#include "core/checked_math.h"
+#include "core/error.h"
+#include "device/cuda_check.h"
+#include "zerocopy/clock.h"
+
+ZC_EXTERN zc_status zc_bench_ctx_create(const zc_bench_config *config, zc_bench_ctx **ctx_p)
+{
+    ZC_REQUIRE_ARG(config);
+    ZC_REQUIRE_ARG(ctx_p);
+    if (config->size_count > ZC__BENCH_SIZES_MAX)
+        return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_bench_ctx_create: %zu sizes, at most %d",
+                       config->size_count, ZC__BENCH_SIZES_MAX);
+    if (config->size_count > 0 && config->sizes == NULL)
+        return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_bench_ctx_create: size_count without sizes");
+    if (config->corrupt_key && strlen(config->corrupt_key) >= ZC_BENCH_KEY_MAX * 4)
+        return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_bench_ctx_create: corrupt_key too long");
+    zc_bench_method method;
+    zc_status st = zc_bench_method_get(config->mode, &method);
+    if (st != ZC_OK)
+        return st;
+    if (config->cov_target > 0.0)
+        method.cov_target = config->cov_target;
+
+    zc_bench_ctx *ctx = calloc(1, sizeof *ctx);
+    if (ctx == NULL)
+        return ZC_FAIL(ZC_ERR_NO_MEMORY, "zc_bench_ctx_create: out of memory");
+    ctx->config = *config;
+    ctx->config.sizes = NULL;
+    ctx->config.corrupt_key = NULL;
+    ctx->method = method;
+    for (size_t i = 0; i < config->size_count; i++)
+        ctx->sizes[i] = config->sizes[i];
+    ctx->size_count = config->size_count;
+    if (config->corrupt_key)
+        strcpy(ctx->corrupt_key, config->corrupt_key);
+    ctx->rng = zc_clock_ns() | 1u;
+
+    st = zc_device_info_get(config->device, &ctx->info);
+    if (st != ZC_OK)
+        goto fail;
+    ZC_CUDA_GOTO(cudaSetDevice(config->device), st, fail);
+    for (int i = 0; i < ZC__BENCH_STREAMS; i++) {
+        ZC_CUDA_GOTO(cudaStreamCreateWithFlags(&ctx->streams[i], cudaStreamNonBlocking), st, fail);
+        ZC_CUDA_GOTO(cudaEventCreate(&ctx->start[i]), st, fail);
+        ZC_CUDA_GOTO(cudaEventCreate(&ctx->stop[i]), st, fail);
+    }
+    if (ctx->info.can_map_host_memory) {
+        void *shared = NULL;
+        ZC_CUDA_GOTO(cudaHostAlloc(&shared, sizeof *ctx->shared, cudaHostAllocMapped), st, fail);
+        ctx->shared = shared;
+        memset(ctx->shared, 0, sizeof *ctx->shared);
+        void *dev = NULL;
+        st = zc__bench_devptr(shared, &dev);
+        if (st != ZC_OK)
+            goto fail;
+        ctx->d_shared = dev;
+    }
+    ZC_CUDA_GOTO(cudaMalloc((void **)&ctx->d_slots, ZC__BENCH_SLOTS * sizeof(uint32_t)), st, fail);
+    ZC_CUDA_GOTO(cudaMalloc((void **)&ctx->d_report, 2 * sizeof(unsigned long long)), st, fail);
+    *ctx_p = ctx;
+    return ZC_OK;
+fail:
+    zc_bench_ctx_destroy(ctx);
+    return st;
+}
+
+static void zc__buffer_free(zc__host_kind kind, zc__buffer *b)
+{
+    if (b->ptr == NULL)
+        return;
+    switch (kind) {
+    case ZC__HOST_PAGEABLE:
+        free(b->ptr);
+        break;
+    case ZC__HOST_REGISTERED:
+        (void)ZC_CUDA(cudaHostUnregister(b->ptr));
+        free(b->ptr);
+        break;
+    default:
+        (void)ZC_CUDA(cudaFreeHost(b->ptr));
+        break;
+    }
+    b->ptr = NULL;
+    b->bytes = 0;
+}
+
+ZC_EXTERN void zc_bench_ctx_destroy(zc_bench_ctx *ctx)
+{
+    if (ctx == NULL)
+        return;
+    zc__gate_abandon(ctx);
+    for (int k = 0; k < ZC__HOST_KINDS; k++)
+        for (int s = 0; s < ZC__BENCH_HOST_SLOTS; s++)
+            zc__buffer_free((zc__host_kind)k, &ctx->host[k][s]);
+    for (int s = 0; s < 2; s++)
+        if (ctx->device[s].ptr)
+            (void)ZC_CUDA(cudaFree(ctx->device[s].ptr));
+    if (ctx->d_report)
+        (void)ZC_CUDA(cudaFree(ctx->d_report));
+    if (ctx->d_slots)
+        (void)ZC_CUDA(cudaFree(ctx->d_slots));
+    if (ctx->shared)
+        (void)ZC_CUDA(cudaFreeHost(ctx->shared));
+    for (int i = ZC__BENCH_STREAMS - 1; i >= 0; i--) {
+        if (ctx->stop[i])
+            (void)ZC_CUDA(cudaEventDestroy(ctx->stop[i]));
+        if (ctx->start[i])
+            (void)ZC_CUDA(cudaEventDestroy(ctx->start[i]));
+        if (ctx->streams[i])
+            (void)ZC_CUDA(cudaStreamDestroy(ctx->streams[i]));
+    }
+    free(ctx);
+}
+
+ZC_EXTERN zc_status zc_bench_ctx_plan(zc_bench_ctx *ctx, size_t case_total)
+{
+    ZC_REQUIRE_ARG(ctx);
+    ctx->case_total = case_total;
+    ctx->case_done = 0;
+    return ZC_OK;
+}
+
+size_t zc__bench_sizes(const zc_bench_ctx *ctx, const size_t *quick, size_t nq, const size_t *deflt,
+                       size_t nd, const size_t *full, size_t nf, const size_t **sizes_p)
+{
+    if (ctx->size_count > 0) {
+        *sizes_p = ctx->sizes;
+        return ctx->size_count;
+    }
+    switch (ctx->config.mode) {
+    case ZC_BENCH_QUICK:
+        *sizes_p = quick;
+        return nq;
+    case ZC_BENCH_FULL:
+        *sizes_p = full;
+        return nf;
+    default:
+        *sizes_p = deflt;
+        return nd;
+    }
+}
+
+uint32_t zc__bench_seed(zc_bench_ctx *ctx)
+{
+    /* xorshift64: a new seed for every fill, never zero. */
+    uint64_t x = ctx->rng;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    ctx->rng = x;
+    uint32_t seed = (uint32_t)(x >> 32);
+    return seed ? seed : 0x6A09E667u;
+}
+
+int zc__bench_corrupt(const zc_bench_ctx *ctx, const char *key)
+{
+    return ctx->corrupt_key[0] != '\0' && zc_bench_key_matches(ctx->corrupt_key, key);
+}
+
+void zc__bench_tick(zc_bench_ctx *ctx, size_t done, size_t total)
+{
+    if (ctx->config.progress == NULL || ctx->case_total == 0)
+        return;
+    double within = total ? (double)done / (double)total : 0.0;
+    double fraction = ((double)ctx->case_done + within) / (double)ctx->case_total;
+    if (fraction > 1.0)
+        fraction = 1.0;
+    ctx->config.progress(ctx->config.progress_user, ctx->current_key ? ctx->current_key : "",
+                         fraction);
+}
+
+zc_status zc__bench_host(zc_bench_ctx *ctx, zc__host_kind kind, int slot, size_t bytes,
+                         void **ptr_p)
+{
+    if (kind < 0 || kind >= ZC__HOST_KINDS || slot < 0 || slot >= ZC__BENCH_HOST_SLOTS ||
+        bytes == 0)
+        return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc__bench_host: kind %d slot %d bytes %zu", kind, slot,
+                       bytes);
+    zc__buffer *b = &ctx->host[kind][slot];
+    if (b->ptr != NULL && b->bytes >= bytes) {
+        *ptr_p = b->ptr;
+        return ZC_OK;
+    }
+    zc__buffer_free(kind, b);
+    void *p = NULL;
+    zc_status st = ZC_OK;
+    switch (kind) {
+    case ZC__HOST_PAGEABLE:
+        p = malloc(bytes);
+        if (p == NULL)
+            return ZC_FAIL(ZC_ERR_NO_MEMORY, "malloc(%zu) for pageable memory failed", bytes);
+        memset(p, 0xA5, bytes); /* touch every page, as a program that uses its buffer would */
+        break;
+    case ZC__HOST_PINNED:
+        ZC_CUDA_GOTO(cudaHostAlloc(&p, bytes, cudaHostAllocDefault), st, fail);
+        break;
+    case ZC__HOST_WRITE_COMBINED:
+        /* Mapped as well, so that the GPU can check a destination the CPU reads only slowly. */
+        ZC_CUDA_GOTO(cudaHostAlloc(&p, bytes, cudaHostAllocWriteCombined | cudaHostAllocMapped), st,
+                     fail);
+        break;
+    case ZC__HOST_MAPPED:
+        ZC_CUDA_GOTO(cudaHostAlloc(&p, bytes, cudaHostAllocMapped), st, fail);
+        break;
+    case ZC__HOST_REGISTERED: {
+        size_t rounded = (bytes + 4095) & ~(size_t)4095;
+        p = aligned_alloc(4096, rounded);
+        if (p == NULL)
+            return ZC_FAIL(ZC_ERR_NO_MEMORY, "aligned_alloc(%zu) for registered memory failed",
+                           rounded);
+        memset(p, 0xA5, rounded);
+        st = ZC_CUDA(cudaHostRegister(p, rounded, cudaHostRegisterMapped));
+        if (st != ZC_OK) {
+            free(p);
+            return st;
+        }
+        break;
+    }
+    default:
+        return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc__bench_host: kind %d", kind);
+    }
+    b->ptr = p;
+    b->bytes = bytes;
+    *ptr_p = p;
+    return ZC_OK;
+fail:
+    return st;
+}
+
+zc_status zc__bench_device(zc_bench_ctx *ctx, int slot, size_t bytes, void **ptr_p)
+{
+    if (slot < 0 || slot > 1 || bytes == 0)
+        return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc__bench_device: slot %d bytes %zu", slot, bytes);
+    zc__buffer *b = &ctx->device[slot];
+    if (b->ptr != NULL && b->bytes >= bytes) {
+        *ptr_p = b->ptr;
+        return ZC_OK;
+    }
+    if (b->ptr) {
+        ZC_CUDA_RETURN(cudaFree(b->ptr));
+        b->ptr = NULL;
+        b->bytes = 0;
+    }
+    void *p = NULL;
+    ZC_CUDA_RETURN(cudaMalloc(&p, bytes));
+    b->ptr = p;
+    b->bytes = bytes;
+    *ptr_p = p;
+    return ZC_OK;
+}
+
+zc_status zc__bench_devptr(void *host, void **dev_p)
+{
+    void *dev = NULL;
+    ZC_CUDA_RETURN(cudaHostGetDevicePointer(&dev, host, 0));
+    *dev_p = dev;
+    return ZC_OK;
+}
