@@ -1,0 +1,89 @@
+/* zc advise from the command line: recorded profiles in, ranking and JSON out, bad input out. */
+#include "test_support.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#define H200 ZC_ADVISE_FIXTURES "/h200.profile.json"
+
+static void test_json_ranking(void **state)
+{
+    (void)state;
+    zc_test_output r;
+    zc_test_run_zc((const char *[]){"advise", "--profile", H200, "--bytes", "4K", "--concurrent",
+                                    "--latency-budget", "10", "--json", NULL},
+                   NULL, &r);
+    if (r.exit_code != 0)
+        fail_msg("exit %d, stderr: %s", r.exit_code, r.err);
+    cJSON *doc = cJSON_Parse(r.out);
+    assert_non_null(doc);
+    assert_string_equal(cJSON_GetObjectItem(doc, "schema")->valuestring, "zerocopy.advise/1");
+    assert_string_equal(cJSON_GetObjectItem(doc, "recommendation")->valuestring, "mapped");
+    cJSON *ranked = cJSON_GetObjectItem(doc, "ranked");
+    assert_int_equal(cJSON_GetArraySize(ranked), 6);
+    cJSON *first = cJSON_GetArrayItem(ranked, 0);
+    assert_true(cJSON_GetObjectItem(first, "per_transfer_us")->valuedouble > 0.0);
+    cJSON *workload = cJSON_GetObjectItem(doc, "workload");
+    assert_int_equal(cJSON_GetObjectItem(workload, "bytes")->valueint, 4096);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(workload, "concurrent")));
+    assert_true(cJSON_GetArraySize(
+                    cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "profile"), "assumptions")) > 0);
+    cJSON_Delete(doc);
+    zc_test_output_free(&r);
+}
+
+static void test_text_and_workload_file(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/zc-advise-workload-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    const char *body = "{\"bytes\": \"256MiB\", \"transfers\": 10, \"gpu_accesses\": 10}";
+    assert_int_equal(write(fd, body, strlen(body)), (ssize_t)strlen(body));
+    close(fd);
+    zc_test_output r;
+    zc_test_run_zc((const char *[]){"advise", "--profile", H200, "--workload", path, NULL}, NULL,
+                   &r);
+    unlink(path);
+    if (r.exit_code != 0)
+        fail_msg("exit %d, stderr: %s", r.exit_code, r.err);
+    assert_non_null(strstr(r.out, "256 MiB h2d"));
+    assert_non_null(strstr(r.out, "Advice"));
+    assert_null(strstr(r.out, "Advice    mapped"));
+    zc_test_output_free(&r);
+}
+
+static void test_bad_input(void **state)
+{
+    (void)state;
+    zc_test_output r;
+    zc_test_run_zc((const char *[]){"advise", "--profile", H200, "--bytes", "lots", NULL}, NULL,
+                   &r);
+    assert_int_equal(r.exit_code, 2);
+    assert_non_null(strstr(r.err, "--bytes"));
+    zc_test_output_free(&r);
+    zc_test_run_zc((const char *[]){"advise", "--frobnicate", NULL}, NULL, &r);
+    assert_int_equal(r.exit_code, 2);
+    zc_test_output_free(&r);
+    zc_test_run_zc((const char *[]){"advise", "--profile", "/nonexistent/profile.json", NULL}, NULL,
+                   &r);
+    assert_int_not_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.err, "cannot read"));
+    zc_test_output_free(&r);
+    zc_test_run_zc((const char *[]){"advise", "--help", NULL}, NULL, &r);
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.out, "--validate"));
+    zc_test_output_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_json_ranking),
+        cmocka_unit_test(test_text_and_workload_file),
+        cmocka_unit_test(test_bad_input),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
