@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "device/cuda_check.h"
+#include "mem/mem_cuda.h"
 
 #define ZC__MAX_DEVICES 64
 
@@ -24,6 +25,8 @@ zc_status zc__caps_device_count(const char *fn, int *count_p)
     if (!zc__count_known) {
         int count = 0;
         zc__count_error = cudaGetDeviceCount(&count);
+        if (zc__count_error != cudaSuccess)
+            (void)cudaGetLastError();
         zc__count = zc__count_error == cudaSuccess ? count : 0;
         zc__count_known = 1;
     }
@@ -42,7 +45,7 @@ zc_status zc__caps_device_count(const char *fn, int *count_p)
 static zc_status zc__read_attr(int device, enum cudaDeviceAttr attr, const char *name, int *v)
 {
     cudaError_t error = cudaDeviceGetAttribute(v, attr, device);
-    return zc__cuda_status(error, name, __FILE__, __LINE__);
+    return zc__mem_cuda(error, name, __FILE__, __LINE__);
 }
 
 #define ZC__READ(attr, field)                                                                      \
@@ -93,9 +96,9 @@ zc_status zc__caps_get(const char *fn, int device, zc__caps *caps_p)
 zc_status zc__device_enter(int device, int *previous_p)
 {
     int previous = 0;
-    ZC_CUDA_RETURN(cudaGetDevice(&previous));
+    ZC_MEM_CUDA_RETURN(cudaGetDevice(&previous));
     if (previous != device)
-        ZC_CUDA_RETURN(cudaSetDevice(device));
+        ZC_MEM_CUDA_RETURN(cudaSetDevice(device));
     *previous_p = previous;
     return ZC_OK;
 }
@@ -108,8 +111,8 @@ zc_status zc__device_leave(int previous, zc_status status)
         return status;
     }
     int current = previous;
-    zc_status restore = ZC_CUDA(cudaGetDevice(&current));
+    zc_status restore = ZC_MEM_CUDA(cudaGetDevice(&current));
     if (restore == ZC_OK && current != previous)
-        restore = ZC_CUDA(cudaSetDevice(previous));
+        restore = ZC_MEM_CUDA(cudaSetDevice(previous));
     return restore;
 }

@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "device/cuda_check.h"
+#include "mem/mem_cuda.h"
 #include "mem/block.h"
 #include "mem/caps.h"
 #include "mem/pool_core.h"
@@ -207,9 +208,9 @@ zc_status zc__pool_return(zc_pool *pool, zc_buffer *buf, struct CUstream_st *str
             if (status != ZC_OK)
                 return status;
         }
-        status = ZC_CUDA(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+        status = ZC_MEM_CUDA(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
         if (status == ZC_OK) {
-            status = ZC_CUDA(cudaEventRecord(event, (cudaStream_t)stream));
+            status = ZC_MEM_CUDA(cudaEventRecord(event, (cudaStream_t)stream));
             if (status != ZC_OK) {
                 (void)cudaEventDestroy(event);
                 event = NULL;
