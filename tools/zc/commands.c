@@ -5,6 +5,7 @@ const zc_command zc_commands[] = {
     {"info", "what this machine's GPUs offer for each technique", zc_cmd_info},
     {"advise", "which technique fits a workload, from measurements", zc_cmd_advise},
     {"trace", "run a CUDA program and find its copy pitfalls", zc_cmd_trace},
+    {"bench", "every technique measured on this machine, verified", zc_cmd_bench},
 };
 
 const size_t zc_command_count = sizeof zc_commands / sizeof zc_commands[0];

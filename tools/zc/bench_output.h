@@ -1,0 +1,72 @@
+/* zc bench's outputs: the human tables, the comparison table, JSON, CSV and progress. */
+#ifndef ZC_BENCH_OUTPUT_H
+#define ZC_BENCH_OUTPUT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "zerocopy/bench.h"
+#include "zerocopy/device.h"
+
+#define ZC_BENCH_SCHEMA "zerocopy.bench/1"
+
+/* Everything one run produced, as the outputs need it. */
+typedef struct zc_bench_report {
+    zc_bench_mode mode;
+    int device;
+    const zc_device_info *info; /* NULL when unknown: "machine" is null */
+    const size_t *sizes;        /* the user's --sizes, or NULL for the mode's defaults */
+    size_t size_count;
+    const zc_bench_result *results;
+    size_t count;
+    double wall_seconds;
+    char created_utc[32]; /* "2026-11-30T12:00:00Z" */
+} zc_bench_report;
+
+/* One row of the chapter's comparison table, from this machine's numbers (NAN: not measured). */
+typedef struct zc_bench_compare_row {
+    const char *technique; /* "pageable", "pinned", "write_combined", "registered", "mapped",
+                              "uva", "managed" */
+    const char *title;
+    const char *needs_copy; /* "yes", "no", "on demand (migrates pages)" */
+    double h2d_gbps;        /* copy-engine transfer at the largest size measured */
+    double d2h_gbps;
+    double access_read_gbps; /* the GPU's read speed of the data where the technique leaves it */
+    double access_write_gbps;
+    const char *access_where; /* "device memory, after the copy", "host memory over PCIe" */
+    double latency_us;        /* median */
+    const char *latency_what;
+    char best_use[640];
+} zc_bench_compare_row;
+
+#define ZC_BENCH_COMPARE_ROWS 7
+
+/* The catalogue entry for a key, or NULL. */
+const zc_bench_case_info *zc_bench_info_for(const char *key);
+
+/* Build the comparison rows from results. */
+void zc_bench_compare(const zc_bench_result *results, size_t count,
+                      zc_bench_compare_row rows[ZC_BENCH_COMPARE_ROWS]);
+
+/* The human report: results grouped by case, then the comparison table, findings, method. */
+void zc_bench_print_table(FILE *out, const zc_bench_report *report);
+
+/* The JSON document, schema "zerocopy.bench/1" (docs/json.md); NULL when out of memory. */
+cJSON *zc_bench_json(const zc_bench_report *report);
+
+/* One CSV row per point (and one per case without points); 0 on success, -1 on write error. */
+int zc_bench_write_csv(FILE *out, const zc_bench_report *report);
+
+/* Progress on stderr: a bar when stderr is a terminal, nothing otherwise. */
+typedef struct zc_bench_progress {
+    int enabled;
+    int drawn;
+} zc_bench_progress;
+
+void zc_bench_progress_init(zc_bench_progress *p, FILE *stream);
+void zc_bench_progress_update(void *user, const char *key, double fraction);
+void zc_bench_progress_finish(zc_bench_progress *p);
+
+#endif

@@ -1,0 +1,286 @@
+/* zc bench: every technique measured on this machine, and the chapter's table rebuilt. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench_output.h"
+#include "cli.h"
+
+static const char zc__bench_usage[] =
+    "zc bench [--quick | --full] [--case PATTERNS] [--list] [--device N] [--sizes LIST] "
+    "[--json FILE] [--csv FILE]";
+
+static void zc__bench_help(void)
+{
+    printf("usage: %s\n\n"
+           "Measure every way of moving data between host and GPU on this machine: copies from\n"
+           "pageable, pinned, write-combined and registered memory; kernels reading and writing\n"
+           "mapped host memory; managed memory; latencies; where zero-copy beats a copy; what\n"
+           "overlap on streams buys. Every figure is verified; wrong data reports FAIL.\n\n"
+           "Options:\n"
+           "  --quick          a short run (about 20 s on an H200)\n"
+           "  --full           every size, more repeats (as long as it takes)\n"
+           "  --case PATTERNS  only cases whose key matches: comma-separated, a dotted prefix\n"
+           "                   (\"copy\", \"copy.h2d\") or a glob (\"*.pinned\"); may repeat\n"
+           "  --list           list the cases (with --case: those selected) and exit\n"
+           "  --device N       the GPU to measure (default 0)\n"
+           "  --sizes LIST     sizes for the size sweeps: \"4K,64K,1M,256M\" (K, M, G = KiB, ...)\n"
+           "  --json FILE      write every result, schema \"%s\" (docs/json.md)\n"
+           "  --csv FILE       write one row per measured point\n"
+           "  -h, --help       this help\n\n"
+           "Exit status 5 when any case's data was wrong (FAIL); see zc --help for the others.\n"
+           "The method is printed after the tables and described in docs/bench.md.\n",
+           zc__bench_usage, ZC_BENCH_SCHEMA);
+}
+
+/* Append one --case value to the comma-separated list. */
+static int zc__append(char **list, const char *more)
+{
+    size_t old = *list ? strlen(*list) : 0, add = strlen(more);
+    char *grown = realloc(*list, old + add + 2);
+    if (grown == NULL)
+        return 0;
+    if (old)
+        grown[old++] = ',';
+    memcpy(grown + old, more, add + 1);
+    *list = grown;
+    return 1;
+}
+
+static int zc__write_json(const char *path, const zc_bench_report *report)
+{
+    cJSON *doc = zc_bench_json(report);
+    char *text = doc ? cJSON_Print(doc) : NULL;
+    cJSON_Delete(doc);
+    if (text == NULL)
+        return zc_cli_fail("bench", "building JSON", ZC_ERR_NO_MEMORY);
+    FILE *f = fopen(path, "w");
+    int ok = f != NULL && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+    if (f != NULL && fclose(f) != 0)
+        ok = 0;
+    free(text);
+    if (!ok) {
+        fprintf(stderr, "zc bench: cannot write %s\n", path);
+        return ZC_EXIT_FAILURE;
+    }
+    return ZC_EXIT_OK;
+}
+
+static int zc__write_csv(const char *path, const zc_bench_report *report)
+{
+    FILE *f = fopen(path, "w");
+    int ok = f != NULL && zc_bench_write_csv(f, report) == 0;
+    if (f != NULL && fclose(f) != 0)
+        ok = 0;
+    if (!ok) {
+        fprintf(stderr, "zc bench: cannot write %s\n", path);
+        return ZC_EXIT_FAILURE;
+    }
+    return ZC_EXIT_OK;
+}
+
+int zc_cmd_bench(int argc, char **argv)
+{
+    static const struct option options[] = {
+        {"quick", no_argument, NULL, 'q'},
+        {"full", no_argument, NULL, 'f'},
+        {"case", required_argument, NULL, 'c'},
+        {"list", no_argument, NULL, 'l'},
+        {"device", required_argument, NULL, 'd'},
+        {"sizes", required_argument, NULL, 's'},
+        {"json", required_argument, NULL, 'j'},
+        {"csv", required_argument, NULL, 'v'},
+        /* A test hook, not in --help: corrupt the data of matching cases on purpose so that a
+         * test can see them report FAIL (docs/bench.md). */
+        {"inject-corruption", required_argument, NULL, 'x'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int quick = 0, full = 0, list = 0, device = 0, opt;
+    char *patterns = NULL;
+    const char *json_path = NULL, *csv_path = NULL, *corrupt = NULL;
+    size_t sizes[64];
+    size_t size_count = 0;
+    int rc = ZC_EXIT_OK;
+    optind = 0; /* GNU getopt: full re-initialisation for this command's argv */
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+        switch (opt) {
+        case 'q':
+            quick = 1;
+            break;
+        case 'f':
+            full = 1;
+            break;
+        case 'c':
+            if (!zc__append(&patterns, optarg)) {
+                free(patterns);
+                return zc_cli_fail("bench", "reading --case", ZC_ERR_NO_MEMORY);
+            }
+            break;
+        case 'l':
+            list = 1;
+            break;
+        case 'd':
+            if (!zc_cli_parse_int(optarg, 0, 1023, &device)) {
+                free(patterns);
+                return zc_cli_usage_error("bench", zc__bench_usage,
+                                          "--device needs a GPU number, got '%s'", optarg);
+            }
+            break;
+        case 's':
+            if (zc_bench_sizes_parse(optarg, sizes, sizeof sizes / sizeof sizes[0], &size_count) !=
+                ZC_OK) {
+                free(patterns);
+                return zc_cli_usage_error("bench", zc__bench_usage, "--sizes: %s", zc_last_error());
+            }
+            break;
+        case 'j':
+            json_path = optarg;
+            break;
+        case 'v':
+            csv_path = optarg;
+            break;
+        case 'x':
+            corrupt = optarg;
+            break;
+        case 'h':
+            free(patterns);
+            zc__bench_help();
+            return ZC_EXIT_OK;
+        case ':':
+            free(patterns);
+            return zc_cli_usage_error("bench", zc__bench_usage, "%s needs a value",
+                                      argv[optind - 1]);
+        default:
+            free(patterns);
+            return zc_cli_usage_error("bench", zc__bench_usage, "unknown option '%s'",
+                                      argv[optind - 1]);
+        }
+    }
+    if (optind < argc) {
+        free(patterns);
+        return zc_cli_usage_error("bench", zc__bench_usage, "unexpected argument '%s'",
+                                  argv[optind]);
+    }
+    if (quick && full) {
+        free(patterns);
+        return zc_cli_usage_error("bench", zc__bench_usage,
+                                  "--quick and --full exclude each other");
+    }
+
+    size_t ncases = zc_bench_case_count();
+    unsigned char *selected = calloc(ncases, 1);
+    zc_bench_result *results = calloc(ncases, sizeof *results);
+    zc_bench_ctx *ctx = NULL;
+    size_t nresults = 0, matched = 0;
+    if (selected == NULL || results == NULL) {
+        rc = zc_cli_fail("bench", "allocating the case table", ZC_ERR_NO_MEMORY);
+        goto out;
+    }
+    if (zc_bench_select(patterns, selected, ncases, &matched) != ZC_OK) {
+        rc = zc_cli_usage_error("bench", zc__bench_usage, "--case: %s", zc_last_error());
+        goto out;
+    }
+    if (list) {
+        for (size_t i = 0; i < ncases; i++) {
+            const zc_bench_case_info *info = zc_bench_case_at(i);
+            if (selected[i])
+                printf("%-28s %-10s %s\n", info->key, info->group, info->title);
+        }
+        goto out;
+    }
+
+    int count = 0;
+    zc_status st = zc_device_count(&count);
+    if (st != ZC_OK) {
+        rc = zc_cli_fail("bench", "no GPU to measure", st);
+        goto out;
+    }
+    if (device >= count) {
+        fprintf(stderr, "zc bench: --device %d: this machine has %d GPU%s (0..%d)\n", device, count,
+                count == 1 ? "" : "s", count - 1);
+        rc = ZC_EXIT_USAGE;
+        goto out;
+    }
+    zc_device_info info;
+    if ((st = zc_device_info_get(device, &info)) != ZC_OK) {
+        rc = zc_cli_fail("bench", "reading device properties", st);
+        goto out;
+    }
+    zc_bench_progress progress;
+    zc_bench_progress_init(&progress, stderr);
+    zc_bench_config config;
+    zc_bench_config_init(&config);
+    config.device = device;
+    config.mode = quick ? ZC_BENCH_QUICK : full ? ZC_BENCH_FULL : ZC_BENCH_DEFAULT;
+    config.sizes = size_count ? sizes : NULL;
+    config.size_count = size_count;
+    config.corrupt_key = corrupt;
+    config.progress = zc_bench_progress_update;
+    config.progress_user = &progress;
+    if ((st = zc_bench_ctx_create(&config, &ctx)) != ZC_OK) {
+        rc = zc_cli_fail("bench", "setting up the measurements", st);
+        goto out;
+    }
+    (void)zc_bench_ctx_plan(ctx, matched);
+    struct timespec wall0, wall1;
+    clock_gettime(CLOCK_MONOTONIC, &wall0);
+    zc_bench_report report;
+    memset(&report, 0, sizeof report);
+    time_t now = time(NULL);
+    struct tm utc;
+    gmtime_r(&now, &utc);
+    strftime(report.created_utc, sizeof report.created_utc, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    for (size_t i = 0; i < ncases; i++) {
+        if (!selected[i])
+            continue;
+        if ((st = zc_bench_run(ctx, i, &results[nresults])) != ZC_OK) {
+            zc_bench_progress_finish(&progress);
+            rc = zc_cli_fail("bench", zc_bench_case_at(i)->key, st);
+            goto out;
+        }
+        nresults++;
+    }
+    zc_bench_progress_finish(&progress);
+    clock_gettime(CLOCK_MONOTONIC, &wall1);
+    report.mode = config.mode;
+    report.device = device;
+    report.info = &info;
+    report.sizes = size_count ? sizes : NULL;
+    report.size_count = size_count;
+    report.results = results;
+    report.count = nresults;
+    report.wall_seconds =
+        (double)(wall1.tv_sec - wall0.tv_sec) + (double)(wall1.tv_nsec - wall0.tv_nsec) / 1e9;
+    printf("zerocopy %s: zc bench (%s) on GPU %d, %s\n\n", zc_version_string(),
+           zc_bench_mode_name(config.mode), device, info.name);
+    zc_bench_print_table(stdout, &report);
+    fflush(stdout);
+    if (json_path && (rc = zc__write_json(json_path, &report)) != ZC_EXIT_OK)
+        goto out;
+    if (csv_path && (rc = zc__write_csv(csv_path, &report)) != ZC_EXIT_OK)
+        goto out;
+    /* Wrong data outranks every other failure: its figures must not be trusted. */
+    for (size_t i = 0; i < nresults; i++)
+        if (results[i].outcome == ZC_BENCH_FAIL) {
+            fprintf(stderr, "zc bench: %s: FAIL: %s\n", results[i].key, results[i].reason);
+            rc = ZC_EXIT_VERIFY;
+        }
+    if (rc == ZC_EXIT_OK)
+        for (size_t i = 0; i < nresults; i++)
+            if (results[i].outcome == ZC_BENCH_ERROR) {
+                fprintf(stderr, "zc bench: %s: error: %s\n", results[i].key, results[i].reason);
+                if (rc == ZC_EXIT_OK)
+                    rc = zc_cli_exit_code(results[i].status);
+            }
+out:
+    zc_bench_ctx_destroy(ctx);
+    for (size_t i = 0; i < nresults; i++)
+        zc_bench_result_clear(&results[i]);
+    free(results);
+    free(selected);
+    free(patterns);
+    return rc;
+}
