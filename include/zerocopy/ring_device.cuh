@@ -1,0 +1,328 @@
+/* The GPU side of a zerocopy frame ring: block-collective calls to wait for a frame, read it,
+ * release it and publish a result, for users who write their own persistent kernels. */
+#ifndef ZEROCOPY_RING_DEVICE_CUH
+#define ZEROCOPY_RING_DEVICE_CUH
+
+#include <stdint.h>
+
+#include "zerocopy/ring_protocol.h"
+
+/*
+ * How to use (one block per consumer; every call is made by all threads of the block):
+ *
+ *   __global__ void my_kernel(zc_ring_dev ring) {
+ *       zc_ring_dev_watch watch;
+ *       zc_ring_dev_begin(&ring, &watch);
+ *       uint32_t why = ZC_RING_EXIT_NONE;
+ *       for (uint64_t seq = 0; why == ZC_RING_EXIT_NONE; seq++) {
+ *           why = zc_ring_dev_wait(&ring, seq, &watch);            // FLAG: stamp; LL: no-op
+ *           if (why == ZC_RING_EXIT_NONE)
+ *               why = zc_ring_dev_read(&ring, seq, first, n, smem, &watch);
+ *           if (why != ZC_RING_EXIT_NONE) break;
+ *           zc_ring_dev_release(&ring, seq + 1);                  // input slot reusable
+ *           ... compute into smem ...
+ *           zc_ring_dev_write(&ring, seq, first, n, smem);
+ *           zc_ring_dev_publish(&ring, seq);
+ *       }
+ *       zc_ring_dev_end(&ring, why);
+ *   }
+ *
+ * Memory ordering (DESIGN.md): host-written words are read with ld.acquire.sys (stamps,
+ * control) or ld.volatile (LL words, which validate themselves); the GPU publishes with
+ * st.release.sys after __syncthreads(); nothing here uses __ldg or ld.global.nc, and no word is
+ * read-modify-written by both sides. Every poll loop checks the stop word and the host's
+ * heartbeat every poll_check_ns, so no wait is unbounded: a host that stops heartbeating for
+ * watchdog_ns makes the kernel end by itself.
+ */
+
+/* Thread 0's bookkeeping for the watchdog. */
+typedef struct zc_ring_dev_watch {
+    uint64_t heartbeat;    /* last value seen */
+    uint64_t heartbeat_ns; /* %globaltimer when it last moved */
+    uint64_t next_check_ns;
+} zc_ring_dev_watch;
+
+__device__ __forceinline__ uint64_t zc_ring_dev_now_ns(void)
+{
+    uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+__device__ __forceinline__ uint64_t zc_ring_dev_ld_acquire(const uint64_t *p)
+{
+    uint64_t v;
+    asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+
+__device__ __forceinline__ void zc_ring_dev_st_release(uint64_t *p, uint64_t v)
+{
+    asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+__device__ __forceinline__ uint64_t zc_ring_dev_ld_volatile(const uint64_t *p)
+{
+    uint64_t v;
+    asm volatile("ld.volatile.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+
+__device__ __forceinline__ uint32_t zc_ring_dev_ld_volatile32(const uint32_t *p)
+{
+    uint32_t v;
+    asm volatile("ld.volatile.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
+__device__ __forceinline__ uint4 zc_ring_dev_ld_volatile128(const uint4 *p)
+{
+    uint4 v;
+    asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p)
+                 : "memory");
+    return v;
+}
+
+__device__ __forceinline__ void zc_ring_dev_st_volatile(uint64_t *p, uint64_t v)
+{
+    asm volatile("st.volatile.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+__device__ __forceinline__ void zc_ring_dev_st_volatile32(uint32_t *p, uint32_t v)
+{
+    asm volatile("st.volatile.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+__device__ __forceinline__ void zc_ring_dev_st_volatile128(uint4 *p, uint4 v)
+{
+    asm volatile("st.volatile.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v.x), "r"(v.y),
+                 "r"(v.z), "r"(v.w)
+                 : "memory");
+}
+
+/*
+ * Thread 0 only: read the stop word and the heartbeat if poll_check_ns has passed since the
+ * last look. Gives ZC_RING_EXIT_STOP, ZC_RING_EXIT_WATCHDOG or ZC_RING_EXIT_NONE. Reading the
+ * host's words costs a PCIe round trip, hence the time gate.
+ */
+__device__ __forceinline__ uint32_t zc_ring_dev_check(const zc_ring_dev *ring,
+                                                      zc_ring_dev_watch *watch)
+{
+    uint64_t now = zc_ring_dev_now_ns();
+    if (now < watch->next_check_ns)
+        return ZC_RING_EXIT_NONE;
+    watch->next_check_ns = now + ring->poll_check_ns;
+    if (zc_ring_dev_ld_acquire(&ring->ctrl->stop) != 0)
+        return ZC_RING_EXIT_STOP;
+    uint64_t beat = zc_ring_dev_ld_acquire(&ring->ctrl->heartbeat);
+    if (beat != watch->heartbeat) {
+        watch->heartbeat = beat;
+        watch->heartbeat_ns = now;
+    } else if (now - watch->heartbeat_ns > ring->watchdog_ns) {
+        return ZC_RING_EXIT_WATCHDOG;
+    }
+    return ZC_RING_EXIT_NONE;
+}
+
+/* Start of a persistent kernel: block 0 says it is running; every block arms its watchdog. */
+__device__ __forceinline__ void zc_ring_dev_begin(const zc_ring_dev *ring, zc_ring_dev_watch *watch)
+{
+    if (threadIdx.x == 0) {
+        uint64_t now = zc_ring_dev_now_ns();
+        watch->heartbeat = zc_ring_dev_ld_acquire(&ring->ctrl->heartbeat);
+        watch->heartbeat_ns = now;
+        watch->next_check_ns = now;
+        if (blockIdx.x == 0)
+            zc_ring_dev_st_release(&ring->ctrl->started, ring->launch);
+    }
+    __syncthreads();
+}
+
+/*
+ * End of a persistent kernel: record why. Any block may end first (they all watch the same
+ * words); the last store wins, and all of them say the same thing unless an error occurred.
+ */
+__device__ __forceinline__ void zc_ring_dev_end(const zc_ring_dev *ring, uint32_t why)
+{
+    __syncthreads();
+    if (threadIdx.x == 0 && (blockIdx.x == 0 || why == ZC_RING_EXIT_ERROR)) {
+        zc_ring_dev_st_release(&ring->ctrl->exit_time_ns, zc_ring_dev_now_ns());
+        zc_ring_dev_st_release(&ring->ctrl->exit_reason, why);
+    }
+}
+
+/* Report a protocol or user error (the kernel should then end with ZC_RING_EXIT_ERROR). */
+__device__ __forceinline__ void zc_ring_dev_error(const zc_ring_dev *ring, uint32_t code,
+                                                  uint64_t detail)
+{
+    zc_ring_dev_st_release(&ring->ctrl->error_detail, detail);
+    zc_ring_dev_st_release(&ring->ctrl->error_code, code);
+}
+
+/*
+ * Wait until input frame seq has been published. FLAG: thread 0 polls the slot's stamp with
+ * acquire, then the block synchronises, which makes the payload visible to every thread. LL:
+ * returns at once; zc_ring_dev_read polls the words themselves.
+ */
+__device__ __forceinline__ uint32_t zc_ring_dev_wait(const zc_ring_dev *ring, uint64_t seq,
+                                                     zc_ring_dev_watch *watch)
+{
+    if (ring->protocol == ZC_RING_PROTO_LL)
+        return ZC_RING_EXIT_NONE;
+    __shared__ uint32_t zc__wait_why;
+    if (threadIdx.x == 0) {
+        const uint64_t *stamp = &ring->in_stamp[zc_ring_slot(seq, ring->slots)];
+        uint32_t why = ZC_RING_EXIT_NONE;
+        for (uint32_t spins = 0;; spins++) {
+            if (zc_ring_stamp_ready(zc_ring_dev_ld_acquire(stamp), seq))
+                break;
+            if ((spins & 15u) == 15u && (why = zc_ring_dev_check(ring, watch)) != 0)
+                break;
+        }
+        zc__wait_why = why;
+    }
+    __syncthreads();
+    return zc__wait_why;
+}
+
+/*
+ * Read 32-bit payload words [first, first + count) of input frame seq into dst (shared or
+ * device memory). A negative first reaches back into frame seq - 1's tail, which is how a
+ * streaming filter reads the samples before its frame: the kernel must not have released seq - 1
+ * yet (release seq, not seq + 1, after reading). For seq 0 those words read as 0.
+ * FLAG: the caller has waited for seq. LL: each thread polls its own words until their flags
+ * match, so the data arrives in one PCIe trip; thread 0 also watches stop and heartbeat and
+ * stops everyone when either says so.
+ */
+__device__ __forceinline__ uint32_t zc_ring_dev_read(const zc_ring_dev *ring, uint64_t seq,
+                                                     int64_t first, uint32_t count, uint32_t *dst,
+                                                     zc_ring_dev_watch *watch)
+{
+    const int64_t words = (int64_t)(ring->in_bytes / 4u);
+    const unsigned char *cur =
+        ring->in + (uint64_t)zc_ring_slot(seq, ring->slots) * ring->in_stride;
+    const unsigned char *prev =
+        ring->in + (uint64_t)zc_ring_slot(seq - 1u, ring->slots) * ring->in_stride;
+    if (ring->protocol != ZC_RING_PROTO_LL) {
+        /* 16-byte loads where the range allows it: the link is used best by wide requests. */
+        const uint32_t *cw = (const uint32_t *)cur, *pw = (const uint32_t *)prev;
+        uint32_t i = threadIdx.x;
+        if (first >= 0 && (first & 3) == 0 && (count & 3u) == 0 && ((uintptr_t)dst & 15u) == 0) {
+            const uint4 *src = (const uint4 *)(cw + first);
+            uint4 *d4 = (uint4 *)dst;
+            for (; i < count / 4u; i += blockDim.x)
+                d4[i] = zc_ring_dev_ld_volatile128(src + i);
+        } else {
+            for (; i < count; i += blockDim.x) {
+                int64_t w = first + (int64_t)i;
+                uint32_t v = 0;
+                if (w >= 0)
+                    v = zc_ring_dev_ld_volatile32(cw + w);
+                else if (seq > 0)
+                    v = zc_ring_dev_ld_volatile32(pw + (words + w));
+                dst[i] = v;
+            }
+        }
+        __syncthreads();
+        return ZC_RING_EXIT_NONE;
+    }
+
+    __shared__ uint32_t zc__read_done;
+    __shared__ volatile uint32_t zc__read_abort;
+    if (threadIdx.x == 0) {
+        zc__read_done = 0;
+        zc__read_abort = 0;
+    }
+    __syncthreads();
+    const uint64_t *cl = (const uint64_t *)cur, *pl = (const uint64_t *)prev;
+    uint32_t spins = 0;
+    for (uint32_t i = threadIdx.x; i < count; i += blockDim.x) {
+        int64_t w = first + (int64_t)i;
+        if (w < 0 && seq == 0) {
+            dst[i] = 0;
+            continue;
+        }
+        const uint64_t *p = w >= 0 ? cl + w : pl + (words + w);
+        uint64_t want = w >= 0 ? seq : seq - 1u;
+        uint64_t word = zc_ring_dev_ld_volatile(p);
+        while (!zc_ring_ll_ready(word, want)) {
+            if ((++spins & 31u) == 0) {
+                if (zc__read_abort != 0)
+                    goto out;
+                if (threadIdx.x == 0) {
+                    uint32_t why = zc_ring_dev_check(ring, watch);
+                    if (why != 0) {
+                        zc__read_abort = why;
+                        goto out;
+                    }
+                }
+            }
+            word = zc_ring_dev_ld_volatile(p);
+        }
+        dst[i] = zc_ring_ll_data(word);
+    }
+    atomicAdd(&zc__read_done, 1u);
+    if (threadIdx.x == 0) {
+        /* Thread 0 keeps watching the host until every thread has its words. */
+        while (*(volatile uint32_t *)&zc__read_done < blockDim.x && zc__read_abort == 0) {
+            uint32_t why = zc_ring_dev_check(ring, watch);
+            if (why != 0)
+                zc__read_abort = why;
+        }
+    }
+out:
+    __syncthreads();
+    return zc__read_abort;
+}
+
+/* Tell the host that this block no longer needs input frames below seq_end. */
+__device__ __forceinline__ void zc_ring_dev_release(const zc_ring_dev *ring, uint64_t seq_end)
+{
+    __syncthreads();
+    if (threadIdx.x == 0)
+        zc_ring_dev_st_release(&ring->released[blockIdx.x], seq_end);
+}
+
+/*
+ * Write 32-bit result words [first, first + count) of result seq from src. LL: each word goes
+ * out with its flag in one 8-byte store and is complete by itself. FLAG: plain stores, made
+ * visible by zc_ring_dev_publish.
+ */
+__device__ __forceinline__ void zc_ring_dev_write(const zc_ring_dev *ring, uint64_t seq,
+                                                  uint64_t first, uint32_t count,
+                                                  const uint32_t *src)
+{
+    unsigned char *slot = ring->out + (uint64_t)zc_ring_slot(seq, ring->slots) * ring->out_stride;
+    if (ring->protocol == ZC_RING_PROTO_LL) {
+        uint64_t *dst = (uint64_t *)slot + first;
+        uint32_t flag = zc_ring_ll_flag(seq);
+        for (uint32_t i = threadIdx.x; i < count; i += blockDim.x)
+            zc_ring_dev_st_volatile(dst + i, zc_ring_ll_pack(src[i], flag));
+        return;
+    }
+    uint32_t *dst = (uint32_t *)slot + first;
+    if ((first & 3u) == 0 && (count & 3u) == 0 && ((uintptr_t)src & 15u) == 0) {
+        for (uint32_t i = threadIdx.x; i < count / 4u; i += blockDim.x)
+            zc_ring_dev_st_volatile128((uint4 *)dst + i, ((const uint4 *)src)[i]);
+    } else {
+        for (uint32_t i = threadIdx.x; i < count; i += blockDim.x)
+            zc_ring_dev_st_volatile32(dst + i, src[i]);
+    }
+}
+
+/* Make this block's part of result seq visible to the host (FLAG: a stamp per block after
+ * __syncthreads, stored with release; LL: the words already carry their flags). */
+__device__ __forceinline__ void zc_ring_dev_publish(const zc_ring_dev *ring, uint64_t seq)
+{
+    if (ring->protocol == ZC_RING_PROTO_LL)
+        return;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        uint64_t index = (uint64_t)zc_ring_slot(seq, ring->slots) * ring->consumers + blockIdx.x;
+        zc_ring_dev_st_release(&ring->out_stamp[index], zc_ring_stamp(seq));
+    }
+}
+
+#endif

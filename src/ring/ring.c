@@ -1,0 +1,368 @@
+/* The frame ring's lifetime: configuration, mapped pinned allocation, stream, heartbeat. */
+#include "ring/ring_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/checked_math.h"
+#include "zerocopy/clock.h"
+#include "device/cuda_check.h"
+
+#define ZC__RING_ALIGN 128u
+
+ZC_EXTERN void zc_ring_config_init(zc_ring_config *config)
+{
+    if (config == NULL)
+        return;
+    memset(config, 0, sizeof *config);
+    config->device = 0;
+    config->slots = 8;
+    config->in_bytes = 4096;
+    config->out_bytes = 4096;
+    config->consumers = 1;
+    config->protocol = ZC_RING_PROTO_LL;
+    config->policy = ZC_RING_FULL_WAIT;
+    config->watchdog_ns = 1000000000ull;
+    config->poll_check_ns = 20000ull;
+}
+
+ZC_EXTERN zc_status zc_ring_config_check(const zc_ring_config *c)
+{
+    ZC_REQUIRE_ARG(c);
+    if (c->device < 0)
+        return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_ring_config_check: device %d is negative",
+                       c->device);
+    if (c->slots < 2 || c->slots > 65536 || !zc_ring_is_pow2(c->slots))
+        return ZC_FAIL(ZC_ERR_INVALID_ARG,
+                       "zc_ring_config_check: slots %u is not a power of two in 2..65536",
+                       c->slots);
+    if (c->in_bytes == 0 || c->in_bytes % 16 != 0)
+        return ZC_FAIL(ZC_ERR_INVALID_ARG,
+                       "zc_ring_config_check: in_bytes %zu is not a positive multiple of 16",
+                       c->in_bytes);
+    if (c->out_bytes == 0 || c->out_bytes % 16 != 0)
+        return ZC_FAIL(ZC_ERR_INVALID_ARG,
+                       "zc_ring_config_check: out_bytes %zu is not a positive multiple of 16",
+                       c->out_bytes);
+    if (c->consumers == 0 || c->consumers > ZC_RING_MAX_CONSUMERS)
+        return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_ring_config_check: consumers %u not in 1..%u",
+                       c->consumers, ZC_RING_MAX_CONSUMERS);
+    if (c->protocol != ZC_RING_PROTO_FLAG && c->protocol != ZC_RING_PROTO_LL)
+        return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_ring_config_check: unknown protocol %d",
+                       (int)c->protocol);
+    if (c->policy != ZC_RING_FULL_WAIT && c->policy != ZC_RING_FULL_DROP)
+        return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_ring_config_check: unknown full policy %d",
+                       (int)c->policy);
+    if (c->watchdog_ns < 10000000ull)
+        return ZC_FAIL(ZC_ERR_INVALID_ARG,
+                       "zc_ring_config_check: watchdog_ns %llu is below 10 ms; the heartbeat "
+                       "thread could not keep up",
+                       (unsigned long long)c->watchdog_ns);
+    if (c->poll_check_ns == 0 || c->poll_check_ns > c->watchdog_ns / 4)
+        return ZC_FAIL(ZC_ERR_INVALID_ARG,
+                       "zc_ring_config_check: poll_check_ns %llu must be in 1..watchdog_ns/4",
+                       (unsigned long long)c->poll_check_ns);
+    size_t bytes;
+    if (!zc__size_mul(c->in_bytes, 2u * (size_t)c->slots, &bytes) ||
+        !zc__size_mul(c->out_bytes, 2u * (size_t)c->slots, &bytes))
+        return ZC_FAIL(ZC_ERR_OVERFLOW, "zc_ring_config_check: slots x frame bytes overflows");
+    if (c->in_bytes / 4 > UINT32_MAX || c->out_bytes / 4 > UINT32_MAX)
+        return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_ring_config_check: frames over 16 GiB");
+    return ZC_OK;
+}
+
+/* Round n up to ZC__RING_ALIGN; false on overflow. */
+static int zc__ring_round(size_t n, size_t *out_p)
+{
+    size_t r;
+    if (!zc__size_add(n, ZC__RING_ALIGN - 1u, &r))
+        return 0;
+    *out_p = r / ZC__RING_ALIGN * ZC__RING_ALIGN;
+    return 1;
+}
+
+/* Lay out control, release words, stamps and slots in one allocation; offsets in bytes. */
+typedef struct zc__ring_layout {
+    size_t released, in_stamp, out_stamp, in, out, total;
+} zc__ring_layout;
+
+static zc_status zc__ring_plan(const zc_ring_config *c, size_t in_stride, size_t out_stride,
+                               zc__ring_layout *l)
+{
+    size_t n, at = 0;
+    int ok = zc__ring_round(sizeof(zc_ring_ctrl), &at);
+    l->released = at;
+    ok = ok && zc__size_mul(c->consumers, sizeof(uint64_t), &n) && zc__ring_round(n, &n) &&
+         zc__size_add(at, n, &at);
+    l->in_stamp = at;
+    ok = ok && zc__size_mul(c->slots, sizeof(uint64_t), &n) && zc__ring_round(n, &n) &&
+         zc__size_add(at, n, &at);
+    l->out_stamp = at;
+    ok = ok && zc__size_mul((size_t)c->slots * c->consumers, sizeof(uint64_t), &n) &&
+         zc__ring_round(n, &n) && zc__size_add(at, n, &at);
+    l->in = at;
+    ok = ok && zc__size_mul(c->slots, in_stride, &n) && zc__size_add(at, n, &at);
+    l->out = at;
+    ok = ok && zc__size_mul(c->slots, out_stride, &n) && zc__size_add(at, n, &at);
+    l->total = at;
+    if (!ok)
+        return ZC_FAIL(ZC_ERR_OVERFLOW, "zc_ring_create: ring size overflows size_t");
+    return ZC_OK;
+}
+
+static void *zc__ring_heartbeat_main(void *arg)
+{
+    zc_ring *ring = arg;
+    uint64_t beat = 0;
+    struct timespec pause = {0, (long)ring->heartbeat_period_ns};
+    while (!__atomic_load_n(&ring->heartbeat_quit, __ATOMIC_ACQUIRE)) {
+        if (!__atomic_load_n(&ring->heartbeat_paused, __ATOMIC_ACQUIRE))
+            __atomic_store_n(&ring->ctrl->heartbeat, ++beat, __ATOMIC_RELEASE);
+        nanosleep(&pause, NULL);
+    }
+    return NULL;
+}
+
+void zc__ring_heartbeat_pause(zc_ring *ring, int paused)
+{
+    __atomic_store_n(&ring->heartbeat_paused, paused, __ATOMIC_RELEASE);
+}
+
+/* Give every LL word the flag of its slot's previous occupant, so that no zeroed word is taken
+ * for data of the first frame (whose flag may be anything, as sequence numbers wrap). */
+static void zc__ring_ll_init(unsigned char *slots, size_t stride, size_t words, uint32_t count,
+                             uint64_t first_seq)
+{
+    for (uint32_t i = 0; i < count; i++) {
+        uint64_t seq = first_seq + i; /* the first frame that will use this slot */
+        uint64_t *w = (uint64_t *)(slots + (size_t)zc_ring_slot(seq, count) * stride);
+        uint64_t stale = zc_ring_ll_pack(0, zc_ring_ll_stale_flag(seq, count));
+        for (size_t k = 0; k < words; k++)
+            w[k] = stale;
+    }
+}
+
+/* Slot strides for a configuration. */
+static zc_status zc__ring_strides(const zc_ring_config *c, size_t *in_p, size_t *out_p)
+{
+    int ll = c->protocol == ZC_RING_PROTO_LL;
+    if (!zc__ring_round(ll ? c->in_bytes * 2 : c->in_bytes, in_p) ||
+        !zc__ring_round(ll ? c->out_bytes * 2 : c->out_bytes, out_p))
+        return ZC_FAIL(ZC_ERR_OVERFLOW, "zc_ring_create: slot size overflows");
+    return ZC_OK;
+}
+
+zc_status zc__ring_bytes(const zc_ring_config *c, size_t *bytes_p)
+{
+    size_t in_stride = 0, out_stride = 0;
+    zc__ring_layout l;
+    zc_status st = zc__ring_strides(c, &in_stride, &out_stride);
+    if (st == ZC_OK)
+        st = zc__ring_plan(c, in_stride, out_stride, &l);
+    if (st == ZC_OK)
+        *bytes_p = l.total;
+    return st;
+}
+
+zc_status zc__ring_setup(zc_ring *ring, const zc_ring_config *config, unsigned char *host,
+                         unsigned char *dev, uint64_t first_seq)
+{
+    zc__ring_layout l;
+    zc_status st = zc__ring_strides(config, &ring->in_stride, &ring->out_stride);
+    if (st == ZC_OK)
+        st = zc__ring_plan(config, ring->in_stride, ring->out_stride, &l);
+    if (st != ZC_OK)
+        return st;
+    ring->config = *config;
+    ring->in_words = config->in_bytes / 4;
+    ring->out_words = config->out_bytes / 4;
+    ring->base = host;
+    ring->base_bytes = l.total;
+    memset(host, 0, l.total);
+    ring->ctrl = (zc_ring_ctrl *)host;
+    ring->released = (uint64_t *)(host + l.released);
+    ring->in_stamp = (uint64_t *)(host + l.in_stamp);
+    ring->out_stamp = (uint64_t *)(host + l.out_stamp);
+    ring->in = host + l.in;
+    ring->out = host + l.out;
+    for (uint32_t i = 0; i < config->consumers; i++)
+        ring->released[i] = first_seq;
+    /* Stamps start as their previous occupants' too, so any first_seq works, even one whose
+     * stamp is 0 after the 64-bit wrap. */
+    for (uint32_t i = 0; i < config->slots; i++) {
+        uint64_t seq = first_seq + i;
+        uint32_t slot = zc_ring_slot(seq, config->slots);
+        ring->in_stamp[slot] = zc_ring_stamp(seq - config->slots);
+        for (uint32_t b = 0; b < config->consumers; b++)
+            ring->out_stamp[(size_t)slot * config->consumers + b] =
+                zc_ring_stamp(seq - config->slots);
+    }
+    ring->head = ring->tail = ring->released_seen = first_seq;
+    if (config->protocol == ZC_RING_PROTO_LL) {
+        zc__ring_ll_init(ring->in, ring->in_stride, ring->in_words, config->slots, first_seq);
+        zc__ring_ll_init(ring->out, ring->out_stride, ring->out_words, config->slots, first_seq);
+    }
+    zc_ring_dev *v = &ring->view;
+    v->protocol = (uint32_t)config->protocol;
+    v->slots = config->slots;
+    v->consumers = config->consumers;
+    v->launch = 1;
+    v->in_bytes = config->in_bytes;
+    v->out_bytes = config->out_bytes;
+    v->in_stride = ring->in_stride;
+    v->out_stride = ring->out_stride;
+    v->ctrl = (zc_ring_ctrl *)dev;
+    v->released = (uint64_t *)(dev + l.released);
+    v->in_stamp = (uint64_t *)(dev + l.in_stamp);
+    v->out_stamp = (uint64_t *)(dev + l.out_stamp);
+    v->in = dev + l.in;
+    v->out = dev + l.out;
+    v->watchdog_ns = config->watchdog_ns;
+    v->poll_check_ns = config->poll_check_ns;
+    ring->in_stage = aligned_alloc(64, (config->in_bytes + 63) / 64 * 64);
+    ring->out_stage = aligned_alloc(64, (config->out_bytes + 63) / 64 * 64);
+    if (ring->in_stage == NULL || ring->out_stage == NULL) {
+        free(ring->in_stage);
+        free(ring->out_stage);
+        ring->in_stage = ring->out_stage = NULL;
+        return ZC_FAIL(ZC_ERR_NO_MEMORY, "zc_ring_create: no memory for staging frames");
+    }
+    return ZC_OK;
+}
+
+ZC_EXTERN zc_status zc_ring_create(const zc_ring_config *config, zc_ring **ring_p)
+{
+    ZC_REQUIRE_ARG(config);
+    ZC_REQUIRE_ARG(ring_p);
+    zc_status st = zc_ring_config_check(config);
+    if (st != ZC_OK)
+        return st;
+    int count = 0, can_map = 0, sms = 0;
+    ZC_CUDA_RETURN(cudaGetDeviceCount(&count));
+    if (config->device >= count)
+        return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_ring_create: device %d does not exist (%d found)",
+                       config->device, count);
+    ZC_CUDA_RETURN(cudaSetDevice(config->device));
+    ZC_CUDA_RETURN(cudaDeviceGetAttribute(&can_map, cudaDevAttrCanMapHostMemory, config->device));
+    ZC_CUDA_RETURN(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, config->device));
+    if (!can_map)
+        return ZC_FAIL(ZC_ERR_UNSUPPORTED, "zc_ring_create: device %d cannot map host memory",
+                       config->device);
+    /* Persistent blocks must all be resident at once, or the late ones never run. */
+    if (config->consumers > (uint32_t)sms * 2u)
+        return ZC_FAIL(ZC_ERR_INVALID_ARG,
+                       "zc_ring_create: %u consumer blocks exceed 2 per SM (%d SMs); a persistent "
+                       "kernel's blocks must all be resident",
+                       config->consumers, sms);
+    size_t bytes;
+    st = zc__ring_bytes(config, &bytes);
+    if (st != ZC_OK)
+        return st;
+
+    zc_ring *ring = calloc(1, sizeof *ring);
+    if (ring == NULL)
+        return ZC_FAIL(ZC_ERR_NO_MEMORY, "zc_ring_create: no memory for the ring record");
+    void *host = NULL, *dev = NULL;
+    ZC_CUDA_GOTO(cudaHostAlloc(&host, bytes, cudaHostAllocMapped), st, fail_record);
+    ZC_CUDA_GOTO(cudaHostGetDevicePointer(&dev, host, 0), st, fail_host);
+    st = zc__ring_setup(ring, config, host, dev, 0);
+    if (st != ZC_OK)
+        goto fail_host;
+    /* Non-blocking, so that work on the legacy default stream (cudaMemcpy, a
+     * cudaDeviceSynchronize elsewhere) never waits for the kernel that never ends by itself. */
+    ZC_CUDA_GOTO(cudaStreamCreateWithFlags(&ring->stream, cudaStreamNonBlocking), st, fail_stage);
+
+    ring->heartbeat_period_ns = config->watchdog_ns / 8;
+    if (ring->heartbeat_period_ns > 50000000ull)
+        ring->heartbeat_period_ns = 50000000ull;
+    __atomic_store_n(&ring->ctrl->heartbeat, 1, __ATOMIC_RELEASE);
+    if (pthread_create(&ring->heartbeat_thread, NULL, zc__ring_heartbeat_main, ring) != 0) {
+        st = ZC_FAIL(ZC_ERR_NO_MEMORY, "zc_ring_create: cannot start the heartbeat thread");
+        goto fail_stream;
+    }
+    ring->heartbeat_running = 1;
+    *ring_p = ring;
+    return ZC_OK;
+
+fail_stream:
+    cudaStreamDestroy(ring->stream);
+fail_stage:
+    free(ring->in_stage);
+    free(ring->out_stage);
+fail_host:
+    cudaFreeHost(host);
+fail_record:
+    free(ring);
+    return st;
+}
+
+ZC_EXTERN void zc_ring_destroy(zc_ring *ring)
+{
+    if (ring == NULL)
+        return;
+    int leak = 0;
+    if (ring->simulated) {
+        /* A CPU-test ring: memory and the stand-in GPU belong to the test. */
+        free(ring->in_stage);
+        free(ring->out_stage);
+        free(ring);
+        return;
+    }
+    if (cudaStreamQuery(ring->stream) == cudaErrorNotReady) {
+        /* Ask politely; then let the watchdog end it by stopping the heartbeat. Memory the
+         * kernel may still read is never freed under it: it is left behind instead. */
+        if (zc_ring_stop(ring, 1000000000ull) != ZC_OK) {
+            zc__ring_heartbeat_pause(ring, 1);
+            uint64_t end = zc_clock_ns() + ring->config.watchdog_ns + 1000000000ull;
+            while (cudaStreamQuery(ring->stream) == cudaErrorNotReady && zc_clock_ns() < end) {
+                struct timespec ms = {0, 1000000};
+                nanosleep(&ms, NULL);
+            }
+            leak = cudaStreamQuery(ring->stream) == cudaErrorNotReady;
+        }
+    }
+    if (ring->heartbeat_running) {
+        __atomic_store_n(&ring->heartbeat_quit, 1, __ATOMIC_RELEASE);
+        pthread_join(ring->heartbeat_thread, NULL);
+    }
+    if (!leak) {
+        cudaStreamDestroy(ring->stream);
+        cudaFreeHost(ring->base);
+    }
+    free(ring->in_stage);
+    free(ring->out_stage);
+    free(ring);
+}
+
+ZC_EXTERN zc_status zc_ring_device_view(const zc_ring *ring, zc_ring_dev *view_p)
+{
+    ZC_REQUIRE_ARG(ring);
+    ZC_REQUIRE_ARG(view_p);
+    *view_p = ring->view;
+    return ZC_OK;
+}
+
+ZC_EXTERN zc_status zc_ring_stream(const zc_ring *ring, cudaStream_t *stream_p)
+{
+    ZC_REQUIRE_ARG(ring);
+    ZC_REQUIRE_ARG(stream_p);
+    *stream_p = ring->stream;
+    return ZC_OK;
+}
+
+ZC_EXTERN zc_status zc_ring_counters_get(const zc_ring *ring, zc_ring_counters *counters_p)
+{
+    ZC_REQUIRE_ARG(ring);
+    ZC_REQUIRE_ARG(counters_p);
+    *counters_p = ring->counters;
+    return ZC_OK;
+}
+
+ZC_EXTERN zc_status zc_ring_outstanding(const zc_ring *ring, uint64_t *count_p)
+{
+    ZC_REQUIRE_ARG(ring);
+    ZC_REQUIRE_ARG(count_p);
+    *count_p = ring->head - ring->tail;
+    return ZC_OK;
+}

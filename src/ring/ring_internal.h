@@ -1,0 +1,76 @@
+/* Internal: the host-side state of a frame ring, shared by the ring's source files and tests. */
+#ifndef ZC_RING_RING_INTERNAL_H
+#define ZC_RING_RING_INTERNAL_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "zerocopy/ring.h"
+
+struct zc_ring {
+    zc_ring_config config;
+    size_t in_words; /* 32-bit payload words per frame */
+    size_t out_words;
+    unsigned char *base; /* the one mapped pinned allocation (host address) */
+    size_t base_bytes;
+    zc_ring_ctrl *ctrl; /* host addresses of the parts of base */
+    uint64_t *released;
+    uint64_t *in_stamp;
+    uint64_t *out_stamp;
+    unsigned char *in;
+    unsigned char *out;
+    size_t in_stride;
+    size_t out_stride;
+    unsigned char *in_stage;  /* LL: the frame zc_ring_acquire hands out */
+    unsigned char *out_stage; /* LL: the decoded result zc_ring_result_wait hands out */
+    zc_ring_dev view;         /* device addresses */
+    cudaStream_t stream;
+
+    uint64_t head;          /* next sequence number to publish */
+    uint64_t tail;          /* next result to take */
+    uint64_t released_seen; /* the last release point read from the GPU's words */
+    int acquired;           /* a frame is between acquire and publish */
+    int result_held;        /* a result is between wait and release */
+    uint32_t launches;      /* launch numbers handed to kernels */
+    int stop_requested;
+    zc_ring_counters counters;
+
+    pthread_t heartbeat_thread;
+    int heartbeat_running;
+    int heartbeat_quit;   /* atomic: ask the thread to end */
+    int heartbeat_paused; /* atomic: tests stop the heartbeat to trip the watchdog */
+    uint64_t heartbeat_period_ns;
+    int simulated; /* CPU tests: no CUDA stream; the kernel "ends" when ctrl->exit_reason is set */
+};
+
+/* Bytes of mapped memory a ring of this configuration needs. */
+zc_status zc__ring_bytes(const zc_ring_config *config, size_t *bytes_p);
+
+/* Lay a ring out on host memory (host addresses) whose device addresses start at dev, with the
+ * first frame numbered first_seq (tests start near 2^32 to cross the LL flag's wrap). Allocates
+ * the staging frames; the caller owns the memory. */
+zc_status zc__ring_setup(zc_ring *ring, const zc_ring_config *config, unsigned char *host,
+                         unsigned char *dev, uint64_t first_seq);
+
+/* ZC_OK while the kernel's stream still runs; ZC_ERR_KERNEL (with the kernel's exit reason in
+ * the detail) once it has ended or failed. fn names the caller in the detail. */
+zc_status zc__ring_kernel_alive(zc_ring *ring, const char *fn);
+
+/* Spin-wait hint for loops that may wait long. */
+void zc__ring_relax(void);
+
+/* Tests: stop (1) or resume (0) the heartbeat without ending the thread. */
+void zc__ring_heartbeat_pause(zc_ring *ring, int paused);
+
+/* The release point of the GPU's consumers, read now with acquire loads. */
+uint64_t zc__ring_read_released(zc_ring *ring);
+
+/* Encode payload bytes into LL words for frame seq; decode LL words, waiting for their flags. */
+void zc__ring_ll_encode(uint64_t *dst, const uint32_t *src, size_t words, uint64_t seq);
+
+/* Decode LL words of frame seq into dst; gives how many words were ready (all: words). Stops at
+ * the first word whose flag does not match. */
+size_t zc__ring_ll_decode(uint32_t *dst, const uint64_t *src, size_t words, uint64_t seq,
+                          size_t start);
+
+#endif

@@ -1,0 +1,317 @@
+/* The frame ring's data path on the host: acquire, publish, results, LL encoding. */
+#include "ring/ring_internal.h"
+
+#include <sched.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "zerocopy/clock.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+/* How many polls between two looks at the clock and the kernel's stream. */
+#define ZC__RING_POLL_BATCH 256u
+
+/* A wait longer than this is no longer a latency-critical spin: it yields the core now and then,
+ * so that a producer does not starve the threads it waits for on a busy machine. */
+#define ZC__RING_YIELD_AFTER_NS 200000ull
+
+void zc__ring_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+void zc__ring_ll_encode(uint64_t *dst, const uint32_t *src, size_t words, uint64_t seq)
+{
+    uint32_t flag = zc_ring_ll_flag(seq);
+    size_t i = 0;
+#if defined(__SSE2__)
+    /* Two LL words per 16-byte aligned store: each 8-byte half is written whole, which is all
+     * the protocol needs (the reader checks every word's flag). */
+    if (((uintptr_t)dst & 15u) == 0) {
+        for (; i + 2 <= words; i += 2) {
+            uint32_t a, b;
+            memcpy(&a, src + i, 4);
+            memcpy(&b, src + i + 1, 4);
+            _mm_store_si128((__m128i *)(dst + i),
+                            _mm_set_epi32((int)flag, (int)b, (int)flag, (int)a));
+        }
+    }
+#endif
+    for (; i < words; i++) {
+        uint32_t a;
+        memcpy(&a, src + i, 4);
+        __atomic_store_n(dst + i, zc_ring_ll_pack(a, flag), __ATOMIC_RELAXED);
+    }
+}
+
+size_t zc__ring_ll_decode(uint32_t *dst, const uint64_t *src, size_t words, uint64_t seq,
+                          size_t start)
+{
+    uint32_t flag = zc_ring_ll_flag(seq);
+    size_t i = start;
+    for (; i < words; i++) {
+        uint64_t w = __atomic_load_n(src + i, __ATOMIC_ACQUIRE);
+        if (zc_ring_ll_word_flag(w) != flag)
+            break;
+        dst[i] = zc_ring_ll_data(w);
+    }
+    return i;
+}
+
+uint64_t zc__ring_read_released(zc_ring *ring)
+{
+    uint64_t values[ZC_RING_MAX_CONSUMERS];
+    uint32_t n = ring->config.consumers;
+    for (uint32_t i = 0; i < n; i++)
+        values[i] = __atomic_load_n(&ring->released[i], __ATOMIC_ACQUIRE);
+    return zc_ring_released_min(values, n, ring->head);
+}
+
+/* The producer's and the result-taker's positions: they may be two host threads, so each reads
+ * the other's with acquire and writes its own with release. */
+static uint64_t zc__ring_head(const zc_ring *ring)
+{
+    return __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE);
+}
+
+static uint64_t zc__ring_tail(const zc_ring *ring)
+{
+    return __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE);
+}
+
+/* Is there a result slot free (the host took the result that used it) and an input slot free
+ * (the GPU released it)? Reads the GPU's release words only when the cached point says full. */
+static int zc__ring_has_room(zc_ring *ring, int *results_full_p)
+{
+    *results_full_p = ring->head - zc__ring_tail(ring) >= ring->config.slots;
+    if (*results_full_p)
+        return 0;
+    if (zc_ring_can_publish(ring->head, ring->released_seen, ring->config.slots))
+        return 1;
+    ring->released_seen = zc__ring_read_released(ring);
+    return zc_ring_can_publish(ring->head, ring->released_seen, ring->config.slots);
+}
+
+/* Wait for room; the frame is counted dropped when the policy says so. */
+static zc_status zc__ring_wait_room(zc_ring *ring, uint64_t timeout_ns, const char *fn)
+{
+    if (ring->stop_requested)
+        return ZC_FAIL(ZC_ERR_STATE, "%s: the ring's kernel was asked to stop", fn);
+    if (ring->acquired)
+        return ZC_FAIL(ZC_ERR_STATE, "%s: a frame is already acquired and not published", fn);
+    int results_full = 0;
+    if (zc__ring_has_room(ring, &results_full))
+        return ZC_OK;
+    if (ring->config.policy == ZC_RING_FULL_DROP) {
+        ring->counters.dropped++;
+        return ZC_ERR_DROPPED; /* no detail: dropping is the policy working, not a failure */
+    }
+    ring->counters.full_waits++;
+    uint64_t start = zc_clock_ns();
+    for (uint32_t polls = 1;; polls++) {
+        if (zc__ring_has_room(ring, &results_full))
+            return ZC_OK;
+        zc__ring_relax();
+        if (polls % ZC__RING_POLL_BATCH == 0) {
+            zc_status st = zc__ring_kernel_alive(ring, fn);
+            if (st != ZC_OK)
+                return st;
+            uint64_t waited = zc_clock_ns() - start;
+            if (waited >= ZC__RING_YIELD_AFTER_NS)
+                sched_yield();
+            if (waited < timeout_ns)
+                continue;
+            if (results_full)
+                return ZC_FAIL(ZC_ERR_TIMEOUT,
+                               "%s: waited %.3f ms: all %u result slots hold results not taken "
+                               "(zc_ring_result_wait or zc_ring_pop frees them)",
+                               fn, (double)timeout_ns / 1e6, ring->config.slots);
+            return ZC_FAIL(ZC_ERR_TIMEOUT,
+                           "%s: ring full for %.3f ms (%u slots, %llu published, GPU released "
+                           "up to %llu): the kernel is not keeping up",
+                           fn, (double)timeout_ns / 1e6, ring->config.slots,
+                           (unsigned long long)ring->head, (unsigned long long)ring->released_seen);
+        }
+    }
+}
+
+ZC_EXTERN zc_status zc_ring_acquire(zc_ring *ring, uint64_t timeout_ns, void **frame_p,
+                                    uint64_t *seq_p)
+{
+    ZC_REQUIRE_ARG(ring);
+    ZC_REQUIRE_ARG(frame_p);
+    ZC_REQUIRE_ARG(seq_p);
+    zc_status st = zc__ring_wait_room(ring, timeout_ns, "zc_ring_acquire");
+    if (st != ZC_OK)
+        return st;
+    ring->acquired = 1;
+    if (ring->config.protocol == ZC_RING_PROTO_LL)
+        *frame_p = ring->in_stage;
+    else
+        *frame_p =
+            ring->in + (size_t)zc_ring_slot(ring->head, ring->config.slots) * ring->in_stride;
+    *seq_p = ring->head;
+    return ZC_OK;
+}
+
+/* Make frame head visible to the GPU: the stamp (FLAG) or the flagged words (LL). */
+static void zc__ring_commit(zc_ring *ring, const void *ll_src)
+{
+    uint32_t slot = zc_ring_slot(ring->head, ring->config.slots);
+    if (ring->config.protocol == ZC_RING_PROTO_LL)
+        zc__ring_ll_encode((uint64_t *)(ring->in + (size_t)slot * ring->in_stride), ll_src,
+                           ring->in_words, ring->head);
+    else
+        __atomic_store_n(&ring->in_stamp[slot], zc_ring_stamp(ring->head), __ATOMIC_RELEASE);
+    __atomic_store_n(&ring->head, ring->head + 1, __ATOMIC_RELEASE);
+    ring->counters.published++;
+}
+
+ZC_EXTERN zc_status zc_ring_publish(zc_ring *ring)
+{
+    ZC_REQUIRE_ARG(ring);
+    if (!ring->acquired)
+        return ZC_FAIL(ZC_ERR_STATE, "zc_ring_publish: no frame acquired");
+    ring->acquired = 0;
+    zc__ring_commit(ring, ring->in_stage);
+    return ZC_OK;
+}
+
+ZC_EXTERN zc_status zc_ring_push(zc_ring *ring, const void *data, size_t bytes, uint64_t timeout_ns,
+                                 uint64_t *seq_p)
+{
+    ZC_REQUIRE_ARG(ring);
+    ZC_REQUIRE_ARG(data);
+    if (bytes != ring->config.in_bytes)
+        return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_ring_push: %zu bytes, the ring's frames hold %zu",
+                       bytes, ring->config.in_bytes);
+    zc_status st = zc__ring_wait_room(ring, timeout_ns, "zc_ring_push");
+    if (st != ZC_OK)
+        return st;
+    uint64_t seq = ring->head;
+    if (ring->config.protocol == ZC_RING_PROTO_FLAG) {
+        uint32_t slot = zc_ring_slot(seq, ring->config.slots);
+        memcpy(ring->in + (size_t)slot * ring->in_stride, data, bytes);
+    }
+    zc__ring_commit(ring, data);
+    if (seq_p != NULL)
+        *seq_p = seq;
+    return ZC_OK;
+}
+
+/* Are all consumers' stamps on result seq there (FLAG)? */
+static int zc__ring_stamps_ready(zc_ring *ring, uint64_t seq)
+{
+    const uint64_t *stamps =
+        ring->out_stamp + (size_t)zc_ring_slot(seq, ring->config.slots) * ring->config.consumers;
+    for (uint32_t b = 0; b < ring->config.consumers; b++) {
+        if (!zc_ring_stamp_ready(__atomic_load_n(&stamps[b], __ATOMIC_ACQUIRE), seq))
+            return 0;
+    }
+    return 1;
+}
+
+/* Wait until result tail is complete; LL decodes into dst as the words arrive. */
+static zc_status zc__ring_wait_result(zc_ring *ring, uint64_t timeout_ns, uint32_t *ll_dst,
+                                      const char *fn)
+{
+    if (ring->result_held)
+        return ZC_FAIL(ZC_ERR_STATE, "%s: the previous result was not released", fn);
+    if (ring->tail == zc__ring_head(ring))
+        return ZC_FAIL(ZC_ERR_STATE, "%s: no frame outstanding (all %llu results taken)", fn,
+                       (unsigned long long)ring->tail);
+    uint64_t seq = ring->tail;
+    const int ll = ring->config.protocol == ZC_RING_PROTO_LL;
+    const uint64_t *words =
+        (const uint64_t *)(ring->out +
+                           (size_t)zc_ring_slot(seq, ring->config.slots) * ring->out_stride);
+    size_t done = 0;
+    uint64_t start = 0;
+    for (uint32_t polls = 1;; polls++) {
+        if (ll) {
+            done = zc__ring_ll_decode(ll_dst, words, ring->out_words, seq, done);
+            if (done == ring->out_words)
+                return ZC_OK;
+        } else if (zc__ring_stamps_ready(ring, seq)) {
+            return ZC_OK;
+        }
+        if (timeout_ns == 0)
+            return ZC_ERR_TIMEOUT; /* a poll: no detail, it is the expected answer */
+        if (polls % ZC__RING_POLL_BATCH == 0) {
+            uint64_t now = zc_clock_ns();
+            if (start == 0)
+                start = now;
+            zc_status st = zc__ring_kernel_alive(ring, fn);
+            if (st != ZC_OK)
+                return st;
+            if (now - start >= ZC__RING_YIELD_AFTER_NS)
+                sched_yield();
+            if (now - start >= timeout_ns)
+                return ZC_FAIL(ZC_ERR_TIMEOUT,
+                               "%s: result %llu not complete after %.3f ms (%zu of %zu words "
+                               "there); the kernel still runs",
+                               fn, (unsigned long long)seq, (double)timeout_ns / 1e6, done,
+                               ll ? ring->out_words : (size_t)0);
+        }
+    }
+}
+
+ZC_EXTERN zc_status zc_ring_result_wait(zc_ring *ring, uint64_t timeout_ns, const void **result_p,
+                                        uint64_t *seq_p)
+{
+    ZC_REQUIRE_ARG(ring);
+    ZC_REQUIRE_ARG(result_p);
+    zc_status st =
+        zc__ring_wait_result(ring, timeout_ns, (uint32_t *)ring->out_stage, "zc_ring_result_wait");
+    if (st != ZC_OK)
+        return st;
+    ring->result_held = 1;
+    if (ring->config.protocol == ZC_RING_PROTO_LL)
+        *result_p = ring->out_stage;
+    else
+        *result_p =
+            ring->out + (size_t)zc_ring_slot(ring->tail, ring->config.slots) * ring->out_stride;
+    if (seq_p != NULL)
+        *seq_p = ring->tail;
+    return ZC_OK;
+}
+
+ZC_EXTERN zc_status zc_ring_result_release(zc_ring *ring)
+{
+    ZC_REQUIRE_ARG(ring);
+    if (!ring->result_held)
+        return ZC_FAIL(ZC_ERR_STATE, "zc_ring_result_release: no result held");
+    ring->result_held = 0;
+    __atomic_store_n(&ring->tail, ring->tail + 1, __ATOMIC_RELEASE);
+    ring->counters.results++;
+    return ZC_OK;
+}
+
+ZC_EXTERN zc_status zc_ring_pop(zc_ring *ring, void *data, size_t bytes, uint64_t timeout_ns,
+                                uint64_t *seq_p)
+{
+    ZC_REQUIRE_ARG(ring);
+    ZC_REQUIRE_ARG(data);
+    if (bytes != ring->config.out_bytes)
+        return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_ring_pop: %zu bytes, the ring's results hold %zu",
+                       bytes, ring->config.out_bytes);
+    zc_status st = zc__ring_wait_result(ring, timeout_ns, data, "zc_ring_pop");
+    if (st != ZC_OK)
+        return st;
+    if (ring->config.protocol == ZC_RING_PROTO_FLAG)
+        memcpy(data,
+               ring->out + (size_t)zc_ring_slot(ring->tail, ring->config.slots) * ring->out_stride,
+               bytes);
+    if (seq_p != NULL)
+        *seq_p = ring->tail;
+    __atomic_store_n(&ring->tail, ring->tail + 1, __ATOMIC_RELEASE);
+    ring->counters.results++;
+    return ZC_OK;
+}
