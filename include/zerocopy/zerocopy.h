@@ -12,5 +12,6 @@
 #include "zerocopy/advise.h"
 #include "zerocopy/buffer.h"
 #include "zerocopy/pool.h"
+#include "zerocopy/ring.h"
 
 #endif
