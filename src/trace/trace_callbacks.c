@@ -147,9 +147,10 @@ static void CUPTIAPI zc__callback(void *userdata, CUpti_CallbackDomain domain, C
     cuptiGetTimestamp(&end);
     int ok = runtime ? *(const int *)info->functionReturnValue == 0
                      : *(const CUresult *)info->functionReturnValue == CUDA_SUCCESS;
-    zc__trace_writer_line("api %s %zu %u %llx %llu %llu %d", call.name, call.bytes, call.flags,
+    zc__trace_writer_line("api %s %zu %u %llx %llu %llu %d %s", call.name, call.bytes, call.flags,
                           (unsigned long long)(uintptr_t)(ok ? call.pointer : NULL),
-                          (unsigned long long)*info->correlationData, (unsigned long long)end, ok);
+                          (unsigned long long)*info->correlationData, (unsigned long long)end, ok,
+                          runtime ? "rt" : "drv");
 }
 
 void zc__trace_callbacks_start(void)

@@ -14,7 +14,7 @@
  *   memset <mem kind> <bytes> <start ns> <end ns> <stream> <async 0|1>
  *   kernel <start ns> <end ns> <stream> <name>
  *   um <counter> <value> <start ns> <end ns>
- *   api <name> <bytes> <flags> <pointer hex> <start ns> <end ns> <ok 0|1>
+ *   api <name> <bytes> <flags> <pointer hex> <start ns> <end ns> <ok 0|1> <rt|drv>
  *   note <key> <free text>
  *   dropped <records>
  *   end

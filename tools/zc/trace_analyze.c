@@ -186,7 +186,9 @@ static zc_status zc__host_memory(const zc_trace_log *log, zc_trace_report *r)
                 r->alloc_ns += a->end - a->start;
                 r->alloc_bytes += a->bytes;
             }
-            if (a->flags & ZC_TRACE_FLAG_MAPPED)
+            /* The runtime may ask the driver for mapped memory on its own (every pinned
+             * allocation is mapped under UVA): only the program's own request counts. */
+            if (a->runtime && (a->flags & ZC_TRACE_FLAG_MAPPED))
                 r->mapped_bytes += a->bytes;
             live[live_count++] = (zc__live){a->process, a->pointer, a->bytes};
             pinned += a->bytes;

@@ -160,10 +160,13 @@ static zc_status zc__parse_line(zc_trace_log *log, const char *line, const char 
     if (strcmp(tag, "api") == 0) {
         zc_trace_api r;
         int ok = 0;
-        if (sscanf(rest, "%63s %" SCNu64 " %u %" SCNx64 " %" SCNu64 " %" SCNu64 " %d", a, &r.bytes,
-                   &r.flags, &r.pointer, &r.start, &r.end, &ok) != 7 ||
-            r.end < r.start)
+        char domain[8] = "rt";
+        int fields = sscanf(rest, "%63s %" SCNu64 " %u %" SCNx64 " %" SCNu64 " %" SCNu64 " %d %7s",
+                            a, &r.bytes, &r.flags, &r.pointer, &r.start, &r.end, &ok, domain);
+        if (fields < 7 || r.end < r.start ||
+            (strcmp(domain, "rt") != 0 && strcmp(domain, "drv") != 0))
             return zc__parse_error(log, name, number, "malformed api record");
+        r.runtime = strcmp(domain, "rt") == 0;
         int call = zc__lookup(a, zc__call_names, ZC_TRACE_CALL_COUNT);
         if (call < 0)
             return zc__parse_error(log, name, number, "api record for unknown call '%s'", a);
@@ -239,8 +242,10 @@ zc_status zc_trace_log_read(zc_trace_log *log, FILE *in, const char *name)
 
 zc_status zc_trace_log_read_text(zc_trace_log *log, const char *text, const char *name)
 {
-    if (text == NULL)
+    if (log == NULL || text == NULL || name == NULL)
         return ZC_ERR_INVALID_ARG;
+    if (text[0] == '\0')
+        return zc__parse_error(log, name, 0, "empty log");
     FILE *in = fmemopen((void *)text, strlen(text), "r");
     if (in == NULL)
         return ZC_ERR_NO_MEMORY;

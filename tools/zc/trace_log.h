@@ -107,6 +107,7 @@ typedef struct zc_trace_api {
     uint64_t start;
     uint64_t end;
     int ok;
+    int runtime; /* 1 when logged from the runtime API (the flags are the program's own) */
     int process; /* index of the process log it came from, to match frees to allocations */
 } zc_trace_api;
 

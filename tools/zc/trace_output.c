@@ -57,6 +57,14 @@ void zc_trace_print_summary(FILE *out, const zc_trace_run *run, const zc_trace_l
         fprintf(out, "zc trace: %s\n", run->why_not);
         return;
     }
+    int recorded =
+        log->copy_count + log->memset_count + log->kernel_count + log->um_count + log->api_count >
+        0;
+    if (!recorded && log->note_count > 0) {
+        /* CUPTI refused everything (no GPU, or another profiler holds it): one line says so. */
+        fprintf(out, "zc trace: nothing recorded: CUPTI said %s\n", log->notes[0]);
+        return;
+    }
     fprintf(out, "zc trace: %zu process%s traced%s", log->process_count,
             log->process_count == 1 ? "" : "es",
             log->complete_count < log->process_count

@@ -1,0 +1,171 @@
+/* zc trace on plain programs: the program's output and exit code pass through untouched, and
+ * the summary says there was no CUDA activity. */
+#include "test_support.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+static const char expected_stdout[] = "hello from the traced program: 2 arguments\n";
+
+static void test_exit_code_and_stdout_pass_through(void **state)
+{
+    (void)state;
+    zc_test_output r;
+    /* The program's own options come after its name and must reach it untouched. */
+    zc_test_run_zc((const char *[]){"trace", "--", ZC_TEST_EXIT_SEVEN, "--json", "x", NULL}, NULL,
+                   &r);
+    fprintf(stderr, "stderr was:\n%s", r.err);
+    assert_int_equal(r.exit_code, 7);
+    assert_string_equal(r.out, expected_stdout);
+    assert_non_null(strstr(r.err, "exited with code 7"));
+    assert_non_null(strstr(r.err, "no CUDA activity"));
+    zc_test_output_free(&r);
+
+    /* Without "--" the first word that is not an option is the program. */
+    zc_test_run_zc((const char *[]){"trace", ZC_TEST_EXIT_SEVEN, "-h", "x", NULL}, NULL, &r);
+    assert_int_equal(r.exit_code, 7);
+    assert_string_equal(r.out, expected_stdout);
+    zc_test_output_free(&r);
+}
+
+static void test_json_says_not_traced(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/zc-trace-test-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    zc_test_output r;
+    zc_test_run_zc(
+        (const char *[]){"trace", "--json", path, "--", ZC_TEST_EXIT_SEVEN, "a", "b", NULL}, NULL,
+        &r);
+    assert_int_equal(r.exit_code, 7);
+    assert_string_equal(r.out, expected_stdout);
+    zc_test_output_free(&r);
+
+    FILE *in = fopen(path, "r");
+    assert_non_null(in);
+    char text[8192];
+    size_t n = fread(text, 1, sizeof text - 1, in);
+    fclose(in);
+    unlink(path);
+    text[n] = '\0';
+    cJSON *doc = cJSON_Parse(text);
+    if (doc == NULL)
+        fail_msg("not JSON: %s", text);
+    assert_string_equal(cJSON_GetObjectItem(doc, "schema")->valuestring, "zerocopy.trace/1");
+    assert_int_equal(cJSON_GetObjectItem(doc, "exit_code")->valueint, 7);
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(doc, "traced")));
+    assert_non_null(strstr(cJSON_GetObjectItem(doc, "why_not_traced")->valuestring, "no CUDA"));
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "findings")), 0);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "program")), 3);
+    cJSON_Delete(doc);
+}
+
+static void test_summary_to_file(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/zc-trace-test-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    zc_test_output r;
+    zc_test_run_zc(
+        (const char *[]){"trace", "--output", path, "--", ZC_TEST_EXIT_SEVEN, "a", "b", NULL}, NULL,
+        &r);
+    assert_int_equal(r.exit_code, 7);
+    assert_string_equal(r.out, expected_stdout);
+    assert_string_equal(r.err, "");
+    zc_test_output_free(&r);
+    FILE *in = fopen(path, "r");
+    assert_non_null(in);
+    char text[4096];
+    size_t n = fread(text, 1, sizeof text - 1, in);
+    fclose(in);
+    unlink(path);
+    text[n] = '\0';
+    assert_non_null(strstr(text, "no CUDA activity"));
+}
+
+static void test_missing_library_still_runs_the_program(void **state)
+{
+    (void)state;
+    zc_test_output r;
+    zc_test_run_zc((const char *[]){"trace", "--lib", "/nonexistent/libzerocopy_trace.so", "--",
+                                    ZC_TEST_EXIT_SEVEN, "a", "b", NULL},
+                   NULL, &r);
+    assert_int_equal(r.exit_code, 7);
+    assert_string_equal(r.out, expected_stdout);
+    assert_non_null(strstr(r.err, "cannot be read"));
+    zc_test_output_free(&r);
+
+    zc_test_run_zc((const char *[]){"trace", "--", ZC_TEST_EXIT_SEVEN, "a", "b", NULL},
+                   (const char *[]){"ZC_TRACE_LIB=/nonexistent/lib.so", NULL}, &r);
+    assert_int_equal(r.exit_code, 7);
+    assert_non_null(strstr(r.err, "ZC_TRACE_LIB"));
+    zc_test_output_free(&r);
+}
+
+static void test_signals_and_missing_programs(void **state)
+{
+    (void)state;
+    zc_test_output r;
+    zc_test_run_zc((const char *[]){"trace", "--", "/bin/sh", "-c", "kill -TERM $$", NULL}, NULL,
+                   &r);
+    assert_int_equal(r.exit_code, 128 + 15);
+    assert_non_null(strstr(r.err, "killed by signal 15"));
+    zc_test_output_free(&r);
+
+    zc_test_run_zc((const char *[]){"trace", "--", "/nonexistent/program", NULL}, NULL, &r);
+    assert_int_equal(r.exit_code, 127);
+    assert_non_null(strstr(r.err, "cannot run '/nonexistent/program'"));
+    zc_test_output_free(&r);
+}
+
+static void test_usage_errors(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *args[8];
+        const char *message;
+    } cases[] = {
+        {{"trace", NULL}, "no program to run"},
+        {{"trace", "--bogus", "true", NULL}, "unknown option '--bogus'"},
+        {{"trace", "--json", NULL}, "needs a value"},
+        {{"trace", "--ram", "lots", "true", NULL}, "--ram needs a size"},
+        {{"trace", "--ceiling", "-5", "true", NULL}, "--ceiling needs"},
+        {{"trace", "--device", "x", "true", NULL}, "GPU number"},
+        {{"trace", "--bench", "b.json", "--ceiling", "50", "true"}, "exclude each other"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        zc_test_output r;
+        zc_test_run_zc(cases[i].args, NULL, &r);
+        if (r.exit_code != 2 || strstr(r.err, cases[i].message) == NULL)
+            fail_msg("case %zu: exit %d, stderr '%s', expected '%s'", i, r.exit_code, r.err,
+                     cases[i].message);
+        assert_non_null(strstr(r.err, "usage: zc trace"));
+        assert_string_equal(r.out, "");
+        zc_test_output_free(&r);
+    }
+    zc_test_output r;
+    zc_test_run_zc((const char *[]){"trace", "--help", NULL}, NULL, &r);
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.out, "usage: zc trace"));
+    assert_non_null(strstr(r.out, "zerocopy.trace/1"));
+    zc_test_output_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_exit_code_and_stdout_pass_through),
+        cmocka_unit_test(test_json_says_not_traced),
+        cmocka_unit_test(test_summary_to_file),
+        cmocka_unit_test(test_missing_library_still_runs_the_program),
+        cmocka_unit_test(test_signals_and_missing_programs),
+        cmocka_unit_test(test_usage_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

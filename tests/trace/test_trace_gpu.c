@@ -1,0 +1,170 @@
+/* zc trace on the planted programs: each planted pitfall is found, the clean program gets no
+ * finding at all, and programs linked to the CUDA runtime statically and dynamically are both
+ * traced. Every summary is printed so that the GPU machine's log shows what the trace saw. */
+#include "test_support.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+typedef struct planted {
+    const char *name;
+    const char *program;
+    const char *runtime;  /* how it links the CUDA runtime */
+    const char *expected; /* the finding it must produce; NULL for the clean program */
+    const char *extra[3]; /* extra zc trace options */
+} planted;
+
+static cJSON *read_json(const char *path)
+{
+    FILE *in = fopen(path, "r");
+    if (in == NULL)
+        return NULL;
+    static char text[1 << 20];
+    size_t n = fread(text, 1, sizeof text - 1, in);
+    fclose(in);
+    text[n] = '\0';
+    return cJSON_Parse(text);
+}
+
+/* Run zc trace on one program; give its JSON document (the caller deletes it). */
+static cJSON *trace(const planted *p)
+{
+    char json_path[] = "/tmp/zc-trace-gpu-XXXXXX";
+    int fd = mkstemp(json_path);
+    assert_true(fd >= 0);
+    close(fd);
+    const char *args[12];
+    size_t n = 0;
+    args[n++] = "trace";
+    args[n++] = "--json";
+    args[n++] = json_path;
+    for (size_t i = 0; i < 3 && p->extra[i] != NULL; i++)
+        args[n++] = p->extra[i];
+    args[n++] = "--";
+    args[n++] = p->program;
+    args[n] = NULL;
+    zc_test_output r;
+    zc_test_run_zc(args, NULL, &r);
+    fprintf(stderr,
+            "==== zc trace on planted %s (runtime linked %s)\n-- stdout:\n%s-- summary:\n%s",
+            p->name, p->runtime, r.out, r.err);
+    if (r.exit_code != 0)
+        fail_msg("planted %s: zc trace exited %d, expected the program's 0", p->name, r.exit_code);
+    /* The program's own output comes through untouched. */
+    assert_true(strncmp(r.out, "planted ", 8) == 0);
+    zc_test_output_free(&r);
+    cJSON *doc = read_json(json_path);
+    unlink(json_path);
+    if (doc == NULL)
+        fail_msg("planted %s: no JSON document from zc trace", p->name);
+    return doc;
+}
+
+static int has_finding(const cJSON *doc, const char *key)
+{
+    const cJSON *f;
+    cJSON_ArrayForEach(f, cJSON_GetObjectItem(doc, "findings"))
+    {
+        const cJSON *k = cJSON_GetObjectItem(f, "key");
+        if (cJSON_IsString(k) && strcmp(k->valuestring, key) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static void check(const planted *p)
+{
+    cJSON *doc = trace(p);
+    if (!cJSON_IsTrue(cJSON_GetObjectItem(doc, "traced")))
+        fail_msg("planted %s: not traced: %s", p->name,
+                 cJSON_GetStringValue(cJSON_GetObjectItem(doc, "why_not_traced")));
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(doc, "complete")));
+    int findings = cJSON_GetArraySize(cJSON_GetObjectItem(doc, "findings"));
+    if (p->expected == NULL) {
+        if (findings != 0)
+            fail_msg("planted %s: %d findings on the clean program (see the summary above)",
+                     p->name, findings);
+        /* The clean program's copies were seen: the trace did look. */
+        assert_true(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "paths")) >= 2);
+    } else if (!has_finding(doc, p->expected)) {
+        fail_msg("planted %s: expected finding '%s' is missing (%d others; see the summary "
+                 "above)",
+                 p->name, p->expected, findings);
+    }
+    cJSON_Delete(doc);
+}
+
+static void test_clean(void **state)
+{
+    (void)state;
+    check(&(planted){"clean", ZC_PLANTED_CLEAN, "statically", NULL, {NULL}});
+}
+
+static void test_pageable(void **state)
+{
+    (void)state;
+    check(&(planted){"pageable", ZC_PLANTED_PAGEABLE, "statically", "pageable_transfers", {NULL}});
+}
+
+static void test_small_copies(void **state)
+{
+    (void)state;
+    check(&(planted){
+        "small_copies", ZC_PLANTED_SMALL_COPIES, "dynamically", "small_transfers", {NULL}});
+}
+
+static void test_sync_copies(void **state)
+{
+    (void)state;
+    check(&(planted){
+        "sync_copies", ZC_PLANTED_SYNC_COPIES, "statically", "sync_copies_serialize", {NULL}});
+}
+
+static void test_hostalloc_loop(void **state)
+{
+    (void)state;
+    check(&(planted){"hostalloc_loop",
+                     ZC_PLANTED_HOSTALLOC_LOOP,
+                     "dynamically",
+                     "pinned_alloc_in_loop",
+                     {NULL}});
+}
+
+static void test_managed_faults(void **state)
+{
+    (void)state;
+    check(&(planted){
+        "managed_faults", ZC_PLANTED_MANAGED_FAULTS, "statically", "managed_faults", {NULL}});
+}
+
+static void test_over_pinning(void **state)
+{
+    (void)state;
+    /* 1 GiB pinned, held against 1.5 GiB of RAM: 67%, over the 50% line. */
+    check(&(planted){"over_pinning",
+                     ZC_PLANTED_OVER_PINNING,
+                     "dynamically",
+                     "over_pinning",
+                     {"--ram", "1536M", NULL}});
+}
+
+static void test_mapped_reread(void **state)
+{
+    (void)state;
+    check(&(planted){
+        "mapped_reread", ZC_PLANTED_MAPPED_REREAD, "dynamically", "mapped_memory_reads", {NULL}});
+}
+
+int main(void)
+{
+    zc_test_require_gpu("gpu_trace_planted");
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_clean),          cmocka_unit_test(test_pageable),
+        cmocka_unit_test(test_small_copies),   cmocka_unit_test(test_sync_copies),
+        cmocka_unit_test(test_hostalloc_loop), cmocka_unit_test(test_managed_faults),
+        cmocka_unit_test(test_over_pinning),   cmocka_unit_test(test_mapped_reread),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
