@@ -159,7 +159,23 @@ uint32_t zc__bench_seed(zc_bench_ctx *ctx)
 
 int zc__bench_corrupt(const zc_bench_ctx *ctx, const char *key)
 {
-    return ctx->corrupt_key[0] != '\0' && zc_bench_key_matches(ctx->corrupt_key, key);
+    /* A comma-separated list of patterns, as --case takes. */
+    const char *p = ctx->corrupt_key;
+    while (*p != '\0') {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char one[ZC_BENCH_KEY_MAX * 4];
+        if (len > 0 && len < sizeof one) {
+            memcpy(one, p, len);
+            one[len] = '\0';
+            if (zc_bench_key_matches(one, key))
+                return 1;
+        }
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    return 0;
 }
 
 void zc__bench_tick(zc_bench_ctx *ctx, size_t done, size_t total)
