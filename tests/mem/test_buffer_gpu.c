@@ -220,6 +220,9 @@ static void test_every_kind(void **state)
         }
         if (k->kind == ZC_BUFFER_MANAGED && !prop.managedMemory)
             continue;
+        /* Host-attached managed memory is reachable by kernels only with concurrent access. */
+        if ((k->flags & ZC_BUFFER_FLAG_ATTACH_HOST) && !prop.concurrentManagedAccess)
+            continue;
         zc_buffer *buf = NULL;
         ZC_OK_OR_FAIL(zc_buffer_alloc(k->size, k->kind, k->flags, 0, &buf));
         zc_buffer_info info;
@@ -440,7 +443,7 @@ static void test_managed_helpers(void **state)
         cudaStream_t stream;
         CUDA_OK(cudaStreamCreate(&stream));
         ZC_OK_OR_FAIL(zc_buffer_advise(buf, 0, 0, ZC_ADVISE_PREFERRED_LOCATION, 0));
-        ZC_OK_OR_FAIL(zc_buffer_advise(buf, 0, 0, ZC_ADVISE_ACCESSED_BY, ZC_DEVICE_HOST));
+        ZC_OK_OR_FAIL(zc_buffer_advise(buf, 0, 0, ZC_ADVISE_ACCESSED_BY, 0));
         ZC_OK_OR_FAIL(zc_buffer_prefetch(buf, 0, 0, 0, stream));
         CUDA_OK(zc_test_write_pattern(p, size / 4, seed, stream));
         ZC_OK_OR_FAIL(zc_buffer_prefetch(buf, MIB, MIB, ZC_DEVICE_HOST, stream));
@@ -449,7 +452,10 @@ static void test_managed_helpers(void **state)
         ZC_OK_OR_FAIL(zc_buffer_advise(buf, 0, 0, ZC_ADVISE_READ_MOSTLY, 0));
         ZC_OK_OR_FAIL(zc_buffer_advise(buf, 0, 0, ZC_ADVISE_UNSET_READ_MOSTLY, 0));
         ZC_OK_OR_FAIL(zc_buffer_advise(buf, 0, 0, ZC_ADVISE_UNSET_PREFERRED_LOCATION, 0));
-        ZC_OK_OR_FAIL(zc_buffer_advise(buf, 0, 0, ZC_ADVISE_UNSET_ACCESSED_BY, ZC_DEVICE_HOST));
+        ZC_OK_OR_FAIL(zc_buffer_advise(buf, 0, 0, ZC_ADVISE_UNSET_ACCESSED_BY, 0));
+        /* The host as a preferred location, as cudaCpuDeviceId was before CUDA 13. */
+        ZC_OK_OR_FAIL(zc_buffer_advise(buf, 0, 0, ZC_ADVISE_PREFERRED_LOCATION, ZC_DEVICE_HOST));
+        ZC_OK_OR_FAIL(zc_buffer_advise(buf, 0, 0, ZC_ADVISE_UNSET_PREFERRED_LOCATION, 0));
         CUDA_OK(cudaStreamDestroy(stream));
     } else {
         EXPECT_STATUS(zc_buffer_prefetch(buf, 0, 0, 0, NULL), ZC_ERR_UNSUPPORTED);
