@@ -43,7 +43,7 @@ int zc_advise_parse_size(const char *text, size_t *bytes_p)
     else if (strcmp(end, "B") == 0)
         end++;
     double bytes = value * scale;
-    if (*end != '\0' || bytes != floor(bytes) || bytes > 1099511627776.0)
+    if (*end != '\0' || bytes > 1099511627776.0 || bytes != (double)(unsigned long long)bytes)
         return 0;
     *bytes_p = (size_t)bytes;
     return 1;
@@ -57,7 +57,7 @@ void zc_advise_size_text(double bytes, char *out, size_t size)
         bytes /= 1024.0;
         u++;
     }
-    if (bytes == floor(bytes))
+    if (bytes == (double)(unsigned long long)bytes)
         snprintf(out, size, "%.0f %s", bytes, units[u]);
     else
         snprintf(out, size, "%.1f %s", bytes, units[u]);

@@ -47,6 +47,12 @@ static double zc__error(double predicted, double measured)
     return measured > 0.0 ? (predicted - measured) / measured : NAN;
 }
 
+/* |x| without libm, which the tool does not link. */
+static double zc__abs(double x)
+{
+    return x < 0.0 ? -x : x;
+}
+
 static int zc__ensure_dir(const char *dir)
 {
     if (mkdir(dir, 0777) == 0 || errno == EEXIST)
@@ -215,7 +221,7 @@ int zc_advise_validate(const zc_profile *profile, const char *notes, int device,
             }
             r->ran[t] = 1;
             errors[error_count++] =
-                fabs(zc__error(r->predicted[t].total_us, r->measured[t].total_us));
+                zc__abs(zc__error(r->predicted[t].total_us, r->measured[t].total_us));
             if (r->fastest < 0 || r->measured[t].total_us < r->measured[r->fastest].total_us)
                 r->fastest = t;
             fprintf(stderr, " %s", zc_technique_key((zc_technique)t));
@@ -224,7 +230,7 @@ int zc_advise_validate(const zc_profile *profile, const char *notes, int device,
         int top = (int)r->rec.ranked[0].technique;
         hits += r->fastest == top;
         within += r->ran[top] == 1 &&
-                  fabs(zc__error(r->predicted[top].total_us, r->measured[top].total_us)) <= 0.2;
+                  zc__abs(zc__error(r->predicted[top].total_us, r->measured[top].total_us)) <= 0.2;
     }
     {
         double median_abs = 0.0, max_abs = 0.0;
