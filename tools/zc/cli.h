@@ -42,6 +42,7 @@ void zc_cli_print_exit_codes(FILE *out);
 
 int zc_cmd_info(int argc, char **argv);
 int zc_cmd_advise(int argc, char **argv);
+int zc_cmd_report(int argc, char **argv);
 int zc_cmd_trace(int argc, char **argv);
 int zc_cmd_bench(int argc, char **argv);
 

@@ -4,6 +4,7 @@
 const zc_command zc_commands[] = {
     {"info", "what this machine's GPUs offer for each technique", zc_cmd_info},
     {"advise", "which technique fits a workload, from measurements", zc_cmd_advise},
+    {"report", "one HTML page with plots and the picture, from results", zc_cmd_report},
     {"trace", "run a CUDA program and find its copy pitfalls", zc_cmd_trace},
     {"bench", "every technique measured on this machine, verified", zc_cmd_bench},
 };
