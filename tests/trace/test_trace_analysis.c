@@ -459,14 +459,31 @@ static void test_parser_counts_processes_and_truncation(void **state)
 static void test_ceiling_from_bench_json(void **state)
 {
     (void)state;
-    cJSON *doc = cJSON_Parse("{\"schema\":\"zerocopy.bench/1\",\"cases\":["
-                             "{\"key\":\"copy.pageable.h2d\",\"median_gbps\":70.0},"
-                             "{\"key\":\"copy.pinned.h2d\",\"size\":268435456,"
-                             "\"stats\":{\"median_gbps\":55.4,\"min_gbps\":54.0}},"
-                             "{\"key\":\"copy.pinned.d2h\",\"median_gbps\":55.3},"
-                             "{\"key\":\"zerocopy.read\",\"median_gbps\":99.0}]}");
+    /* zerocopy.bench/1: cases with points; only ok pinned copy cases count. */
+    cJSON *doc = cJSON_Parse(
+        "{\"schema\":\"zerocopy.bench/1\",\"cases\":["
+        "{\"key\":\"copy.h2d.pageable\",\"group\":\"copy\",\"technique\":\"pageable\","
+        "\"direction\":\"h2d\",\"outcome\":\"ok\",\"points\":[{\"metric\":\"bandwidth\","
+        "\"stats\":{\"median\":70.0}}]},"
+        "{\"key\":\"copy.h2d.pinned\",\"group\":\"copy\",\"technique\":\"pinned\","
+        "\"direction\":\"h2d\",\"outcome\":\"ok\",\"points\":["
+        "{\"bytes\":4096,\"metric\":\"bandwidth\",\"stats\":{\"median\":3.1,\"max\":90}},"
+        "{\"bytes\":268435456,\"metric\":\"bandwidth\",\"stats\":{\"median\":55.4}}]},"
+        "{\"key\":\"copy.d2h.pinned\",\"group\":\"copy\",\"technique\":\"pinned\","
+        "\"direction\":\"d2h\",\"outcome\":\"FAIL\",\"points\":[{\"metric\":\"bandwidth\","
+        "\"stats\":{\"median\":80.0}}]},"
+        "{\"key\":\"latency.pinned\",\"group\":\"latency\",\"technique\":\"pinned\","
+        "\"direction\":\"h2d\",\"outcome\":\"ok\",\"points\":[{\"metric\":\"latency\","
+        "\"stats\":{\"median\":99.0}}]}]}");
     assert_non_null(doc);
     assert_double_equal(zc_trace_ceiling_from_bench_json(doc), 55.4, 1e-12);
+    cJSON_Delete(doc);
+    /* Another document: any object naming a pinned copy, with a "gbps" figure. */
+    doc = cJSON_Parse("{\"results\":[{\"name\":\"pageable h2d\",\"median_gbps\":70.0},"
+                      "{\"name\":\"pinned h2d\",\"stats\":{\"median_gbps\":54.9}},"
+                      "{\"name\":\"pinned d2h\",\"median_gbps\":55.3}]}");
+    assert_non_null(doc);
+    assert_double_equal(zc_trace_ceiling_from_bench_json(doc), 55.3, 1e-12);
     cJSON_Delete(doc);
     doc = cJSON_Parse("{\"cases\":[{\"key\":\"copy.pageable.h2d\",\"median_gbps\":7.0}]}");
     assert_double_equal(zc_trace_ceiling_from_bench_json(doc), 0.0, 0.0);
