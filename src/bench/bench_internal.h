@@ -148,6 +148,9 @@ zc_status zc__verify_fail_host(const char *key, const char *what, size_t bytes, 
 zc_status zc__verify_device(zc_bench_ctx *ctx, const char *key, const char *what,
                             const void *dev_ptr, size_t bytes, uint32_t seed);
 
+/* Fill a device buffer with the poison byte 0xA5 on the run's stream, and wait. */
+zc_status zc__poison_device(zc_bench_ctx *ctx, void *p, size_t bytes);
+
 /* Check the checksum slots 0..n-1 all equal expected. */
 zc_status zc__verify_slots(zc_bench_ctx *ctx, const char *key, const char *what, size_t n,
                            uint32_t expected);

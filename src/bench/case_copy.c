@@ -86,6 +86,10 @@ static zc_status zc__copy_sample_host(zc_bench_ctx *ctx, void *varg, size_t slot
     if (a->dir == ZC__DIR_BIDIR) {
         ZC_CUDA_RETURN(cudaStreamSynchronize(ctx->streams[0]));
         ZC_CUDA_RETURN(cudaStreamSynchronize(ctx->streams[1]));
+    } else if (a->dir == ZC__DIR_H2D) {
+        /* A pageable H2D cudaMemcpy returns once the data is staged, perhaps before the last
+         * DMA lands: the sample ends when the data is on the device. */
+        ZC_CUDA_RETURN(cudaDeviceSynchronize());
     }
     *seconds_p = (double)(zc_clock_ns() - t0) / 1e9;
     return ZC_OK;
@@ -159,7 +163,8 @@ zc_status zc__run_copy(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_r
         uint32_t seed_h = zc__bench_seed(ctx), seed_d = zc__bench_seed(ctx);
         if (dir != ZC__DIR_D2H) {
             zc__pattern_fill(a.h_src, b, seed_h);
-            ZC_CUDA_RETURN(cudaMemset(a.d_dst, 0xA5, b));
+            if ((st = zc__poison_device(ctx, a.d_dst, b)) != ZC_OK)
+                return st;
         }
         if (dir != ZC__DIR_H2D) {
             if ((st = zc__k_fill(a.d_src, b, seed_d, ctx->info.sm_count, ctx->streams[0])) != ZC_OK)

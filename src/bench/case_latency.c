@@ -58,7 +58,8 @@ zc_status zc__run_small_copy(zc_bench_ctx *ctx, const zc__bench_case *self, zc_b
         uint32_t seed = zc__bench_seed(ctx);
         if (a.dir == ZC__DIR_H2D) {
             zc__pattern_fill(a.host, b, seed);
-            ZC_CUDA_RETURN(cudaMemset(a.dev, 0xA5, b));
+            if ((st = zc__poison_device(ctx, a.dev, b)) != ZC_OK)
+                return st;
         } else {
             if ((st = zc__k_fill(a.dev, b, seed, ctx->info.sm_count, ctx->streams[0])) != ZC_OK)
                 return st;

@@ -203,7 +203,8 @@ zc_status zc__run_overlap(zc_bench_ctx *ctx, const zc__bench_case *self, zc_benc
         a.streams = plans[p].streams;
         a.chunks = plans[p].chunks;
         memset(a.h_out, 0xA5, b);
-        ZC_CUDA_RETURN(cudaMemset(a.d_out, 0xA5, b));
+        if ((st = zc__poison_device(ctx, a.d_out, b)) != ZC_OK)
+            return st;
         double *seconds = NULL;
         size_t count = 0, warmups = 0;
         if ((st = zc__measure(ctx, zc__overlap_sample, &a, 0, &seconds, &count, &warmups)) != ZC_OK)

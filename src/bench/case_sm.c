@@ -145,9 +145,10 @@ static zc_status zc__sm_point(zc_bench_ctx *ctx, const char *key, zc_bench_resul
     a.seed = zc__bench_seed(ctx);
     zc_status st;
     if (write) {
-        if (device_memory)
-            ZC_CUDA_RETURN(cudaMemset(dev, 0xA5, a.bytes));
-        else
+        if (device_memory) {
+            if ((st = zc__poison_device(ctx, dev, a.bytes)) != ZC_OK)
+                return st;
+        } else
             memset(host, 0xA5, a.bytes);
     } else {
         if (device_memory) {

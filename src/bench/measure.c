@@ -219,10 +219,22 @@ ZC_EXTERN void zc_bench_result_clear(zc_bench_result *result)
     result->point_count = 0;
 }
 
+zc_status zc__poison_device(zc_bench_ctx *ctx, void *p, size_t bytes)
+{
+    /* On the run's own stream and waited for: the legacy stream's cudaMemset would not be
+     * ordered before work on the non-blocking streams. */
+    ZC_CUDA_RETURN(cudaMemsetAsync(p, 0xA5, bytes, ctx->streams[0]));
+    ZC_CUDA_RETURN(cudaStreamSynchronize(ctx->streams[0]));
+    return ZC_OK;
+}
+
 zc_status zc__verify_device(zc_bench_ctx *ctx, const char *key, const char *what,
                             const void *dev_ptr, size_t bytes, uint32_t seed)
 {
     cudaStream_t s = ctx->streams[0];
+    /* Everything before must be finished, the legacy stream's copies included: a pageable
+     * cudaMemcpy may return before its last DMA has landed. */
+    ZC_CUDA_RETURN(cudaDeviceSynchronize());
     ZC_CUDA_RETURN(cudaMemsetAsync(ctx->d_report, 0, sizeof(unsigned long long), s));
     ZC_CUDA_RETURN(cudaMemsetAsync(ctx->d_report + 1, 0xFF, sizeof(unsigned long long), s));
     zc_status st = zc__k_check(dev_ptr, bytes, seed, 0, ctx->d_report, ctx->info.sm_count, s);
