@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "advise_json.h"
+#include "advise_quick.h"
 #include "advise_validate.h"
 #include "cli.h"
 
@@ -22,7 +23,8 @@ static void zc__advise_help(void)
            "for a workload on this machine, rank them, and explain the first choice.\n\n"
            "The machine's figures come from --profile: a `zc bench --json` result or a\n"
            "\"%s\" document (--save-profile writes one). Without --profile zc advise\n"
-           "measures a quick profile on the GPU first (about a second) and says so.\n\n"
+           "runs `zc bench --quick` first (its own one-second calibration if that fails)\n"
+           "and says so.\n\n"
            "Workload (flags override --workload FILE, a JSON object with the same names):\n"
            "  --bytes SIZE          bytes per transfer: 4096, 4K, 4KiB, 1.5M (default 4KiB)\n"
            "  --transfers N         how many transfers in all (default 1000)\n"
@@ -304,16 +306,11 @@ int zc_cmd_advise(int argc, char **argv)
         if (status != ZC_OK)
             return zc_cli_fail("advise", "loading the profile", status);
     } else {
-        fprintf(stderr,
-                "zc advise: no --profile given: measuring a quick profile on GPU %d (about a "
-                "second; `zc bench --json` gives a fuller one)\n",
-                device);
-        status = zc_advise_calibrate(device, &profile);
+        char how[160];
+        status = zc_advise_quick_profile(device, &profile, notes, sizeof notes, how, sizeof how);
         if (status != ZC_OK)
-            return zc_cli_fail("advise", "measuring the quick profile", status);
-        status = zc_profile_fill_gaps(&profile, notes, sizeof notes);
-        if (status != ZC_OK)
-            return zc_cli_fail("advise", "completing the quick profile", status);
+            return zc_cli_fail("advise", "measuring a quick profile", status);
+        fprintf(stderr, "zc advise: profile from %s\n", how);
     }
     if (save_path != NULL) {
         cJSON *doc = zc_profile_to_json(&profile);
