@@ -51,5 +51,6 @@ zc_status zc__run_chase(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_
 zc_status zc__run_pingpong(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_result *res);
 zc_status zc__run_crossover(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_result *res);
 zc_status zc__run_overlap(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_result *res);
+zc_status zc__run_alloc(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_result *res);
 
 #endif

@@ -289,6 +289,14 @@ const zc__bench_case zc__bench_cases[] = {
      zc__run_overlap,
      0,
      0},
+    {{"alloc.cost", "alloc", "pinned", "none",
+      "allocation, free and registration cost per size: by hand, through buffers, through the "
+      "pool"},
+     ZC__ALL,
+     NULL,
+     zc__run_alloc,
+     0,
+     0},
 };
 
 const size_t zc__bench_case_total = ZC__COUNT(zc__bench_cases);
