@@ -50,8 +50,8 @@ typedef enum zc_buffer_kind {
 /*
  * Pinned buffers of at least this many bytes are pinned by mapping pages, touching them and
  * registering them (cudaHostRegister); smaller ones come from cudaHostAlloc. Registration was
- * ten times cheaper for 1 GiB on the H200 (52 ms against 530 ms); the crossing point is set
- * from tests/mem/measure_pinning (docs/buffers.md has the figures and how to measure again).
+ * ten times cheaper for 1 GiB on the H200 (52 ms against 530 ms). 2 MiB is a starting value:
+ * tests/mem/measure_pinning prints the measured crossing point to set it from (docs/buffers.md).
  */
 #define ZC_PIN_REGISTER_THRESHOLD ((size_t)2 << 20)
 
