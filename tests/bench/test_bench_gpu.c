@@ -1,170 +1,11 @@
-/* zc bench on a GPU: the quick run measures and verifies every case; corrupted data FAILs. */
+/* zc bench on a GPU, through the library: every case runs at small sizes and verifies its
+ * data, a corrupted buffer FAILs. Small enough to run under compute-sanitizer memcheck. */
 #include "test_support.h"
 
 #include <math.h>
 #include <string.h>
 
-#include <cjson/cJSON.h>
-
 #include "zerocopy/bench.h"
-
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        fail_msg("cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = malloc((size_t)n + 1);
-    assert_non_null(text);
-    assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
-    text[n] = '\0';
-    fclose(f);
-    return text;
-}
-
-static cJSON *read_json(const char *path)
-{
-    char *text = read_file(path);
-    cJSON *doc = cJSON_Parse(text);
-    free(text);
-    if (doc == NULL)
-        fail_msg("%s is not JSON", path);
-    return doc;
-}
-
-static const cJSON *find_case(const cJSON *doc, const char *key)
-{
-    const cJSON *c;
-    cJSON_ArrayForEach(c, cJSON_GetObjectItem(doc, "cases"))
-    {
-        if (strcmp(cJSON_GetObjectItem(c, "key")->valuestring, key) == 0)
-            return c;
-    }
-    return NULL;
-}
-
-static void test_quick_runs_and_verifies_every_case(void **state)
-{
-    (void)state;
-    const char *json = "gpu_bench_quick.json", *csv = "gpu_bench_quick.csv";
-    zc_test_output r;
-    zc_test_run_zc((const char *[]){"bench", "--quick", "--json", json, "--csv", csv, NULL}, NULL,
-                   &r);
-    fprintf(stderr, "%s\n", r.out); /* the whole table, for whoever reads the log */
-    if (r.exit_code != 0)
-        fprintf(stderr, "zc bench --quick exited %d\nstderr:\n%s\n", r.exit_code, r.err);
-    assert_int_equal(r.exit_code, 0);
-    assert_non_null(strstr(r.out, "The chapter's comparison"));
-    /* stderr is not a terminal here: no progress bar may appear in it. */
-    assert_null(strstr(r.err, "["));
-    zc_test_output_free(&r);
-
-    cJSON *doc = read_json(json);
-    assert_string_equal(cJSON_GetObjectItem(doc, "schema")->valuestring, "zerocopy.bench/1");
-    assert_string_equal(cJSON_GetObjectItem(doc, "mode")->valuestring, "quick");
-    double wall = cJSON_GetObjectItem(doc, "wall_seconds")->valuedouble;
-    fprintf(stderr, "quick run: %.1f s\n", wall);
-    assert_true(wall <= 30.0);
-    const cJSON *cases = cJSON_GetObjectItem(doc, "cases");
-    assert_int_equal((size_t)cJSON_GetArraySize(cases), zc_bench_case_count());
-    int bad = 0;
-    const cJSON *c;
-    cJSON_ArrayForEach(c, cases)
-    {
-        const char *key = cJSON_GetObjectItem(c, "key")->valuestring;
-        const char *outcome = cJSON_GetObjectItem(c, "outcome")->valuestring;
-        const char *reason = cJSON_GetObjectItem(c, "reason")->valuestring;
-        const cJSON *points = cJSON_GetObjectItem(c, "points");
-        if (strcmp(outcome, "skipped") == 0) {
-            fprintf(stderr, "%s skipped: %s\n", key, reason);
-            if (strlen(reason) == 0) {
-                fprintf(stderr, "%s: skipped without a reason\n", key);
-                bad++;
-            }
-            continue;
-        }
-        if (strcmp(outcome, "ok") != 0) {
-            fprintf(stderr, "%s: %s: %s\n", key, outcome, reason);
-            bad++;
-            continue;
-        }
-        if (cJSON_GetArraySize(points) == 0) {
-            fprintf(stderr, "%s: ok without a single point\n", key);
-            bad++;
-        }
-        const cJSON *p;
-        cJSON_ArrayForEach(p, points)
-        {
-            const cJSON *stats = cJSON_GetObjectItem(p, "stats");
-            double median = cJSON_GetObjectItem(stats, "median")->valuedouble;
-            if (!cJSON_IsTrue(cJSON_GetObjectItem(p, "verified")) || !(median > 0.0) ||
-                !isfinite(median)) {
-                fprintf(stderr, "%s: point '%s' %.0f B: verified=%d median=%g\n", key,
-                        cJSON_GetObjectItem(p, "variant")->valuestring,
-                        cJSON_GetObjectItem(p, "bytes")->valuedouble,
-                        cJSON_IsTrue(cJSON_GetObjectItem(p, "verified")), median);
-                bad++;
-            }
-        }
-    }
-    assert_int_equal(bad, 0);
-    /* The cases every CUDA GPU with mapped memory can run did run. */
-    static const char *must_run[] = {"copy.h2d.pinned",    "copy.d2h.pinned",  "zerocopy.read.16b",
-                                     "zerocopy.write.16b", "latency.pingpong", "latency.launch"};
-    for (size_t i = 0; i < sizeof must_run / sizeof must_run[0]; i++) {
-        const cJSON *mc = find_case(doc, must_run[i]);
-        assert_non_null(mc);
-        assert_string_equal(cJSON_GetObjectItem(mc, "outcome")->valuestring, "ok");
-    }
-    cJSON_Delete(doc);
-
-    char *text = read_file(csv);
-    assert_non_null(strstr(text, "key,group,technique"));
-    assert_non_null(strstr(text, "copy.h2d.pinned,copy,pinned,h2d,ok"));
-    free(text);
-}
-
-/* Corrupt one case's data on purpose: it must FAIL with no number, exit 5, others stay ok. */
-static void expect_fail(const char *cases, const char *corrupt, const char *healthy)
-{
-    const char *json = "gpu_bench_corrupt.json";
-    zc_test_output r;
-    zc_test_run_zc((const char *[]){"bench", "--quick", "--case", cases, "--inject-corruption",
-                                    corrupt, "--json", json, NULL},
-                   NULL, &r);
-    if (r.exit_code != 5)
-        fprintf(stderr, "corrupting %s: exit %d, wanted 5\nstdout:\n%s\nstderr:\n%s\n", corrupt,
-                r.exit_code, r.out, r.err);
-    assert_int_equal(r.exit_code, 5);
-    assert_non_null(strstr(r.err, "FAIL"));
-    zc_test_output_free(&r);
-    cJSON *doc = read_json(json);
-    const cJSON *c = find_case(doc, corrupt);
-    assert_non_null(c);
-    assert_string_equal(cJSON_GetObjectItem(c, "outcome")->valuestring, "FAIL");
-    assert_string_equal(cJSON_GetObjectItem(c, "status")->valuestring, "ERR_VERIFY");
-    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(c, "points")), 0);
-    fprintf(stderr, "%s FAIL as expected: %s\n", corrupt,
-            cJSON_GetObjectItem(c, "reason")->valuestring);
-    if (healthy) {
-        c = find_case(doc, healthy);
-        assert_non_null(c);
-        assert_string_equal(cJSON_GetObjectItem(c, "outcome")->valuestring, "ok");
-    }
-    cJSON_Delete(doc);
-}
-
-static void test_corrupted_data_fails(void **state)
-{
-    (void)state;
-    expect_fail("copy.h2d.pinned,copy.h2d.pageable", "copy.h2d.pinned", "copy.h2d.pageable");
-    expect_fail("copy.d2h.write_combined", "copy.d2h.write_combined", NULL);
-    expect_fail("zerocopy.read.16b,zerocopy.write.16b", "zerocopy.read.16b", "zerocopy.write.16b");
-    expect_fail("zerocopy.write.16b", "zerocopy.write.16b", NULL);
-    expect_fail("overlap.pipeline", "overlap.pipeline", NULL);
-}
 
 static void test_library_directly(void **state)
 {
@@ -203,13 +44,110 @@ static void test_library_directly(void **state)
     zc_bench_ctx_destroy(ctx);
 }
 
+/* Every case in one context at two small sizes: ok or skipped with a reason, every point
+ * verified and positive. */
+static void test_every_case_small(void **state)
+{
+    (void)state;
+    static const size_t sizes[] = {64u << 10, 1u << 20};
+    zc_bench_config config;
+    zc_bench_config_init(&config);
+    config.mode = ZC_BENCH_QUICK;
+    config.sizes = sizes;
+    config.size_count = 2;
+    zc_bench_ctx *ctx = NULL;
+    assert_int_equal(zc_bench_ctx_create(&config, &ctx), ZC_OK);
+    assert_int_equal(zc_bench_ctx_plan(ctx, zc_bench_case_count()), ZC_OK);
+    int bad = 0;
+    for (size_t i = 0; i < zc_bench_case_count(); i++) {
+        const char *key = zc_bench_case_at(i)->key;
+        zc_bench_result res;
+        assert_int_equal(zc_bench_run(ctx, i, &res), ZC_OK);
+        assert_string_equal(res.key, key);
+        if (res.outcome == ZC_BENCH_SKIPPED) {
+            fprintf(stderr, "%s skipped: %s\n", key, res.reason);
+            if (res.reason[0] == '\0')
+                bad++;
+        } else if (res.outcome != ZC_BENCH_OK) {
+            fprintf(stderr, "%s: %s: %s\n", key, zc_bench_outcome_name(res.outcome), res.reason);
+            bad++;
+        } else if (res.point_count == 0) {
+            fprintf(stderr, "%s: ok without a point\n", key);
+            bad++;
+        }
+        for (size_t j = 0; j < res.point_count; j++) {
+            const zc_bench_point *p = &res.points[j];
+            if (!p->verified || !(p->stats.median > 0.0) || !isfinite(p->stats.median) ||
+                p->stats.count == 0) {
+                fprintf(stderr, "%s: point '%s' %zu B: verified %d, median %g, n %zu\n", key,
+                        p->variant, p->bytes, p->verified, p->stats.median, p->stats.count);
+                bad++;
+            }
+        }
+        if (res.outcome == ZC_BENCH_OK && res.point_count > 0)
+            fprintf(stderr, "%-28s %3zu point(s), first median %.2f %s (%.2f s)\n", key,
+                    res.point_count, res.points[0].stats.median,
+                    zc_bench_metric_unit(res.points[0].metric), res.seconds);
+        zc_bench_result_clear(&res);
+    }
+    zc_bench_ctx_destroy(ctx);
+    assert_int_equal(bad, 0);
+}
+
+/* The corruption hook through the library: the case FAILs, keeps no point, and names where. */
+static void test_corruption_fails_in_library(void **state)
+{
+    (void)state;
+    static const size_t sizes[] = {1u << 20};
+    static const char *keys[] = {"copy.h2d.pinned",  "copy.d2h.pageable",
+                                 "zerocopy.read.4b", "zerocopy.write.random128",
+                                 "device.read.16b",  "latency.copy.pinned.d2h",
+                                 "crossover.read_k"};
+    zc_bench_config config;
+    zc_bench_config_init(&config);
+    config.mode = ZC_BENCH_QUICK;
+    config.sizes = sizes;
+    config.size_count = 1;
+    config.corrupt_key = "copy.h2d.pinned,copy.d2h.pageable,zerocopy.read.4b,"
+                         "zerocopy.write.random128,device.read.16b,latency.copy.pinned.d2h,"
+                         "crossover.read_k";
+    zc_bench_ctx *ctx = NULL;
+    assert_int_equal(zc_bench_ctx_create(&config, &ctx), ZC_OK);
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+        size_t index = zc_bench_case_count();
+        for (size_t i = 0; i < zc_bench_case_count(); i++)
+            if (strcmp(zc_bench_case_at(i)->key, keys[k]) == 0)
+                index = i;
+        assert_true(index < zc_bench_case_count());
+        zc_bench_result res;
+        assert_int_equal(zc_bench_run(ctx, index, &res), ZC_OK);
+        if (res.outcome != ZC_BENCH_FAIL)
+            fail_msg("%s with corrupted data: %s (%s), wanted FAIL", keys[k],
+                     zc_bench_outcome_name(res.outcome), res.reason);
+        assert_int_equal(res.status, ZC_ERR_VERIFY);
+        assert_int_equal(res.point_count, 0);
+        assert_non_null(strstr(res.reason, keys[k]));
+        fprintf(stderr, "%s FAIL as expected: %s\n", keys[k], res.reason);
+        zc_bench_result_clear(&res);
+    }
+    /* A case the hook does not name still runs clean in the same context. */
+    for (size_t i = 0; i < zc_bench_case_count(); i++)
+        if (strcmp(zc_bench_case_at(i)->key, "copy.h2d.registered") == 0) {
+            zc_bench_result res;
+            assert_int_equal(zc_bench_run(ctx, i, &res), ZC_OK);
+            assert_true(res.outcome == ZC_BENCH_OK || res.outcome == ZC_BENCH_SKIPPED);
+            zc_bench_result_clear(&res);
+        }
+    zc_bench_ctx_destroy(ctx);
+}
+
 int main(void)
 {
     zc_test_require_gpu("gpu_bench");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_library_directly),
-        cmocka_unit_test(test_quick_runs_and_verifies_every_case),
-        cmocka_unit_test(test_corrupted_data_fails),
+        cmocka_unit_test(test_every_case_small),
+        cmocka_unit_test(test_corruption_fails_in_library),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
