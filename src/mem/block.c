@@ -129,13 +129,17 @@ static zc_status zc__make_pinned(const char *fn, zc__block *b, const zc__caps *c
         if (mapped)
             rflags |= cudaHostRegisterMapped;
         status = ZC_MEM_CUDA(cudaHostRegister(b->map_base, b->map_len, rflags));
-        if (status != ZC_OK) {
+        if (status == ZC_OK) {
+            b->method = ZC_METHOD_MMAP_REGISTER;
+        } else {
+            /* Registration is only the faster way; cudaHostAlloc below is the other. */
             (void)zc__pages_unmap(b->map_base, b->map_len);
             b->map_base = NULL;
-            return status;
+            b->map_len = 0;
+            use_register = 0;
         }
-        b->method = ZC_METHOD_MMAP_REGISTER;
-    } else {
+    }
+    if (!use_register) {
         unsigned hflags = cudaHostAllocDefault;
         if (b->flags & ZC_BUFFER_FLAG_PORTABLE)
             hflags |= cudaHostAllocPortable;
