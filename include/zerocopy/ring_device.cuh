@@ -206,24 +206,33 @@ __device__ __forceinline__ uint32_t zc_ring_dev_read(const zc_ring_dev *ring, ui
     const unsigned char *prev =
         ring->in + (uint64_t)zc_ring_slot(seq - 1u, ring->slots) * ring->in_stride;
     if (ring->protocol != ZC_RING_PROTO_LL) {
-        /* 16-byte loads where the range allows it: the link is used best by wide requests. */
         const uint32_t *cw = (const uint32_t *)cur, *pw = (const uint32_t *)prev;
-        uint32_t i = threadIdx.x;
-        if (first >= 0 && (first & 3) == 0 && (count & 3u) == 0 && ((uintptr_t)dst & 15u) == 0) {
-            const uint4 *src = (const uint4 *)(cw + first);
-            uint4 *d4 = (uint4 *)dst;
-            for (; i < count / 4u; i += blockDim.x)
-                d4[i] = zc_ring_dev_ld_volatile128(src + i);
-        } else {
-            for (; i < count; i += blockDim.x) {
-                int64_t w = first + (int64_t)i;
-                uint32_t v = 0;
-                if (w >= 0)
-                    v = zc_ring_dev_ld_volatile32(cw + w);
-                else if (seq > 0)
-                    v = zc_ring_dev_ld_volatile32(pw + (words + w));
-                dst[i] = v;
+        /* The part before the frame, from the previous frame's tail (or zeros). */
+        uint32_t neg = first < 0 ? (uint32_t)(-first < (int64_t)count ? -first : count) : 0u;
+        for (uint32_t i = threadIdx.x; i < neg; i += blockDim.x)
+            dst[i] = seq > 0 ? zc_ring_dev_ld_volatile32(pw + (words + first + (int64_t)i)) : 0u;
+        const uint32_t *src = cw + (first + (int64_t)neg);
+        uint32_t *out = dst + neg, n = count - neg;
+        if ((((uintptr_t)src | (uintptr_t)out) & 15u) == 0 && (n & 3u) == 0) {
+            /* 16-byte loads, four in flight per thread: the link is used best by wide, many
+             * requests. */
+            const uint4 *s4 = (const uint4 *)src;
+            uint4 *d4 = (uint4 *)out;
+            const uint32_t n4 = n / 4u, step = blockDim.x;
+            for (uint32_t i = threadIdx.x; i < n4; i += 4u * step) {
+                uint4 v[4];
+#pragma unroll
+                for (uint32_t u = 0; u < 4u; u++)
+                    if (i + u * step < n4)
+                        v[u] = zc_ring_dev_ld_volatile128(s4 + i + u * step);
+#pragma unroll
+                for (uint32_t u = 0; u < 4u; u++)
+                    if (i + u * step < n4)
+                        d4[i + u * step] = v[u];
             }
+        } else {
+            for (uint32_t i = threadIdx.x; i < n; i += blockDim.x)
+                out[i] = zc_ring_dev_ld_volatile32(src + i);
         }
         __syncthreads();
         return ZC_RING_EXIT_NONE;
@@ -237,31 +246,47 @@ __device__ __forceinline__ uint32_t zc_ring_dev_read(const zc_ring_dev *ring, ui
     }
     __syncthreads();
     const uint64_t *cl = (const uint64_t *)cur, *pl = (const uint64_t *)prev;
+    const uint32_t step = blockDim.x;
     uint32_t spins = 0;
-    for (uint32_t i = threadIdx.x; i < count; i += blockDim.x) {
-        int64_t w = first + (int64_t)i;
-        if (w < 0 && seq == 0) {
-            dst[i] = 0;
-            continue;
+    for (uint32_t i = threadIdx.x; i < count; i += 4u * step) {
+        /* Issue up to four loads before looking at any, so that they travel together. */
+        uint64_t word[4] = {0, 0, 0, 0}, want[4] = {0, 0, 0, 0};
+        const uint64_t *ptr[4];
+#pragma unroll
+        for (uint32_t u = 0; u < 4u; u++) {
+            uint32_t k = i + u * step;
+            int64_t w = first + (int64_t)k;
+            ptr[u] = 0;
+            if (k >= count)
+                continue;
+            if (w < 0 && seq == 0) {
+                dst[k] = 0;
+                continue;
+            }
+            ptr[u] = w >= 0 ? cl + w : pl + (words + w);
+            want[u] = w >= 0 ? seq : seq - 1u;
+            word[u] = zc_ring_dev_ld_volatile(ptr[u]);
         }
-        const uint64_t *p = w >= 0 ? cl + w : pl + (words + w);
-        uint64_t want = w >= 0 ? seq : seq - 1u;
-        uint64_t word = zc_ring_dev_ld_volatile(p);
-        while (!zc_ring_ll_ready(word, want)) {
-            if ((++spins & 31u) == 0) {
-                if (zc__read_abort != 0)
-                    goto out;
-                if (threadIdx.x == 0) {
-                    uint32_t why = zc_ring_dev_check(ring, watch);
-                    if (why != 0) {
-                        zc__read_abort = why;
+#pragma unroll
+        for (uint32_t u = 0; u < 4u; u++) {
+            if (ptr[u] == 0)
+                continue;
+            while (!zc_ring_ll_ready(word[u], want[u])) {
+                if ((++spins & 31u) == 0) {
+                    if (zc__read_abort != 0)
                         goto out;
+                    if (threadIdx.x == 0) {
+                        uint32_t why = zc_ring_dev_check(ring, watch);
+                        if (why != 0) {
+                            zc__read_abort = why;
+                            goto out;
+                        }
                     }
                 }
+                word[u] = zc_ring_dev_ld_volatile(ptr[u]);
             }
-            word = zc_ring_dev_ld_volatile(p);
+            dst[i + u * step] = zc_ring_ll_data(word[u]);
         }
-        dst[i] = zc_ring_ll_data(word);
     }
     atomicAdd(&zc__read_done, 1u);
     if (threadIdx.x == 0) {

@@ -1,0 +1,206 @@
+/* The four classic ways of streaming frames through a GPU filter: a launch per frame on mapped
+ * memory, pageable and pinned copies around a launch, and a CUDA graph of copy, kernel, copy. */
+#include "stream/filter_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/checked_math.h"
+#include "device/cuda_check.h"
+#include "zerocopy/clock.h"
+
+static float *zc__slot(float *base, const zc_filter *f, uint64_t seq)
+{
+    return base + (size_t)(seq % f->slots) * (f->frame_bytes / sizeof(float));
+}
+
+/* The history buffers a frame reads and writes: they alternate with the frame's parity. */
+static void zc__hist(const zc_filter *f, uint64_t seq, const float **in_p, float **out_p)
+{
+    *in_p = f->d_hist + (seq % 2) * f->shape.halo;
+    *out_p = f->d_hist + ((seq + 1) % 2) * f->shape.halo;
+}
+
+/* Copy, kernel, copy for frame seq on the filter's stream (classic-pinned; graph capture). */
+static zc_status zc__enqueue_copy_kernel_copy(zc_filter *f, uint64_t seq)
+{
+    const float *hist_in;
+    float *hist_out;
+    zc__hist(f, seq, &hist_in, &hist_out);
+    ZC_CUDA_RETURN(cudaMemcpyAsync(zc__slot(f->d_in, f, seq), zc__slot(f->h_in, f, seq),
+                                   f->frame_bytes, cudaMemcpyHostToDevice, f->stream));
+    zc_status st =
+        zc__fir_launch_frame(&f->shape, zc__slot(f->d_in, f, seq), zc__slot(f->d_out, f, seq),
+                             hist_in, hist_out, f->d_taps, f->stream, &f->blocks);
+    if (st != ZC_OK)
+        return st;
+    ZC_CUDA_RETURN(cudaMemcpyAsync(zc__slot(f->h_out, f, seq), zc__slot(f->d_out, f, seq),
+                                   f->frame_bytes, cudaMemcpyDeviceToHost, f->stream));
+    return ZC_OK;
+}
+
+/* Graph mode: one instantiated graph per slot; slots is even, so a slot's history parity is
+ * the same every time it is used. */
+static zc_status zc__build_graphs(zc_filter *f)
+{
+    f->graphs = calloc(f->slots, sizeof *f->graphs);
+    if (f->graphs == NULL)
+        return ZC_FAIL(ZC_ERR_NO_MEMORY, "zc_filter_create: no memory for graphs");
+    for (uint32_t s = 0; s < f->slots; s++) {
+        cudaGraph_t graph = NULL;
+        ZC_CUDA_RETURN(cudaStreamBeginCapture(f->stream, cudaStreamCaptureModeThreadLocal));
+        zc_status st = zc__enqueue_copy_kernel_copy(f, s);
+        zc_status end = ZC_CUDA(cudaStreamEndCapture(f->stream, &graph));
+        if (st == ZC_OK)
+            st = end;
+        if (st == ZC_OK)
+            st = ZC_CUDA(cudaGraphInstantiate(&f->graphs[s], graph, 0));
+        if (graph != NULL)
+            cudaGraphDestroy(graph);
+        if (st != ZC_OK)
+            return st;
+    }
+    return ZC_OK;
+}
+
+zc_status zc__filter_launch_setup(zc_filter *f)
+{
+    const zc_stream_mode mode = f->config.mode;
+    f->slots = f->config.in_flight;
+    if (mode == ZC_STREAM_GRAPH)
+        f->slots += f->slots % 2;
+    size_t bytes;
+    if (!zc__size_mul(f->frame_bytes, f->slots, &bytes))
+        return ZC_FAIL(ZC_ERR_OVERFLOW, "zc_filter_create: frames x in_flight overflows");
+    zc_status st = ZC_OK;
+    if (mode == ZC_STREAM_CLASSIC_PAGEABLE) {
+        f->stream = 0; /* the legacy stream, as plain cudaMemcpy code uses */
+        f->h_in = malloc(bytes);
+        f->h_out = malloc(bytes);
+        if (f->h_in == NULL || f->h_out == NULL)
+            return ZC_FAIL(ZC_ERR_NO_MEMORY, "zc_filter_create: no memory for %zu bytes", bytes);
+    } else {
+        ZC_CUDA_RETURN(cudaStreamCreateWithFlags(&f->stream, cudaStreamNonBlocking));
+        f->own_stream = 1;
+        unsigned flags = mode == ZC_STREAM_MAPPED_LAUNCH ? cudaHostAllocMapped : 0u;
+        ZC_CUDA_RETURN(cudaHostAlloc((void **)&f->h_in, bytes, flags));
+        ZC_CUDA_RETURN(cudaHostAlloc((void **)&f->h_out, bytes, flags));
+    }
+    if (mode == ZC_STREAM_MAPPED_LAUNCH) {
+        ZC_CUDA_RETURN(cudaHostGetDevicePointer((void **)&f->d_in, f->h_in, 0));
+        ZC_CUDA_RETURN(cudaHostGetDevicePointer((void **)&f->d_out, f->h_out, 0));
+    } else {
+        ZC_CUDA_RETURN(cudaMalloc((void **)&f->d_in, bytes));
+        ZC_CUDA_RETURN(cudaMalloc((void **)&f->d_out, bytes));
+    }
+    ZC_CUDA_RETURN(cudaMalloc((void **)&f->d_hist, 2 * (f->shape.halo + 4) * sizeof(float)));
+    ZC_CUDA_RETURN(cudaMemset(f->d_hist, 0, 2 * (f->shape.halo + 4) * sizeof(float)));
+    f->events = calloc(f->slots, sizeof *f->events);
+    if (f->events == NULL)
+        return ZC_FAIL(ZC_ERR_NO_MEMORY, "zc_filter_create: no memory for events");
+    for (uint32_t s = 0; s < f->slots; s++)
+        ZC_CUDA_RETURN(cudaEventCreateWithFlags(&f->events[s], cudaEventDisableTiming));
+    if (mode == ZC_STREAM_GRAPH)
+        st = zc__build_graphs(f);
+    if (st == ZC_OK)
+        st = ZC_CUDA(cudaDeviceSynchronize());
+    return st;
+}
+
+zc_status zc__filter_launch_submit(zc_filter *f, const float *frame)
+{
+    const uint64_t seq = f->head;
+    const float *hist_in;
+    float *hist_out;
+    zc__hist(f, seq, &hist_in, &hist_out);
+    zc_status st;
+    switch (f->config.mode) {
+    case ZC_STREAM_CLASSIC_PAGEABLE:
+        /* The whole round trip happens here: synchronous copies from pageable memory. */
+        ZC_CUDA_RETURN(
+            cudaMemcpy(zc__slot(f->d_in, f, seq), frame, f->frame_bytes, cudaMemcpyHostToDevice));
+        st = zc__fir_launch_frame(&f->shape, zc__slot(f->d_in, f, seq), zc__slot(f->d_out, f, seq),
+                                  hist_in, hist_out, f->d_taps, 0, &f->blocks);
+        if (st != ZC_OK)
+            return st;
+        return ZC_CUDA(cudaMemcpy(zc__slot(f->h_out, f, seq), zc__slot(f->d_out, f, seq),
+                                  f->frame_bytes, cudaMemcpyDeviceToHost));
+    case ZC_STREAM_CLASSIC_PINNED:
+        memcpy(zc__slot(f->h_in, f, seq), frame, f->frame_bytes);
+        st = zc__enqueue_copy_kernel_copy(f, seq);
+        break;
+    case ZC_STREAM_GRAPH:
+        memcpy(zc__slot(f->h_in, f, seq), frame, f->frame_bytes);
+        st = ZC_CUDA(cudaGraphLaunch(f->graphs[seq % f->slots], f->stream));
+        break;
+    case ZC_STREAM_MAPPED_LAUNCH:
+        memcpy(zc__slot(f->h_in, f, seq), frame, f->frame_bytes);
+        st = zc__fir_launch_frame(&f->shape, zc__slot(f->d_in, f, seq), zc__slot(f->d_out, f, seq),
+                                  hist_in, hist_out, f->d_taps, f->stream, &f->blocks);
+        break;
+    default:
+        return ZC_FAIL(ZC_ERR_STATE, "zc_filter_submit: mode %d has no launch path",
+                       (int)f->config.mode);
+    }
+    if (st != ZC_OK)
+        return st;
+    return ZC_CUDA(cudaEventRecord(f->events[seq % f->slots], f->stream));
+}
+
+zc_status zc__filter_launch_receive(zc_filter *f, float *out, uint64_t timeout_ns)
+{
+    const uint64_t seq = f->tail;
+    if (f->config.mode != ZC_STREAM_CLASSIC_PAGEABLE) {
+        /* Spin on the event, as cudaEventSynchronize does in its default (spin) mode, but with
+         * a bound. */
+        cudaEvent_t ev = f->events[seq % f->slots];
+        uint64_t start = zc_clock_ns();
+        for (;;) {
+            cudaError_t e = cudaEventQuery(ev);
+            if (e == cudaSuccess)
+                break;
+            if (e != cudaErrorNotReady)
+                return ZC_CUDA(e);
+            if (zc_clock_ns() - start >= timeout_ns) {
+                if (timeout_ns == 0)
+                    return ZC_ERR_TIMEOUT;
+                return ZC_FAIL(ZC_ERR_TIMEOUT,
+                               "zc_filter_receive: frame %llu not done after %.3f ms (%s)",
+                               (unsigned long long)seq, (double)timeout_ns / 1e6,
+                               zc_stream_mode_name(f->config.mode));
+            }
+        }
+    }
+    memcpy(out, zc__slot(f->h_out, f, seq), f->frame_bytes);
+    return ZC_OK;
+}
+
+void zc__filter_launch_teardown(zc_filter *f)
+{
+    if (f->own_stream)
+        cudaStreamSynchronize(f->stream);
+    for (uint32_t s = 0; f->graphs != NULL && s < f->slots; s++) {
+        if (f->graphs[s] != NULL)
+            cudaGraphExecDestroy(f->graphs[s]);
+    }
+    free(f->graphs);
+    for (uint32_t s = 0; f->events != NULL && s < f->slots; s++) {
+        if (f->events[s] != NULL)
+            cudaEventDestroy(f->events[s]);
+    }
+    free(f->events);
+    cudaFree(f->d_hist);
+    if (f->config.mode != ZC_STREAM_MAPPED_LAUNCH) {
+        cudaFree(f->d_in);
+        cudaFree(f->d_out);
+    }
+    if (f->config.mode == ZC_STREAM_CLASSIC_PAGEABLE) {
+        free(f->h_in);
+        free(f->h_out);
+    } else {
+        cudaFreeHost(f->h_in);
+        cudaFreeHost(f->h_out);
+    }
+    if (f->own_stream)
+        cudaStreamDestroy(f->stream);
+}

@@ -1,0 +1,105 @@
+/* FIR filters on the host: windowed-sinc design, the double-precision reference, the error
+ * measure, and the names of the streaming modes. */
+#include "zerocopy/stream.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "core/error.h"
+
+static const char *const zc__mode_names[ZC_STREAM_MODE_COUNT] = {
+    "zerocopy", "mapped-launch", "classic-pageable", "classic-pinned", "graph"};
+
+ZC_EXTERN const char *zc_stream_mode_name(zc_stream_mode mode)
+{
+    if ((int)mode < 0 || (int)mode >= ZC_STREAM_MODE_COUNT)
+        return "unknown";
+    return zc__mode_names[mode];
+}
+
+ZC_EXTERN zc_status zc_stream_mode_parse(const char *name, zc_stream_mode *mode_p)
+{
+    ZC_REQUIRE_ARG(name);
+    ZC_REQUIRE_ARG(mode_p);
+    for (int i = 0; i < ZC_STREAM_MODE_COUNT; i++) {
+        if (strcmp(name, zc__mode_names[i]) == 0) {
+            *mode_p = (zc_stream_mode)i;
+            return ZC_OK;
+        }
+    }
+    return ZC_FAIL(ZC_ERR_PARSE,
+                   "zc_stream_mode_parse: unknown mode '%s' (zerocopy, mapped-launch, "
+                   "classic-pageable, classic-pinned, graph)",
+                   name);
+}
+
+ZC_EXTERN zc_status zc_fir_design_lowpass(double cutoff, size_t ntaps, float *taps)
+{
+    ZC_REQUIRE_ARG(taps);
+    if (!(cutoff > 0.0 && cutoff < 0.5))
+        return ZC_FAIL(ZC_ERR_INVALID_ARG,
+                       "zc_fir_design_lowpass: cutoff %g is not a fraction of the sample rate "
+                       "in (0, 0.5)",
+                       cutoff);
+    if (ntaps == 0 || ntaps > ZC_FIR_MAX_TAPS)
+        return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_fir_design_lowpass: %zu taps not in 1..%d", ntaps,
+                       ZC_FIR_MAX_TAPS);
+    const double pi = 3.14159265358979323846;
+    double h[ZC_FIR_MAX_TAPS], sum = 0.0;
+    double mid = (double)(ntaps - 1) / 2.0;
+    for (size_t k = 0; k < ntaps; k++) {
+        double t = (double)k - mid;
+        double sinc = t == 0.0 ? 2.0 * cutoff : sin(2.0 * pi * cutoff * t) / (pi * t);
+        double w = ntaps == 1 ? 1.0
+                              : 0.42 - 0.5 * cos(2.0 * pi * (double)k / (double)(ntaps - 1)) +
+                                    0.08 * cos(4.0 * pi * (double)k / (double)(ntaps - 1));
+        h[k] = sinc * w;
+        sum += h[k];
+    }
+    if (sum == 0.0)
+        return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_fir_design_lowpass: the taps sum to 0");
+    for (size_t k = 0; k < ntaps; k++)
+        taps[k] = (float)(h[k] / sum);
+    return ZC_OK;
+}
+
+ZC_EXTERN zc_status zc_fir_reference(const float *taps, size_t ntaps, size_t channels,
+                                     const float *history, const float *frame, size_t frame_samples,
+                                     double *out)
+{
+    ZC_REQUIRE_ARG(taps);
+    ZC_REQUIRE_ARG(frame);
+    ZC_REQUIRE_ARG(out);
+    if (ntaps == 0 || channels == 0 || (ntaps > 1 && history == NULL))
+        return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_fir_reference: %zu taps, %zu channels, history %s",
+                       ntaps, channels, history ? "given" : "missing");
+    const size_t halo = (ntaps - 1) * channels;
+    const size_t words = frame_samples * channels;
+    for (size_t n = 0; n < words; n++) {
+        double acc = 0.0;
+        for (size_t k = 0; k < ntaps; k++) {
+            size_t back = k * channels;
+            double x = n >= back ? frame[n - back] : history[halo + n - back];
+            acc += (double)taps[k] * x;
+        }
+        out[n] = acc;
+    }
+    return ZC_OK;
+}
+
+ZC_EXTERN double zc_fir_error(const double *ref, const float *got, size_t count, const float *taps,
+                              size_t ntaps, double max_abs_input)
+{
+    double gain = 0.0, worst = 0.0;
+    for (size_t k = 0; k < ntaps; k++)
+        gain += fabs((double)taps[k]);
+    for (size_t i = 0; i < count; i++) {
+        double d = fabs((double)got[i] - ref[i]);
+        if (!(d <= worst)) /* also catches NaN */
+            worst = isnan(d) ? INFINITY : d;
+    }
+    double scale = gain * max_abs_input;
+    if (scale <= 0.0)
+        return worst == 0.0 ? 0.0 : INFINITY;
+    return worst / scale;
+}
