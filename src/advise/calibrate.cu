@@ -363,3 +363,22 @@ ZC_EXTERN zc_status zc_advise_calibrate(int device, zc_profile *profile_p)
         *profile_p = p;
     return status;
 }
+
+ZC_EXTERN zc_status zc_advise_measure_host_write(double *gbps_p)
+{
+    ZC_REQUIRE_ARG(gbps_p);
+    uint32_t *buf = (uint32_t *)malloc(ZC__BIG);
+    if (buf == NULL)
+        return ZC_FAIL(ZC_ERR_NO_MEMORY, "zc_advise_measure_host_write: malloc(%zu) failed",
+                       ZC__BIG);
+    memset(buf, 0, ZC__BIG);
+    double t[3];
+    for (int i = 0; i < 3; i++) {
+        double t0 = zc__now_us();
+        zc__fill(buf, ZC__BIG / 4, (uint32_t)i);
+        t[i] = zc__now_us() - t0;
+    }
+    free(buf);
+    *gbps_p = (double)ZC__BIG / (zc__median(t, 3) * 1e3);
+    return ZC_OK;
+}
