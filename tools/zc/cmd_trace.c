@@ -295,6 +295,10 @@ int zc_cmd_trace(int argc, char **argv)
         run.traced = 0;
     }
 
+    const char *displaced = getenv(ZC_TRACE_INJECTION_ENV);
+    if (run.traced && displaced != NULL && displaced[0] != '\0')
+        fprintf(stderr, "zc trace: %s was set (%s); the program gets zc trace's library instead\n",
+                ZC_TRACE_INJECTION_ENV, displaced);
     run.exit_code =
         zc_trace_run_program(run.argv, run.traced ? library : NULL, log_dir, &run.signal);
     zc__report(&o, log_dir, &run);
