@@ -157,6 +157,84 @@ static void test_usage_errors(void **state)
     zc_test_output_free(&r);
 }
 
+/* The whole pipeline without a GPU: the "program" writes a log into the folder zc trace gives it
+ * (as the injection library would), and zc trace reads, analyses and reports it. The library
+ * path only has to be readable: the shell never loads CUDA. */
+static void test_log_written_in_the_program_is_reported(void **state)
+{
+    (void)state;
+    char keep[] = "/tmp/zc-trace-keep-XXXXXX";
+    assert_non_null(mkdtemp(keep));
+    char json_path[512];
+    snprintf(json_path, sizeof json_path, "%s/out.json", keep);
+    const char *script =
+        "test -n \"$ZC_TRACE_DIR\" && test -n \"$CUDA_INJECTION64_PATH\" || exit 9; "
+        "{ echo 'zctrace 1 pid=1 ram=68719476736'; i=0; "
+        "while [ $i -lt 40 ]; do "
+        "echo \"copy h2d pageable device 1048576 $((i*200000)) $((i*200000+150000)) 7 0 0\"; "
+        "i=$((i+1)); done; echo end; } > \"$ZC_TRACE_DIR/1.log\"; echo program-output; exit 3";
+    zc_test_output r;
+    zc_test_run_zc((const char *[]){"trace", "--lib", ZC_TEST_EXIT_SEVEN, "--ceiling", "50",
+                                    "--keep-logs", keep, "--json", json_path, "--", "/bin/sh", "-c",
+                                    script, NULL},
+                   NULL, &r);
+    fprintf(stderr, "stderr was:\n%s", r.err);
+    assert_int_equal(r.exit_code, 3);
+    assert_string_equal(r.out, "program-output\n");
+    assert_non_null(strstr(r.err, "1 process traced"));
+    assert_non_null(strstr(r.err, "H2D pageable->device"));
+    assert_non_null(strstr(r.err, "[warning] pageable_transfers"));
+    assert_non_null(strstr(r.err, "fix:"));
+    assert_non_null(strstr(r.err, "50.0 GB/s per direction, given with --ceiling"));
+    zc_test_output_free(&r);
+
+    FILE *in = fopen(json_path, "r");
+    assert_non_null(in);
+    static char text[65536];
+    size_t n = fread(text, 1, sizeof text - 1, in);
+    fclose(in);
+    text[n] = '\0';
+    cJSON *doc = cJSON_Parse(text);
+    if (doc == NULL)
+        fail_msg("not JSON: %s", text);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(doc, "traced")));
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(doc, "complete")));
+    assert_int_equal(cJSON_GetObjectItem(doc, "exit_code")->valueint, 3);
+    cJSON *path = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "paths"), 0);
+    assert_string_equal(cJSON_GetObjectItem(path, "src_kind")->valuestring, "pageable");
+    assert_int_equal(cJSON_GetObjectItem(path, "count")->valueint, 40);
+    assert_int_equal(cJSON_GetObjectItem(path, "sync_count")->valueint, 40);
+    assert_double_equal(cJSON_GetObjectItem(path, "bytes")->valuedouble, 40.0 * 1048576, 0.5);
+    cJSON *finding = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "findings"), 0);
+    assert_string_equal(cJSON_GetObjectItem(finding, "key")->valuestring, "pageable_transfers");
+    assert_true(cJSON_GetObjectItem(finding, "saving_s")->valuedouble > 0);
+    assert_double_equal(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "ceiling"), "gbps")->valuedouble, 50.0, 1e-12);
+    cJSON_Delete(doc);
+
+    /* --keep-logs kept the log where the program wrote it. */
+    char log_path[512];
+    snprintf(log_path, sizeof log_path, "%s/1.log", keep);
+    assert_int_equal(access(log_path, R_OK), 0);
+    unlink(log_path);
+    unlink(json_path);
+    assert_int_equal(rmdir(keep), 0);
+}
+
+/* A log zc trace cannot read is reported as such, and the program's exit code still wins. */
+static void test_malformed_log_is_reported(void **state)
+{
+    (void)state;
+    zc_test_output r;
+    zc_test_run_zc((const char *[]){"trace", "--lib", ZC_TEST_EXIT_SEVEN, "--", "/bin/sh", "-c",
+                                    "echo garbage > \"$ZC_TRACE_DIR/9.log\"; exit 4", NULL},
+                   NULL, &r);
+    assert_int_equal(r.exit_code, 4);
+    assert_non_null(strstr(r.err, "could not be read"));
+    assert_non_null(strstr(r.err, "9.log:1"));
+    zc_test_output_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -166,6 +244,8 @@ int main(void)
         cmocka_unit_test(test_missing_library_still_runs_the_program),
         cmocka_unit_test(test_signals_and_missing_programs),
         cmocka_unit_test(test_usage_errors),
+        cmocka_unit_test(test_log_written_in_the_program_is_reported),
+        cmocka_unit_test(test_malformed_log_is_reported),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
