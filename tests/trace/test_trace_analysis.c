@@ -396,6 +396,7 @@ static void test_mapped_memory_note(void **state)
     /* The runtime asking the driver for mapped memory by itself is not the program's doing. */
     log_begin(&t, 64 * GiB);
     fprintf(t.f, "api hostalloc %llu 2 7f0000000000 1000 2000 1 drv\n", 4 * MiB);
+    fprintf(t.f, "api hostgetdeviceptr 0 0 0 2100 2200 1 drv\n");
     fprintf(t.f, "kernel 10000 20000 7 work\n");
     log_end(&t);
     r = analyze(t.text, 55.0, 0);

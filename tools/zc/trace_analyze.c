@@ -209,7 +209,9 @@ static zc_status zc__host_memory(const zc_trace_log *log, zc_trace_report *r)
             r->managed_bytes += a->bytes;
             break;
         case ZC_TRACE_CALL_HOSTGETDEVICEPTR:
-            r->devptr_calls++;
+            /* The runtime asks the driver for device pointers of its own allocations. */
+            if (a->runtime)
+                r->devptr_calls++;
             break;
         case ZC_TRACE_CALL_PREFETCH:
             r->prefetch_calls++;
