@@ -65,7 +65,7 @@ zc_status zc__gate_finish(zc_bench_ctx *ctx, int nstreams, double *seconds_p)
     }
     double seconds = ((double)last_stop - (double)first_start) / 1e3;
     if (!(seconds > 0.0))
-        seconds = 1e-7; /* below the events' resolution: half a microsecond */
+        seconds = 1e-7; /* below the events' resolution (about half a microsecond) */
     *seconds_p = seconds;
     return ZC_OK;
 }
