@@ -14,6 +14,9 @@
 #define ZC__BENCH_SIZES_MAX  64
 #define ZC__BENCH_SLOTS      4096 /* checksum slots: one per sample of a point */
 #define ZC__BENCH_HOST_SLOTS 2    /* buffers per host kind: a source and a destination */
+/* At most this many copies or launches queued behind one gate per stream: well inside the
+ * driver's queue, so that queuing never blocks the host while the gate holds the GPU. */
+#define ZC__BENCH_QUEUE_MAX  128
 
 /* How host memory for a technique is obtained, exactly as a user would hand-roll it. */
 typedef enum zc__host_kind {

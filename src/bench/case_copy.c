@@ -174,7 +174,7 @@ zc_status zc__run_copy(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_r
         }
         a.bytes = b;
         size_t copies = (target + b - 1) / b;
-        size_t cap = gated ? 256 : 64;
+        size_t cap = gated ? ZC__BENCH_QUEUE_MAX : 64;
         if (!gated)
             copies = copies / 4 ? copies / 4 : 1;
         a.copies = copies > cap ? cap : copies;

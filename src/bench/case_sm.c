@@ -60,7 +60,7 @@ size_t zc__sm_launches(const zc_bench_ctx *ctx, size_t bytes, int device)
     if (device)
         target *= 16;
     size_t n = (target + bytes - 1) / bytes;
-    return n < 1 ? 1 : (n > 256 ? 256 : n);
+    return n < 1 ? 1 : (n > ZC__BENCH_QUEUE_MAX ? ZC__BENCH_QUEUE_MAX : n);
 }
 
 typedef struct zc__sm_arg {
