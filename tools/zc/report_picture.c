@@ -33,7 +33,9 @@ static double zc__peak(const zc_curve *c)
 /* "55.4 GB/s" or "not measured". */
 static void zc__rate(double gbps, char *out, size_t size)
 {
-    if (gbps > 0.0)
+    if (gbps >= 1000.0)
+        snprintf(out, size, "%.0f GB/s", gbps);
+    else if (gbps > 0.0)
         snprintf(out, size, "%.3g GB/s", gbps);
     else
         snprintf(out, size, "not measured");
@@ -84,10 +86,23 @@ char *zc_picture_dot(const zc_profile *p, const char *link_text)
                   "    mapped [label=\"mapped\\n(cudaHostAllocMapped)\", fillcolor=\"#fde3c8\"];\n"
                   "    managed [label=\"managed\\n(cudaMallocManaged)\", fillcolor=\"#e3f1dc\"];\n"
                   "  }\n");
+    /* The link's phrase on separate lines, so that the node stays narrow. */
+    char link[192] = "";
+    size_t j = 0;
+    for (const char *c = link_text != NULL ? link_text : ""; *c && j + 3 < sizeof link; c++) {
+        if (c[0] == ',' && c[1] == ' ') {
+            link[j++] = '\\';
+            link[j++] = 'n';
+            c++;
+        } else if (*c != '"' && *c != '\\') {
+            link[j++] = *c;
+        }
+    }
+    link[j] = '\0';
     zc_buf_printf(&b,
-                  "  pcie [shape=box, style=filled, fillcolor=\"#444444\", fontcolor=white, "
+                  "  pcie [shape=box, style=filled, fillcolor=\"#cfcfcf\", fontcolor=black, "
                   "label=\"PCIe link\\n%s\", height=3];\n",
-                  link_text != NULL && *link_text ? link_text : "");
+                  link);
     zc_buf_printf(&b,
                   "  subgraph cluster_gpu {\n    label=\"GPU\"; style=rounded; "
                   "color=\"#888888\";\n"

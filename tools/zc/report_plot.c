@@ -58,9 +58,12 @@ char *zc_report_plot_copy(const zc_report_input *in, zc_direction dir, char *why
     for (int k = 0; k < ZC_HOST_KIND_COUNT; k++) {
         if (in->measured.copy[k][dir].count == 0)
             continue;
-        zc_buf_printf(&b, "%s$%s using 1:2 with linespoints lw 2 pt 7 lc rgb '%s' title '%s'",
-                      first ? "" : ", ", zc_host_kind_key((zc_host_kind)k), zc__colors[k],
-                      zc_host_kind_key((zc_host_kind)k));
+        /* Pinned, write-combined and registered often coincide: dashes and point shapes keep
+         * each line visible under the others. */
+        zc_buf_printf(&b,
+                      "%s$%s using 1:2 with linespoints lw 2 dt %d pt %d lc rgb '%s' title '%s'",
+                      first ? "" : ", ", zc_host_kind_key((zc_host_kind)k), k + 1, 7 + 2 * k,
+                      zc__colors[k], zc_host_kind_key((zc_host_kind)k));
         first = 0;
     }
     zc_buf_printf(&b, "\n");
