@@ -12,18 +12,22 @@
 /* Launch shapes measured by the tune cases. The first is the plain float4 kernel (one 16-byte
  * word per thread, one pass) that earlier measurements started from. */
 const zc__kshape zc__shapes[] = {
-    {"plain: 16 B per thread, one pass", 1, 0, 256, 0},
-    {"u1 b4 t256", 1, 4, 256, 0},
-    {"u2 b4 t256", 2, 4, 256, 0},
-    {"u4 b4 t256", 4, 4, 256, 0},
-    {"u8 b4 t256", 8, 4, 256, 0},
-    {"u2 b8 t256", 2, 8, 256, 0},
-    {"u4 b8 t256", 4, 8, 256, 0},
-    {"u8 b8 t256", 8, 8, 256, 0},
-    {"u4 b16 t128", 4, 16, 128, 0},
-    {"u4 b2 t1024", 4, 2, 1024, 0},
-    {"u2 b8 t256 st.cs", 2, 8, 256, 1},
-    {"u4 b8 t256 st.cs", 4, 8, 256, 1},
+    {"plain: 16 B per thread, one pass", 1, 0, 256, 0, 0},
+    {"u1 b4 t256", 1, 4, 256, 0, 0},
+    {"u2 b4 t256", 2, 4, 256, 0, 0},
+    {"u4 b4 t256", 4, 4, 256, 0, 0},
+    {"u8 b4 t256", 8, 4, 256, 0, 0},
+    {"u2 b8 t256", 2, 8, 256, 0, 0},
+    {"u4 b8 t256", 4, 8, 256, 0, 0},
+    {"u8 b8 t256", 8, 8, 256, 0, 0},
+    {"u4 b16 t128", 4, 16, 128, 0, 0},
+    {"u4 b2 t1024", 4, 2, 1024, 0, 0},
+    {"u4 b4 t256 warp-contiguous", 4, 4, 256, 0, 1},
+    {"u4 b8 t256 warp-contiguous", 4, 8, 256, 0, 1},
+    {"u8 b8 t256 warp-contiguous", 8, 8, 256, 0, 1},
+    {"u2 b8 t256 st.cs", 2, 8, 256, 1, 0},
+    {"u4 b8 t256 st.cs", 4, 8, 256, 1, 0},
+    {"u4 b8 t256 warp-contiguous st.cs", 4, 8, 256, 1, 1},
 };
 const size_t zc__shape_count = ZC__COUNT(zc__shapes);
 

@@ -130,6 +130,40 @@ __global__ void zc__read16_kernel(const uint4 *p, size_t n, int passes, uint32_t
     zc__warp_add(acc, slot);
 }
 
+/* The same reads, each warp taking U x 32 consecutive 16-byte words per iteration: U x 512
+ * contiguous bytes per warp, so the requests of one warp fill whole pages in order. */
+template <int U>
+__global__ void zc__read16c_kernel(const uint4 *p, size_t n, int passes, uint32_t *slot)
+{
+    size_t lane = threadIdx.x & 31u;
+    size_t warp = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    size_t warps = ((size_t)gridDim.x * blockDim.x) / 32;
+    size_t chunk = (size_t)32 * U;
+    uint32_t acc = 0;
+    for (int pass = 0; pass < passes; pass++) {
+        for (size_t base = warp * chunk; base < n; base += warps * chunk) {
+            if (base + chunk <= n) {
+                uint4 v[U];
+#pragma unroll
+                for (int u = 0; u < U; u++)
+                    v[u] = zc__ld16(p + base + (size_t)u * 32 + lane);
+#pragma unroll
+                for (int u = 0; u < U; u++)
+                    acc += v[u].x + v[u].y + v[u].z + v[u].w;
+            } else {
+                for (int u = 0; u < U; u++) {
+                    size_t i = base + (size_t)u * 32 + lane;
+                    if (i < n) {
+                        uint4 v = zc__ld16(p + i);
+                        acc += v.x + v.y + v.z + v.w;
+                    }
+                }
+            }
+        }
+    }
+    zc__warp_add(acc, slot);
+}
+
 template <int U>
 __global__ void zc__read4_kernel(const uint32_t *p, size_t n, int passes, uint32_t *slot)
 {
@@ -209,6 +243,24 @@ __global__ void zc__write16_kernel(uint4 *p, size_t n, uint32_t seed, int stream
     }
     for (; i < n; i += stride)
         zc__st16(p, i, seed, streaming);
+}
+
+/* Stores laid out as zc__read16c_kernel reads: U x 512 contiguous bytes per warp. */
+template <int U>
+__global__ void zc__write16c_kernel(uint4 *p, size_t n, uint32_t seed, int streaming)
+{
+    size_t lane = threadIdx.x & 31u;
+    size_t warp = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    size_t warps = ((size_t)gridDim.x * blockDim.x) / 32;
+    size_t chunk = (size_t)32 * U;
+    for (size_t base = warp * chunk; base < n; base += warps * chunk) {
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            size_t i = base + (size_t)u * 32 + lane;
+            if (i < n)
+                zc__st16(p, i, seed, streaming);
+        }
+    }
 }
 
 __global__ void zc__write4_kernel(uint32_t *p, size_t n, uint32_t seed, int streaming)
@@ -320,7 +372,7 @@ static unsigned zc__grid(size_t items, const zc__kshape *shape, int sm_count)
     return (unsigned)grid;
 }
 
-static const zc__kshape zc__flat_shape = {"flat", 1, 8, 256, 0};
+static const zc__kshape zc__flat_shape = {"flat", 1, 8, 256, 0, 0};
 
 extern "C" zc_status zc__k_gate(const volatile uint32_t *release, uint32_t seq,
                                 volatile uint32_t *status, uint64_t timeout_ns, cudaStream_t stream)
@@ -355,18 +407,28 @@ extern "C" zc_status zc__k_read(const void *p, size_t bytes, zc__access access, 
         size_t n = bytes / 16;
         unsigned grid = zc__grid(n, shape, sm_count);
         const uint4 *q = (const uint4 *)p;
+        int c = shape->contiguous;
         switch (shape->unroll) {
         case 1:
             zc__read16_kernel<1><<<grid, threads, 0, stream>>>(q, n, passes, slot);
             break;
         case 2:
-            zc__read16_kernel<2><<<grid, threads, 0, stream>>>(q, n, passes, slot);
+            if (c)
+                zc__read16c_kernel<2><<<grid, threads, 0, stream>>>(q, n, passes, slot);
+            else
+                zc__read16_kernel<2><<<grid, threads, 0, stream>>>(q, n, passes, slot);
             break;
         case 4:
-            zc__read16_kernel<4><<<grid, threads, 0, stream>>>(q, n, passes, slot);
+            if (c)
+                zc__read16c_kernel<4><<<grid, threads, 0, stream>>>(q, n, passes, slot);
+            else
+                zc__read16_kernel<4><<<grid, threads, 0, stream>>>(q, n, passes, slot);
             break;
         case 8:
-            zc__read16_kernel<8><<<grid, threads, 0, stream>>>(q, n, passes, slot);
+            if (c)
+                zc__read16c_kernel<8><<<grid, threads, 0, stream>>>(q, n, passes, slot);
+            else
+                zc__read16_kernel<8><<<grid, threads, 0, stream>>>(q, n, passes, slot);
             break;
         default:
             return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc__k_read: unroll %d is not 1, 2, 4 or 8",
@@ -431,19 +493,28 @@ extern "C" zc_status zc__k_write(void *p, size_t bytes, zc__access access, size_
         size_t n = bytes / 16;
         unsigned grid = zc__grid(n, shape, sm_count);
         uint4 *q = (uint4 *)p;
-        int st = shape->streaming;
+        int st = shape->streaming, c = shape->contiguous;
         switch (shape->unroll) {
         case 1:
             zc__write16_kernel<1><<<grid, threads, 0, stream>>>(q, n, seed, st);
             break;
         case 2:
-            zc__write16_kernel<2><<<grid, threads, 0, stream>>>(q, n, seed, st);
+            if (c)
+                zc__write16c_kernel<2><<<grid, threads, 0, stream>>>(q, n, seed, st);
+            else
+                zc__write16_kernel<2><<<grid, threads, 0, stream>>>(q, n, seed, st);
             break;
         case 4:
-            zc__write16_kernel<4><<<grid, threads, 0, stream>>>(q, n, seed, st);
+            if (c)
+                zc__write16c_kernel<4><<<grid, threads, 0, stream>>>(q, n, seed, st);
+            else
+                zc__write16_kernel<4><<<grid, threads, 0, stream>>>(q, n, seed, st);
             break;
         case 8:
-            zc__write16_kernel<8><<<grid, threads, 0, stream>>>(q, n, seed, st);
+            if (c)
+                zc__write16c_kernel<8><<<grid, threads, 0, stream>>>(q, n, seed, st);
+            else
+                zc__write16_kernel<8><<<grid, threads, 0, stream>>>(q, n, seed, st);
             break;
         default:
             return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc__k_write: unroll %d is not 1, 2, 4 or 8",

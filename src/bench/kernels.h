@@ -28,6 +28,8 @@ typedef struct zc__kshape {
     int blocks_per_sm; /* grid = SMs x this, grid-stride loop; 0: one pass, enough blocks */
     int threads;       /* per block */
     int streaming;     /* stores: 1 uses st.global.cs (evict-first) */
+    int contiguous;    /* 16-byte access: 1 gives each warp unroll x 512 contiguous bytes per
+                          iteration; 0 spaces a thread's accesses a grid apart */
 } zc__kshape;
 
 /* The gate: spin (at most timeout_ns by %globaltimer) until *release == seq; on timeout write

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "bench/bench_cases.h"
 #include "zerocopy/bench.h"
 
 static void test_catalogue_keys_are_unique_and_complete(void **state)
@@ -191,6 +192,26 @@ static void test_result_points(void **state)
     zc_bench_ctx_destroy(NULL);
 }
 
+/* Every launch shape the tune cases sweep is one the kernels accept and an SM can hold. */
+static void test_launch_shapes(void **state)
+{
+    (void)state;
+    assert_true(ZC__SHAPE_DEFAULT < zc__shape_count);
+    assert_int_equal(zc__shapes[ZC__SHAPE_DEFAULT].streaming, 0);
+    for (size_t i = 0; i < zc__shape_count; i++) {
+        const zc__kshape *k = &zc__shapes[i];
+        assert_true(strlen(k->name) > 0);
+        assert_true(k->unroll == 1 || k->unroll == 2 || k->unroll == 4 || k->unroll == 8);
+        assert_true(k->threads >= 32 && k->threads <= 1024 && k->threads % 32 == 0);
+        assert_true(k->blocks_per_sm >= 0);
+        /* 2048 resident threads per SM on every architecture built for. */
+        assert_true(k->blocks_per_sm * k->threads <= 2048);
+        assert_true(!k->contiguous || k->unroll > 1);
+        for (size_t j = i + 1; j < zc__shape_count; j++)
+            assert_string_not_equal(k->name, zc__shapes[j].name);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -200,6 +221,7 @@ int main(void)
         cmocka_unit_test(test_sizes),
         cmocka_unit_test(test_names_and_method),
         cmocka_unit_test(test_result_points),
+        cmocka_unit_test(test_launch_shapes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
