@@ -122,6 +122,57 @@ static void zc__wrap(FILE *out, const char *text, int indent, int width)
     }
 }
 
+/* The crossover as a grid: for each size and k, who wins and the ratio of the two times. */
+static void zc__print_crossover(FILE *out, const zc_bench_result *r)
+{
+    size_t sizes[16], nsizes = 0;
+    double ks[16];
+    size_t nks = 0;
+    for (size_t i = 0; i < r->point_count; i++) {
+        const zc_bench_point *p = &r->points[i];
+        if (p->param_name == NULL || strcmp(p->param_name, "k") != 0)
+            continue;
+        size_t j = 0;
+        while (j < nsizes && sizes[j] != p->bytes)
+            j++;
+        if (j == nsizes && nsizes < 16)
+            sizes[nsizes++] = p->bytes;
+        j = 0;
+        while (j < nks && ks[j] != p->param)
+            j++;
+        if (j == nks && nks < 16)
+            ks[nks++] = p->param;
+    }
+    if (nsizes == 0 || nks == 0)
+        return;
+    fprintf(out, "    who wins (time of zero-copy / time of copy-then-compute):\n    %-10s",
+            "size");
+    for (size_t k = 0; k < nks; k++)
+        fprintf(out, " %13s%-3g", "k=", ks[k]);
+    fputc('\n', out);
+    for (size_t s = 0; s < nsizes; s++) {
+        char sz[32];
+        fprintf(out, "    %-10s", zc__size(sizes[s], sz, sizeof sz));
+        for (size_t k = 0; k < nks; k++) {
+            double zc = NAN, cp = NAN;
+            for (size_t i = 0; i < r->point_count; i++) {
+                const zc_bench_point *p = &r->points[i];
+                if (p->bytes != sizes[s] || p->param_name == NULL || p->param != ks[k])
+                    continue;
+                if (strcmp(p->variant, "zero-copy") == 0)
+                    zc = p->stats.median;
+                else if (strcmp(p->variant, "copy-then-compute") == 0)
+                    cp = p->stats.median;
+            }
+            if (isnan(zc) || isnan(cp) || cp <= 0.0)
+                fprintf(out, " %16s", "-");
+            else
+                fprintf(out, " %10s %5.2f", zc < cp ? "zero-copy" : "copy", zc / cp);
+        }
+        fputc('\n', out);
+    }
+}
+
 void zc_bench_print_table(FILE *out, const zc_bench_report *report)
 {
     const char *group = NULL;
@@ -145,6 +196,8 @@ void zc_bench_print_table(FILE *out, const zc_bench_report *report)
         fprintf(out, "  (%.1f s)\n", r->seconds);
         for (size_t j = 0; j < r->point_count; j++)
             zc__point_line(out, &r->points[j]);
+        if (strcmp(r->key, "crossover.read_k") == 0)
+            zc__print_crossover(out, r);
         if (r->reason[0])
             fprintf(out, "    -> %s\n", r->reason);
     }
