@@ -257,6 +257,39 @@ static void test_profile_json_round_trip(void **state)
     assert_double_equal(back.copy_latency_us[ZC_HOST_REGISTERED], 2.6, 1e-12);
 }
 
+static void test_bench_result_becomes_profile(void **state)
+{
+    (void)state;
+    char notes[2048];
+    zc_profile p;
+    zc_status status =
+        zc_profile_load(ZC_ADVISE_FIXTURES "/../report/h200.bench.json", &p, notes, sizeof notes);
+    if (status != ZC_OK)
+        fail_msg("loading the bench fixture: %s", zc_last_error());
+    assert_string_equal(p.device_name, "NVIDIA H200");
+    assert_non_null(strstr(p.source, "zc bench"));
+    assert_int_equal(p.copy[ZC_HOST_PINNED][ZC_DIR_H2D].count, 5);
+    assert_double_equal(p.copy[ZC_HOST_PINNED][ZC_DIR_H2D].gbps[4], 55.4, 1e-9);
+    assert_double_equal(p.launch_sync_us, 8.0, 1e-9);
+    /* Round trip 11.9 us = launch and sync 8.0 us + two queued copies. */
+    assert_double_equal(p.copy_latency_us[ZC_HOST_PINNED], 1.95, 1e-9);
+    assert_double_equal(p.copy_latency_us[ZC_HOST_PAGEABLE], 4.1, 1e-9);
+    /* Strided: the one-word-per-128-byte-line variant, not the others. */
+    assert_double_equal(p.mapped_read_gbps[ZC_ACCESS_STRIDED], 6.1, 1e-9);
+    assert_double_equal(p.mapped_read_gbps[ZC_ACCESS_RANDOM], 3.1, 1e-9);
+    assert_double_equal(p.device_gbps, 4000.0, 1e-9);
+    assert_double_equal(p.pingpong_us, 2.28, 1e-9);
+    /* The registered case was skipped: its curve is assumed from pinned, and says so. */
+    assert_non_null(strstr(notes, "registered copies run as pinned"));
+    /* Skipped managed cases leave the technique unpriced rather than guessed. */
+    zc_workload w = workload(4096, 10, ZC_DIR_H2D, 1);
+    assert_false(predict(&p, &w, ZC_TECH_MANAGED).usable);
+
+    cJSON *doc = cJSON_Parse("{\"schema\": \"zerocopy.bench/1\", \"cases\": []}");
+    assert_int_equal(zc_profile_from_bench_json(doc, &p), ZC_ERR_PARSE);
+    cJSON_Delete(doc);
+}
+
 static void test_sizes_and_workload_json(void **state)
 {
     (void)state;
@@ -301,6 +334,7 @@ int main(void)
         cmocka_unit_test(test_bad_input_is_refused),
         cmocka_unit_test(test_keys_round_trip),
         cmocka_unit_test(test_profile_json_round_trip),
+        cmocka_unit_test(test_bench_result_becomes_profile),
         cmocka_unit_test(test_sizes_and_workload_json),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
