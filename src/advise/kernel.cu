@@ -105,9 +105,12 @@ extern "C" size_t zc__random_multiplier(size_t words)
 
 extern "C" zc_status zc__work_launch(const zc__work *work, cudaStream_t stream)
 {
-    int device = 0, sms = 0;
-    ZC_CUDA_RETURN(cudaGetDevice(&device));
-    ZC_CUDA_RETURN(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    int sms = work->sm_count;
+    if (sms <= 0) {
+        int device = 0;
+        ZC_CUDA_RETURN(cudaGetDevice(&device));
+        ZC_CUDA_RETURN(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    }
     /* Enough threads to keep many loads in flight over PCIe; no more than the data needs. */
     size_t units = work->pattern == ZC_ACCESS_COALESCED ? work->words / 4 : work->words;
     size_t blocks = (units + ZC__THREADS - 1) / ZC__THREADS;

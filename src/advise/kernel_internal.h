@@ -23,6 +23,7 @@ typedef struct zc__work {
     zc_access pattern;
     size_t stride_mul; /* random pattern: a multiplier coprime with words */
     uint32_t seed;     /* what a write-only workload writes: seed ^ index, plus the pass */
+    int sm_count;      /* the GPU's multiprocessors; 0: ask the runtime at launch */
 } zc__work;
 
 /* Bytes a pattern needs a buffer to be a multiple of. */

@@ -32,6 +32,7 @@ typedef struct zc__run {
     cudaEvent_t done[2][ZC__MAX_CHUNKS];
     int stream_count, event_count[2];
     size_t queued; /* chunks queued so far: successive chunks take successive streams */
+    int sm_count;  /* asked once, so that no attribute query lands in the timed loop */
     double setup_us;
 } zc__run;
 
@@ -185,6 +186,7 @@ static zc__work zc__work_of(const zc__run *r, int set, size_t first, size_t coun
     w.pattern = r->w.pattern;
     w.stride_mul = zc__random_multiplier(count);
     w.seed = seed;
+    w.sm_count = r->sm_count;
     return w;
 }
 
@@ -354,6 +356,7 @@ ZC_EXTERN zc_status zc_advise_run(int device, const zc_workload *workload, zc_te
 
     zc__run r;
     memset(&r, 0, sizeof r);
+    ZC_CUDA_RETURN(cudaDeviceGetAttribute(&r.sm_count, cudaDevAttrMultiProcessorCount, device));
     r.w = *workload;
     r.tech = technique;
     r.bytes = workload->bytes;
