@@ -143,9 +143,10 @@ zc_status zc__run_managed(zc_bench_ctx *ctx, const zc__bench_case *self, zc_benc
         uint32_t sum = zc__pattern_sum(b, seed, 1);
         if (a.what == ZC__MANAGED_PREFETCH) {
             /* The prefetch moved the data; one kernel then reads it to prove it arrived whole. */
-            ZC_CUDA(cudaMemsetAsync(ctx->d_slots, 0, sizeof(uint32_t), ctx->streams[0]));
-            st = zc__k_read(a.p, b, ZC__ACCESS_16B, 0, 1, &zc__shapes[ZC__SHAPE_DEFAULT],
-                            ctx->info.sm_count, ctx->d_slots, ctx->streams[0]);
+            st = ZC_CUDA(cudaMemsetAsync(ctx->d_slots, 0, sizeof(uint32_t), ctx->streams[0]));
+            if (st == ZC_OK)
+                st = zc__k_read(a.p, b, ZC__ACCESS_16B, 0, 1, &zc__shapes[ZC__SHAPE_DEFAULT],
+                                ctx->info.sm_count, ctx->d_slots, ctx->streams[0]);
             if (st == ZC_OK)
                 st = zc__verify_slots(ctx, key, "data after prefetch", 1, sum);
         } else {
