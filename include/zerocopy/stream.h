@@ -51,6 +51,18 @@ typedef struct zc_filter_counters {
 
 typedef struct zc_filter zc_filter;
 
+/* A synthetic signal: tones plus uniform noise, real (1 channel) or complex (2: I and Q). */
+#define ZC_SYNTH_MAX_TONES 8
+typedef struct zc_synth {
+    size_t channels;
+    int tones;
+    double amplitude; /* of each tone */
+    double noise;
+    double re[ZC_SYNTH_MAX_TONES], im[ZC_SYNTH_MAX_TONES]; /* each tone's phasor */
+    double step_re[ZC_SYNTH_MAX_TONES], step_im[ZC_SYNTH_MAX_TONES];
+    uint64_t state; /* the noise generator's */
+} zc_synth;
+
 ZC_BEGIN_DECLS
 
 /* "zerocopy", "mapped-launch", "classic-pageable", "classic-pinned", "graph". */
@@ -82,6 +94,16 @@ ZC_EXTERN zc_status zc_fir_reference(const float *taps, size_t ntaps, size_t cha
 ZC_EXTERN double zc_fir_error(const double *ref, const float *got, size_t count, const float *taps,
                               size_t ntaps, double max_abs_input);
 
+/*
+ * Start a signal of `count` tones (Hz, each below rate / 2) plus noise of amplitude noise, at
+ * rate samples per second; the sum's peak stays within 1 + noise. Same arguments, same signal.
+ */
+ZC_EXTERN zc_status zc_synth_init(zc_synth *synth, double rate, const double *tones, int count,
+                                  double noise, size_t channels);
+
+/* The next samples * channels values (interleaved when complex). */
+ZC_EXTERN void zc_synth_fill(zc_synth *synth, float *out, size_t samples);
+
 /* Defaults: device 0, zerocopy, 1024 samples, 1 channel, in_flight 1, LL, wait, timeout 2 s,
  * watchdog 1 s; taps NULL (the caller sets them). */
 ZC_EXTERN void zc_filter_config_init(zc_filter_config *config);
@@ -96,17 +118,39 @@ ZC_EXTERN zc_status zc_filter_create(const zc_filter_config *config, zc_filter *
 ZC_EXTERN void zc_filter_destroy(zc_filter *filter);
 
 /*
- * Hand one frame (frame_samples * channels floats) to the GPU; *seq_p (may be NULL) gets its
- * number. With in_flight frames outstanding: ZC_ERR_STATE under the wait policy (receive
- * first), ZC_ERR_DROPPED, counted, under the drop policy. Zerocopy: when the GPU is behind, waits
- * up to timeout_ns or drops, as the policy says.
+ * The buffer for the next frame (frame_samples * channels floats), to fill and publish: the
+ * mapped ring slot itself (zerocopy FLAG), the ring's staging frame (zerocopy LL, encoded at
+ * publish), or the mode's host buffer (pinned, mapped or malloc'd). A buffer keeps what was
+ * written into it until it is written again; zc_filter_buffers says how many there are, in
+ * turn. With in_flight frames outstanding: ZC_ERR_STATE under the wait policy (take a result
+ * first), ZC_ERR_DROPPED, counted, under the drop policy. Zerocopy: when the GPU is behind,
+ * waits up to timeout_ns or drops, as the policy says.
  */
+ZC_EXTERN zc_status zc_filter_acquire(zc_filter *filter, float **frame_p);
+
+/* Send the acquired frame through the mode's path; *seq_p (may be NULL) gets its number. */
+ZC_EXTERN zc_status zc_filter_publish(zc_filter *filter, uint64_t *seq_p);
+
+/* Acquire, copy frame in, publish. */
 ZC_EXTERN zc_status zc_filter_submit(zc_filter *filter, const float *frame, uint64_t *seq_p);
 
-/* Wait up to timeout_ns for the oldest outstanding result and copy it into out. ZC_ERR_TIMEOUT
- * when it is not there in time (timeout 0: a poll). */
+/*
+ * Wait up to timeout_ns for the oldest outstanding result; *result_p points at it until
+ * zc_filter_result_release. ZC_ERR_TIMEOUT when it is not there in time (timeout 0: a poll,
+ * without detail); ZC_ERR_KERNEL when the zerocopy kernel ended.
+ */
+ZC_EXTERN zc_status zc_filter_result_wait(zc_filter *filter, uint64_t timeout_ns,
+                                          const float **result_p, uint64_t *seq_p);
+
+ZC_EXTERN zc_status zc_filter_result_release(zc_filter *filter);
+
+/* Wait for the oldest result, copy it into out, release it. */
 ZC_EXTERN zc_status zc_filter_receive(zc_filter *filter, float *out, uint64_t timeout_ns,
                                       uint64_t *seq_p);
+
+/* How many input buffers zc_filter_acquire hands out in turn (frame seq gets buffer
+ * seq % count). A producer that fills each once can republish them unchanged. */
+ZC_EXTERN zc_status zc_filter_buffers(const zc_filter *filter, uint32_t *count_p);
 
 /* Frames submitted and not yet received. */
 ZC_EXTERN zc_status zc_filter_outstanding(const zc_filter *filter, uint64_t *count_p);

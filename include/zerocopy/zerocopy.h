@@ -13,5 +13,6 @@
 #include "zerocopy/buffer.h"
 #include "zerocopy/pool.h"
 #include "zerocopy/ring.h"
+#include "zerocopy/stream.h"
 
 #endif

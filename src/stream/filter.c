@@ -100,6 +100,7 @@ static zc_status zc__filter_ring_setup(zc_filter *f)
         return st;
     }
     f->blocks = blocks;
+    f->ring_slots = rc.slots;
     return ZC_OK;
 }
 
@@ -166,29 +167,46 @@ ZC_EXTERN void zc_filter_destroy(zc_filter *f)
     free(f);
 }
 
-ZC_EXTERN zc_status zc_filter_submit(zc_filter *f, const float *frame, uint64_t *seq_p)
+ZC_EXTERN zc_status zc_filter_acquire(zc_filter *f, float **frame_p)
 {
     ZC_REQUIRE_ARG(f);
-    ZC_REQUIRE_ARG(frame);
+    ZC_REQUIRE_ARG(frame_p);
+    if (f->acquired)
+        return ZC_FAIL(ZC_ERR_STATE, "zc_filter_acquire: a frame is acquired and not published");
     if (f->head - f->tail >= f->config.in_flight) {
         if (f->config.policy == ZC_RING_FULL_DROP) {
             f->counters.dropped++;
             return ZC_ERR_DROPPED;
         }
         return ZC_FAIL(ZC_ERR_STATE,
-                       "zc_filter_submit: %u frames already in flight; receive one first",
+                       "zc_filter_acquire: %u frames already in flight; take a result first",
                        f->config.in_flight);
     }
-    zc_status st;
     if (f->ring != NULL) {
-        st = zc_ring_push(f->ring, frame, f->frame_bytes, f->config.timeout_ns, NULL);
+        void *slot = NULL;
+        uint64_t seq = 0;
+        zc_status st = zc_ring_acquire(f->ring, f->config.timeout_ns, &slot, &seq);
         if (st == ZC_ERR_DROPPED)
             f->counters.dropped++;
+        if (st != ZC_OK)
+            return st;
+        *frame_p = slot;
     } else {
-        st = zc__filter_launch_submit(f, frame);
+        *frame_p = zc__filter_launch_buffer(f, f->head);
     }
+    f->acquired = 1;
+    return ZC_OK;
+}
+
+ZC_EXTERN zc_status zc_filter_publish(zc_filter *f, uint64_t *seq_p)
+{
+    ZC_REQUIRE_ARG(f);
+    if (!f->acquired)
+        return ZC_FAIL(ZC_ERR_STATE, "zc_filter_publish: no frame acquired");
+    zc_status st = f->ring != NULL ? zc_ring_publish(f->ring) : zc__filter_launch_publish(f);
     if (st != ZC_OK)
         return st;
+    f->acquired = 0;
     if (seq_p != NULL)
         *seq_p = f->head;
     f->head++;
@@ -196,21 +214,95 @@ ZC_EXTERN zc_status zc_filter_submit(zc_filter *f, const float *frame, uint64_t 
     return ZC_OK;
 }
 
+ZC_EXTERN zc_status zc_filter_submit(zc_filter *f, const float *frame, uint64_t *seq_p)
+{
+    ZC_REQUIRE_ARG(f);
+    ZC_REQUIRE_ARG(frame);
+    if (f->ring != NULL && f->config.protocol == ZC_RING_PROTO_LL && !f->acquired &&
+        f->head - f->tail < f->config.in_flight) {
+        /* LL: encode straight from the caller's frame, without the staging copy. */
+        zc_status st = zc_ring_push(f->ring, frame, f->frame_bytes, f->config.timeout_ns, NULL);
+        if (st == ZC_ERR_DROPPED)
+            f->counters.dropped++;
+        if (st != ZC_OK)
+            return st;
+        if (seq_p != NULL)
+            *seq_p = f->head;
+        f->head++;
+        f->counters.submitted++;
+        return ZC_OK;
+    }
+    float *buffer = NULL;
+    zc_status st = zc_filter_acquire(f, &buffer);
+    if (st != ZC_OK)
+        return st;
+    memcpy(buffer, frame, f->frame_bytes);
+    return zc_filter_publish(f, seq_p);
+}
+
+ZC_EXTERN zc_status zc_filter_result_wait(zc_filter *f, uint64_t timeout_ns, const float **result_p,
+                                          uint64_t *seq_p)
+{
+    ZC_REQUIRE_ARG(f);
+    ZC_REQUIRE_ARG(result_p);
+    if (f->result_held)
+        return ZC_FAIL(ZC_ERR_STATE, "zc_filter_result_wait: the last result is not released");
+    if (f->head == f->tail)
+        return ZC_FAIL(ZC_ERR_STATE, "zc_filter_result_wait: no frame outstanding");
+    const void *result = NULL;
+    zc_status st;
+    if (f->ring != NULL) {
+        st = zc_ring_result_wait(f->ring, timeout_ns, &result, NULL);
+    } else {
+        const float *r = NULL;
+        st = zc__filter_launch_wait(f, timeout_ns, &r);
+        result = r;
+    }
+    if (st != ZC_OK)
+        return st;
+    f->result_held = 1;
+    *result_p = result;
+    if (seq_p != NULL)
+        *seq_p = f->tail;
+    return ZC_OK;
+}
+
+ZC_EXTERN zc_status zc_filter_result_release(zc_filter *f)
+{
+    ZC_REQUIRE_ARG(f);
+    if (!f->result_held)
+        return ZC_FAIL(ZC_ERR_STATE, "zc_filter_result_release: no result held");
+    if (f->ring != NULL) {
+        zc_status st = zc_ring_result_release(f->ring);
+        if (st != ZC_OK)
+            return st;
+    }
+    f->result_held = 0;
+    f->tail++;
+    f->counters.received++;
+    return ZC_OK;
+}
+
 ZC_EXTERN zc_status zc_filter_receive(zc_filter *f, float *out, uint64_t timeout_ns,
                                       uint64_t *seq_p)
 {
-    ZC_REQUIRE_ARG(f);
     ZC_REQUIRE_ARG(out);
-    if (f->head == f->tail)
-        return ZC_FAIL(ZC_ERR_STATE, "zc_filter_receive: no frame outstanding");
-    zc_status st = f->ring != NULL ? zc_ring_pop(f->ring, out, f->frame_bytes, timeout_ns, NULL)
-                                   : zc__filter_launch_receive(f, out, timeout_ns);
+    const float *result = NULL;
+    zc_status st = zc_filter_result_wait(f, timeout_ns, &result, seq_p);
     if (st != ZC_OK)
         return st;
-    if (seq_p != NULL)
-        *seq_p = f->tail;
-    f->tail++;
-    f->counters.received++;
+    memcpy(out, result, f->frame_bytes);
+    return zc_filter_result_release(f);
+}
+
+ZC_EXTERN zc_status zc_filter_buffers(const zc_filter *f, uint32_t *count_p)
+{
+    ZC_REQUIRE_ARG(f);
+    ZC_REQUIRE_ARG(count_p);
+    if (f->ring == NULL)
+        *count_p = f->slots;
+    else
+        *count_p = f->config.protocol == ZC_RING_PROTO_LL ? 1u : f->ring_slots;
     return ZC_OK;
 }
 

@@ -18,6 +18,9 @@ struct zc_filter {
     float *d_taps;
 
     zc_ring *ring; /* zerocopy */
+    uint32_t ring_slots;
+    int acquired;
+    int result_held;
 
     cudaStream_t stream; /* the launch modes' own stream (classic-pageable: the legacy one) */
     int own_stream;
@@ -28,10 +31,12 @@ struct zc_filter {
     cudaGraphExec_t *graphs; /* one per slot (graph mode) */
 };
 
-/* Set up, submit, receive and tear down for the launch modes (everything but zerocopy). */
+/* Set up, publish frame head (already in its host buffer), wait for result tail, and tear
+ * down, for the launch modes (everything but zerocopy). */
 zc_status zc__filter_launch_setup(zc_filter *f);
-zc_status zc__filter_launch_submit(zc_filter *f, const float *frame);
-zc_status zc__filter_launch_receive(zc_filter *f, float *out, uint64_t timeout_ns);
+float *zc__filter_launch_buffer(zc_filter *f, uint64_t seq);
+zc_status zc__filter_launch_publish(zc_filter *f);
+zc_status zc__filter_launch_wait(zc_filter *f, uint64_t timeout_ns, const float **result_p);
 void zc__filter_launch_teardown(zc_filter *f);
 
 #endif

@@ -107,7 +107,12 @@ zc_status zc__filter_launch_setup(zc_filter *f)
     return st;
 }
 
-zc_status zc__filter_launch_submit(zc_filter *f, const float *frame)
+float *zc__filter_launch_buffer(zc_filter *f, uint64_t seq)
+{
+    return zc__slot(f->h_in, f, seq);
+}
+
+zc_status zc__filter_launch_publish(zc_filter *f)
 {
     const uint64_t seq = f->head;
     const float *hist_in;
@@ -116,9 +121,9 @@ zc_status zc__filter_launch_submit(zc_filter *f, const float *frame)
     zc_status st;
     switch (f->config.mode) {
     case ZC_STREAM_CLASSIC_PAGEABLE:
-        /* The whole round trip happens here: synchronous copies from pageable memory. */
-        ZC_CUDA_RETURN(
-            cudaMemcpy(zc__slot(f->d_in, f, seq), frame, f->frame_bytes, cudaMemcpyHostToDevice));
+        /* The whole round trip happens here: synchronous copies from and to pageable memory. */
+        ZC_CUDA_RETURN(cudaMemcpy(zc__slot(f->d_in, f, seq), zc__slot(f->h_in, f, seq),
+                                  f->frame_bytes, cudaMemcpyHostToDevice));
         st = zc__fir_launch_frame(&f->shape, zc__slot(f->d_in, f, seq), zc__slot(f->d_out, f, seq),
                                   hist_in, hist_out, f->d_taps, 0, &f->blocks);
         if (st != ZC_OK)
@@ -126,20 +131,17 @@ zc_status zc__filter_launch_submit(zc_filter *f, const float *frame)
         return ZC_CUDA(cudaMemcpy(zc__slot(f->h_out, f, seq), zc__slot(f->d_out, f, seq),
                                   f->frame_bytes, cudaMemcpyDeviceToHost));
     case ZC_STREAM_CLASSIC_PINNED:
-        memcpy(zc__slot(f->h_in, f, seq), frame, f->frame_bytes);
         st = zc__enqueue_copy_kernel_copy(f, seq);
         break;
     case ZC_STREAM_GRAPH:
-        memcpy(zc__slot(f->h_in, f, seq), frame, f->frame_bytes);
         st = ZC_CUDA(cudaGraphLaunch(f->graphs[seq % f->slots], f->stream));
         break;
     case ZC_STREAM_MAPPED_LAUNCH:
-        memcpy(zc__slot(f->h_in, f, seq), frame, f->frame_bytes);
         st = zc__fir_launch_frame(&f->shape, zc__slot(f->d_in, f, seq), zc__slot(f->d_out, f, seq),
                                   hist_in, hist_out, f->d_taps, f->stream, &f->blocks);
         break;
     default:
-        return ZC_FAIL(ZC_ERR_STATE, "zc_filter_submit: mode %d has no launch path",
+        return ZC_FAIL(ZC_ERR_STATE, "zc_filter_publish: mode %d has no launch path",
                        (int)f->config.mode);
     }
     if (st != ZC_OK)
@@ -147,7 +149,7 @@ zc_status zc__filter_launch_submit(zc_filter *f, const float *frame)
     return ZC_CUDA(cudaEventRecord(f->events[seq % f->slots], f->stream));
 }
 
-zc_status zc__filter_launch_receive(zc_filter *f, float *out, uint64_t timeout_ns)
+zc_status zc__filter_launch_wait(zc_filter *f, uint64_t timeout_ns, const float **result_p)
 {
     const uint64_t seq = f->tail;
     if (f->config.mode != ZC_STREAM_CLASSIC_PAGEABLE) {
@@ -161,17 +163,16 @@ zc_status zc__filter_launch_receive(zc_filter *f, float *out, uint64_t timeout_n
                 break;
             if (e != cudaErrorNotReady)
                 return ZC_CUDA(e);
-            if (zc_clock_ns() - start >= timeout_ns) {
-                if (timeout_ns == 0)
-                    return ZC_ERR_TIMEOUT;
+            if (timeout_ns == 0)
+                return ZC_ERR_TIMEOUT; /* a poll: no detail */
+            if (zc_clock_ns() - start >= timeout_ns)
                 return ZC_FAIL(ZC_ERR_TIMEOUT,
-                               "zc_filter_receive: frame %llu not done after %.3f ms (%s)",
+                               "zc_filter_result_wait: frame %llu not done after %.3f ms (%s)",
                                (unsigned long long)seq, (double)timeout_ns / 1e6,
                                zc_stream_mode_name(f->config.mode));
-            }
         }
     }
-    memcpy(out, zc__slot(f->h_out, f, seq), f->frame_bytes);
+    *result_p = zc__slot(f->h_out, f, seq);
     return ZC_OK;
 }
 

@@ -45,5 +45,6 @@ int zc_cmd_advise(int argc, char **argv);
 int zc_cmd_report(int argc, char **argv);
 int zc_cmd_trace(int argc, char **argv);
 int zc_cmd_bench(int argc, char **argv);
+int zc_cmd_stream(int argc, char **argv);
 
 #endif

@@ -7,6 +7,7 @@ const zc_command zc_commands[] = {
     {"report", "one HTML page with plots and the picture, from results", zc_cmd_report},
     {"trace", "run a CUDA program and find its copy pitfalls", zc_cmd_trace},
     {"bench", "every technique measured on this machine, verified", zc_cmd_bench},
+    {"stream", "real-time FIR through mapped memory vs the classic paths", zc_cmd_stream},
 };
 
 const size_t zc_command_count = sizeof zc_commands / sizeof zc_commands[0];

@@ -1,0 +1,487 @@
+/* zc stream: real-time FIR filtering on the GPU through mapped memory (a persistent kernel and
+ * a ring), measured against the ways people usually move frames, in one run. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "stream_cli.h"
+
+static const char zc__stream_usage[] =
+    "zc stream [--mode MODE[,MODE...]|all] [--frames N | --duration S] [--frame-samples N]\n"
+    "                 [--in-flight N] [--source synth|FILE|-] [--lowpass HZ --taps N | "
+    "--taps-file F]\n"
+    "                 [--paced RATE] [--output FILE|-] [--json FILE|-] [options]";
+
+static void zc__stream_help(void)
+{
+    printf("usage: %s\n\n"
+           "Filter a stream of samples with a FIR on the GPU, frame by frame, and measure the\n"
+           "latency of each frame from its publication to the result seen by the CPU. Modes:\n"
+           "  zerocopy          a persistent kernel polls a ring in mapped pinned memory; results\n"
+           "                    come back the same way (protocol LL or FLAG, see --protocol)\n"
+           "  mapped-launch     one kernel launch per frame on mapped memory, event sync\n"
+           "  classic-pageable  malloc + cudaMemcpy + launch + cudaMemcpy\n"
+           "  classic-pinned    pinned + cudaMemcpyAsync + launch + cudaMemcpyAsync + sync\n"
+           "  graph             a CUDA graph of copy, kernel, copy, launched per frame\n"
+           "Every result is checked against a double-precision CPU FIR (relative error <= 1e-5;\n"
+           "large runs check a sample of frames, --verify all checks every one).\n\n"
+           "Options:\n"
+           "  --mode LIST          modes to run, comma-separated, or all (default zerocopy)\n"
+           "  --protocol P         zerocopy ring protocol: ll, flag or both (default ll; both\n"
+           "                       with --mode all)\n"
+           "  --device N           GPU number (default 0)\n"
+           "  --frames N           measured frames per mode (default 10000)\n"
+           "  --duration S         measure for S seconds per mode instead\n"
+           "  --warmup N           frames before measuring (default 200)\n"
+           "  --frame-samples N    samples per frame per channel (default 1024)\n"
+           "  --in-flight N        frames outstanding at most (default 1)\n"
+           "  --gpu-blocks N       zerocopy: persistent blocks (default one per 256 samples,\n"
+           "                       at most one per SM)\n"
+           "  --policy wait|drop   when the GPU falls behind (default wait; paced runs drop)\n"
+           "  --source S           synth (default), a raw sample file, or - for stdin\n"
+           "  --format f32|s16     raw sample format (default f32)\n"
+           "  --complex            samples are I/Q pairs (filtered as two channels)\n"
+           "  --rate HZ            sample rate (default 1e6, or the --paced rate)\n"
+           "  --paced RATE         offer RATE samples per second in real time; a frame that\n"
+           "                       finds no room is dropped and counted\n"
+           "  --tones LIST         synthetic tones in Hz (default rate/100, rate/20, rate/3)\n"
+           "  --noise A            synthetic noise amplitude (default 0.1)\n"
+           "  --lowpass HZ         windowed-sinc low-pass cutoff (default rate/8)\n"
+           "  --taps N             taps of the designed filter (default 64)\n"
+           "  --taps-file F        taps from a text file instead\n"
+           "  --output F           filtered samples (float32) to file F, or - for stdout\n"
+           "                       (the first mode's results)\n"
+           "  --verify V           all, sample (default) or none\n"
+           "  --reuse              republish frames already in the transport buffers instead of\n"
+           "                       writing each one: measures the link, not the CPU's memcpy\n"
+           "  --cpu N              pin the host thread to core N (default: a core of the GPU's\n"
+           "                       NUMA node)\n"
+           "  --no-pin             do not pin\n"
+           "  --timeout-ms N       longest wait for the GPU (default 2000)\n"
+           "  --json F             results as JSON, schema \"%s\" (docs/json.md), to F or -\n"
+           "  -h, --help           this help\n",
+           zc__stream_usage, ZC_STREAM_SCHEMA);
+}
+
+static int zc__parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *value_p)
+{
+    if (text == NULL || *text == '\0' || *text == '-')
+        return 0;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (*end != '\0' || errno != 0 || v < min || v > max)
+        return 0;
+    *value_p = v;
+    return 1;
+}
+
+static int zc__parse_double(const char *text, double min, double max, double *value_p)
+{
+    if (text == NULL || *text == '\0')
+        return 0;
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (*end != '\0' || errno != 0 || !(v >= min && v <= max))
+        return 0;
+    *value_p = v;
+    return 1;
+}
+
+#define ZC__USAGE(...) zc_cli_usage_error("stream", zc__stream_usage, __VA_ARGS__)
+
+/* Parse argv into o; 0 on success, else the exit code (help counts as -1: exit 0). */
+static int zc__stream_parse(int argc, char **argv, zc_stream_opts *o)
+{
+    enum {
+        O_MODE = 256,
+        O_PROTOCOL,
+        O_DEVICE,
+        O_FRAMES,
+        O_DURATION,
+        O_WARMUP,
+        O_FRAME_SAMPLES,
+        O_IN_FLIGHT,
+        O_GPU_BLOCKS,
+        O_POLICY,
+        O_SOURCE,
+        O_FORMAT,
+        O_COMPLEX,
+        O_RATE,
+        O_PACED,
+        O_TONES,
+        O_NOISE,
+        O_LOWPASS,
+        O_TAPS,
+        O_TAPS_FILE,
+        O_OUTPUT,
+        O_VERIFY,
+        O_REUSE,
+        O_CPU,
+        O_NO_PIN,
+        O_TIMEOUT,
+        O_JSON
+    };
+    static const struct option options[] = {
+        {"mode", required_argument, NULL, O_MODE},
+        {"protocol", required_argument, NULL, O_PROTOCOL},
+        {"device", required_argument, NULL, O_DEVICE},
+        {"frames", required_argument, NULL, O_FRAMES},
+        {"duration", required_argument, NULL, O_DURATION},
+        {"warmup", required_argument, NULL, O_WARMUP},
+        {"frame-samples", required_argument, NULL, O_FRAME_SAMPLES},
+        {"in-flight", required_argument, NULL, O_IN_FLIGHT},
+        {"gpu-blocks", required_argument, NULL, O_GPU_BLOCKS},
+        {"policy", required_argument, NULL, O_POLICY},
+        {"source", required_argument, NULL, O_SOURCE},
+        {"format", required_argument, NULL, O_FORMAT},
+        {"complex", no_argument, NULL, O_COMPLEX},
+        {"rate", required_argument, NULL, O_RATE},
+        {"paced", required_argument, NULL, O_PACED},
+        {"tones", required_argument, NULL, O_TONES},
+        {"noise", required_argument, NULL, O_NOISE},
+        {"lowpass", required_argument, NULL, O_LOWPASS},
+        {"taps", required_argument, NULL, O_TAPS},
+        {"taps-file", required_argument, NULL, O_TAPS_FILE},
+        {"output", required_argument, NULL, O_OUTPUT},
+        {"verify", required_argument, NULL, O_VERIFY},
+        {"reuse", no_argument, NULL, O_REUSE},
+        {"cpu", required_argument, NULL, O_CPU},
+        {"no-pin", no_argument, NULL, O_NO_PIN},
+        {"timeout-ms", required_argument, NULL, O_TIMEOUT},
+        {"json", required_argument, NULL, O_JSON},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    memset(o, 0, sizeof *o);
+    o->frames = 10000;
+    o->warmup = 200;
+    o->frame_samples = 1024;
+    o->channels = 1;
+    o->in_flight = 1;
+    o->source = "synth";
+    o->noise = 0.1;
+    o->ntaps = 64;
+    o->verify = 1;
+    o->cpu = -1;
+    o->timeout_ns = 2000000000ull;
+    o->tone_count = -1;
+    int any_mode = 0, all = 0, protocol_set = 0, opt;
+    uint64_t u;
+    optind = 0;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+        switch (opt) {
+        case O_MODE: {
+            char list[256];
+            snprintf(list, sizeof list, "%s", optarg);
+            for (char *save = NULL, *m = strtok_r(list, ",", &save); m != NULL;
+                 m = strtok_r(NULL, ",", &save)) {
+                zc_stream_mode mode;
+                if (strcmp(m, "all") == 0) {
+                    all = 1;
+                    for (int i = 0; i < ZC_STREAM_MODE_COUNT; i++)
+                        o->modes[i] = 1;
+                } else if (zc_stream_mode_parse(m, &mode) == ZC_OK) {
+                    o->modes[mode] = 1;
+                } else {
+                    return ZC__USAGE("unknown mode '%s'", m);
+                }
+                any_mode = 1;
+            }
+            break;
+        }
+        case O_PROTOCOL:
+            protocol_set = 1;
+            if (strcmp(optarg, "ll") == 0)
+                o->protocols = 1;
+            else if (strcmp(optarg, "flag") == 0)
+                o->protocols = 2;
+            else if (strcmp(optarg, "both") == 0)
+                o->protocols = 3;
+            else
+                return ZC__USAGE("--protocol takes ll, flag or both, not '%s'", optarg);
+            break;
+        case O_DEVICE:
+            if (!zc_cli_parse_int(optarg, 0, 1023, &o->device))
+                return ZC__USAGE("--device needs a GPU number, got '%s'", optarg);
+            break;
+        case O_FRAMES:
+            if (!zc__parse_u64(optarg, 1, 1000000000000ull, &o->frames))
+                return ZC__USAGE("--frames needs a positive count, got '%s'", optarg);
+            o->duration_s = 0;
+            break;
+        case O_DURATION:
+            if (!zc__parse_double(optarg, 0.001, 86400.0, &o->duration_s))
+                return ZC__USAGE("--duration needs seconds, got '%s'", optarg);
+            o->frames = 0;
+            break;
+        case O_WARMUP:
+            if (!zc__parse_u64(optarg, 0, 100000000ull, &o->warmup))
+                return ZC__USAGE("--warmup needs a count, got '%s'", optarg);
+            break;
+        case O_FRAME_SAMPLES:
+            if (!zc__parse_u64(optarg, 4, (uint64_t)1 << 26, &u))
+                return ZC__USAGE("--frame-samples needs 4..67108864, got '%s'", optarg);
+            o->frame_samples = (size_t)u;
+            break;
+        case O_IN_FLIGHT:
+            if (!zc__parse_u64(optarg, 1, 1024, &u))
+                return ZC__USAGE("--in-flight needs 1..1024, got '%s'", optarg);
+            o->in_flight = (uint32_t)u;
+            break;
+        case O_GPU_BLOCKS:
+            if (!zc__parse_u64(optarg, 1, ZC_RING_MAX_CONSUMERS, &u))
+                return ZC__USAGE("--gpu-blocks needs 1..%u, got '%s'", ZC_RING_MAX_CONSUMERS,
+                                 optarg);
+            o->gpu_blocks = (uint32_t)u;
+            break;
+        case O_POLICY:
+            if (strcmp(optarg, "wait") == 0)
+                o->policy = ZC_RING_FULL_WAIT;
+            else if (strcmp(optarg, "drop") == 0)
+                o->policy = ZC_RING_FULL_DROP;
+            else
+                return ZC__USAGE("--policy takes wait or drop, not '%s'", optarg);
+            break;
+        case O_SOURCE:
+            o->source = optarg;
+            break;
+        case O_FORMAT:
+            if (strcmp(optarg, "f32") == 0)
+                o->format_s16 = 0;
+            else if (strcmp(optarg, "s16") == 0)
+                o->format_s16 = 1;
+            else
+                return ZC__USAGE("--format takes f32 or s16, not '%s'", optarg);
+            break;
+        case O_COMPLEX:
+            o->channels = 2;
+            break;
+        case O_RATE:
+            if (!zc__parse_double(optarg, 1.0, 1e12, &o->rate))
+                return ZC__USAGE("--rate needs samples per second, got '%s'", optarg);
+            break;
+        case O_PACED:
+            if (!zc__parse_double(optarg, 1.0, 1e12, &o->paced_rate))
+                return ZC__USAGE("--paced needs samples per second, got '%s'", optarg);
+            break;
+        case O_TONES:
+            o->tone_count = zc_stream_parse_list(optarg, o->tones, 8);
+            if (o->tone_count < 0)
+                return ZC__USAGE("--tones needs up to 8 frequencies in Hz, got '%s'", optarg);
+            break;
+        case O_NOISE:
+            if (!zc__parse_double(optarg, 0.0, 1e6, &o->noise))
+                return ZC__USAGE("--noise needs an amplitude, got '%s'", optarg);
+            break;
+        case O_LOWPASS:
+            if (!zc__parse_double(optarg, 1e-9, 1e12, &o->cutoff_hz))
+                return ZC__USAGE("--lowpass needs a cutoff in Hz, got '%s'", optarg);
+            break;
+        case O_TAPS:
+            if (!zc__parse_u64(optarg, 1, ZC_FIR_MAX_TAPS, &u))
+                return ZC__USAGE("--taps needs 1..%d, got '%s'", ZC_FIR_MAX_TAPS, optarg);
+            o->ntaps = (size_t)u;
+            break;
+        case O_TAPS_FILE:
+            o->taps_file = optarg;
+            break;
+        case O_OUTPUT:
+            o->output = optarg;
+            break;
+        case O_VERIFY:
+            if (strcmp(optarg, "all") == 0)
+                o->verify = 2;
+            else if (strcmp(optarg, "sample") == 0)
+                o->verify = 1;
+            else if (strcmp(optarg, "none") == 0)
+                o->verify = 0;
+            else
+                return ZC__USAGE("--verify takes all, sample or none, not '%s'", optarg);
+            break;
+        case O_REUSE:
+            o->reuse = 1;
+            break;
+        case O_CPU:
+            if (!zc_cli_parse_int(optarg, 0, 4095, &o->cpu))
+                return ZC__USAGE("--cpu needs a core number, got '%s'", optarg);
+            break;
+        case O_NO_PIN:
+            o->no_pin = 1;
+            break;
+        case O_TIMEOUT:
+            if (!zc__parse_u64(optarg, 1, 3600000, &u))
+                return ZC__USAGE("--timeout-ms needs 1..3600000, got '%s'", optarg);
+            o->timeout_ns = u * 1000000ull;
+            break;
+        case O_JSON:
+            o->json = optarg;
+            break;
+        case 'h':
+            zc__stream_help();
+            return -1;
+        case ':':
+            return ZC__USAGE("%s needs a value", argv[optind - 1]);
+        default:
+            return ZC__USAGE("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return ZC__USAGE("unexpected argument '%s'", argv[optind]);
+    if (!any_mode)
+        o->modes[ZC_STREAM_ZEROCOPY] = 1;
+    if (!protocol_set)
+        o->protocols = all ? 3 : 1;
+    if (o->rate == 0)
+        o->rate = o->paced_rate > 0 ? o->paced_rate : 1e6;
+    if (o->tone_count < 0) {
+        o->tone_count = 3;
+        o->tones[0] = o->rate / 100;
+        o->tones[1] = o->rate / 20;
+        o->tones[2] = o->rate / 3;
+    }
+    for (int i = 0; i < o->tone_count; i++) {
+        if (o->tones[i] >= o->rate / 2)
+            return ZC__USAGE("tone %g Hz is not below half the sample rate (%g Hz)", o->tones[i],
+                             o->rate / 2);
+    }
+    if (o->taps_file != NULL && o->cutoff_hz > 0)
+        return ZC__USAGE("--lowpass and --taps-file exclude each other");
+    if (o->cutoff_hz == 0)
+        o->cutoff_hz = o->rate / 8;
+    if (o->cutoff_hz >= o->rate / 2)
+        return ZC__USAGE("--lowpass %g Hz is not below half the sample rate (%g Hz)", o->cutoff_hz,
+                         o->rate / 2);
+    if ((o->frame_samples * o->channels) % 4 != 0)
+        return ZC__USAGE("a frame must hold a multiple of 4 values (16 bytes); %zu samples x %zu "
+                         "channels do not",
+                         o->frame_samples, o->channels);
+    if (o->output != NULL && o->json != NULL && strcmp(o->output, "-") == 0 &&
+        strcmp(o->json, "-") == 0)
+        return ZC__USAGE("--output - and --json - cannot share stdout");
+    return 0;
+}
+
+static void zc__print_table(FILE *f, const zc_stream_opts *o, const zc_stream_result *runs,
+                            int count)
+{
+    fprintf(f, "\n%-17s %7s %8s %8s %8s %8s %9s %10s %9s %8s %9s %s\n", "mode", "blocks", "p50 us",
+            "p90 us", "p99 us", "p99.9 us", "max us", "frames/s", "GB/s", "dropped", "rel err",
+            "check");
+    for (int i = 0; i < count; i++) {
+        const zc_stream_result *r = &runs[i];
+        if (r->frames == 0) {
+            fprintf(f, "%-17s FAILED: %s\n", r->name, r->error);
+            continue;
+        }
+        const zc_stats *s = &r->latency_us;
+        fprintf(f, "%-17s %7u %8.2f %8.2f %8.2f %8.2f %9.1f %10.0f %9.3f %8llu %9.2e %s\n", r->name,
+                r->gpu_blocks, s->median, s->p90, s->p99, s->p999, s->max, r->frames_per_s,
+                r->gb_per_s, (unsigned long long)r->dropped, r->max_rel_error,
+                !o->verify                   ? "off"
+                : r->status == ZC_ERR_VERIFY ? "FAIL"
+                                             : "ok");
+    }
+}
+
+int zc_cmd_stream(int argc, char **argv)
+{
+    zc_stream_opts o;
+    int code = zc__stream_parse(argc, argv, &o);
+    if (code != 0)
+        return code < 0 ? ZC_EXIT_OK : code;
+
+    zc_status st;
+    if (o.taps_file != NULL)
+        st = zc_stream_taps_read(o.taps_file, o.taps, &o.ntaps);
+    else
+        st = zc_fir_design_lowpass(o.cutoff_hz / o.rate, o.ntaps, o.taps);
+    if (st != ZC_OK)
+        return zc_cli_fail("stream", "designing the filter", st);
+    zc_device_info dev;
+    st = zc_device_info_get(o.device, &dev);
+    if (st != ZC_OK)
+        return zc_cli_fail("stream", "reading the GPU", st);
+
+    int runs_wanted = 0;
+    for (int i = 0; i < ZC_STREAM_MODE_COUNT; i++)
+        runs_wanted += o.modes[i] ? (i == ZC_STREAM_ZEROCOPY ? (o.protocols == 3 ? 2 : 1) : 1) : 0;
+    zc_stream_source *src = NULL;
+    st = zc_stream_source_open(&o, strcmp(o.source, "synth") != 0 && runs_wanted > 1, &src);
+    if (st != ZC_OK)
+        return zc_cli_exit_code(st);
+    FILE *out = NULL;
+    if (o.output != NULL) {
+        out = strcmp(o.output, "-") == 0 ? stdout : fopen(o.output, "wb");
+        if (out == NULL) {
+            fprintf(stderr, "zc stream: cannot write %s: %s\n", o.output, strerror(errno));
+            zc_stream_source_close(src);
+            return ZC_EXIT_FAILURE;
+        }
+    }
+    /* Human text goes to stderr when stdout carries samples or JSON. */
+    FILE *text = (out == stdout || (o.json && strcmp(o.json, "-") == 0)) ? stderr : stdout;
+    zc_stream_host host;
+    zc_stream_host_pin(&o, &dev, &host);
+    zc_stream_host_sample(&host);
+    fprintf(text,
+            "zc stream: GPU %d %s (NUMA node %d); host thread on core %d (%s); %zu samples x "
+            "%zu channel%s per frame (%zu bytes), %zu taps, %u in flight%s\n",
+            dev.ordinal, dev.name, dev.numa_node, host.cpu, host.why, o.frame_samples, o.channels,
+            o.channels == 1 ? "" : "s", o.frame_samples * o.channels * 4, o.ntaps, o.in_flight,
+            o.paced_rate > 0 ? ", paced" : "");
+    fprintf(text, "host: load %.2f (1 min), %d running, %d CPUs online, core %d at %.0f MHz%s%s\n",
+            host.loadavg1, host.procs_running, host.cpus_online, host.cpu, host.cpu_mhz,
+            host.governor[0] ? ", governor " : "", host.governor);
+    fflush(text);
+
+    zc_stream_result runs[ZC_STREAM_MAX_RUNS];
+    int count = 0, exit_code = ZC_EXIT_OK;
+    for (int m = 0; m < ZC_STREAM_MODE_COUNT; m++) {
+        if (!o.modes[m])
+            continue;
+        for (int p = 0; p < 2; p++) {
+            zc_ring_protocol proto = p == 0 ? ZC_RING_PROTO_LL : ZC_RING_PROTO_FLAG;
+            if (m == ZC_STREAM_ZEROCOPY ? !(o.protocols & (1 << p)) : p == 1)
+                continue;
+            zc_stream_result *r = &runs[count++];
+            fprintf(text, "running %s ...\n",
+                    m == ZC_STREAM_ZEROCOPY ? (p == 0 ? "zerocopy-ll" : "zerocopy-flag")
+                                            : zc_stream_mode_name((zc_stream_mode)m));
+            fflush(text);
+            zc_stream_run(&o, (zc_stream_mode)m, proto, src, count == 1 ? out : NULL, r);
+            if (r->status != ZC_OK) {
+                fprintf(stderr, "zc stream: %s: %s\n", r->name, r->error);
+                if (exit_code == ZC_EXIT_OK)
+                    exit_code = zc_cli_exit_code(r->status);
+            }
+        }
+    }
+    zc_stream_host_sample(&host);
+    zc__print_table(text, &o, runs, count);
+    fprintf(text, "host after: load %.2f, %d running, core %d at %.0f MHz\n", host.loadavg1,
+            host.procs_running, host.cpu, host.cpu_mhz);
+
+    if (o.json != NULL) {
+        cJSON *doc = zc_stream_json(&o, argc, argv, &dev, &host, runs, count);
+        char *json = doc ? cJSON_Print(doc) : NULL;
+        FILE *jf = json == NULL ? NULL : strcmp(o.json, "-") == 0 ? stdout : fopen(o.json, "w");
+        if (jf == NULL || fprintf(jf, "%s\n", json) < 0) {
+            fprintf(stderr, "zc stream: cannot write JSON to %s\n", o.json);
+            exit_code = ZC_EXIT_FAILURE;
+        }
+        if (jf != NULL && jf != stdout)
+            fclose(jf);
+        free(json);
+        cJSON_Delete(doc);
+    }
+    if (out != NULL && out != stdout)
+        fclose(out);
+    zc_stream_source_close(src);
+    return exit_code;
+}
