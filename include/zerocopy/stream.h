@@ -61,6 +61,7 @@ typedef struct zc_synth {
     double re[ZC_SYNTH_MAX_TONES], im[ZC_SYNTH_MAX_TONES]; /* each tone's phasor */
     double step_re[ZC_SYNTH_MAX_TONES], step_im[ZC_SYNTH_MAX_TONES];
     uint64_t state; /* the noise generator's */
+    uint64_t count; /* samples made so far */
 } zc_synth;
 
 ZC_BEGIN_DECLS

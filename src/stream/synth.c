@@ -39,8 +39,16 @@ ZC_EXTERN zc_status zc_synth_init(zc_synth *s, double rate, const double *tones,
 ZC_EXTERN void zc_synth_fill(zc_synth *s, float *out, size_t samples)
 {
     /* One complex multiply per tone and sample, not a sin: fast enough for 100 M samples/s
-     * with a few tones. Renormalised at the end so rounding never grows the amplitude. */
+     * with a few tones. Renormalised every 4096 samples of the stream (not of the call, so that
+     * how the stream is cut into calls never changes it) so rounding never grows the amplitude. */
     for (size_t n = 0; n < samples; n++) {
+        if ((++s->count & 4095u) == 0) {
+            for (int t = 0; t < s->tones; t++) {
+                double norm = sqrt(s->re[t] * s->re[t] + s->im[t] * s->im[t]);
+                s->re[t] /= norm;
+                s->im[t] /= norm;
+            }
+        }
         double i_sum = 0.0, q_sum = 0.0;
         for (int t = 0; t < s->tones; t++) {
             i_sum += s->re[t];
@@ -61,10 +69,5 @@ ZC_EXTERN void zc_synth_fill(zc_synth *s, float *out, size_t samples)
             }
             out[n * s->channels + c] = (float)(s->amplitude * (c == 0 ? i_sum : q_sum) + noise);
         }
-    }
-    for (int t = 0; t < s->tones; t++) {
-        double norm = sqrt(s->re[t] * s->re[t] + s->im[t] * s->im[t]);
-        s->re[t] /= norm;
-        s->im[t] /= norm;
     }
 }

@@ -1,0 +1,135 @@
+/* zc stream end to end on a GPU: every mode in one run, its JSON, output samples, paced input,
+ * and raw int16 input from a file. */
+#include "test_support.h"
+
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+static cJSON *run_json(const char *const *args, int want_exit, zc_test_output *r)
+{
+    zc_test_run_zc(args, NULL, r);
+    if (r->exit_code != want_exit)
+        fail_msg("exit %d (wanted %d)\nstderr: %s", r->exit_code, want_exit, r->err);
+    cJSON *doc = cJSON_Parse(r->out);
+    if (doc == NULL)
+        fail_msg("not JSON: %.400s\nstderr: %s", r->out, r->err);
+    assert_string_equal(cJSON_GetObjectItem(doc, "schema")->valuestring, "zerocopy.stream/1");
+    return doc;
+}
+
+static void test_mode_all(void **state)
+{
+    (void)state;
+    zc_test_output r;
+    cJSON *doc =
+        run_json((const char *[]){"stream", "--mode", "all", "--frames", "2000", "--warmup", "100",
+                                  "--verify", "all", "--json", "-", NULL},
+                 0, &r);
+    fprintf(stderr, "%s", r.err);
+    cJSON *runs = cJSON_GetObjectItem(doc, "runs");
+    assert_int_equal(cJSON_GetArraySize(runs), 6); /* zerocopy twice: ll and flag */
+    cJSON *run;
+    cJSON_ArrayForEach(run, runs)
+    {
+        const char *name = cJSON_GetObjectItem(run, "name")->valuestring;
+        assert_true(cJSON_IsTrue(cJSON_GetObjectItem(run, "ok")));
+        assert_int_equal(cJSON_GetObjectItem(run, "frames")->valueint, 2000);
+        assert_int_equal(cJSON_GetObjectItem(run, "dropped")->valueint, 0);
+        cJSON *lat = cJSON_GetObjectItem(run, "latency_us");
+        double p50 = cJSON_GetObjectItem(lat, "p50")->valuedouble;
+        double p99 = cJSON_GetObjectItem(lat, "p99")->valuedouble;
+        assert_true(p50 > 0 && p50 <= p99);
+        cJSON *v = cJSON_GetObjectItem(run, "verify");
+        assert_int_equal(cJSON_GetObjectItem(v, "frames_checked")->valueint, 2100);
+        assert_true(cJSON_IsTrue(cJSON_GetObjectItem(v, "passed")));
+        double histo_total = 0;
+        cJSON *bin;
+        cJSON_ArrayForEach(bin, cJSON_GetObjectItem(run, "histogram_us"))
+        {
+            histo_total += cJSON_GetObjectItem(bin, "count")->valuedouble;
+        }
+        assert_int_equal((int)histo_total, 2000);
+        fprintf(stderr, "%-16s p50 %.2f us p99 %.2f us\n", name, p50, p99);
+    }
+    cJSON *cmp = cJSON_GetObjectItem(doc, "comparison");
+    assert_non_null(cJSON_GetObjectItem(cmp, "p50_speedup_vs_classic_pinned"));
+    cJSON *host = cJSON_GetObjectItem(doc, "host");
+    assert_non_null(cJSON_GetObjectItem(host, "pinning"));
+    cJSON_Delete(doc);
+    zc_test_output_free(&r);
+}
+
+static void test_paced_and_output(void **state)
+{
+    (void)state;
+    char out_path[] = "/tmp/zc_stream_out_XXXXXX";
+    int fd = mkstemp(out_path);
+    assert_true(fd >= 0);
+    close(fd);
+    zc_test_output r;
+    /* 2 M samples/s for 0.5 s in 4096-sample frames: about 244 frames, none dropped. */
+    cJSON *doc =
+        run_json((const char *[]){"stream", "--paced", "2000000", "--duration", "0.5",
+                                  "--frame-samples", "4096", "--in-flight", "4", "--warmup", "0",
+                                  "--output", out_path, "--json", "-", NULL},
+                 0, &r);
+    cJSON *run = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "runs"), 0);
+    int frames = cJSON_GetObjectItem(run, "frames")->valueint;
+    fprintf(stderr, "paced: %d frames, %d dropped\n", frames,
+            cJSON_GetObjectItem(run, "dropped")->valueint);
+    assert_true(frames >= 200 && frames <= 260);
+    assert_int_equal(cJSON_GetObjectItem(run, "dropped")->valueint, 0);
+    FILE *f = fopen(out_path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    assert_int_equal(ftell(f), (long)frames * 4096 * 4);
+    fclose(f);
+    unlink(out_path);
+    cJSON_Delete(doc);
+    zc_test_output_free(&r);
+}
+
+static void test_int16_file_complex(void **state)
+{
+    (void)state;
+    char in_path[] = "/tmp/zc_stream_in_XXXXXX";
+    int fd = mkstemp(in_path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "wb");
+    for (int i = 0; i < 2 * 1024 * 50; i++) {
+        int16_t v = (int16_t)(10000.0 * sin(0.01 * i) + (i % 13) * 100);
+        fwrite(&v, sizeof v, 1, f);
+    }
+    fclose(f);
+    zc_test_output r;
+    cJSON *doc =
+        run_json((const char *[]){"stream", "--source", in_path, "--format", "s16", "--complex",
+                                  "--mode", "zerocopy,classic-pinned", "--frames", "1000",
+                                  "--warmup", "0", "--verify", "all", "--json", "-", NULL},
+                 0, &r);
+    cJSON *run;
+    cJSON_ArrayForEach(run, cJSON_GetObjectItem(doc, "runs"))
+    {
+        /* 50 frames of 1024 I/Q pairs in the file: the input ends first. */
+        assert_int_equal(cJSON_GetObjectItem(run, "frames")->valueint, 50);
+        assert_true(
+            cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(run, "verify"), "passed")));
+    }
+    unlink(in_path);
+    cJSON_Delete(doc);
+    zc_test_output_free(&r);
+}
+
+int main(void)
+{
+    zc_test_require_gpu("gpu_stream_cli");
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_mode_all),
+        cmocka_unit_test(test_paced_and_output),
+        cmocka_unit_test(test_int16_file_complex),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
