@@ -382,3 +382,29 @@ ZC_EXTERN zc_status zc_advise_measure_host_write(double *gbps_p)
     *gbps_p = (double)ZC__BIG / (zc__median(t, 3) * 1e3);
     return ZC_OK;
 }
+
+ZC_EXTERN zc_status zc_advise_measure_alloc(int device, zc_profile *profile)
+{
+    ZC_REQUIRE_ARG(profile);
+    ZC_CUDA_RETURN(cudaSetDevice(device));
+    zc_profile p = *profile;
+    zc__cal c;
+    memset(&c, 0, sizeof c);
+    zc_status status = zc__cal_alloc(&c, &p);
+    if (status == ZC_OK) {
+        double t0 = zc__now_us();
+        status = ZC_CUDA(cudaMallocManaged(&c.managed, ZC__BIG, cudaMemAttachGlobal));
+        if (status == ZC_OK)
+            p.alloc_managed_us_per_mib = (zc__now_us() - t0) / (ZC__BIG / ZC__MIB);
+    }
+    zc__cal_destroy(&c);
+    if (status != ZC_OK)
+        return status;
+    /* A per-MiB figure can come out at or below zero when the fixed part dominates. */
+    if (p.alloc_pinned_us_per_mib < 0.0)
+        p.alloc_pinned_us_per_mib = 0.0;
+    if (p.register_us_per_mib < 0.0)
+        p.register_us_per_mib = 0.0;
+    *profile = p;
+    return ZC_OK;
+}

@@ -201,6 +201,20 @@ int zc_advise_validate(const zc_profile *profile, const char *notes, int device,
             fprintf(stderr, "validate: measured the CPU's fill rate: %.1f GB/s\n", gbps);
         }
     }
+    if (notes != NULL && strstr(notes, "alloc_pinned_us_per_mib") != NULL) {
+        zc_status st = zc_advise_measure_alloc(device, &local);
+        if (st == ZC_OK)
+            fprintf(stderr,
+                    "validate: measured allocation costs: cudaHostAlloc %.0f us + %.0f us/MiB, "
+                    "cudaHostRegister %.0f us + %.1f us/MiB\n",
+                    local.alloc_pinned_fixed_us, local.alloc_pinned_us_per_mib,
+                    local.register_fixed_us, local.register_us_per_mib);
+        else if (st == ZC_ERR_NO_DEVICE) {
+            free(res);
+            free(errors);
+            return zc_cli_fail("advise", "validation needs a GPU", st);
+        }
+    }
     profile = &local;
     for (size_t i = 0; i < n; i++) {
         const zc_workload *w = &zc_validation_cases[i].workload;
