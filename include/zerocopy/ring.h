@@ -52,7 +52,7 @@ typedef struct zc_ring zc_ring;
 ZC_BEGIN_DECLS
 
 /* Defaults: device 0, 8 slots, 4 KiB frames and results, 1 consumer, LL, wait when full,
- * watchdog 1 s, poll check every 20 us. */
+ * watchdog 1 s, stop and heartbeat read every 200 us while waiting. */
 ZC_EXTERN void zc_ring_config_init(zc_ring_config *config);
 
 /* Check a configuration without touching a GPU. */

@@ -105,7 +105,9 @@ __device__ __forceinline__ void zc_ring_dev_st_volatile128(uint4 *p, uint4 v)
 /*
  * Thread 0 only: read the stop word and the heartbeat if poll_check_ns has passed since the
  * last look. Gives ZC_RING_EXIT_STOP, ZC_RING_EXIT_WATCHDOG or ZC_RING_EXIT_NONE. Reading the
- * host's words costs a PCIe round trip, hence the time gate.
+ * host's words costs a PCIe round trip, which delays this thread's own polling, hence the time
+ * gate and one 16-byte load for both words (they share an aligned pair; no payload depends on
+ * them, so the load needs no acquire).
  */
 __device__ __forceinline__ uint32_t zc_ring_dev_check(const zc_ring_dev *ring,
                                                       zc_ring_dev_watch *watch)
@@ -114,9 +116,13 @@ __device__ __forceinline__ uint32_t zc_ring_dev_check(const zc_ring_dev *ring,
     if (now < watch->next_check_ns)
         return ZC_RING_EXIT_NONE;
     watch->next_check_ns = now + ring->poll_check_ns;
-    if (zc_ring_dev_ld_acquire(&ring->ctrl->stop) != 0)
+    uint64_t stop, beat;
+    asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];"
+                 : "=l"(stop), "=l"(beat)
+                 : "l"(&ring->ctrl->stop)
+                 : "memory");
+    if (stop != 0)
         return ZC_RING_EXIT_STOP;
-    uint64_t beat = zc_ring_dev_ld_acquire(&ring->ctrl->heartbeat);
     if (beat != watch->heartbeat) {
         watch->heartbeat = beat;
         watch->heartbeat_ns = now;

@@ -24,7 +24,7 @@ ZC_EXTERN void zc_ring_config_init(zc_ring_config *config)
     config->protocol = ZC_RING_PROTO_LL;
     config->policy = ZC_RING_FULL_WAIT;
     config->watchdog_ns = 1000000000ull;
-    config->poll_check_ns = 20000ull;
+    config->poll_check_ns = 200000ull;
 }
 
 ZC_EXTERN zc_status zc_ring_config_check(const zc_ring_config *c)
