@@ -46,7 +46,7 @@ tail -1 "$results/advise/example-4k.txt"
 # The report page from every bench and stream result here (pictures need gnuplot and graphviz;
 # without them the page says so).
 inputs=()
-for f in "$results"/bench.json "$results"/stream*.json; do
+for f in "$results"/bench.json "$results"/stream*.json "$results"/pinning.json; do
   [ -s "$f" ] && inputs+=("$f")
 done
 [ ${#inputs[@]} -gt 0 ] || inputs=("$results/advise/profile.json")

@@ -16,14 +16,15 @@ static int count_of(const char *text, const char *what)
     return n;
 }
 
-static char *make_report(const char *dir, const char *const *env, const char *input)
+static char *make_report(const char *dir, const char *const *env, const char *input,
+                         const char *extra)
 {
     char out[4096], dot[4096];
     snprintf(out, sizeof out, "%s/report.html", dir);
     snprintf(dot, sizeof dot, "%s/picture.dot", dir);
     zc_test_output r;
-    zc_test_run_zc((const char *[]){"report", "-o", out, "--picture-dot", dot, input, NULL}, env,
-                   &r);
+    zc_test_run_zc((const char *[]){"report", "-o", out, "--picture-dot", dot, input, extra, NULL},
+                   env, &r);
     if (r.exit_code != 0)
         fail_msg("zc report exit %d: %s", r.exit_code, r.err);
     assert_non_null(strstr(r.out, out));
@@ -55,12 +56,13 @@ static void test_full_page(void **state)
     }
     char dir[512];
     report_test_tempdir(dir, sizeof dir);
-    char *html = make_report(dir, NULL, BENCH);
+    char *html = make_report(dir, NULL, BENCH, ZC_REPORT_FIXTURES "/pinning.json");
     assert_non_null(strstr(html, "<!DOCTYPE html>"));
     assert_non_null(strstr(html, "NVIDIA H200"));
     /* Self-contained: pictures only as data: URIs, nothing fetched. */
     assert_int_equal(count_of(html, "src=\"data:image/svg+xml;base64,"), count_of(html, "<img"));
-    assert_true(count_of(html, "<img") >= 5);
+    assert_true(count_of(html, "<img") >= 6); /* the pinning result adds the allocation plot */
+    assert_null(strstr(html, "no allocation cost was measured"));
     assert_null(strstr(html, "src=\"http"));
     assert_null(strstr(html, "no-gnuplot"));
     assert_null(strstr(html, "no-graphviz"));
@@ -78,7 +80,7 @@ static void test_without_tools(void **state)
     char dir[512];
     report_test_tempdir(dir, sizeof dir);
     const char *env[] = {"ZC_GNUPLOT=/nonexistent/gnuplot", "ZC_DOT=/nonexistent/dot", NULL};
-    char *html = make_report(dir, env, BENCH);
+    char *html = make_report(dir, env, BENCH, NULL);
     assert_non_null(strstr(html, "id=\"no-gnuplot\""));
     assert_non_null(strstr(html, "id=\"no-graphviz\""));
     assert_non_null(strstr(html, "gnuplot not found"));
@@ -97,7 +99,7 @@ static void test_from_profile_and_bad_input(void **state)
     char dir[512];
     report_test_tempdir(dir, sizeof dir);
     const char *env[] = {"ZC_GNUPLOT=/nonexistent/gnuplot", "ZC_DOT=/nonexistent/dot", NULL};
-    char *html = make_report(dir, env, ZC_ADVISE_FIXTURES "/h200.profile.json");
+    char *html = make_report(dir, env, ZC_ADVISE_FIXTURES "/h200.profile.json", NULL);
     assert_non_null(strstr(html, "No zc info section"));
     free(html);
     char bad[4096];

@@ -72,13 +72,20 @@ static int zc__add_input(zc_report_input *in, const char *path, cJSON *doc)
         in->streams[in->stream_count++] = doc;
         return 1;
     }
+    if (strncmp(s, "zerocopy.pinning", 16) == 0) {
+        if (in->pinning == NULL)
+            in->pinning = doc;
+        return 1;
+    }
     if (strncmp(s, "zerocopy.info/", 14) == 0) {
         if (in->machine == NULL)
             in->machine = doc;
         return 1;
     }
-    fprintf(stderr, "zc report: %s: schema \"%s\" is not a bench, stream, profile or info result\n",
-            path, s);
+    fprintf(
+        stderr,
+        "zc report: %s: schema \"%s\" is not a bench, stream, pinning, profile or info result\n",
+        path, s);
     return 0;
 }
 

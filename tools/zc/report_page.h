@@ -17,6 +17,7 @@ typedef struct zc_report_input {
     int have_profile;
     const cJSON *machine; /* zc info document of the bench run; NULL when none */
     const cJSON *bench;   /* the bench document; NULL when none */
+    const cJSON *pinning; /* measure_pinning's document ("zerocopy.pinning.v1"); NULL when none */
     const cJSON *streams[16];
     size_t stream_count;
     char sources[2048]; /* the input files, comma-separated */

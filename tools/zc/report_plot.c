@@ -60,10 +60,11 @@ char *zc_report_plot_copy(const zc_report_input *in, zc_direction dir, char *why
             continue;
         /* Pinned, write-combined and registered often coincide: dashes and point shapes keep
          * each line visible under the others. */
-        zc_buf_printf(&b,
-                      "%s$%s using 1:2 with linespoints lw 2 dt %d pt %d lc rgb '%s' title '%s'",
-                      first ? "" : ", ", zc_host_kind_key((zc_host_kind)k), k + 1, 7 + 2 * k,
-                      zc__colors[k], zc_host_kind_key((zc_host_kind)k));
+        zc_buf_printf(
+            &b,
+            "%s$%s using 1:2 with linespoints lw 2 dt %d pt %d lc rgb '%s' title '%s' noenhanced",
+            first ? "" : ", ", zc_host_kind_key((zc_host_kind)k), k + 1, 7 + 2 * k, zc__colors[k],
+            zc_host_kind_key((zc_host_kind)k));
         first = 0;
     }
     zc_buf_printf(&b, "\n");
@@ -294,8 +295,59 @@ char *zc_report_plot_latency(const zc_report_input *in, char *why, size_t size)
     return zc__done(&b, why, size);
 }
 
+/* The allocation plot from measure_pinning's results: median time against size per method. */
+static char *zc__plot_pinning(const cJSON *doc, char *why, size_t size)
+{
+    static const char *const methods[] = {
+        "host_alloc",      "malloc_register", "malloc_touch_register", "mmap_huge_touch_register",
+        "zc_buffer_alloc", "zc_pool_hit"};
+    zc_buf b = {0};
+    int shown[6] = {0};
+    int any = 0;
+    for (int m = 0; m < 6; m++) {
+        zc_buf_printf(&b, "$p%d << EOD\n", m);
+        const cJSON *r;
+        cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(doc, "results"))
+        {
+            const cJSON *meth = cJSON_GetObjectItemCaseSensitive(r, "method");
+            const cJSON *sz = cJSON_GetObjectItemCaseSensitive(r, "size");
+            const cJSON *ms = cJSON_GetObjectItemCaseSensitive(r, "alloc_median_ms");
+            if (cJSON_IsString(meth) && strcmp(meth->valuestring, methods[m]) == 0 &&
+                cJSON_IsNumber(sz) && cJSON_IsNumber(ms) && ms->valuedouble > 0.0) {
+                zc_buf_printf(&b, "%.0f %.6g\n", sz->valuedouble, ms->valuedouble);
+                shown[m] = 1;
+                any = 1;
+            }
+        }
+        zc_buf_printf(&b, "EOD\n");
+    }
+    if (!any) {
+        zc_buf_free(&b);
+        snprintf(why, size, "the pinning result holds no allocation times");
+        return NULL;
+    }
+    zc_buf_printf(&b, "%s", zc__header);
+    zc_buf_printf(&b, "set title 'Allocating and pinning host memory (measure_pinning, "
+                      "medians)'\nset logscale x 2\nset logscale y 10\n"
+                      "set format x '%%.0b %%BB'\nset xlabel 'bytes'\nset ylabel "
+                      "'milliseconds'\nplot ");
+    int first = 1;
+    for (int m = 0; m < 6; m++) {
+        if (!shown[m])
+            continue;
+        zc_buf_printf(
+            &b, "%s$p%d using 1:2 with linespoints lw 2 pt 7 lc rgb '%s' title '%s' noenhanced",
+            first ? "" : ", ", m, zc__colors[m], methods[m]);
+        first = 0;
+    }
+    zc_buf_printf(&b, "\n");
+    return zc__done(&b, why, size);
+}
+
 char *zc_report_plot_alloc(const zc_report_input *in, char *why, size_t size)
 {
+    if (in->pinning != NULL)
+        return zc__plot_pinning(in->pinning, why, size);
     const zc_profile *p = &in->measured;
     struct {
         const char *name;
