@@ -23,7 +23,8 @@ static char *make_report(const char *dir, const char *const *env, const char *in
     snprintf(out, sizeof out, "%s/report.html", dir);
     snprintf(dot, sizeof dot, "%s/picture.dot", dir);
     zc_test_output r;
-    zc_test_run_zc((const char *[]){"report", "-o", out, "--picture-dot", dot, input, extra, NULL},
+    zc_test_run_zc((const char *[]){"report", "-o", out, "--picture-dot", dot, input,
+                                    ZC_REPORT_FIXTURES "/stream.json", extra, NULL},
                    env, &r);
     if (r.exit_code != 0)
         fail_msg("zc report exit %d: %s", r.exit_code, r.err);
@@ -61,7 +62,10 @@ static void test_full_page(void **state)
     assert_non_null(strstr(html, "NVIDIA H200"));
     /* Self-contained: pictures only as data: URIs, nothing fetched. */
     assert_int_equal(count_of(html, "src=\"data:image/svg+xml;base64,"), count_of(html, "<img"));
-    assert_true(count_of(html, "<img") >= 6); /* the pinning result adds the allocation plot */
+    /* Copies both ways, zero-copy, crossover, stream latency, allocation (from the pinning
+     * result) and the picture. */
+    assert_int_equal(count_of(html, "<img"), 7);
+    assert_null(strstr(html, "no zc stream result"));
     assert_null(strstr(html, "no allocation cost was measured"));
     assert_null(strstr(html, "src=\"http"));
     assert_null(strstr(html, "no-gnuplot"));

@@ -255,7 +255,10 @@ char *zc_report_plot_latency(const zc_report_input *in, char *why, size_t size)
             cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(in->streams[s], lists[l]))
             {
                 double pct[5];
-                const cJSON *name = cJSON_GetObjectItemCaseSensitive(m, "mode");
+                /* A run's name tells apart runs of one mode (flag and LL protocols). */
+                const cJSON *name = cJSON_GetObjectItemCaseSensitive(m, "name");
+                if (!cJSON_IsString(name))
+                    name = cJSON_GetObjectItemCaseSensitive(m, "mode");
                 if (series >= 16 || !zc__stream_percentiles(m, pct))
                     continue;
                 snprintf(names[series], sizeof names[series], "%s",
