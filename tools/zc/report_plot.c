@@ -330,7 +330,7 @@ static char *zc__plot_pinning(const cJSON *doc, char *why, size_t size)
         return NULL;
     }
     zc_buf_printf(&b, "%s", zc__header);
-    zc_buf_printf(&b, "set title 'Allocating and pinning host memory (measure_pinning, "
+    zc_buf_printf(&b, "set title 'Allocating and pinning host memory (the pinning benchmark, "
                       "medians)'\nset logscale x 2\nset logscale y 10\n"
                       "set format x '%%.0b %%BB'\nset xlabel 'bytes'\nset ylabel "
                       "'milliseconds'\nplot ");
