@@ -28,7 +28,7 @@ sed -n '1,/^## Every technique/p' "$results/advise/validation.md" 2>/dev/null | 
 
 # A second validation with zc advise's own calibration, when the first used a bench profile:
 # it shows how much the model owes to the profile.
-if [ ${#profile_args[@]} -gt 0 ] && [ $((SECONDS - start)) -lt 70 ]; then
+if [ ${#profile_args[@]} -gt 0 ] && [ $((SECONDS - start)) -lt 45 ]; then
   mkdir -p "$results/advise/calibrated"
   "$zc" advise --validate --out "$results/advise/calibrated" \
     >"$results/advise/calibrated/validation.txt" 2>"$results/advise/calibrated/validation.err" ||
