@@ -3,7 +3,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/checked_math.h"
 #include "zerocopy/clock.h"
@@ -111,9 +113,26 @@ static zc_status zc__ring_plan(const zc_ring_config *c, size_t in_stride, size_t
     return ZC_OK;
 }
 
+/* Keep the heartbeat off a core the creating thread has to itself: a latency-critical thread
+ * pinned to one core should not be preempted by this one's wake-ups. Best effort. */
+static void zc__ring_heartbeat_affinity(const cpu_set_t *creator)
+{
+    if (CPU_COUNT(creator) != 1)
+        return;
+    cpu_set_t others;
+    CPU_ZERO(&others);
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    for (long c = 0; c < online && c < CPU_SETSIZE; c++)
+        if (!CPU_ISSET((int)c, creator))
+            CPU_SET((int)c, &others);
+    if (CPU_COUNT(&others) > 0)
+        pthread_setaffinity_np(pthread_self(), sizeof others, &others);
+}
+
 static void *zc__ring_heartbeat_main(void *arg)
 {
     zc_ring *ring = arg;
+    zc__ring_heartbeat_affinity(&ring->creator_cpus);
     uint64_t beat = 0;
     struct timespec pause = {0, (long)ring->heartbeat_period_ns};
     while (!__atomic_load_n(&ring->heartbeat_quit, __ATOMIC_ACQUIRE)) {
@@ -277,6 +296,8 @@ ZC_EXTERN zc_status zc_ring_create(const zc_ring_config *config, zc_ring **ring_
     if (ring->heartbeat_period_ns > 50000000ull)
         ring->heartbeat_period_ns = 50000000ull;
     __atomic_store_n(&ring->ctrl->heartbeat, 1, __ATOMIC_RELEASE);
+    CPU_ZERO(&ring->creator_cpus);
+    pthread_getaffinity_np(pthread_self(), sizeof ring->creator_cpus, &ring->creator_cpus);
     if (pthread_create(&ring->heartbeat_thread, NULL, zc__ring_heartbeat_main, ring) != 0) {
         st = ZC_FAIL(ZC_ERR_NO_MEMORY, "zc_ring_create: cannot start the heartbeat thread");
         goto fail_stream;

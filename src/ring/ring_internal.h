@@ -3,6 +3,7 @@
 #define ZC_RING_RING_INTERNAL_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 
 #include "zerocopy/ring.h"
@@ -40,6 +41,7 @@ struct zc_ring {
     int heartbeat_quit;   /* atomic: ask the thread to end */
     int heartbeat_paused; /* atomic: tests stop the heartbeat to trip the watchdog */
     uint64_t heartbeat_period_ns;
+    cpu_set_t creator_cpus; /* the creating thread's affinity, which the heartbeat avoids */
     int simulated; /* CPU tests: no CUDA stream; the kernel "ends" when ctrl->exit_reason is set */
 };
 
