@@ -85,6 +85,21 @@ __device__ __forceinline__ uint4 zc_ring_dev_ld_volatile128(const uint4 *p)
     return v;
 }
 
+__device__ __forceinline__ ulonglong2 zc_ring_dev_ld_volatile_pair(const ulonglong2 *p)
+{
+    ulonglong2 v;
+    asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];"
+                 : "=l"(v.x), "=l"(v.y)
+                 : "l"(p)
+                 : "memory");
+    return v;
+}
+
+__device__ __forceinline__ void zc_ring_dev_st_volatile_pair(ulonglong2 *p, uint64_t a, uint64_t b)
+{
+    asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(a), "l"(b) : "memory");
+}
+
 __device__ __forceinline__ void zc_ring_dev_st_volatile(uint64_t *p, uint64_t v)
 {
     asm volatile("st.volatile.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
@@ -254,44 +269,95 @@ __device__ __forceinline__ uint32_t zc_ring_dev_read(const zc_ring_dev *ring, ui
     const uint64_t *cl = (const uint64_t *)cur, *pl = (const uint64_t *)prev;
     const uint32_t step = blockDim.x;
     uint32_t spins = 0;
-    for (uint32_t i = threadIdx.x; i < count; i += 4u * step) {
-        /* Issue up to four loads before looking at any, so that they travel together. */
-        uint64_t word[4] = {0, 0, 0, 0}, want[4] = {0, 0, 0, 0};
-        const uint64_t *ptr[4];
+    if ((first & 1) == 0 && (count & 1u) == 0) {
+        /* Two LL words per 16-byte load: half the requests, still one trip. Pairs never
+         * straddle the frame's start (it is at an even index). */
+        const uint32_t pairs = count / 2u;
+        for (uint32_t i = threadIdx.x; i < pairs; i += 4u * step) {
+            ulonglong2 word[4];
+            const ulonglong2 *ptr[4];
+            uint64_t want[4] = {0, 0, 0, 0};
 #pragma unroll
-        for (uint32_t u = 0; u < 4u; u++) {
-            uint32_t k = i + u * step;
-            int64_t w = first + (int64_t)k;
-            ptr[u] = 0;
-            if (k >= count)
-                continue;
-            if (w < 0 && seq == 0) {
-                dst[k] = 0;
-                continue;
+            for (uint32_t u = 0; u < 4u; u++) {
+                uint32_t k = i + u * step;
+                int64_t w = first + 2 * (int64_t)k;
+                ptr[u] = 0;
+                word[u] = make_ulonglong2(0, 0);
+                if (k >= pairs)
+                    continue;
+                if (w < 0 && seq == 0) {
+                    dst[2u * k] = 0;
+                    dst[2u * k + 1u] = 0;
+                    continue;
+                }
+                ptr[u] = (const ulonglong2 *)(w >= 0 ? cl + w : pl + (words + w));
+                want[u] = w >= 0 ? seq : seq - 1u;
+                word[u] = zc_ring_dev_ld_volatile_pair(ptr[u]);
             }
-            ptr[u] = w >= 0 ? cl + w : pl + (words + w);
-            want[u] = w >= 0 ? seq : seq - 1u;
-            word[u] = zc_ring_dev_ld_volatile(ptr[u]);
-        }
 #pragma unroll
-        for (uint32_t u = 0; u < 4u; u++) {
-            if (ptr[u] == 0)
-                continue;
-            while (!zc_ring_ll_ready(word[u], want[u])) {
-                if ((++spins & 31u) == 0) {
-                    if (zc__read_abort != 0)
-                        goto out;
-                    if (threadIdx.x == 0) {
-                        uint32_t why = zc_ring_dev_check(ring, watch);
-                        if (why != 0) {
-                            zc__read_abort = why;
+            for (uint32_t u = 0; u < 4u; u++) {
+                if (ptr[u] == 0)
+                    continue;
+                while (!zc_ring_ll_ready(word[u].x, want[u]) ||
+                       !zc_ring_ll_ready(word[u].y, want[u])) {
+                    if ((++spins & 31u) == 0) {
+                        if (zc__read_abort != 0)
                             goto out;
+                        if (threadIdx.x == 0) {
+                            uint32_t why = zc_ring_dev_check(ring, watch);
+                            if (why != 0) {
+                                zc__read_abort = why;
+                                goto out;
+                            }
                         }
                     }
+                    word[u] = zc_ring_dev_ld_volatile_pair(ptr[u]);
                 }
+                uint32_t k = i + u * step;
+                dst[2u * k] = zc_ring_ll_data(word[u].x);
+                dst[2u * k + 1u] = zc_ring_ll_data(word[u].y);
+            }
+        }
+    } else {
+        for (uint32_t i = threadIdx.x; i < count; i += 4u * step) {
+            /* Issue up to four loads before looking at any, so that they travel together. */
+            uint64_t word[4] = {0, 0, 0, 0}, want[4] = {0, 0, 0, 0};
+            const uint64_t *ptr[4];
+#pragma unroll
+            for (uint32_t u = 0; u < 4u; u++) {
+                uint32_t k = i + u * step;
+                int64_t w = first + (int64_t)k;
+                ptr[u] = 0;
+                if (k >= count)
+                    continue;
+                if (w < 0 && seq == 0) {
+                    dst[k] = 0;
+                    continue;
+                }
+                ptr[u] = w >= 0 ? cl + w : pl + (words + w);
+                want[u] = w >= 0 ? seq : seq - 1u;
                 word[u] = zc_ring_dev_ld_volatile(ptr[u]);
             }
-            dst[i + u * step] = zc_ring_ll_data(word[u]);
+#pragma unroll
+            for (uint32_t u = 0; u < 4u; u++) {
+                if (ptr[u] == 0)
+                    continue;
+                while (!zc_ring_ll_ready(word[u], want[u])) {
+                    if ((++spins & 31u) == 0) {
+                        if (zc__read_abort != 0)
+                            goto out;
+                        if (threadIdx.x == 0) {
+                            uint32_t why = zc_ring_dev_check(ring, watch);
+                            if (why != 0) {
+                                zc__read_abort = why;
+                                goto out;
+                            }
+                        }
+                    }
+                    word[u] = zc_ring_dev_ld_volatile(ptr[u]);
+                }
+                dst[i + u * step] = zc_ring_ll_data(word[u]);
+            }
         }
     }
     atomicAdd(&zc__read_done, 1u);
@@ -329,8 +395,16 @@ __device__ __forceinline__ void zc_ring_dev_write(const zc_ring_dev *ring, uint6
     if (ring->protocol == ZC_RING_PROTO_LL) {
         uint64_t *dst = (uint64_t *)slot + first;
         uint32_t flag = zc_ring_ll_flag(seq);
-        for (uint32_t i = threadIdx.x; i < count; i += blockDim.x)
-            zc_ring_dev_st_volatile(dst + i, zc_ring_ll_pack(src[i], flag));
+        if ((first & 1u) == 0 && (count & 1u) == 0) {
+            /* Two words per 16-byte store; each 8-byte half is whole by itself. */
+            for (uint32_t i = threadIdx.x; i < count / 2u; i += blockDim.x)
+                zc_ring_dev_st_volatile_pair((ulonglong2 *)dst + i,
+                                             zc_ring_ll_pack(src[2u * i], flag),
+                                             zc_ring_ll_pack(src[2u * i + 1u], flag));
+        } else {
+            for (uint32_t i = threadIdx.x; i < count; i += blockDim.x)
+                zc_ring_dev_st_volatile(dst + i, zc_ring_ll_pack(src[i], flag));
+        }
         return;
     }
     uint32_t *dst = (uint32_t *)slot + first;
