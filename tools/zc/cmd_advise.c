@@ -43,6 +43,7 @@ static void zc__advise_help(void)
            "  --validate            run %zu varied workloads for real with every technique\n"
            "                        and compare predicted with measured time\n"
            "  --out DIR             where --validate writes validation.md and .json (.)\n"
+           "  --seconds-per-run S   --validate: timed work per workload and technique (0.2)\n"
            "  -h, --help            this help\n\n"
            "The model and its validation: docs/advise.md.\n",
            zc__advise_usage, ZC_PROFILE_SCHEMA, ZC_ADVISE_SCHEMA, zc_validation_case_count);
