@@ -384,6 +384,9 @@ ZC_EXTERN zc_status zc_ring_outstanding(const zc_ring *ring, uint64_t *count_p)
 {
     ZC_REQUIRE_ARG(ring);
     ZC_REQUIRE_ARG(count_p);
-    *count_p = ring->head - ring->tail;
+    /* Either position may belong to another thread (producer and result taker). The tail is
+     * read first: it never passes the head, so the difference cannot go negative. */
+    uint64_t tail = __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE);
+    *count_p = __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE) - tail;
     return ZC_OK;
 }
