@@ -62,9 +62,9 @@ static void test_full_page(void **state)
     assert_non_null(strstr(html, "NVIDIA H200"));
     /* Self-contained: pictures only as data: URIs, nothing fetched. */
     assert_int_equal(count_of(html, "src=\"data:image/svg+xml;base64,"), count_of(html, "<img"));
-    /* Copies both ways, zero-copy, crossover, stream latency, allocation (from the pinning
-     * result) and the picture. */
-    assert_int_equal(count_of(html, "<img"), 7);
+    /* Copies both ways, zero-copy, crossover, stream percentiles and histogram, allocation (from
+     * the pinning result) and the picture. */
+    assert_int_equal(count_of(html, "<img"), 8);
     assert_null(strstr(html, "no zc stream result"));
     assert_null(strstr(html, "no allocation cost was measured"));
     assert_null(strstr(html, "src=\"http"));

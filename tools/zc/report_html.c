@@ -345,6 +345,13 @@ int zc_report_html(const zc_report_input *in, const char *title, zc_buf *page, c
                "zc stream: frames through the mapped-memory ring, round trip percentiles.",
                nothing);
     free(s);
+    s = zc_report_plot_histogram(in, nothing, sizeof nothing);
+    if (s != NULL)
+        zc__figure(&body, &tools, "gnuplot", s,
+                   "The whole distribution: share of frames per latency bucket (zc stream's "
+                   "histogram).",
+                   nothing);
+    free(s);
 
     zc_buf_printf(&body, "<h2>Allocation cost</h2>\n");
     s = zc_report_plot_alloc(in, nothing, sizeof nothing);

@@ -52,6 +52,7 @@ char *zc_report_plot_copy(const zc_report_input *in, zc_direction dir, char *why
 char *zc_report_plot_zerocopy(const zc_report_input *in, char *why, size_t size);
 char *zc_report_plot_crossover(const zc_report_input *in, char *why, size_t size);
 char *zc_report_plot_latency(const zc_report_input *in, char *why, size_t size);
+char *zc_report_plot_histogram(const zc_report_input *in, char *why, size_t size);
 char *zc_report_plot_alloc(const zc_report_input *in, char *why, size_t size);
 
 /* The picture of section 4.5 in graphviz's language, labelled with the profile's figures;

@@ -394,3 +394,57 @@ char *zc_report_plot_alloc(const zc_report_input *in, char *why, size_t size)
     zc_buf_printf(&b, "\n");
     return zc__done(&b, why, size);
 }
+
+char *zc_report_plot_histogram(const zc_report_input *in, char *why, size_t size)
+{
+    if (in->stream_count == 0) {
+        snprintf(why, size, "no zc stream result was given");
+        return NULL;
+    }
+    zc_buf b = {0};
+    char names[16][64];
+    int series = 0;
+    for (size_t s = 0; s < in->stream_count; s++) {
+        const cJSON *run;
+        cJSON_ArrayForEach(run, cJSON_GetObjectItemCaseSensitive(in->streams[s], "runs"))
+        {
+            const cJSON *h = cJSON_GetObjectItemCaseSensitive(run, "histogram_us");
+            const cJSON *name = cJSON_GetObjectItemCaseSensitive(run, "name");
+            double total = 0.0;
+            const cJSON *bin;
+            cJSON_ArrayForEach(bin, h)
+            {
+                double c = zc__num(bin, "count");
+                if (isfinite(c))
+                    total += c;
+            }
+            if (series >= 16 || !(total > 0.0))
+                continue;
+            snprintf(names[series], sizeof names[series], "%s",
+                     cJSON_IsString(name) ? name->valuestring : "stream");
+            zc_buf_printf(&b, "$h%d << EOD\n", series);
+            cJSON_ArrayForEach(bin, h)
+            {
+                double lo = zc__num(bin, "lo"), c = zc__num(bin, "count");
+                if (isfinite(lo) && lo > 0.0 && isfinite(c) && c > 0.0)
+                    zc_buf_printf(&b, "%.6g %.6g\n", lo, c / total);
+            }
+            zc_buf_printf(&b, "EOD\n");
+            series++;
+        }
+    }
+    if (series == 0) {
+        zc_buf_free(&b);
+        snprintf(why, size, "the zc stream results given hold no latency histogram");
+        return NULL;
+    }
+    zc_buf_printf(&b, "%s", zc__header);
+    zc_buf_printf(&b, "set title 'Distribution of frame latency per stream run'\n"
+                      "set logscale xy\nset xlabel 'microseconds (bucket start)'\n"
+                      "set ylabel 'share of frames'\nplot ");
+    for (int i = 0; i < series; i++)
+        zc_buf_printf(&b, "%s$h%d using 1:2 with steps lw 2 lc rgb '%s' title '%s' noenhanced",
+                      i ? ", " : "", i, zc__colors[i % 7], names[i]);
+    zc_buf_printf(&b, "\n");
+    return zc__done(&b, why, size);
+}
