@@ -2,6 +2,8 @@
  * in order, untorn, across 2^32 and 2^64; backpressure; drops counted exactly; timeouts. */
 #include "test_support.h"
 
+#include <pthread.h>
+#include <sched.h>
 #include <string.h>
 #include <time.h>
 
@@ -297,6 +299,73 @@ static void test_wait_policy_timeout_and_dead_kernel(void **state)
     free(memory);
 }
 
+typedef struct host_producer {
+    zc_ring *ring;
+    uint64_t frames;
+    zc_status status;
+} host_producer;
+
+static void *produce(void *arg)
+{
+    host_producer *p = arg;
+    uint32_t frame[WORDS];
+    for (uint64_t seq = 0; seq < p->frames && p->status == ZC_OK; seq++) {
+        zc_fake_fill(frame, WORDS, seq, (uint32_t)seq);
+        p->status = zc_ring_push(p->ring, frame, sizeof frame, 5000000000ull, NULL);
+    }
+    return NULL;
+}
+
+/* The producer and the result taker are two host threads: the producer waits for results to
+ * be taken (the result side full) as well as for the GPU (the input side). */
+static void test_two_host_threads(void **state)
+{
+    (void)state;
+    run_spec s = {ZC_RING_PROTO_LL, 4, 1, 0, 0, 0, 0};
+    zc_ring_config c = config_for(&s);
+    void *memory;
+    zc_ring *ring = zc_fake_ring(&c, 0, &memory);
+    zc_fake_gpu gpu;
+    memset(&gpu, 0, sizeof gpu);
+    assert_int_equal(zc_ring_device_view(ring, &gpu.view), ZC_OK);
+    zc_fake_start(&gpu);
+    host_producer p = {ring, 20000, ZC_OK};
+    pthread_t thread;
+    assert_int_equal(pthread_create(&thread, NULL, produce, &p), 0);
+    uint32_t out[WORDS];
+    for (uint64_t seq = 0; seq < p.frames; seq++) {
+        uint64_t got = 0, outstanding = 0, start = zc_clock_ns();
+        /* Nothing to wait for until the producer has published this frame. */
+        while (zc_ring_outstanding(ring, &outstanding) == ZC_OK && outstanding == 0 &&
+               zc_clock_ns() - start < 5000000000ull)
+            sched_yield();
+        zc_status st = zc_ring_pop(ring, out, sizeof out, 5000000000ull, &got);
+        if (st != ZC_OK)
+            fail_msg("pop %llu: %s: %s", (unsigned long long)seq, zc_status_str(st),
+                     zc_last_error());
+        assert_int_equal(got, seq);
+        assert_int_equal(zc_fake_check(out, WORDS, seq, (uint32_t)seq), 0);
+        if (seq % 1000 == 0) {
+            struct timespec pause = {0, 200000}; /* let the result side fill now and then */
+            nanosleep(&pause, NULL);
+        }
+    }
+    assert_int_equal(pthread_join(thread, NULL), 0);
+    assert_int_equal(p.status, ZC_OK);
+    __atomic_store_n(&ring->ctrl->stop, 1, __ATOMIC_RELEASE);
+    zc_fake_join(&gpu);
+    assert_int_equal(gpu.errors, 0);
+    zc_ring_counters counters;
+    assert_int_equal(zc_ring_counters_get(ring, &counters), ZC_OK);
+    fprintf(stderr, "two host threads: %llu frames, producer waited %llu times\n",
+            (unsigned long long)counters.published, (unsigned long long)counters.full_waits);
+    assert_int_equal(counters.published, p.frames);
+    assert_int_equal(counters.results, p.frames);
+    assert_true(counters.full_waits > 0);
+    zc_ring_destroy(ring);
+    free(memory);
+}
+
 static void test_misuse_is_refused(void **state)
 {
     (void)state;
@@ -398,6 +467,7 @@ int main(void)
         cmocka_unit_test(test_drop_policy_flag),
         cmocka_unit_test(test_drop_policy_ll),
         cmocka_unit_test(test_wait_policy_timeout_and_dead_kernel),
+        cmocka_unit_test(test_two_host_threads),
         cmocka_unit_test(test_misuse_is_refused),
         cmocka_unit_test(test_config_checks),
     };
