@@ -238,7 +238,7 @@ static void test_dead_kernel_is_reported(void **state)
     fprintf(stderr, "trap child said: %s", buf);
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 0);
-    assert_non_null(strstr(buf, "ZC_ERR_KERNEL"));
+    assert_non_null(strstr(buf, "pop: ERR_KERNEL"));
 }
 
 /* Child: start a ring and its kernel, say so, then wait to be killed. */
