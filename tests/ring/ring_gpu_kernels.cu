@@ -82,7 +82,9 @@ extern "C" cudaError_t zc_echo_launch(const zc_ring_dev *ring, uint32_t blocks, 
                                       int interleave, uint64_t delay_ns, zc_echo_counts *counts,
                                       cudaStream_t stream)
 {
-    if (ring->in_bytes / 4u > ZC_ECHO_WORDS || ring->out_bytes != ring->in_bytes)
+    /* Each block is one consumer: it owns released[blockIdx.x] and its result stamps. */
+    if (ring->in_bytes / 4u > ZC_ECHO_WORDS || ring->out_bytes != ring->in_bytes ||
+        blocks != ring->consumers)
         return cudaErrorInvalidValue;
     zc__echo_kernel<<<blocks, threads, 0, stream>>>(*ring, interleave, delay_ns, counts);
     return cudaGetLastError();
