@@ -12,8 +12,7 @@
  *
  *   __global__ void my_kernel(zc_ring_dev ring) {
  *       zc_ring_dev_watch watch;
- *       zc_ring_dev_begin(&ring, &watch);
- *       uint32_t why = ZC_RING_EXIT_NONE;
+ *       uint32_t why = zc_ring_dev_begin(&ring, &watch);         // grid = consumers
  *       for (uint64_t seq = 0; why == ZC_RING_EXIT_NONE; seq++) {
  *           why = zc_ring_dev_wait(&ring, seq, &watch);            // FLAG: stamp; LL: no-op
  *           if (why == ZC_RING_EXIT_NONE)
@@ -147,9 +146,19 @@ __device__ __forceinline__ uint32_t zc_ring_dev_check(const zc_ring_dev *ring,
     return ZC_RING_EXIT_NONE;
 }
 
-/* Start of a persistent kernel: block 0 says it is running; every block arms its watchdog. */
-__device__ __forceinline__ void zc_ring_dev_begin(const zc_ring_dev *ring, zc_ring_dev_watch *watch)
+/* Start of a persistent kernel: block 0 says it is running; every block arms its watchdog.
+ * Gives ZC_RING_EXIT_ERROR (and records ZC_RING_ERROR_GRID) when the grid is not one block per
+ * consumer: release words and result stamps are per block, so the kernel must not run. */
+__device__ __forceinline__ uint32_t zc_ring_dev_begin(const zc_ring_dev *ring,
+                                                      zc_ring_dev_watch *watch)
 {
+    if (gridDim.x != ring->consumers) {
+        if (threadIdx.x == 0 && blockIdx.x == 0) {
+            zc_ring_dev_st_release(&ring->ctrl->error_detail, gridDim.x);
+            zc_ring_dev_st_release(&ring->ctrl->error_code, ZC_RING_ERROR_GRID);
+        }
+        return ZC_RING_EXIT_ERROR;
+    }
     if (threadIdx.x == 0) {
         uint64_t now = zc_ring_dev_now_ns();
         watch->heartbeat = zc_ring_dev_ld_acquire(&ring->ctrl->heartbeat);
@@ -159,6 +168,7 @@ __device__ __forceinline__ void zc_ring_dev_begin(const zc_ring_dev *ring, zc_ri
             zc_ring_dev_st_release(&ring->ctrl->started, ring->launch);
     }
     __syncthreads();
+    return ZC_RING_EXIT_NONE;
 }
 
 /*

@@ -38,6 +38,7 @@ typedef enum zc_ring_protocol {
 #define ZC_RING_ERROR_NONE      0u
 #define ZC_RING_ERROR_POLL_TIME 1u /* a bounded poll ran out of time with the host alive */
 #define ZC_RING_ERROR_USER      2u /* the user's kernel said so (error_detail is theirs) */
+#define ZC_RING_ERROR_GRID      3u /* the grid is not one block per consumer (detail: gridDim.x) */
 
 /* The most GPU blocks that can consume one ring (one release word each). */
 #define ZC_RING_MAX_CONSUMERS 1024u

@@ -44,11 +44,16 @@ zc_status zc__ring_kernel_alive(zc_ring *ring, const char *fn)
     if (e != cudaSuccess)
         return ZC_FAIL(ZC_ERR_KERNEL, "%s: the ring's kernel failed: %s (%s)", fn,
                        cudaGetErrorName(e), cudaGetErrorString(e));
+    if (!started && code == ZC_RING_ERROR_GRID)
+        return ZC_FAIL(ZC_ERR_KERNEL,
+                       "%s: the kernel refused to run: its grid has %llu blocks, the ring %u "
+                       "consumers (one block per consumer)",
+                       fn, (unsigned long long)detail, ring->config.consumers);
     if (!started)
         return ZC_FAIL(ZC_ERR_KERNEL,
                        "%s: no kernel runs on the ring's stream (never launched, or it ended "
-                       "before it began)",
-                       fn);
+                       "before it began; error code %llu)",
+                       fn, (unsigned long long)code);
     return ZC_FAIL(ZC_ERR_KERNEL,
                    "%s: the ring's kernel has ended (reason %s, error code %llu, detail %llu)", fn,
                    zc_ring_exit_reason_str((uint32_t)reason), (unsigned long long)code,

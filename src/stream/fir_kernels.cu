@@ -69,13 +69,12 @@ __global__ void zc__fir_persistent_kernel(zc__fir_shape s, zc_ring_dev ring, con
     float *x = zc__fir_load_taps(taps_sh, taps, s.ntaps);
     float *y = x + s.tile + s.halo4;
     zc_ring_dev_watch watch;
-    zc_ring_dev_begin(&ring, &watch); /* also makes the taps visible to the block */
+    uint32_t why = zc_ring_dev_begin(&ring, &watch); /* its barrier also publishes the taps */
 
     /* This block's share of every frame, in 16-byte units so that FLAG reads stay wide. */
     uint64_t first4, count4;
     zc_ring_split(s.words / 4u, gridDim.x, blockIdx.x, &first4, &count4);
     const uint64_t first = first4 * 4u, end = (first4 + count4) * 4u;
-    uint32_t why = ZC_RING_EXIT_NONE;
     for (uint64_t seq = 0; why == ZC_RING_EXIT_NONE; seq++) {
         why = zc_ring_dev_wait(&ring, seq, &watch);
         for (uint64_t t0 = first; t0 < end && why == ZC_RING_EXIT_NONE; t0 += s.tile) {

@@ -18,12 +18,11 @@ __global__ void zc__echo_kernel(zc_ring_dev ring, int interleave, uint64_t delay
     __shared__ __align__(16) uint32_t in[ZC_ECHO_WORDS];
     const uint32_t words = (uint32_t)(ring.in_bytes / 4u);
     zc_ring_dev_watch watch;
-    zc_ring_dev_begin(&ring, &watch);
+    uint32_t why = zc_ring_dev_begin(&ring, &watch);
     uint64_t first, count;
     zc_ring_split(ring.out_bytes / 4u, interleave ? 1u : gridDim.x, interleave ? 0u : blockIdx.x,
                   &first, &count);
     const uint64_t step = interleave ? gridDim.x : 1u;
-    uint32_t why = ZC_RING_EXIT_NONE;
     for (uint64_t seq = interleave ? blockIdx.x : 0u; why == ZC_RING_EXIT_NONE; seq += step) {
         why = zc_ring_dev_wait(&ring, seq, &watch);
         if (why == ZC_RING_EXIT_NONE)
@@ -62,7 +61,8 @@ __global__ void zc__echo_kernel(zc_ring_dev ring, int interleave, uint64_t delay
 __global__ void zc__trap_kernel(zc_ring_dev ring)
 {
     zc_ring_dev_watch watch;
-    zc_ring_dev_begin(&ring, &watch);
+    if (zc_ring_dev_begin(&ring, &watch) != ZC_RING_EXIT_NONE)
+        return;
     if (threadIdx.x == 0) {
         uint64_t until = zc_ring_dev_now_ns() + 20000000ull; /* 20 ms, then die */
         while (zc_ring_dev_now_ns() < until) {
