@@ -109,6 +109,25 @@ static void test_kernel_never_started(void **state)
     zc_ring_destroy(ring);
 }
 
+static void test_grid_mismatch_is_refused(void **state)
+{
+    (void)state;
+    zc_ring_config c = small_config();
+    c.consumers = 2; /* the trap kernel has one block: it must refuse to run (before trapping) */
+    zc_ring *ring = NULL;
+    assert_int_equal(zc_ring_create(&c, &ring), ZC_OK);
+    zc_ring_dev view;
+    cudaStream_t stream;
+    zc_ring_device_view(ring, &view);
+    zc_ring_stream(ring, &stream);
+    assert_int_equal(zc_trap_launch(&view, stream), cudaSuccess);
+    assert_int_equal(zc_ring_wait_started(ring, 5000000000ull), ZC_ERR_KERNEL);
+    fprintf(stderr, "grid mismatch: %s\n", zc_last_error());
+    assert_non_null(strstr(zc_last_error(), "refused to run"));
+    zc_ring_destroy(ring);
+    assert_int_equal(cudaDeviceSynchronize(), cudaSuccess); /* the context is intact */
+}
+
 /* Start this program again as a child with one argument; its stdout comes back on *out_fd. */
 static pid_t spawn_self(const char *mode, int *out_fd)
 {
@@ -307,6 +326,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_stop_within_one_millisecond),
         cmocka_unit_test(test_watchdog_ends_kernel_when_heartbeat_stops),
         cmocka_unit_test(test_kernel_never_started),
+        cmocka_unit_test(test_grid_mismatch_is_refused),
         cmocka_unit_test(test_killed_host_leaves_no_kernel),
         cmocka_unit_test(test_dead_kernel_is_reported),
     };
