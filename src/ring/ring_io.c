@@ -18,6 +18,28 @@
  * so that a producer does not starve the threads it waits for on a busy machine. */
 #define ZC__RING_YIELD_AFTER_NS 200000ull
 
+/* How often a waiting host asks the driver whether the kernel still runs (cudaStreamQuery costs
+ * about a microsecond, so a wait that is going to succeed within microseconds never asks). */
+#define ZC__RING_ALIVE_EVERY_NS 50000ull
+
+/* Every ZC__RING_POLL_BATCH polls: is the kernel alive (asked at most every
+ * ZC__RING_ALIVE_EVERY_NS, and always before giving up), has the wait run out? */
+static zc_status zc__ring_wait_step(zc_ring *ring, uint64_t start, uint64_t timeout_ns,
+                                    uint64_t *next_alive_p, int *expired_p, const char *fn)
+{
+    uint64_t now = zc_clock_ns(), waited = now - start;
+    *expired_p = waited >= timeout_ns;
+    if (*expired_p || (waited >= ZC__RING_ALIVE_EVERY_NS && now >= *next_alive_p)) {
+        *next_alive_p = now + ZC__RING_ALIVE_EVERY_NS;
+        zc_status st = zc__ring_kernel_alive(ring, fn);
+        if (st != ZC_OK)
+            return st;
+    }
+    if (waited >= ZC__RING_YIELD_AFTER_NS)
+        sched_yield();
+    return ZC_OK;
+}
+
 void zc__ring_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -114,19 +136,17 @@ static zc_status zc__ring_wait_room(zc_ring *ring, uint64_t timeout_ns, const ch
         return ZC_ERR_DROPPED; /* no detail: dropping is the policy working, not a failure */
     }
     ring->counters.full_waits++;
-    uint64_t start = zc_clock_ns();
+    uint64_t start = zc_clock_ns(), next_alive = 0;
     for (uint32_t polls = 1;; polls++) {
         if (zc__ring_has_room(ring, &results_full))
             return ZC_OK;
         zc__ring_relax();
         if (polls % ZC__RING_POLL_BATCH == 0) {
-            zc_status st = zc__ring_kernel_alive(ring, fn);
+            int expired = 0;
+            zc_status st = zc__ring_wait_step(ring, start, timeout_ns, &next_alive, &expired, fn);
             if (st != ZC_OK)
                 return st;
-            uint64_t waited = zc_clock_ns() - start;
-            if (waited >= ZC__RING_YIELD_AFTER_NS)
-                sched_yield();
-            if (waited < timeout_ns)
+            if (!expired)
                 continue;
             if (results_full)
                 return ZC_FAIL(ZC_ERR_TIMEOUT,
@@ -233,7 +253,7 @@ static zc_status zc__ring_wait_result(zc_ring *ring, uint64_t timeout_ns, uint32
         (const uint64_t *)(ring->out +
                            (size_t)zc_ring_slot(seq, ring->config.slots) * ring->out_stride);
     size_t done = 0;
-    uint64_t start = 0;
+    uint64_t start = 0, next_alive = 0;
     for (uint32_t polls = 1;; polls++) {
         if (ll) {
             done = zc__ring_ll_decode(ll_dst, words, ring->out_words, seq, done);
@@ -245,15 +265,13 @@ static zc_status zc__ring_wait_result(zc_ring *ring, uint64_t timeout_ns, uint32
         if (timeout_ns == 0)
             return ZC_ERR_TIMEOUT; /* a poll: no detail, it is the expected answer */
         if (polls % ZC__RING_POLL_BATCH == 0) {
-            uint64_t now = zc_clock_ns();
             if (start == 0)
-                start = now;
-            zc_status st = zc__ring_kernel_alive(ring, fn);
+                start = zc_clock_ns();
+            int expired = 0;
+            zc_status st = zc__ring_wait_step(ring, start, timeout_ns, &next_alive, &expired, fn);
             if (st != ZC_OK)
                 return st;
-            if (now - start >= ZC__RING_YIELD_AFTER_NS)
-                sched_yield();
-            if (now - start >= timeout_ns)
+            if (expired)
                 return ZC_FAIL(ZC_ERR_TIMEOUT,
                                "%s: result %llu not complete after %.3f ms (%zu of %zu words "
                                "there); the kernel still runs",
