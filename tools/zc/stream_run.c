@@ -10,6 +10,11 @@
 /* Reference checks may cost this many multiply-adds per run (sampled verification). */
 #define ZC__VERIFY_BUDGET 1.5e9
 
+/* Deferred checks of measured frames copy at most this share of the run's bytes, and this
+ * much memory. */
+#define ZC__DEFER_SHARE 0.002
+#define ZC__DEFER_BYTES ((double)(64u << 20))
+
 /* Everything a run holds while it goes. */
 typedef struct zc__run {
     const zc_stream_opts *o;
@@ -22,6 +27,12 @@ typedef struct zc__run {
     unsigned char *measured, *check;
     float *vin, *vhist; /* inputs and histories of frames to check, by seq % pending_cap */
     double *ref;
+    /* Sampled checks of measured frames are deferred: input, history and result are copied
+     * aside (a small share of the run's bytes) and checked after the timed loop, so that the
+     * reference FIR's CPU time never counts against a mode's throughput. */
+    float *deferred; /* per record: input (words), history (halo), result (words) */
+    uint64_t *deferred_seq;
+    size_t deferred_count, deferred_cap;
     double *lat;
     size_t lat_count, lat_cap;
     uint64_t last_result_ns;
@@ -61,6 +72,27 @@ static zc_status zc__fail_run(zc__run *run, zc_status st, const char *what)
     return st;
 }
 
+/* Check one result against the reference; keep the worst error. */
+static void zc__verify(zc__run *run, const float *in, const float *hist, const float *res)
+{
+    zc_fir_reference(run->o->taps, run->o->ntaps, run->o->channels, hist, in, run->o->frame_samples,
+                     run->ref);
+    double peak = 0.0;
+    for (size_t i = 0; i < run->words; i++)
+        peak = zc__abs(in[i]) > peak ? zc__abs(in[i]) : peak;
+    for (size_t i = 0; i < run->halo; i++)
+        peak = zc__abs(hist[i]) > peak ? zc__abs(hist[i]) : peak;
+    double err = zc_fir_error(run->ref, res, run->words, run->o->taps, run->o->ntaps, peak);
+    if (!(err <= run->r->max_rel_error))
+        run->r->max_rel_error = err != err ? INFINITY : err;
+    run->r->verified++;
+}
+
+static float *zc__deferred_record(zc__run *run, size_t k)
+{
+    return run->deferred + k * (2 * run->words + run->halo);
+}
+
 /* Take the oldest result: blocking (up to the timeout) or as a poll. ZC_ERR_TIMEOUT from a
  * poll means none was ready. */
 static zc_status zc__take(zc__run *run, int blocking)
@@ -85,20 +117,18 @@ static zc_status zc__take(zc__run *run, int blocking)
         }
         run->lat[run->lat_count++] = (double)(now - run->t_pub[slot]) / 1e3;
     }
-    if (run->check[slot]) {
-        const float *in = run->vin + (size_t)slot * run->words;
-        const float *hist = run->vhist + (size_t)slot * run->halo;
-        zc_fir_reference(run->o->taps, run->o->ntaps, run->o->channels, hist, in,
-                         run->o->frame_samples, run->ref);
-        double peak = 0.0;
-        for (size_t i = 0; i < run->words; i++)
-            peak = zc__abs(in[i]) > peak ? zc__abs(in[i]) : peak;
-        for (size_t i = 0; i < run->halo; i++)
-            peak = zc__abs(hist[i]) > peak ? zc__abs(hist[i]) : peak;
-        double err = zc_fir_error(run->ref, res, run->words, run->o->taps, run->o->ntaps, peak);
-        if (!(err <= run->r->max_rel_error))
-            run->r->max_rel_error = err != err ? INFINITY : err;
-        run->r->verified++;
+    if (run->check[slot] == 1) {
+        zc__verify(run, run->vin + (size_t)slot * run->words, run->vhist + (size_t)slot * run->halo,
+                   res);
+    } else if (run->check[slot] == 2) {
+        /* Deferred: the record was opened at publish; find it from the end. */
+        for (size_t k = run->deferred_count; k-- > 0;) {
+            if (run->deferred_seq[k] == seq) {
+                memcpy(zc__deferred_record(run, k) + run->words + run->halo, res,
+                       run->words * sizeof(float));
+                break;
+            }
+        }
     }
     if (run->out != NULL && fwrite(res, sizeof(float), run->words, run->out) != run->words)
         return zc__fail_run(run, ZC_ERR_IO, "writing the output");
@@ -129,9 +159,24 @@ static zc_status zc__loop(zc__run *run, zc_stream_source *src, float *frame, flo
                   : (o->paced_rate > 0 ? o->duration_s * o->paced_rate / (double)o->frame_samples
                                        : 100000.0);
     const double per_frame = (double)run->words * (double)o->ntaps;
-    uint64_t vstep = 1;
-    if (o->verify == 1 && frames_planned * per_frame > ZC__VERIFY_BUDGET)
-        vstep = (uint64_t)(frames_planned * per_frame / ZC__VERIFY_BUDGET) + 1;
+    const double frame_bytes = (double)run->words * sizeof(float);
+    const uint64_t inline_budget =
+        per_frame > 0 ? (uint64_t)(ZC__VERIFY_BUDGET / per_frame) + 3 : UINT64_MAX;
+    double defer_frames = frames_planned * ZC__DEFER_SHARE;
+    if (defer_frames * 2 * frame_bytes > ZC__DEFER_BYTES)
+        defer_frames = ZC__DEFER_BYTES / (2 * frame_bytes);
+    if (defer_frames * per_frame > ZC__VERIFY_BUDGET)
+        defer_frames = ZC__VERIFY_BUDGET / per_frame;
+    if (defer_frames < 2)
+        defer_frames = 2;
+    const uint64_t dstep = (uint64_t)(frames_planned / defer_frames) + 1;
+    if (o->verify == 1) {
+        run->deferred_cap = (size_t)defer_frames + 1;
+        run->deferred = malloc(run->deferred_cap * (2 * run->words + run->halo) * sizeof(float));
+        run->deferred_seq = malloc(run->deferred_cap * sizeof(uint64_t));
+        if (run->deferred == NULL || run->deferred_seq == NULL)
+            return zc__fail_run(run, ZC_ERR_NO_MEMORY, "allocating deferred checks");
+    }
     const uint64_t period_ns =
         o->paced_rate > 0 ? (uint64_t)(1e9 * (double)o->frame_samples / o->paced_rate) : 0;
     uint64_t start = zc_clock_ns(), measure_start = start, seq_next = 0;
@@ -211,11 +256,23 @@ static zc_status zc__loop(zc__run *run, zc_stream_source *src, float *frame, flo
         uint32_t slot = (uint32_t)(seq % run->pending_cap);
         run->t_pub[slot] = t0;
         run->measured[slot] = (unsigned char)measuring;
-        run->check[slot] =
-            (unsigned char)(o->verify == 2 || (o->verify == 1 && (seq < 3 || seq % vstep == 0)));
-        if (run->check[slot]) {
+        /* verify all: every frame, inline. sample: warm-up frames inline, up to the budget;
+         * measured frames every dstep-th, deferred. */
+        unsigned char check = 0;
+        if (o->verify == 2 || (o->verify == 1 && !measuring && seq < inline_budget))
+            check = 1;
+        else if (o->verify == 1 && measuring && (idx - o->warmup) % dstep == 0 &&
+                 run->deferred_count < run->deferred_cap)
+            check = 2;
+        run->check[slot] = check;
+        if (check == 1) {
             memcpy(run->vin + (size_t)slot * run->words, input, run->words * sizeof(float));
             memcpy(run->vhist + (size_t)slot * run->halo, tail, run->halo * sizeof(float));
+        } else if (check == 2) {
+            float *rec = zc__deferred_record(run, run->deferred_count);
+            memcpy(rec, input, run->words * sizeof(float));
+            memcpy(rec + run->words, tail, run->halo * sizeof(float));
+            run->deferred_seq[run->deferred_count++] = seq;
         }
         memcpy(tail, input + run->words - run->halo, run->halo * sizeof(float));
         if (o->in_flight == 1 && !period_ns) {
@@ -235,6 +292,10 @@ static zc_status zc__loop(zc__run *run, zc_stream_source *src, float *frame, flo
     while (zc_filter_outstanding(run->f, &outstanding) == ZC_OK && outstanding > 0) {
         if ((st = zc__take(run, 1)) != ZC_OK)
             return st;
+    }
+    for (size_t k = 0; k < run->deferred_count; k++) {
+        const float *rec = zc__deferred_record(run, k);
+        zc__verify(run, rec, rec + run->words, rec + run->words + run->halo);
     }
     zc_filter_counters c;
     zc_filter_counters_get(run->f, &c);
@@ -334,4 +395,6 @@ void zc_stream_run(const zc_stream_opts *o, zc_stream_mode mode, zc_ring_protoco
     free(run.vhist);
     free(run.ref);
     free(run.lat);
+    free(run.deferred);
+    free(run.deferred_seq);
 }
