@@ -62,6 +62,34 @@ static void test_mode_all(void **state)
     zc_test_output_free(&r);
 }
 
+static void test_reuse_many_in_flight(void **state)
+{
+    (void)state;
+    zc_test_output r;
+    /* Frames republished from the transport buffers; sampled checks deferred past the loop. */
+    cJSON *doc = run_json((const char *[]){"stream", "--mode", "all", "--frame-samples", "65536",
+                                           "--in-flight", "6", "--frames", "400", "--warmup", "20",
+                                           "--reuse", "--json", "-", NULL},
+                          0, &r);
+    cJSON *run;
+    cJSON_ArrayForEach(run, cJSON_GetObjectItem(doc, "runs"))
+    {
+        cJSON *v = cJSON_GetObjectItem(run, "verify");
+        fprintf(
+            stderr, "%-16s %.2f GB/s, %d frames checked, %d buffers\n",
+            cJSON_GetObjectItem(run, "name")->valuestring,
+            cJSON_GetObjectItem(cJSON_GetObjectItem(run, "throughput"), "gb_per_s")->valuedouble,
+            cJSON_GetObjectItem(v, "frames_checked")->valueint,
+            cJSON_GetObjectItem(run, "host_buffers")->valueint);
+        assert_true(cJSON_IsTrue(cJSON_GetObjectItem(run, "ok")));
+        assert_int_equal(cJSON_GetObjectItem(run, "frames")->valueint, 400);
+        assert_true(cJSON_GetObjectItem(v, "frames_checked")->valueint >= 22);
+        assert_true(cJSON_IsTrue(cJSON_GetObjectItem(v, "passed")));
+    }
+    cJSON_Delete(doc);
+    zc_test_output_free(&r);
+}
+
 static void test_paced_and_output(void **state)
 {
     (void)state;
@@ -128,6 +156,7 @@ int main(void)
     zc_test_require_gpu("gpu_stream_cli");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mode_all),
+        cmocka_unit_test(test_reuse_many_in_flight),
         cmocka_unit_test(test_paced_and_output),
         cmocka_unit_test(test_int16_file_complex),
     };
