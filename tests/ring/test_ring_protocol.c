@@ -161,6 +161,17 @@ static void test_ll_encode_decode(void **state)
     words[20] = zc_ring_ll_pack(src[20], zc_ring_ll_flag(seq));
     assert_int_equal(zc__ring_ll_decode(dst, words, N, seq, 20), N);
     assert_memory_equal(dst, src, sizeof src);
+    /* A stale word at an odd index: the pair holding it fails, its even neighbour still counts. */
+    words[21] = zc_ring_ll_pack(src[21], zc_ring_ll_stale_flag(seq, 4));
+    memset(dst, 0, sizeof dst);
+    assert_int_equal(zc__ring_ll_decode(dst, words, N, seq, 0), 21);
+    assert_int_equal(dst[20], src[20]);
+    /* A word whose data is right but whose flag is one frame ahead is not taken either. */
+    words[21] = zc_ring_ll_pack(src[21], zc_ring_ll_flag(seq + 1));
+    assert_int_equal(zc__ring_ll_decode(dst, words, N, seq, 0), 21);
+    words[21] = zc_ring_ll_pack(src[21], zc_ring_ll_flag(seq));
+    assert_int_equal(zc__ring_ll_decode(dst, words, N, seq, 0), N);
+    assert_memory_equal(dst, src, sizeof src);
     /* Odd alignment of the destination takes the word-by-word path. */
     _Alignas(16) uint64_t shifted[N + 1];
     zc__ring_ll_encode(shifted + 1, src, N, 5);
