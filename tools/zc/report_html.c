@@ -107,6 +107,8 @@ static void zc__machine(zc_buf *page, const zc_report_input *in)
             zc_buf_html(page, v->valuestring);
         else if (cJSON_IsNumber(v))
             zc_buf_printf(page, "%g", v->valuedouble);
+        else if (cJSON_IsNull(v))
+            zc_buf_printf(page, "none reported");
         zc_buf_printf(page, "</td></tr>\n");
     }
     char link[160];
@@ -284,9 +286,10 @@ static const char zc__style[] =
     "body{font-family:'DejaVu Sans',Arial,sans-serif;max-width:1100px;margin:2em auto;"
     "padding:0 1em;color:#222;background:#fff}"
     "h1{border-bottom:3px solid #1f77b4}h2{margin-top:2em;color:#1f4e79}"
-    "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;"
-    "vertical-align:top}th{background:#eef3f8;text-align:left}td.n{text-align:right;"
-    "white-space:nowrap}figure{margin:1.5em 0}figure img{max-width:100%;border:1px solid #ddd}"
+    "table{border-collapse:collapse;margin:1em 0;width:100%;font-size:88%}"
+    "td,th{border:1px solid #ccc;padding:4px 6px;vertical-align:top}"
+    "th{background:#eef3f8;text-align:left}td.n{text-align:right}"
+    "figure{margin:1.5em 0}figure img{max-width:100%;border:1px solid #ddd}"
     "figcaption{font-size:90%;color:#555}.missing{background:#fff3cd;border:1px solid #e0c060;"
     "padding:6px 10px}.note{color:#555}";
 
