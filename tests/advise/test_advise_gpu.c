@@ -45,8 +45,9 @@ static void run_all(const zc_workload *w)
                 zc_technique_key(t), w->bytes, zc_direction_key(w->direction), w->gpu_accesses,
                 p.total_us, m.total_us);
         /* A loose bound: the validation table holds the 20% target; this catches a model or a
-         * runner that is off by a factor. */
-        if (p.usable && (p.total_us > 4.0 * m.total_us || p.total_us < m.total_us / 4.0))
+         * runner that is off by a factor. Under a sanitizer the measured times mean nothing. */
+        if (p.usable && !zc_test_under_sanitizer() &&
+            (p.total_us > 4.0 * m.total_us || p.total_us < m.total_us / 4.0))
             fail_msg("%s: predicted %.1f us, measured %.1f us: off by more than 4x",
                      zc_technique_key(t), p.total_us, m.total_us);
     }

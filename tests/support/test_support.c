@@ -32,6 +32,12 @@ void zc_test_require_gpu(const char *program)
     }
 }
 
+int zc_test_under_sanitizer(void)
+{
+    const char *flag = getenv("ZC_UNDER_SANITIZER");
+    return flag != NULL && flag[0] != '\0' && strcmp(flag, "0") != 0;
+}
+
 /* Read both pipes to their end without letting either fill up and block the child. */
 static void zc__drain(int out_fd, int err_fd, char **out_p, char **err_p)
 {

@@ -32,6 +32,13 @@ int zc_test_gpu_present(void);
  */
 void zc_test_require_gpu(const char *program);
 
+/*
+ * True when the test runs under compute-sanitizer: scripts/gpu-check sets ZC_UNDER_SANITIZER=1
+ * for those runs. Tests then shrink their work and leave out checks of timing, which the
+ * sanitizer slows by orders of magnitude, and of tools that cannot share the process with it.
+ */
+int zc_test_under_sanitizer(void);
+
 /* What a finished child process printed and how it ended. */
 typedef struct zc_test_output {
     int exit_code; /* -1 when killed by a signal */

@@ -163,6 +163,9 @@ static const char *other_tool(void)
 {
     const char *injection = getenv("CUDA_INJECTION64_PATH");
     const char *preload = getenv("LD_PRELOAD");
+    /* compute-sanitizer holds the one CUPTI subscription a process may have. */
+    if (zc_test_under_sanitizer())
+        return "compute-sanitizer (ZC_UNDER_SANITIZER)";
     if (injection != NULL && injection[0] != '\0')
         return injection;
     if (preload != NULL && (strstr(preload, "anitizer") || strstr(preload, "TreeLauncher")))
