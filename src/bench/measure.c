@@ -262,6 +262,10 @@ zc_status zc__verify_slots(zc_bench_ctx *ctx, const char *key, const char *what,
 {
     if (n > ZC__BENCH_SLOTS)
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc__verify_slots: %zu slots", n);
+    /* The bench's streams are non-blocking, so the legacy-stream copy below would not wait
+     * for a kernel still writing its checksum there: wait for every stream first. */
+    for (int i = 0; i < ZC__BENCH_STREAMS; i++)
+        ZC_CUDA_RETURN(cudaStreamSynchronize(ctx->streams[i]));
     uint32_t *slots = malloc(n * sizeof *slots);
     if (slots == NULL)
         return ZC_FAIL(ZC_ERR_NO_MEMORY, "zc__verify_slots: %zu slots", n);
