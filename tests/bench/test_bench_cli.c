@@ -5,23 +5,11 @@
 
 #include "zerocopy/bench.h"
 
-/* Hides every GPU, so the same answers come on any machine. */
-static const char *const no_gpu_env[] = {"CUDA_VISIBLE_DEVICES=-1", NULL};
-
+/* Every GPU hidden, so the same answers come on any machine. */
 static void expect(const char *const *args, int exit_code, const char *in_stdout,
                    const char *in_stderr)
 {
-    zc_test_output r;
-    zc_test_run_zc(args, no_gpu_env, &r);
-    if (r.exit_code != exit_code)
-        fprintf(stderr, "exit %d (wanted %d)\nstdout: %s\nstderr: %s\n", r.exit_code, exit_code,
-                r.out, r.err);
-    assert_int_equal(r.exit_code, exit_code);
-    if (in_stdout != NULL && strstr(r.out, in_stdout) == NULL)
-        fail_msg("stdout lacks '%s':\n%s", in_stdout, r.out);
-    if (in_stderr != NULL && strstr(r.err, in_stderr) == NULL)
-        fail_msg("stderr lacks '%s':\n%s", in_stderr, r.err);
-    zc_test_output_free(&r);
+    zc_test_expect_zc(args, zc_test_no_gpu_env, exit_code, in_stdout, in_stderr);
 }
 
 static size_t lines(const char *text)
@@ -36,7 +24,7 @@ static void test_list_needs_no_gpu(void **state)
 {
     (void)state;
     zc_test_output r;
-    zc_test_run_zc((const char *[]){"bench", "--list", NULL}, no_gpu_env, &r);
+    zc_test_run_zc((const char *[]){"bench", "--list", NULL}, zc_test_no_gpu_env, &r);
     assert_int_equal(r.exit_code, 0);
     assert_int_equal(lines(r.out), zc_bench_case_count());
     for (size_t i = 0; i < zc_bench_case_count(); i++)
@@ -45,7 +33,7 @@ static void test_list_needs_no_gpu(void **state)
 
     zc_test_run_zc(
         (const char *[]){"bench", "--list", "--case", "copy.h2d", "--case", "*.pingpong", NULL},
-        no_gpu_env, &r);
+        zc_test_no_gpu_env, &r);
     assert_int_equal(r.exit_code, 0);
     assert_int_equal(lines(r.out), 5);
     assert_non_null(strstr(r.out, "copy.h2d.registered"));

@@ -3,69 +3,54 @@
 
 #include <string.h>
 
-/* Hides every GPU from the CUDA runtime, so the no-GPU path runs on any machine. */
-static const char *const no_gpu_env[] = {"CUDA_VISIBLE_DEVICES=-1", NULL};
-
-static void expect(const char *const *args, const char *const *env, int exit_code,
-                   const char *in_stdout, const char *in_stderr)
-{
-    zc_test_output r;
-    zc_test_run_zc(args, env, &r);
-    if (r.exit_code != exit_code)
-        fprintf(stderr, "exit %d (wanted %d)\nstdout: %s\nstderr: %s\n", r.exit_code, exit_code,
-                r.out, r.err);
-    assert_int_equal(r.exit_code, exit_code);
-    if (in_stdout != NULL)
-        assert_non_null(strstr(r.out, in_stdout));
-    if (in_stderr != NULL)
-        assert_non_null(strstr(r.err, in_stderr));
-    zc_test_output_free(&r);
-}
-
 static void test_help_lists_commands_and_exit_codes(void **state)
 {
     (void)state;
-    expect((const char *[]){"--help", NULL}, NULL, 0, "info", NULL);
-    expect((const char *[]){"--help", NULL}, NULL, 0, "Exit codes:", NULL);
-    expect((const char *[]){"info", "--help", NULL}, NULL, 0, "usage: zc info", NULL);
+    zc_test_expect_zc((const char *[]){"--help", NULL}, NULL, 0, "info", NULL);
+    zc_test_expect_zc((const char *[]){"--help", NULL}, NULL, 0, "Exit codes:", NULL);
+    zc_test_expect_zc((const char *[]){"info", "--help", NULL}, NULL, 0, "usage: zc info", NULL);
 }
 
 static void test_version(void **state)
 {
     (void)state;
-    expect((const char *[]){"--version", NULL}, NULL, 0, "zerocopy library 0.1.0", NULL);
+    zc_test_expect_zc((const char *[]){"--version", NULL}, NULL, 0, "zerocopy library 0.1.0", NULL);
 }
 
 static void test_no_arguments_is_usage_error(void **state)
 {
     (void)state;
-    expect((const char *[]){NULL}, NULL, 2, NULL, "usage: zc <command>");
+    zc_test_expect_zc((const char *[]){NULL}, NULL, 2, NULL, "usage: zc <command>");
 }
 
 static void test_unknown_command(void **state)
 {
     (void)state;
-    expect((const char *[]){"frobnicate", NULL}, NULL, 2, NULL, "unknown command 'frobnicate'");
+    zc_test_expect_zc((const char *[]){"frobnicate", NULL}, NULL, 2, NULL,
+                      "unknown command 'frobnicate'");
 }
 
 static void test_bad_options_rejected_with_usage(void **state)
 {
     (void)state;
-    expect((const char *[]){"info", "--bogus", NULL}, NULL, 2, NULL, "unknown option '--bogus'");
-    expect((const char *[]){"info", "--bogus", NULL}, NULL, 2, NULL, "usage: zc info");
-    expect((const char *[]){"info", "--device", NULL}, NULL, 2, NULL, "needs a value");
-    expect((const char *[]){"info", "--device", "x", NULL}, NULL, 2, NULL, "GPU number");
-    expect((const char *[]){"info", "--device", "-3", NULL}, NULL, 2, NULL, "GPU number");
-    expect((const char *[]){"info", "--device", "0", "--all", NULL}, NULL, 2, NULL,
-           "exclude each other");
-    expect((const char *[]){"info", "stray", NULL}, NULL, 2, NULL, "unexpected argument");
+    zc_test_expect_zc((const char *[]){"info", "--bogus", NULL}, NULL, 2, NULL,
+                      "unknown option '--bogus'");
+    zc_test_expect_zc((const char *[]){"info", "--bogus", NULL}, NULL, 2, NULL, "usage: zc info");
+    zc_test_expect_zc((const char *[]){"info", "--device", NULL}, NULL, 2, NULL, "needs a value");
+    zc_test_expect_zc((const char *[]){"info", "--device", "x", NULL}, NULL, 2, NULL, "GPU number");
+    zc_test_expect_zc((const char *[]){"info", "--device", "-3", NULL}, NULL, 2, NULL,
+                      "GPU number");
+    zc_test_expect_zc((const char *[]){"info", "--device", "0", "--all", NULL}, NULL, 2, NULL,
+                      "exclude each other");
+    zc_test_expect_zc((const char *[]){"info", "stray", NULL}, NULL, 2, NULL,
+                      "unexpected argument");
 }
 
 static void test_info_without_gpu(void **state)
 {
     (void)state;
     zc_test_output r;
-    zc_test_run_zc((const char *[]){"info", NULL}, no_gpu_env, &r);
+    zc_test_run_zc((const char *[]){"info", NULL}, zc_test_no_gpu_env, &r);
     assert_int_equal(r.exit_code, 3);
     assert_string_equal(r.out, "");
     /* one clear line naming the CUDA error, not a stack of errors */
@@ -75,7 +60,7 @@ static void test_info_without_gpu(void **state)
     assert_string_equal(strchr(r.err, '\n') + 1, "");
     zc_test_output_free(&r);
 
-    zc_test_run_zc((const char *[]){"info", "--json", NULL}, no_gpu_env, &r);
+    zc_test_run_zc((const char *[]){"info", "--json", NULL}, zc_test_no_gpu_env, &r);
     assert_int_equal(r.exit_code, 3);
     assert_string_equal(r.out, "");
     zc_test_output_free(&r);

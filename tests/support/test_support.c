@@ -121,6 +121,24 @@ void zc_test_run_zc(const char *const *args, const char *const *env, zc_test_out
     result->exit_code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
 }
 
+/* An invalid index ends the list of visible devices, so "-1" leaves none. */
+const char *const zc_test_no_gpu_env[] = {"CUDA_VISIBLE_DEVICES=-1", NULL};
+
+void zc_test_expect_zc(const char *const *args, const char *const *env, int exit_code,
+                       const char *in_stdout, const char *in_stderr)
+{
+    zc_test_output r;
+    zc_test_run_zc(args, env, &r);
+    if (r.exit_code != exit_code)
+        fail_msg("exit %d (wanted %d)\nstdout: %s\nstderr: %s", r.exit_code, exit_code, r.out,
+                 r.err);
+    if (in_stdout != NULL && strstr(r.out, in_stdout) == NULL)
+        fail_msg("stdout lacks '%s':\n%s", in_stdout, r.out);
+    if (in_stderr != NULL && strstr(r.err, in_stderr) == NULL)
+        fail_msg("stderr lacks '%s':\n%s", in_stderr, r.err);
+    zc_test_output_free(&r);
+}
+
 void zc_test_output_free(zc_test_output *result)
 {
     free(result->out);

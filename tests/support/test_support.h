@@ -52,6 +52,16 @@ typedef struct zc_test_output {
  */
 void zc_test_run_zc(const char *const *args, const char *const *env, zc_test_output *result);
 
+/* Environment entries that hide every GPU from the CUDA runtime, for zc_test_run_zc. */
+extern const char *const zc_test_no_gpu_env[];
+
+/*
+ * Run zc as zc_test_run_zc does and fail the test, showing what zc printed, unless it exits with
+ * exit_code and its stdout and stderr contain in_stdout and in_stderr (NULL: not checked).
+ */
+void zc_test_expect_zc(const char *const *args, const char *const *env, int exit_code,
+                       const char *in_stdout, const char *in_stderr);
+
 /* Free what zc_test_run_zc allocated. */
 void zc_test_output_free(zc_test_output *result);
 
