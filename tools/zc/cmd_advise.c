@@ -8,6 +8,7 @@
 #include "advise_quick.h"
 #include "advise_validate.h"
 #include "cli.h"
+#include "cli_json.h"
 
 static const char zc__advise_usage[] =
     "zc advise [--profile FILE] [--workload FILE] [--bytes SIZE] [--transfers N] [--rate HZ]\n"
@@ -314,18 +315,9 @@ int zc_cmd_advise(int argc, char **argv)
         fprintf(stderr, "zc advise: profile from %s\n", how);
     }
     if (save_path != NULL) {
-        cJSON *doc = zc_profile_to_json(&profile);
-        char *text = doc != NULL ? cJSON_Print(doc) : NULL;
-        cJSON_Delete(doc);
-        FILE *f = text != NULL ? fopen(save_path, "w") : NULL;
-        int ok = f != NULL && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
-        if (f != NULL && fclose(f) != 0)
-            ok = 0;
-        free(text);
-        if (!ok) {
-            fprintf(stderr, "zc advise: cannot write the profile to %s\n", save_path);
-            return ZC_EXIT_FAILURE;
-        }
+        int rc = zc_cli_write_json("advise", zc_profile_to_json(&profile), save_path);
+        if (rc != ZC_EXIT_OK)
+            return rc;
     }
     if (validate)
         return zc_advise_validate(&profile, notes, device, out_dir, seconds_per_run);
@@ -334,16 +326,8 @@ int zc_cmd_advise(int argc, char **argv)
     status = zc_advise_rank(&profile, &w, &rec);
     if (status != ZC_OK)
         return zc_cli_fail("advise", "ranking the techniques", status);
-    if (json) {
-        cJSON *doc = zc_advise_json(&profile, notes, &w, &rec);
-        char *text = doc != NULL ? cJSON_Print(doc) : NULL;
-        cJSON_Delete(doc);
-        if (text == NULL)
-            return zc_cli_fail("advise", "writing JSON", ZC_ERR_NO_MEMORY);
-        printf("%s\n", text);
-        free(text);
-    } else {
-        zc__print_text(&profile, notes, &w, &rec);
-    }
+    if (json)
+        return zc_cli_write_json("advise", zc_advise_json(&profile, notes, &w, &rec), "-");
+    zc__print_text(&profile, notes, &w, &rec);
     return ZC_EXIT_OK;
 }

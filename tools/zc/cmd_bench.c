@@ -6,6 +6,7 @@
 
 #include "bench_output.h"
 #include "cli.h"
+#include "cli_json.h"
 
 static const char zc__bench_usage[] =
     "zc bench [--quick | --full] [--case PATTERNS] [--list] [--device N] [--sizes LIST] "
@@ -46,25 +47,6 @@ static int zc__append(char **list, const char *more)
     memcpy(grown + old, more, add + 1);
     *list = grown;
     return 1;
-}
-
-static int zc__write_json(const char *path, const zc_bench_report *report)
-{
-    cJSON *doc = zc_bench_json(report);
-    char *text = doc ? cJSON_Print(doc) : NULL;
-    cJSON_Delete(doc);
-    if (text == NULL)
-        return zc_cli_fail("bench", "building JSON", ZC_ERR_NO_MEMORY);
-    FILE *f = fopen(path, "w");
-    int ok = f != NULL && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
-    if (f != NULL && fclose(f) != 0)
-        ok = 0;
-    free(text);
-    if (!ok) {
-        fprintf(stderr, "zc bench: cannot write %s\n", path);
-        return ZC_EXIT_FAILURE;
-    }
-    return ZC_EXIT_OK;
 }
 
 static int zc__write_csv(const char *path, const zc_bench_report *report)
@@ -258,7 +240,8 @@ int zc_cmd_bench(int argc, char **argv)
            zc_bench_mode_name(config.mode), device, info.name);
     zc_bench_print_table(stdout, &report);
     fflush(stdout);
-    if (json_path && (rc = zc__write_json(json_path, &report)) != ZC_EXIT_OK)
+    if (json_path &&
+        (rc = zc_cli_write_json("bench", zc_bench_json(&report), json_path)) != ZC_EXIT_OK)
         goto out;
     if (csv_path && (rc = zc__write_csv(csv_path, &report)) != ZC_EXIT_OK)
         goto out;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_json.h"
 #include "info_json.h"
 
 static const char zc__info_usage[] = "zc info [--device N | --all] [--json]";
@@ -187,15 +188,7 @@ int zc_cmd_info(int argc, char **argv)
     }
     int exit_code = ZC_EXIT_OK;
     if (json) {
-        cJSON *doc = zc_info_json(infos, shown, peers, peer_count);
-        char *text = doc ? cJSON_Print(doc) : NULL;
-        if (text == NULL) {
-            exit_code = zc_cli_fail("info", "building JSON", ZC_ERR_NO_MEMORY);
-        } else {
-            printf("%s\n", text);
-            free(text);
-        }
-        cJSON_Delete(doc);
+        exit_code = zc_cli_write_json("info", zc_info_json(infos, shown, peers, peer_count), "-");
     } else {
         printf("zerocopy %s: %d CUDA device%s\n\n", zc_version_string(), count,
                count == 1 ? "" : "s");

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_json.h"
 #include "stream_cli.h"
 
 static const char zc__stream_usage[] =
@@ -468,17 +469,10 @@ int zc_cmd_stream(int argc, char **argv)
             host.procs_running, host.cpu, host.cpu_mhz);
 
     if (o.json != NULL) {
-        cJSON *doc = zc_stream_json(&o, argc, argv, &dev, &host, runs, count);
-        char *json = doc ? cJSON_Print(doc) : NULL;
-        FILE *jf = json == NULL ? NULL : strcmp(o.json, "-") == 0 ? stdout : fopen(o.json, "w");
-        if (jf == NULL || fprintf(jf, "%s\n", json) < 0) {
-            fprintf(stderr, "zc stream: cannot write JSON to %s\n", o.json);
-            exit_code = ZC_EXIT_FAILURE;
-        }
-        if (jf != NULL && jf != stdout)
-            fclose(jf);
-        free(json);
-        cJSON_Delete(doc);
+        int rc = zc_cli_write_json(
+            "stream", zc_stream_json(&o, argc, argv, &dev, &host, runs, count), o.json);
+        if (rc != ZC_EXIT_OK)
+            exit_code = rc;
     }
     if (out != NULL && out != stdout)
         fclose(out);

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "cli_json.h"
 #include "trace_analyze.h"
 #include "trace_ceiling.h"
 #include "trace_log.h"
@@ -141,23 +142,7 @@ static void zc__choose_ceiling(const zc__trace_options *o, const zc_trace_report
 static int zc__write_json(const char *path, const zc_trace_run *run, const zc_trace_log *log,
                           const zc_trace_report *report)
 {
-    cJSON *doc = zc_trace_json(run, log, report);
-    char *text = doc ? cJSON_Print(doc) : NULL;
-    cJSON_Delete(doc);
-    if (text == NULL) {
-        fprintf(stderr, "zc trace: building the JSON: out of memory\n");
-        return -1;
-    }
-    FILE *out = fopen(path, "w");
-    int ok = out != NULL && fprintf(out, "%s\n", text) >= 0;
-    if (out != NULL && fclose(out) != 0)
-        ok = 0;
-    free(text);
-    if (!ok) {
-        fprintf(stderr, "zc trace: writing '%s': %s\n", path, strerror(errno));
-        return -1;
-    }
-    return 0;
+    return zc_cli_write_json("trace", zc_trace_json(run, log, report), path) == ZC_EXIT_OK ? 0 : -1;
 }
 
 /* After the program ran: read the logs, analyse, print and write the JSON. */
