@@ -147,6 +147,9 @@ static zc_status zc__alloc_check(zc_bench_ctx *ctx, const char *key, zc__alloc_o
             char *at = (char *)one->dev + offsets[i];
             if ((st = zc__k_fill(at, n, seed, ctx->info.sm_count, ctx->streams[0])) != ZC_OK)
                 return st;
+            /* The corruption hook's legacy-stream copies would not wait for the fill on the
+             * non-blocking stream: the fill could overwrite the flipped byte. */
+            ZC_CUDA_RETURN(cudaStreamSynchronize(ctx->streams[0]));
             if (zc__bench_corrupt(ctx, key) && (st = zc__corrupt_device(at, n)) != ZC_OK)
                 return st;
             st = zc__verify_device(ctx, key, "new device buffer written by the GPU", at, n, seed);
