@@ -19,7 +19,7 @@ zc_status zc__fail(zc_status status, const char *file, int line, const char *fmt
     if (used < 0)
         used = 0;
     if ((size_t)used < sizeof zc__error_detail) {
-        /* Only the file's name past src/ or include/ is kept: full build paths add nothing. */
+        /* Only the path from src/ on is kept: full build paths add nothing. */
         const char *shown = strstr(file, "src/");
         snprintf(zc__error_detail + used, sizeof zc__error_detail - (size_t)used, " (%s:%d)",
                  shown ? shown : file, line);
