@@ -20,10 +20,10 @@
 size_t zc__page_size(void);
 
 /*
- * Map len bytes (a multiple of the page size) of anonymous private memory; when len is at least
- * a huge page, the start is aligned to ZC__HUGE_PAGE and MADV_HUGEPAGE asked for (advice only:
- * ignored where transparent huge pages are off). *base_p and *len_p are what zc__pages_unmap
- * needs.
+ * Map len bytes (a multiple of the page size) of anonymous private memory; with huge set and
+ * len at least a huge page, the start is aligned to ZC__HUGE_PAGE and MADV_HUGEPAGE asked for
+ * (advice only: ignored where transparent huge pages are off). zc__pages_unmap takes *base_p
+ * and len.
  */
 zc_status zc__pages_map(const char *fn, size_t len, int huge, void **base_p);
 
