@@ -36,11 +36,13 @@ static void zc__nvml_load(void)
     if (!zc__nvml.init || !zc__nvml.handle_by_bus_id || !zc__nvml.p2p_status ||
         !zc__nvml.common_ancestor) {
         snprintf(zc__nvml.why, sizeof zc__nvml.why, "NVML lacks the topology calls");
+        dlclose(lib);
         return;
     }
     zc__nvml_return r = zc__nvml.init();
     if (r != ZC__NVML_SUCCESS) {
         snprintf(zc__nvml.why, sizeof zc__nvml.why, "nvmlInit_v2 failed with NVML error %d", r);
+        dlclose(lib);
         return;
     }
     /* The library stays loaded and initialised for the life of the process, as NVML expects. */
