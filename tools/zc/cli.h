@@ -34,7 +34,7 @@ int zc_cli_fail(const char *command, const char *what, zc_status status);
 int zc_cli_usage_error(const char *command, const char *usage, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Parse a non-negative integer option value; false when it is not one. */
+/* Parse a decimal integer option value in [min, max]; false when it is not one. */
 int zc_cli_parse_int(const char *text, int min, int max, int *value_p);
 
 /* The exit-code table, printed by `zc --help`. */
