@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/checked_math.h"
 #include "mem/pages.h"
 
 size_t zc__pool_fit_limit(size_t size)
@@ -117,7 +118,10 @@ void zc__pool_core_put(zc__pool_core *core, void *block, size_t size, size_t cap
     int too_big = core->max_cached != 0 && capacity > core->max_cached;
     if (!too_big && core->count == core->cap) {
         size_t cap = core->cap ? core->cap * 2 : 16;
-        zc__pool_entry *grown = realloc(core->cache, cap * sizeof *grown);
+        size_t bytes;
+        zc__pool_entry *grown = NULL;
+        if (cap > core->cap && zc__size_mul(cap, sizeof *grown, &bytes))
+            grown = realloc(core->cache, bytes);
         if (grown != NULL) {
             core->cache = grown;
             core->cap = cap;
