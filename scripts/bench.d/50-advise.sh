@@ -26,8 +26,9 @@ echo "zc advise --validate: exit $rc, $((SECONDS - start)) s"
 [ $rc -eq 0 ] || { status=1; tail -20 "$results/advise/validation.err"; }
 sed -n '1,/^## Every technique/p' "$results/advise/validation.md" 2>/dev/null | head -40
 
-# A second validation with zc advise's own calibration, when the first used a bench profile:
-# it shows how much the model owes to the profile.
+# A second validation with the profile zc advise makes for itself (zc bench --quick, or its
+# own calibration when that fails), when the first used a bench profile: it shows how much the
+# model owes to the profile.
 if [ ${#profile_args[@]} -gt 0 ] && [ $((SECONDS - start)) -lt 45 ]; then
   mkdir -p "$results/advise/calibrated"
   "$zc" advise --validate --out "$results/advise/calibrated" \
