@@ -158,9 +158,9 @@ static zc_status zc__make_pinned(const char *fn, zc__block *b, const zc__caps *c
     status = zc__host_device_pointer(b->host, mapped, &b->dev);
     if (status != ZC_OK) {
         if (b->method == ZC_METHOD_HOST_ALLOC) {
-            (void)cudaFreeHost(b->map_base);
+            zc__mem_cuda_ignore(cudaFreeHost(b->map_base));
         } else {
-            (void)cudaHostUnregister(b->map_base);
+            zc__mem_cuda_ignore(cudaHostUnregister(b->map_base));
             (void)zc__pages_unmap(b->map_base, b->map_len);
         }
         b->host = b->map_base = NULL;
@@ -298,14 +298,14 @@ zc_status zc__block_register(const char *fn, void *ptr, size_t size, unsigned fl
         b->method = ZC_METHOD_USER_REGISTER;
         status = zc__host_device_pointer(ptr, (flags & ZC_BUFFER_FLAG_MAPPED) != 0, &b->dev);
         if (status != ZC_OK) {
-            (void)cudaHostUnregister(ptr);
+            zc__mem_cuda_ignore(cudaHostUnregister(ptr));
             b->method = ZC_METHOD_NONE;
         }
     }
     status = zc__device_leave(previous, status);
     if (status != ZC_OK) {
         if (b->method == ZC_METHOD_USER_REGISTER)
-            (void)cudaHostUnregister(ptr);
+            zc__mem_cuda_ignore(cudaHostUnregister(ptr));
         free(b);
         return status;
     }

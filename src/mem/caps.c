@@ -107,7 +107,7 @@ zc_status zc__device_leave(int previous, zc_status status)
 {
     /* After a failure, keep its detail: restoring is then best effort and silent. */
     if (status != ZC_OK) {
-        (void)cudaSetDevice(previous);
+        zc__mem_cuda_ignore(cudaSetDevice(previous));
         return status;
     }
     int current = previous;

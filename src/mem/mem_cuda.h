@@ -22,6 +22,16 @@ static inline zc_status zc__mem_cuda(cudaError_t error, const char *call, const 
 
 #define ZC_MEM_CUDA(call) zc__mem_cuda((call), #call, __FILE__, __LINE__)
 
+/*
+ * For a call whose failure changes nothing (cleanup after another failure, best-effort
+ * restoring): on failure take its error out of the last-error slot as well, for the same reason.
+ */
+static inline void zc__mem_cuda_ignore(cudaError_t error)
+{
+    if (error != cudaSuccess)
+        (void)cudaGetLastError();
+}
+
 /* ZC_MEM_CUDA, returning the status on failure. */
 #define ZC_MEM_CUDA_RETURN(call)                                                                   \
     do {                                                                                           \
