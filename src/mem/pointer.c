@@ -106,13 +106,15 @@ ZC_EXTERN zc_status zc_pointer_query(const void *ptr, zc_pointer_info *info_p)
             break;
         }
         if (info.kind == ZC_BUFFER_PAGEABLE) {
+            /* Only this call's own failure is cleared: an error the caller has not yet
+             * collected (a launch's, say) stays for the caller's cudaGetLastError. */
             int current = 0;
             zc__caps caps;
-            if (cudaGetDevice(&current) == cudaSuccess &&
-                zc__caps_get("zc_pointer_query", current, &caps) == ZC_OK &&
-                caps.pageable_memory_access)
+            if (cudaGetDevice(&current) != cudaSuccess)
+                (void)cudaGetLastError();
+            else if (zc__caps_get("zc_pointer_query", current, &caps) == ZC_OK &&
+                     caps.pageable_memory_access)
                 info.device_ptr = (void *)ptr;
-            (void)cudaGetLastError();
         }
     }
     info.kernel_can_access = zc__kernel_can_access(&info);
