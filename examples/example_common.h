@@ -1,4 +1,4 @@
-/* What the three examples share: checking every call and the exit codes they end with. */
+/* What the examples share: checking every call and the exit codes they end with. */
 #ifndef ZC_EXAMPLE_COMMON_H
 #define ZC_EXAMPLE_COMMON_H
 
