@@ -8,27 +8,13 @@
 
 #include <cuda_runtime_api.h>
 
+#include "gpu_checks.h"
 #include "gpu_kernels.h"
 #include "zerocopy/buffer.h"
 #include "zerocopy/clock.h"
 
 #define KIB ((size_t)1024)
 #define MIB ((size_t)1024 * 1024)
-
-#define CUDA_OK(call)                                                                              \
-    do {                                                                                           \
-        cudaError_t zc__e = (call);                                                                \
-        if (zc__e != cudaSuccess)                                                                  \
-            fail_msg("%s failed: %s (%s) at %s:%d", #call, cudaGetErrorName(zc__e),                \
-                     cudaGetErrorString(zc__e), __FILE__, __LINE__);                               \
-    } while (0)
-
-#define ZC_OK_OR_FAIL(call)                                                                        \
-    do {                                                                                           \
-        zc_status zc__s = (call);                                                                  \
-        if (zc__s != ZC_OK)                                                                        \
-            fail_msg("%s gave %s: %s", #call, zc_status_name(zc__s), zc_last_error());             \
-    } while (0)
 
 #define EXPECT_STATUS(call, want)                                                                  \
     do {                                                                                           \
