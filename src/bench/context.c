@@ -17,6 +17,10 @@ ZC_EXTERN zc_status zc_bench_ctx_create(const zc_bench_config *config, zc_bench_
                        config->size_count, ZC__BENCH_SIZES_MAX);
     if (config->size_count > 0 && config->sizes == NULL)
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_bench_ctx_create: size_count without sizes");
+    /* The cases divide by the size (copies per sample, launches per sample). */
+    for (size_t i = 0; i < config->size_count; i++)
+        if (config->sizes[i] == 0)
+            return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_bench_ctx_create: size %zu is 0 bytes", i);
     if (config->corrupt_key && strlen(config->corrupt_key) >= ZC_BENCH_KEY_MAX * 4)
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_bench_ctx_create: corrupt_key too long");
     zc_bench_method method;

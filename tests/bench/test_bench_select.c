@@ -157,6 +157,13 @@ static void test_names_and_method(void **state)
     assert_int_equal(c.mode, ZC_BENCH_DEFAULT);
     assert_null(c.sizes);
     assert_null(c.corrupt_key);
+    /* A size of 0 is refused before any device is touched. */
+    static const size_t zero[] = {4096, 0};
+    c.sizes = zero;
+    c.size_count = 2;
+    zc_bench_ctx *ctx = NULL;
+    assert_int_equal(zc_bench_ctx_create(&c, &ctx), ZC_ERR_INVALID_ARG);
+    assert_null(ctx);
 }
 
 static void test_result_points(void **state)
