@@ -42,7 +42,9 @@ typedef enum zc_buffer_kind {
 #define ZC_BUFFER_FLAG_FALLBACK_PAGEABLE 0x10u
 /* Pinned kinds: always cudaHostAlloc, never the faster pinning by registration. */
 #define ZC_BUFFER_FLAG_HOST_ALLOC        0x20u
-/* Managed: attach to the host (cudaMemAttachHost) instead of globally. */
+/* Managed: attach to the host (cudaMemAttachHost) instead of globally. Where
+ * concurrentManagedAccess is 0, kernels may touch it only once the caller has attached it to a
+ * stream (cudaStreamAttachMemAsync). */
 #define ZC_BUFFER_FLAG_ATTACH_HOST       0x40u
 
 #define ZC_BUFFER_FLAG_ALL 0x7fu
