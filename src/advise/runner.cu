@@ -390,7 +390,9 @@ ZC_EXTERN zc_status zc_advise_run(int device, const zc_workload *workload, zc_te
     {
         double count = zc_workload_transfer_count(workload);
         timed = floor(max_seconds * 1e6 / fmax(samples[ZC__REPEATS / 2], 1.0));
-        timed = fmin(fmin(timed, count), ZC__MAX_TIMED);
+        /* Whole transfers only: the batch runs (size_t)timed of them, and the scaling below
+         * must divide by that many (a count such as 2.5 would otherwise scale 2 as 2.5). */
+        timed = floor(fmin(fmin(timed, count), ZC__MAX_TIMED));
         if (timed < 1.0)
             timed = 1.0;
         double t0 = zc__now_us();
