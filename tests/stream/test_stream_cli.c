@@ -57,6 +57,13 @@ static void test_taps_file_errors(void **state)
     fclose(f);
     zc_test_expect_zc((const char *[]){"stream", "--taps-file", path, NULL}, NULL, 2, NULL,
                       "not a number");
+    /* A comma after white space separates too: the word after it is read, not ignored. */
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("0.25 , 0.5 , nonsense\n", f);
+    fclose(f);
+    zc_test_expect_zc((const char *[]){"stream", "--taps-file", path, NULL}, NULL, 2, NULL,
+                      "not a number");
     unlink(path);
 }
 

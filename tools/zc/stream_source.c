@@ -192,7 +192,17 @@ zc_status zc_stream_taps_read(const char *path, float *taps, size_t *ntaps_p)
     size_t n = 0;
     char word[128];
     zc_status st = ZC_OK;
-    while (fscanf(f, " %127[^ \t\r\n,]", word) == 1) {
+    for (;;) {
+        /* White space and commas separate numbers, in any mix ("0.25 , 0.5" is two taps). */
+        int c;
+        do
+            c = fgetc(f);
+        while (c == ',' || c == ' ' || c == '\t' || c == '\r' || c == '\n');
+        if (c == EOF)
+            break;
+        ungetc(c, f);
+        if (fscanf(f, "%127[^ \t\r\n,]", word) != 1)
+            break;
         char *end = NULL;
         double v = strtod(word, &end);
         if (*end != '\0' || v != v || v - v != 0.0) {
@@ -204,10 +214,9 @@ zc_status zc_stream_taps_read(const char *path, float *taps, size_t *ntaps_p)
             break;
         }
         taps[n++] = (float)v;
-        int c = fgetc(f);
-        if (c != ',' && c != EOF)
-            ungetc(c, f);
     }
+    if (st == ZC_OK && ferror(f))
+        st = ZC_STREAM_FAIL(ZC_ERR_IO, "reading taps file %s: %s", path, strerror(errno));
     fclose(f);
     if (st == ZC_OK && n == 0)
         st = ZC_STREAM_FAIL(ZC_ERR_PARSE, "%s holds no taps", path);
