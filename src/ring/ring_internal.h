@@ -32,7 +32,6 @@ struct zc_ring {
     uint64_t released_seen; /* the last release point read from the GPU's words */
     int acquired;           /* a frame is between acquire and publish */
     int result_held;        /* a result is between wait and release */
-    uint32_t launches;      /* launch numbers handed to kernels */
     int stop_requested;
     zc_ring_counters counters;
 
