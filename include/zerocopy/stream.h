@@ -35,8 +35,8 @@ typedef struct zc_filter_config {
     uint32_t in_flight;         /* frames submitted and not yet received, at most (1..1024) */
     zc_ring_protocol protocol;  /* zerocopy: FLAG or LL */
     zc_ring_full_policy policy; /* zerocopy: when the GPU falls behind, wait or drop */
-    uint32_t gpu_blocks;        /* zerocopy: persistent blocks (0: one per 256 samples, up to
-                                   one per SM) */
+    uint32_t gpu_blocks;        /* zerocopy: persistent blocks (0: one per 256 values of a
+                                   frame, samples x channels, up to one per SM) */
     uint64_t timeout_ns;        /* longest wait of any call (default 2 s) */
     uint64_t watchdog_ns;       /* zerocopy: kernel ends when the host is silent this long */
 } zc_filter_config;
