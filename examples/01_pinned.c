@@ -54,8 +54,12 @@ int main(int argc, char **argv)
 {
     example_require_gpu("01_pinned");
     size_t size = 64 * MIB;
-    if (argc > 1)
-        size = (size_t)strtoull(argv[1], NULL, 10) * MIB;
+    if (argc > 1) {
+        char *end = NULL;
+        unsigned long long mib = strtoull(argv[1], &end, 10);
+        /* A number of MiB that fits in size_t once multiplied; anything else is a usage error. */
+        size = *end == '\0' && mib <= SIZE_MAX / MIB ? (size_t)mib * MIB : 0;
+    }
     if (size == 0) {
         fprintf(stderr, "usage: 01_pinned [MiB]\n");
         return EXAMPLE_FAILED;
