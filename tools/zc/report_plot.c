@@ -18,6 +18,17 @@ static const char zc__header[] =
 static const char *const zc__colors[] = {"#d62728", "#1f77b4", "#2ca02c", "#ff7f0e",
                                          "#9467bd", "#8c564b", "#17becf"};
 
+/* A series name from an input file, safe inside a single-quoted gnuplot title: a quote would
+ * end the string and a line break the command, and what followed would run as gnuplot. */
+static void zc__series_name(char *out, size_t size, const cJSON *name)
+{
+    const char *text = cJSON_IsString(name) ? name->valuestring : "stream";
+    size_t j = 0;
+    for (const char *c = text; *c && j + 1 < size; c++)
+        out[j++] = *c == '\'' || (unsigned char)*c < 0x20 || *c == 0x7f ? ' ' : *c;
+    out[j] = '\0';
+}
+
 /* The buffer's text, or NULL (why filled) when it failed. */
 static char *zc__done(zc_buf *b, char *why, size_t size)
 {
@@ -261,8 +272,7 @@ char *zc_report_plot_latency(const zc_report_input *in, char *why, size_t size)
                     name = cJSON_GetObjectItemCaseSensitive(m, "mode");
                 if (series >= 16 || !zc__stream_percentiles(m, pct))
                     continue;
-                snprintf(names[series], sizeof names[series], "%s",
-                         cJSON_IsString(name) ? name->valuestring : "stream");
+                zc__series_name(names[series], sizeof names[series], name);
                 zc_buf_printf(&b, "$s%d << EOD\n", series);
                 static const char *const labels[] = {"p50", "p90", "p99", "p99.9", "max"};
                 for (int i = 0; i < 5; i++) {
@@ -420,8 +430,7 @@ char *zc_report_plot_histogram(const zc_report_input *in, char *why, size_t size
             }
             if (series >= 16 || !(total > 0.0))
                 continue;
-            snprintf(names[series], sizeof names[series], "%s",
-                     cJSON_IsString(name) ? name->valuestring : "stream");
+            zc__series_name(names[series], sizeof names[series], name);
             zc_buf_printf(&b, "$h%d << EOD\n", series);
             cJSON_ArrayForEach(bin, h)
             {
