@@ -66,6 +66,8 @@ static zc_status zc__build_graphs(zc_filter *f)
 zc_status zc__filter_launch_setup(zc_filter *f)
 {
     const zc_stream_mode mode = f->config.mode;
+    /* Known before the first launch, so that zc_filter_gpu_blocks answers from the start. */
+    f->blocks = zc__fir_frame_blocks(&f->shape);
     f->slots = f->config.in_flight;
     if (mode == ZC_STREAM_GRAPH)
         f->slots += f->slots % 2;

@@ -103,7 +103,7 @@ extern "C" zc_status zc__fir_launch_frame(const zc__fir_shape *shape, const floa
                                           const float *hist_in, float *hist_out, const float *taps,
                                           cudaStream_t stream, uint32_t *blocks_p)
 {
-    uint32_t blocks = (shape->words + shape->tile - 1u) / shape->tile;
+    uint32_t blocks = zc__fir_frame_blocks(shape);
     zc__fir_frame_kernel<<<blocks, ZC__FIR_THREADS, zc__fir_smem(shape), stream>>>(
         *shape, in, out, hist_in, hist_out, taps);
     zc_status st = ZC_CUDA_LAUNCH_CHECK("zc__fir_frame_kernel");

@@ -29,6 +29,12 @@ typedef struct zc__fir_shape {
 #define ZC__FIR_THREADS 256u
 #define ZC__FIR_TILE    2048u
 
+/* The per-frame kernel's grid: one block per tile of the frame. */
+static inline uint32_t zc__fir_frame_blocks(const zc__fir_shape *shape)
+{
+    return (shape->words + shape->tile - 1u) / shape->tile;
+}
+
 /* One frame: out = FIR(in) with history from hist_in; the frame's tail goes to hist_out. All
  * device pointers (in and out may be mapped host memory). Checked launch on stream. */
 zc_status zc__fir_launch_frame(const zc__fir_shape *shape, const float *in, float *out,
