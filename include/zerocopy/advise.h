@@ -72,7 +72,7 @@ typedef struct zc_profile {
     double managed_prefetch_us;                 /* fixed cost of one prefetch */
     double managed_first_touch_gbps;            /* GPU faulting pages in without prefetch */
     double managed_cpu_touch_gbps;              /* CPU writing pages that live on the GPU */
-    double host_write_gbps;                     /* CPU filling its own memory (memset) */
+    double host_write_gbps;                     /* CPU filling its own memory (the runner's fill) */
     double pingpong_us;                         /* CPU-GPU flag round trip through mapped memory */
     double overlap_efficiency;                  /* 0..1: how much of copy and compute overlap */
     double alloc_pinned_us_per_mib;             /* cudaHostAlloc */
