@@ -474,8 +474,12 @@ int zc_cmd_stream(int argc, char **argv)
         if (rc != ZC_EXIT_OK)
             exit_code = rc;
     }
-    if (out != NULL && out != stdout)
-        fclose(out);
+    /* Samples still buffered are written here: a full disk shows only now. */
+    if (out != NULL && (out == stdout ? fflush(out) : fclose(out)) != 0) {
+        fprintf(stderr, "zc stream: writing %s: %s\n", o.output, strerror(errno));
+        if (exit_code == ZC_EXIT_OK)
+            exit_code = zc_cli_exit_code(ZC_ERR_IO);
+    }
     zc_stream_source_close(src);
     return exit_code;
 }
