@@ -30,7 +30,8 @@ ZC_BEGIN_DECLS
  */
 ZC_EXTERN zc_status zc_stats_compute(const double *samples, size_t count, zc_stats *stats_p);
 
-/* The nearest-rank percentile p (0 < p <= 100) of samples already sorted ascending. */
+/* The nearest-rank percentile p (0 < p <= 100) of samples already sorted ascending: the
+ * smallest sample for p <= 0, the largest for p >= 100, NaN for no samples or a NaN p. */
 ZC_EXTERN double zc_stats_percentile_sorted(const double *sorted, size_t count, double p);
 
 ZC_END_DECLS

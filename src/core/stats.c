@@ -17,7 +17,8 @@ static int zc__compare_doubles(const void *a, const void *b)
 
 ZC_EXTERN double zc_stats_percentile_sorted(const double *sorted, size_t count, double p)
 {
-    if (sorted == NULL || count == 0)
+    /* A NaN p would reach the cast of ceil(NaN) to size_t below, which is undefined. */
+    if (sorted == NULL || count == 0 || isnan(p))
         return NAN;
     if (p <= 0.0)
         return sorted[0];

@@ -72,6 +72,13 @@ static void test_bad_input(void **state)
     assert_int_equal(zc_stats_compute(samples, 1, NULL), ZC_ERR_INVALID_ARG);
     assert_int_equal(zc_stats_compute(samples, 3, &s), ZC_ERR_INVALID_ARG);
     assert_int_equal(zc_stats_compute(samples, SIZE_MAX / 4, &s), ZC_ERR_OVERFLOW);
+
+    const double sorted[] = {1, 2, 3};
+    assert_true(isnan(zc_stats_percentile_sorted(sorted, 3, NAN)));
+    assert_true(isnan(zc_stats_percentile_sorted(NULL, 3, 50)));
+    assert_true(isnan(zc_stats_percentile_sorted(sorted, 0, 50)));
+    assert_double_equal(zc_stats_percentile_sorted(sorted, 3, -1), 1, 0);
+    assert_double_equal(zc_stats_percentile_sorted(sorted, 3, 200), 3, 0);
 }
 
 int main(void)
