@@ -161,16 +161,21 @@ ZC_EXTERN zc_status zc_profile_fill_gaps(zc_profile *profile, char *notes, size_
         }
     }
     /* A queued copy's fixed cost: the baseline saw about a quarter of a synchronous small
-     * copy's time (2 us of 8.3 us) once the synchronisation is paid by the whole chain. */
+     * copy's time (2 us of 8.3 us) once the synchronisation is paid by the whole chain.
+     * Write-combined and registered memory are pinned memory to the copy engine, so they take
+     * pinned memory's figure (defaulted first, kinds run in order) rather than a guess. */
     for (int k = 0; k < ZC_HOST_KIND_COUNT; k++) {
         const zc_curve *c = &p->copy[k][ZC_DIR_H2D];
         if (c->count == 0)
             continue;
         double small = zc__us_at((double)c->bytes[0], c->gbps[0]);
+        double guess = 0.25 * small * (k == ZC_HOST_PAGEABLE ? 2.0 : 1.0);
+        if ((k == ZC_HOST_WRITE_COMBINED || k == ZC_HOST_REGISTERED) &&
+            p->copy_latency_us[ZC_HOST_PINNED] > 0.0)
+            guess = p->copy_latency_us[ZC_HOST_PINNED];
         char what[64];
         snprintf(what, sizeof what, "copy_latency_us[%s]", zc_host_kind_key((zc_host_kind)k));
-        zc__default(&p->copy_latency_us[k], 0.25 * small * (k == ZC_HOST_PAGEABLE ? 2.0 : 1.0),
-                    what, notes, notes_size);
+        zc__default(&p->copy_latency_us[k], guess, what, notes, notes_size);
     }
     zc__default(&p->enqueue_us, p->copy_latency_us[ZC_HOST_PINNED], "enqueue_us", notes,
                 notes_size);
