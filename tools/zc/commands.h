@@ -6,8 +6,6 @@
 
 #include "cli.h"
 
-#define ZC_CLI_VERSION "0.1.0"
-
 extern const zc_command zc_commands[];
 extern const size_t zc_command_count;
 

@@ -29,7 +29,9 @@ int main(int argc, char **argv)
         return ZC_EXIT_OK;
     }
     if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {
-        printf("zc %s (zerocopy library %s)\n", ZC_CLI_VERSION, zc_version_string());
+        /* The tool is built with the library's headers; the library loaded may be newer. */
+        printf("zc %d.%d.%d (zerocopy library %s)\n", ZC_VERSION_MAJOR, ZC_VERSION_MINOR,
+               ZC_VERSION_PATCH, zc_version_string());
         return ZC_EXIT_OK;
     }
     for (size_t i = 0; i < zc_command_count; i++) {
