@@ -130,6 +130,12 @@ typedef struct zc_pointer_info {
      * device and managed memory of a reachable GPU, mapped pinned memory with unified
      * addressing, pageable memory only where pageableMemoryAccess is 1. */
     int kernel_can_access;
+    /* Bit d set when GPU d (0..63) may use this pointer: portable pinned memory, every GPU;
+     * pinned memory that is not portable, its own GPU; device memory, its own GPU and those
+     * with peer access to it enabled in this process; managed memory, every GPU with managed
+     * memory; pageable memory, the GPUs with pageableMemoryAccess. 0 with no GPU. Mapped host
+     * memory is dereferenced on GPU d at the address zc_buffer_device_ptr_for gives. */
+    uint64_t device_mask;
 } zc_pointer_info;
 
 /* Totals over every live zerocopy buffer of the process (pool blocks included). */
@@ -190,6 +196,18 @@ ZC_EXTERN zc_status zc_buffer_info_get(const zc_buffer *buf, zc_buffer_info *inf
 ZC_EXTERN void *zc_buffer_host_ptr(const zc_buffer *buf);
 ZC_EXTERN void *zc_buffer_device_ptr(const zc_buffer *buf);
 ZC_EXTERN size_t zc_buffer_size(const zc_buffer *buf);
+
+/*
+ * The address at which kernels on GPU device reach the buffer. Host kinds: mapped memory's
+ * cudaHostGetDevicePointer taken with that device current (its own device's pointer without a
+ * call); a buffer that is not PORTABLE gives ZC_ERR_WRONG_KIND on any other GPU, and memory
+ * that is not mapped ZC_ERR_UNSUPPORTED. Device memory: its own address, on another GPU only
+ * once that GPU has peer access to it enabled (else ZC_ERR_UNSUPPORTED, naming
+ * cudaDeviceEnablePeerAccess). Managed memory: its address on every GPU. Pageable memory: the
+ * host address where that GPU has pageableMemoryAccess. ZC_ERR_INVALID_ARG for a device out of
+ * range. The current device is left as it was.
+ */
+ZC_EXTERN zc_status zc_buffer_device_ptr_for(const zc_buffer *buf, int device, void **ptr_p);
 ZC_EXTERN zc_buffer_kind zc_buffer_kind_of(const zc_buffer *buf);
 ZC_EXTERN unsigned zc_buffer_flags(const zc_buffer *buf);
 ZC_EXTERN int zc_buffer_device(const zc_buffer *buf);

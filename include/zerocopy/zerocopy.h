@@ -14,5 +14,6 @@
 #include "zerocopy/pool.h"
 #include "zerocopy/ring.h"
 #include "zerocopy/stream.h"
+#include "zerocopy/device_list.h"
 
 #endif

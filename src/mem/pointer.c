@@ -9,6 +9,7 @@
 #include "device/cuda_check.h"
 #include "mem/mem_cuda.h"
 #include "mem/caps.h"
+#include "mem/device_ptr.h"
 #include "mem/registry.h"
 
 /* Whether a kernel on the current device may dereference the pointer described by info. */
@@ -118,6 +119,7 @@ ZC_EXTERN zc_status zc_pointer_query(const void *ptr, zc_pointer_info *info_p)
         }
     }
     info.kernel_can_access = zc__kernel_can_access(&info);
+    info.device_mask = zc__pointer_device_mask(&info);
     *info_p = info;
     return ZC_OK;
 }
