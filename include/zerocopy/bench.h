@@ -83,7 +83,14 @@ typedef struct zc_bench_config {
     double cov_target;       /* repeat until the coefficient of variation is below this */
     zc_bench_progress_fn progress;
     void *progress_user;
+    /* The GPUs of the multi-GPU cases ("multigpu.*"), at most ZC_BENCH_DEVICES_MAX, none twice;
+     * NULL: device alone, and those cases skip saying they need two GPUs. The other cases
+     * always run on device. */
+    const int *devices;
+    size_t device_count;
 } zc_bench_config;
+
+#define ZC_BENCH_DEVICES_MAX 16
 
 /* The measuring rules of a mode, reported with every result set. */
 typedef struct zc_bench_method {

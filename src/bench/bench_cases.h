@@ -53,4 +53,13 @@ zc_status zc__run_crossover(zc_bench_ctx *ctx, const zc__bench_case *self, zc_be
 zc_status zc__run_overlap(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_result *res);
 zc_status zc__run_alloc(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_result *res);
 
+/* Multi-GPU cases (case_multi.c); zc__bench_case.arg is what each job does. */
+#define ZC__MULTI_H2D   0
+#define ZC__MULTI_D2H   1
+#define ZC__MULTI_PEER  2
+#define ZC__MULTI_READ  3
+#define ZC__MULTI_WRITE 4
+int zc__can_multi(const zc_bench_ctx *ctx, const zc__bench_case *self, char *reason, size_t n);
+zc_status zc__run_multi(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_result *res);
+
 #endif

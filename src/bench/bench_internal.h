@@ -64,6 +64,9 @@ struct zc_bench_ctx {
     size_t case_total;
     size_t case_done;
     const char *current_key;
+    /* The multi-GPU cases' GPUs: config.devices, or config.device alone. */
+    int devices[ZC_BENCH_DEVICES_MAX];
+    size_t device_count;
 };
 
 /* One case: its catalogue entry, when it runs, why it cannot, and what it does. */

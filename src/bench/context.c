@@ -21,6 +21,20 @@ ZC_EXTERN zc_status zc_bench_ctx_create(const zc_bench_config *config, zc_bench_
     for (size_t i = 0; i < config->size_count; i++)
         if (config->sizes[i] == 0)
             return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_bench_ctx_create: size %zu is 0 bytes", i);
+    if (config->device_count > ZC_BENCH_DEVICES_MAX ||
+        (config->device_count > 0 && !config->devices))
+        return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_bench_ctx_create: %zu devices%s, at most %d",
+                       config->device_count, config->devices ? "" : " without a list",
+                       ZC_BENCH_DEVICES_MAX);
+    for (size_t i = 0; i < config->device_count; i++) {
+        if (config->devices[i] < 0)
+            return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_bench_ctx_create: device %d",
+                           config->devices[i]);
+        for (size_t j = 0; j < i; j++)
+            if (config->devices[j] == config->devices[i])
+                return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_bench_ctx_create: GPU %d listed twice",
+                               config->devices[i]);
+    }
     if (config->corrupt_key && strlen(config->corrupt_key) >= ZC_BENCH_KEY_MAX * 4)
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_bench_ctx_create: corrupt_key too long");
     zc_bench_method method;
@@ -43,6 +57,10 @@ ZC_EXTERN zc_status zc_bench_ctx_create(const zc_bench_config *config, zc_bench_
     if (config->corrupt_key)
         strcpy(ctx->corrupt_key, config->corrupt_key);
     ctx->rng = zc_clock_ns() | 1u;
+    ctx->config.devices = NULL;
+    ctx->device_count = config->device_count ? config->device_count : 1;
+    for (size_t i = 0; i < ctx->device_count; i++)
+        ctx->devices[i] = config->device_count ? config->devices[i] : config->device;
 
     st = zc_device_info_get(config->device, &ctx->info);
     if (st != ZC_OK)
