@@ -150,6 +150,9 @@ cJSON *zc_bench_json(const zc_bench_report *report)
     cJSON_AddStringToObject(doc, "created_utc", report->created_utc);
     cJSON_AddStringToObject(doc, "mode", zc_bench_mode_name(report->mode));
     cJSON_AddNumberToObject(doc, "device", report->device);
+    if (report->devices != NULL) /* only with --devices: one-GPU documents are unchanged */
+        cJSON_AddItemToObject(doc, "devices",
+                              cJSON_CreateIntArray(report->devices, (int)report->device_count));
     if (report->info)
         cJSON_AddItemToObject(doc, "machine", zc_info_json(report->info, 1, NULL, 0));
     else

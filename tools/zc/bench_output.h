@@ -23,6 +23,8 @@ typedef struct zc_bench_report {
     size_t count;
     double wall_seconds;
     char created_utc[32]; /* "2026-11-30T12:00:00Z" */
+    const int *devices;   /* --devices: the multi-GPU cases' GPUs (NULL: not given) */
+    size_t device_count;
 } zc_bench_report;
 
 /* One row of the chapter's comparison table, from this machine's numbers (NAN: not measured). */

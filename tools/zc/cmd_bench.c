@@ -1,5 +1,6 @@
 /* zc bench: every technique measured on this machine, and the chapter's table rebuilt. */
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -10,7 +11,7 @@
 
 static const char zc__bench_usage[] =
     "zc bench [--quick | --full] [--case PATTERNS] [--list] [--device N] [--sizes LIST] "
-    "[--json FILE] [--csv FILE]";
+    "[--devices all|LIST] [--json FILE] [--csv FILE]";
 
 static void zc__bench_help(void)
 {
@@ -26,6 +27,9 @@ static void zc__bench_help(void)
            "                   (\"copy\", \"copy.h2d\") or a glob (\"*.pinned\"); may repeat\n"
            "  --list           list the cases (with --case: those selected) and exit\n"
            "  --device N       the GPU to measure (default 0)\n"
+           "  --devices LIST   GPUs for the multi-GPU cases (multigpu.*): all, or \"0,1\";\n"
+           "                   the other cases run on the first one; without it those cases\n"
+           "                   skip, saying they need two GPUs\n"
            "  --sizes LIST     sizes for the size sweeps: \"4K,64K,1M,256M\" (K, M, G = KiB, ...)\n"
            "  --json FILE      write every result, schema \"%s\" (docs/json.md)\n"
            "  --csv FILE       write one row per measured point\n"
@@ -70,6 +74,7 @@ int zc_cmd_bench(int argc, char **argv)
         {"case", required_argument, NULL, 'c'},
         {"list", no_argument, NULL, 'l'},
         {"device", required_argument, NULL, 'd'},
+        {"devices", required_argument, NULL, 'D'},
         {"sizes", required_argument, NULL, 's'},
         {"json", required_argument, NULL, 'j'},
         {"csv", required_argument, NULL, 'v'},
@@ -81,7 +86,10 @@ int zc_cmd_bench(int argc, char **argv)
     };
     int quick = 0, full = 0, list = 0, device = 0, opt;
     char *patterns = NULL;
-    const char *json_path = NULL, *csv_path = NULL, *corrupt = NULL;
+    const char *json_path = NULL, *csv_path = NULL, *corrupt = NULL, *devices_text = NULL;
+    int device_given = 0;
+    int devices[ZC_BENCH_DEVICES_MAX];
+    size_t device_count = 0;
     size_t sizes[64];
     size_t size_count = 0;
     int rc = ZC_EXIT_OK;
@@ -110,6 +118,10 @@ int zc_cmd_bench(int argc, char **argv)
                 return zc_cli_usage_error("bench", zc__bench_usage,
                                           "--device needs a GPU number, got '%s'", optarg);
             }
+            device_given = 1;
+            break;
+        case 'D':
+            devices_text = optarg;
             break;
         case 's':
             if (zc_bench_sizes_parse(optarg, sizes, sizeof sizes / sizeof sizes[0], &size_count) !=
@@ -151,6 +163,22 @@ int zc_cmd_bench(int argc, char **argv)
         return zc_cli_usage_error("bench", zc__bench_usage,
                                   "--quick and --full exclude each other");
     }
+    if (devices_text != NULL) {
+        if (device_given) {
+            free(patterns);
+            return zc_cli_usage_error("bench", zc__bench_usage,
+                                      "give --device or --devices, not both (with --devices the "
+                                      "one-GPU cases run on the first GPU listed)");
+        }
+        /* The form first (no GPU needed): numbers, commas, no GPU twice; the range once the
+         * machine's GPUs are known. */
+        if (strcmp(devices_text, "all") != 0 &&
+            zc_device_list_parse(devices_text, INT_MAX, devices, ZC_BENCH_DEVICES_MAX,
+                                 &device_count) != ZC_OK) {
+            free(patterns);
+            return zc_cli_usage_error("bench", zc__bench_usage, "--devices: %s", zc_last_error());
+        }
+    }
 
     size_t ncases = zc_bench_case_count();
     unsigned char *selected = calloc(ncases, 1);
@@ -180,6 +208,15 @@ int zc_cmd_bench(int argc, char **argv)
         rc = zc_cli_fail("bench", "no GPU to measure", st);
         goto out;
     }
+    if (devices_text != NULL) {
+        if (zc_device_list_parse(devices_text, count, devices, ZC_BENCH_DEVICES_MAX,
+                                 &device_count) != ZC_OK) {
+            fprintf(stderr, "zc bench: --devices: %s\n", zc_last_error());
+            rc = ZC_EXIT_USAGE;
+            goto out;
+        }
+        device = devices[0];
+    }
     if (device >= count) {
         fprintf(stderr, "zc bench: --device %d: this machine has %d GPU%s (0..%d)\n", device, count,
                 count == 1 ? "" : "s", count - 1);
@@ -202,6 +239,8 @@ int zc_cmd_bench(int argc, char **argv)
     config.corrupt_key = corrupt;
     config.progress = zc_bench_progress_update;
     config.progress_user = &progress;
+    config.devices = devices_text ? devices : NULL;
+    config.device_count = devices_text ? device_count : 0;
     if ((st = zc_bench_ctx_create(&config, &ctx)) != ZC_OK) {
         rc = zc_cli_fail("bench", "setting up the measurements", st);
         goto out;
@@ -234,10 +273,19 @@ int zc_cmd_bench(int argc, char **argv)
     report.size_count = size_count;
     report.results = results;
     report.count = nresults;
+    report.devices = config.devices;
+    report.device_count = config.device_count;
     report.wall_seconds =
         (double)(wall1.tv_sec - wall0.tv_sec) + (double)(wall1.tv_nsec - wall0.tv_nsec) / 1e9;
-    printf("zerocopy %s: zc bench (%s) on GPU %d, %s\n\n", zc_version_string(),
+    printf("zerocopy %s: zc bench (%s) on GPU %d, %s\n", zc_version_string(),
            zc_bench_mode_name(config.mode), device, info.name);
+    if (devices_text != NULL) {
+        printf("multi-GPU cases on GPUs");
+        for (size_t i = 0; i < device_count; i++)
+            printf("%s%d", i ? "," : " ", devices[i]);
+        printf("\n");
+    }
+    printf("\n");
     zc_bench_print_table(stdout, &report);
     fflush(stdout);
     if (json_path &&
