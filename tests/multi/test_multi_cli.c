@@ -43,6 +43,28 @@ static void test_good_lists_and_catalogue(void **state)
     zc_test_expect_zc((const char *[]){"bench", "--help", NULL}, NULL, 0, "--devices", NULL);
 }
 
+static void test_stream_devices_options(void **state)
+{
+    (void)state;
+    zc_test_expect_zc((const char *[]){"stream", "--devices", "0,0", NULL}, NULL, 2, NULL,
+                      "given twice");
+    zc_test_expect_zc((const char *[]){"stream", "--devices", "a,b", NULL}, NULL, 2, NULL,
+                      "not a GPU number");
+    zc_test_expect_zc((const char *[]){"stream", "--devices", "0,1", "--device", "0", NULL}, NULL,
+                      2, NULL, "not both");
+    zc_test_expect_zc((const char *[]){"stream", "--devices", "0,1", "--mode", "all", NULL}, NULL,
+                      2, NULL, "one mode");
+    zc_test_expect_zc((const char *[]){"stream", "--devices", "0,1", "--protocol", "both", NULL},
+                      NULL, 2, NULL, "one mode");
+    zc_test_expect_zc((const char *[]){"stream", "--devices", "all", "--paced", "1000", NULL}, NULL,
+                      2, NULL, "--paced");
+    zc_test_expect_zc((const char *[]){"stream", "--devices", "all", "--policy", "drop", NULL},
+                      NULL, 2, NULL, "drop");
+    zc_test_expect_zc((const char *[]){"stream", "--help", NULL}, NULL, 0, "--devices", NULL);
+    zc_test_expect_zc((const char *[]){"stream", "--devices", "all", NULL}, zc_test_no_gpu_env, 3,
+                      NULL, NULL);
+}
+
 static void test_no_gpu(void **state)
 {
     (void)state;
@@ -55,6 +77,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_device_lists),
         cmocka_unit_test(test_good_lists_and_catalogue),
+        cmocka_unit_test(test_stream_devices_options),
         cmocka_unit_test(test_no_gpu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,6 +2,7 @@
  * a ring), measured against the ways people usually move frames, in one run. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,9 @@ static void zc__stream_help(void)
            "  --protocol P         zerocopy ring protocol: ll, flag or both (default ll; both\n"
            "                       with --mode all)\n"
            "  --device N           GPU number (default 0)\n"
+           "  --devices LIST       all, or GPUs \"0,1\": frames round-robin over them, one\n"
+           "                       filter each, results in order (one mode; schema\n"
+           "                       zerocopy.stream-multi/1)\n"
            "  --frames N           measured frames per mode (default 10000)\n"
            "  --duration S         measure for S seconds per mode instead\n"
            "  --warmup N           frames before measuring (default 200)\n"
@@ -125,7 +129,8 @@ static int zc__stream_parse(int argc, char **argv, zc_stream_opts *o)
         O_CPU,
         O_NO_PIN,
         O_TIMEOUT,
-        O_JSON
+        O_JSON,
+        O_DEVICES
     };
     static const struct option options[] = {
         {"mode", required_argument, NULL, O_MODE},
@@ -155,6 +160,7 @@ static int zc__stream_parse(int argc, char **argv, zc_stream_opts *o)
         {"no-pin", no_argument, NULL, O_NO_PIN},
         {"timeout-ms", required_argument, NULL, O_TIMEOUT},
         {"json", required_argument, NULL, O_JSON},
+        {"devices", required_argument, NULL, O_DEVICES},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -171,7 +177,7 @@ static int zc__stream_parse(int argc, char **argv, zc_stream_opts *o)
     o->cpu = -1;
     o->timeout_ns = 2000000000ull;
     o->tone_count = -1;
-    int any_mode = 0, all = 0, protocol_set = 0, opt;
+    int any_mode = 0, all = 0, protocol_set = 0, device_set = 0, opt;
     uint64_t u;
     optind = 0;
     opterr = 0;
@@ -210,6 +216,10 @@ static int zc__stream_parse(int argc, char **argv, zc_stream_opts *o)
         case O_DEVICE:
             if (!zc_cli_parse_int(optarg, 0, 1023, &o->device))
                 return ZC__USAGE("--device needs a GPU number, got '%s'", optarg);
+            device_set = 1;
+            break;
+        case O_DEVICES:
+            o->devices_text = optarg;
             break;
         case O_FRAMES:
             if (!zc__parse_u64(optarg, 1, 1000000000000ull, &o->frames))
@@ -362,6 +372,26 @@ static int zc__stream_parse(int argc, char **argv, zc_stream_opts *o)
         return ZC__USAGE("a frame must hold a multiple of 4 values (16 bytes); %zu samples x %zu "
                          "channels do not",
                          o->frame_samples, o->channels);
+    if (o->devices_text != NULL) {
+        int modes = 0;
+        for (int i = 0; i < ZC_STREAM_MODE_COUNT; i++)
+            modes += o->modes[i];
+        int devices[ZC_DEVICE_LIST_MAX];
+        size_t n = 0;
+        /* The form here (no GPU needed); the range once the machine's GPUs are known. */
+        if (strcmp(o->devices_text, "all") != 0 &&
+            zc_device_list_parse(o->devices_text, INT_MAX, devices, ZC_DEVICE_LIST_MAX, &n) !=
+                ZC_OK)
+            return ZC__USAGE("--devices: %s", zc_last_error());
+        if (device_set)
+            return ZC__USAGE("give --device or --devices, not both");
+        if (modes != 1 || (o->modes[ZC_STREAM_ZEROCOPY] && o->protocols == 3))
+            return ZC__USAGE("--devices runs one mode (and one zerocopy protocol) at a time");
+        if (o->paced_rate > 0)
+            return ZC__USAGE("--devices does not take --paced");
+        if (o->policy == ZC_RING_FULL_DROP)
+            return ZC__USAGE("--devices keeps every frame in order: --policy drop does not apply");
+    }
     if (o->output != NULL && o->json != NULL && strcmp(o->output, "-") == 0 &&
         strcmp(o->json, "-") == 0)
         return ZC__USAGE("--output - and --json - cannot share stdout");
@@ -404,6 +434,8 @@ int zc_cmd_stream(int argc, char **argv)
         st = zc_fir_design_lowpass(o.cutoff_hz / o.rate, o.ntaps, o.taps);
     if (st != ZC_OK)
         return zc_cli_fail("stream", "designing the filter", st);
+    if (o.devices_text != NULL)
+        return zc_stream_multi(&o, argc, argv);
     zc_device_info dev;
     st = zc_device_info_get(o.device, &dev);
     if (st != ZC_OK)

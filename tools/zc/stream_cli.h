@@ -45,6 +45,7 @@ typedef struct zc_stream_opts {
     int no_pin;
     const char *json;
     uint64_t timeout_ns;
+    const char *devices_text; /* --devices: "all" or "0,1"; NULL: --device alone */
 } zc_stream_opts;
 
 /* Where the host thread runs, and what might disturb it. */
@@ -117,6 +118,10 @@ void zc_stream_host_sample(zc_stream_host *host);
 /* Run mode (with protocol for zerocopy) over src; out (may be NULL) receives results. */
 void zc_stream_run(const zc_stream_opts *o, zc_stream_mode mode, zc_ring_protocol protocol,
                    zc_stream_source *src, FILE *out, zc_stream_result *r);
+
+/* zc stream --devices: one mode over several GPUs, frames round-robin (stream_multi.c);
+ * gives the exit code. */
+int zc_stream_multi(const zc_stream_opts *o, int argc, char **argv);
 
 /* The JSON document of a finished command. */
 cJSON *zc_stream_json(const zc_stream_opts *o, int argc, char **argv, const zc_device_info *dev,
