@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cuda_runtime_api.h>
+
 #include "cli.h"
 #include "cli_json.h"
 #include "stream_cli.h"
@@ -51,6 +53,7 @@ typedef struct zc__mrun {
     uint64_t verified;
     double seconds;   /* from the first measured publication to the last result */
     int order_broken; /* a result came from the wrong frame */
+    int current;      /* the device made current last, -1 before the first */
     FILE *out;
     zc_status status;
     char error[512];
@@ -61,6 +64,26 @@ static zc_status zc__mfail(zc__mrun *m, zc_status st, const char *what)
     m->status = st;
     snprintf(m->error, sizeof m->error, "%s: %s: %s", what, zc_status_str(st), zc_last_error());
     return st;
+}
+
+/*
+ * Make g's GPU current before any call on its filter: the launch modes launch kernels and queue
+ * copies on that GPU's stream, which the runtime takes only with that GPU current.
+ */
+static zc_status zc__mon(zc__mrun *m, const zc__mgpu *g)
+{
+    if (m->current == g->device)
+        return ZC_OK;
+    cudaError_t e = cudaSetDevice(g->device);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        m->status = ZC_ERR_CUDA;
+        snprintf(m->error, sizeof m->error, "cudaSetDevice(%d): %s", g->device,
+                 cudaGetErrorName(e));
+        return ZC_ERR_CUDA;
+    }
+    m->current = g->device;
+    return ZC_OK;
 }
 
 static double zc__mabs(double x)
@@ -111,7 +134,10 @@ static zc_status zc__mtake(zc__mrun *m, int blocking)
     zc__mgpu *g = &m->g[k % m->n];
     const float *res = NULL;
     uint64_t seq = 0;
-    zc_status st = zc_filter_result_wait(g->f, blocking ? m->o->timeout_ns : 0, &res, &seq);
+    zc_status st = zc__mon(m, g);
+    if (st != ZC_OK)
+        return st;
+    st = zc_filter_result_wait(g->f, blocking ? m->o->timeout_ns : 0, &res, &seq);
     if (st == ZC_ERR_TIMEOUT && !blocking)
         return st;
     if (st != ZC_OK)
@@ -203,6 +229,8 @@ static zc_status zc__mloop(zc__mrun *m, zc_stream_source *src, float *frame, flo
                 return st;
         uint64_t t0 = zc_clock_ns(), seq = 0;
         float *buf = NULL;
+        if ((st = zc__mon(m, g)) != ZC_OK)
+            return st;
         if ((st = zc_filter_acquire(g->f, &buf)) != ZC_OK)
             return zc__mfail(m, st, "acquiring a frame buffer");
         const float *input = frame;
@@ -353,6 +381,8 @@ static void zc__mmode(const zc_stream_opts *o, zc_stream_mode *mode_p, zc_ring_p
 static void zc__mfree(zc__mrun *m)
 {
     for (size_t i = m->n; i-- > 0;) {
+        if (m->g[i].f != NULL && cudaSetDevice(m->g[i].device) != cudaSuccess)
+            (void)cudaGetLastError();
         zc_filter_destroy(m->g[i].f);
         free(m->g[i].replay);
         free(m->g[i].lat);
@@ -379,6 +409,7 @@ int zc_stream_multi(const zc_stream_opts *o, int argc, char **argv)
     static zc__mrun m; /* large; one per process */
     memset(&m, 0, sizeof m);
     m.o = o;
+    m.current = -1; /* zc_filter_create makes each GPU current in turn */
     int devices[ZC_DEVICE_LIST_MAX];
     if (zc_device_list_parse(o->devices_text, count, devices, ZC_DEVICE_LIST_MAX, &m.n) != ZC_OK) {
         fprintf(stderr, "zc stream: --devices: %s\n", zc_last_error());
