@@ -29,6 +29,7 @@ static const char *zc__group_title(const char *group)
         {"crossover", "Crossover: read each byte k times (microseconds per job)"},
         {"overlap", "Overlap: chunked pipeline on streams (GB/s of input processed)"},
         {"alloc", "Allocation cost (microseconds)"},
+        {"multigpu", "Several GPUs: host to all at once, GPU to GPU (GB/s; --devices)"},
     };
     for (size_t i = 0; i < sizeof titles / sizeof titles[0]; i++)
         if (strcmp(titles[i].group, group) == 0)
