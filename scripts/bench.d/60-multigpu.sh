@@ -44,17 +44,34 @@ else
 fi
 
 # The figures the issue asks for, from the JSON.
-python3 - "$results/multigpu.json" <<'PY' | tee "$results/multigpu-summary.txt"
-import json, sys
-try:
-    doc = json.load(open(sys.argv[1]))
-except (OSError, ValueError) as e:
-    print(f"cannot read {sys.argv[1]}: {e}")
-    sys.exit(0)
-print(f"multi-GPU cases on GPUs {doc.get('devices')}:")
-for c in doc.get("cases", []):
-    print(f"  {c['key']}: {c['outcome']}" + (f": {c['reason']}" if c["reason"] else ""))
-    for p in c.get("points", []):
-        print(f"      {p['bytes'] >> 20:5d} MiB  {p['variant']:<36s} {p['stats']['median']:8.2f} GB/s")
+python3 - "$results" <<'PY' | tee "$results/multigpu-summary.txt"
+import json, os, sys
+
+def load(name):
+    try:
+        with open(os.path.join(sys.argv[1], name)) as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        print(f"cannot read {name}: {e}")
+        return None
+
+doc = load("multigpu.json")
+if doc:
+    print(f"multi-GPU cases on GPUs {doc.get('devices')}:")
+    for c in doc.get("cases", []):
+        print(f"  {c['key']}: {c['outcome']}" + (f": {c['reason']}" if c["reason"] else ""))
+        for p in c.get("points", []):
+            print(f"      {p['bytes'] >> 20:5d} MiB  {p['variant']:<36s} {p['stats']['median']:8.2f} GB/s")
+one, every = load("stream_multigpu_1.json"), load("stream_multigpu_all.json")
+if one and every and one.get("status") == "OK" and every.get("status") == "OK":
+    a, b = one["total"]["gb_per_s"], every["total"]["gb_per_s"]
+    ratio = b / a if a > 0 else 0.0
+    print(f"zc stream 1 MiB frames: GPU 0 alone {a:.2f} GB/s, GPUs {every['devices']} {b:.2f} GB/s: "
+          f"{ratio:.2f}x ({'PASS' if ratio >= 1.8 else 'MISS'}: target >= 1.8x); "
+          f"in order {every['verification']['in_order']}, "
+          f"largest relative error {every['verification']['max_rel_error']}")
+    for g in every["per_gpu"]:
+        print(f"      GPU {g['device']}: {g['frames']:.0f} frames, {g['gb_per_s']:.2f} GB/s, "
+              f"p50 {g['latency_us']['median']:.1f} us")
 PY
 exit $status
