@@ -223,6 +223,7 @@ static void zc__mdevs_destroy(zc_bench_ctx *ctx, zc__mdev *devs)
         zc__mdev *d = &devs[i];
         if (cudaSetDevice(d->device) != cudaSuccess) {
             (void)cudaGetLastError();
+            free(d->spans);
             continue;
         }
         if (d->stream)
@@ -257,7 +258,11 @@ static zc_status zc__mpeer_enable(zc__mdev *devs, int a, int b)
         (void)cudaGetLastError(); /* the caller's own: leave it on after the case */
         return ZC_OK;
     }
-    ZC_CUDA_RETURN(e);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return ZC_FAIL(ZC_ERR_CUDA, "cudaDeviceEnablePeerAccess(%d) with GPU %d current: %s (%s)",
+                       devs[b].device, devs[a].device, cudaGetErrorName(e), cudaGetErrorString(e));
+    }
     devs[a].peer_enabled[b] = 1;
     return ZC_OK;
 }
