@@ -30,6 +30,9 @@ extern const size_t zc__shape_count;
 #define ZC__SHAPE_DEFAULT 6 /* "u4 b8 t256" */
 
 size_t zc__copy_sizes(const zc_bench_ctx *ctx, const size_t **sizes_p);
+/* Bytes one copy sample moves per direction: enough that per-copy overheads (and, across
+ * several GPUs, the skew of their starts) fade. */
+size_t zc__copy_target(const zc_bench_ctx *ctx);
 size_t zc__sm_sizes(const zc_bench_ctx *ctx, const size_t **sizes_p);
 size_t zc__sm_one_size(const zc_bench_ctx *ctx);
 size_t zc__sm_launches(const zc_bench_ctx *ctx, size_t bytes, int device);

@@ -24,8 +24,7 @@ size_t zc__copy_sizes(const zc_bench_ctx *ctx, const size_t **sizes_p)
                            sizes_p);
 }
 
-/* Bytes one sample moves per direction: enough that per-copy overheads fade. */
-static size_t zc__copy_target(const zc_bench_ctx *ctx)
+size_t zc__copy_target(const zc_bench_ctx *ctx)
 {
     switch (ctx->config.mode) {
     case ZC_BENCH_QUICK:

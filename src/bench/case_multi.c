@@ -55,19 +55,6 @@ static const size_t zc__multi_quick[] = {64u << 20};
 static const size_t zc__multi_default[] = {256u << 20};
 static const size_t zc__multi_full[] = {256u << 20, 1u << 30};
 
-/* Bytes one job moves per sample: enough that the start's skew between GPUs fades. */
-static size_t zc__multi_target(const zc_bench_ctx *ctx)
-{
-    switch (ctx->config.mode) {
-    case ZC_BENCH_QUICK:
-        return (size_t)256 << 20;
-    case ZC_BENCH_FULL:
-        return (size_t)2 << 30;
-    default:
-        return (size_t)1 << 30;
-    }
-}
-
 static zc_status zc__mjob_enqueue(const zc__mset *s, const zc__mjob *j, size_t slot)
 {
     const zc__mdev *d = &s->devs[j->at];
@@ -477,7 +464,7 @@ out:
 
 static size_t zc__mreps(const zc_bench_ctx *ctx, size_t bytes)
 {
-    size_t reps = (zc__multi_target(ctx) + bytes - 1) / bytes;
+    size_t reps = (zc__copy_target(ctx) + bytes - 1) / bytes;
     return reps > ZC__BENCH_QUEUE_MAX ? ZC__BENCH_QUEUE_MAX : reps ? reps : 1;
 }
 

@@ -9,25 +9,9 @@
 
 #include "zerocopy/bench.h"
 
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        fail_msg("cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = malloc((size_t)n + 1);
-    assert_non_null(text);
-    assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
-    text[n] = '\0';
-    fclose(f);
-    return text;
-}
-
 static cJSON *read_json(const char *path)
 {
-    char *text = read_file(path);
+    char *text = zc_test_read_file(path, NULL);
     cJSON *doc = cJSON_Parse(text);
     free(text);
     if (doc == NULL)
@@ -121,7 +105,7 @@ static void test_quick_runs_and_verifies_every_case(void **state)
     }
     cJSON_Delete(doc);
 
-    char *text = read_file(csv);
+    char *text = zc_test_read_file(csv, NULL);
     assert_non_null(strstr(text, "key,group,technique"));
     assert_non_null(strstr(text, "copy.h2d.pinned,copy,pinned,h2d,ok"));
     free(text);

@@ -11,23 +11,6 @@
 
 static int g_count;
 
-static char *slurp(const char *path, size_t *len_p)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        fail_msg("cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *data = malloc((size_t)n + 1);
-    assert_non_null(data);
-    assert_int_equal(fread(data, 1, (size_t)n, f), (size_t)n);
-    data[n] = '\0';
-    fclose(f);
-    *len_p = (size_t)n;
-    return data;
-}
-
 static void run_ok(const char *const *args)
 {
     zc_test_output r;
@@ -41,7 +24,7 @@ static void run_ok(const char *const *args)
 static void check_json(const char *path, const char *protocol_mode, double frames)
 {
     size_t len = 0;
-    char *text = slurp(path, &len);
+    char *text = zc_test_read_file(path, &len);
     cJSON *doc = cJSON_Parse(text);
     free(text);
     assert_non_null(doc);
@@ -84,7 +67,7 @@ static void test_round_robin_matches_one_gpu(void **state)
                             "--output", all, "--json", json, NULL});
     check_json(json, "zerocopy-ll", 600);
     size_t n1 = 0, n2 = 0;
-    char *a = slurp(one, &n1), *b = slurp(all, &n2);
+    char *a = zc_test_read_file(one, &n1), *b = zc_test_read_file(all, &n2);
     assert_int_equal(n1, (size_t)600 * 4096 * 4);
     assert_int_equal(n2, n1);
     const float *x = (const float *)a, *y = (const float *)b;

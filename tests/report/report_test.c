@@ -57,23 +57,6 @@ int report_test_run(const char *const *argv, const char *out_path)
     return WEXITSTATUS(status);
 }
 
-char *report_test_read(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        fail_msg("cannot open %s", path);
-    assert_int_equal(fseek(f, 0, SEEK_END), 0);
-    long len = ftell(f);
-    assert_true(len >= 0);
-    rewind(f);
-    char *text = malloc((size_t)len + 1);
-    assert_non_null(text);
-    assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
-    text[len] = '\0';
-    fclose(f);
-    return text;
-}
-
 void report_test_cleanup(const char *dir)
 {
     DIR *d = opendir(dir);

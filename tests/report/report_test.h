@@ -1,4 +1,4 @@
-/* Helpers of the report tests: scratch folders, running programs, reading files. */
+/* Helpers of the report tests: scratch folders and running programs. */
 #ifndef ZC_REPORT_TEST_H
 #define ZC_REPORT_TEST_H
 
@@ -13,9 +13,6 @@ int report_test_have(const char *program);
 /* Run argv (argv[0] searched on PATH) with stdout into out_path (may be NULL: discarded) and
  * stderr discarded; its exit code, or -1 when it could not run or was killed. */
 int report_test_run(const char *const *argv, const char *out_path);
-
-/* A whole file, NUL-terminated (malloc'd); fails the test when unreadable. */
-char *report_test_read(const char *path);
 
 /* Remove the scratch folder and what is in it (one level). */
 void report_test_cleanup(const char *dir);

@@ -56,7 +56,7 @@ static void test_report_in_browser(void **state)
     int rc = report_test_run(dump, dom);
     if (rc != 0)
         fail_msg("%s --dump-dom exited with %d", browser, rc);
-    char *text = report_test_read(dom);
+    char *text = zc_test_read_file(dom, NULL);
     if (strstr(text, "data-checked=\"1\"") == NULL)
         fail_msg("the page's check script did not run (no data-checked on <body>)");
     const char *count = strstr(text, "data-image-count=\"");
@@ -93,7 +93,7 @@ static void test_report_in_browser(void **state)
         fail_msg("%s --screenshot exited with %d", browser, rc);
     const char *check[] = {"python3", ZC_REPORT_FIXTURES "/png_stats.py", png, NULL};
     rc = report_test_run(check, stats);
-    text = report_test_read(stats);
+    text = zc_test_read_file(stats, NULL);
     if (rc != 0)
         fail_msg("png_stats.py exited with %d: %s", rc, text);
     int width = 0, height = 0, colours = 0;

@@ -31,7 +31,7 @@ static char *make_report(const char *dir, const char *const *env, const char *in
         fail_msg("zc report exit %d: %s", r.exit_code, r.err);
     assert_non_null(strstr(r.out, out));
     zc_test_output_free(&r);
-    char *dot_text = report_test_read(dot);
+    char *dot_text = zc_test_read_file(dot, NULL);
     /* The picture: every host memory kind, the link, copy engines, SMs, device memory, and the
      * two kinds of path drawn in different styles. */
     static const char *const nodes[] = {"pageable [", "pinned [",  "wc [",   "registered [",
@@ -46,7 +46,7 @@ static char *make_report(const char *dir, const char *const *env, const char *in
     assert_non_null(strstr(dot_text, "51.4 GB/s")); /* mapped read, measured */
     assert_non_null(strstr(dot_text, "PCIe Gen5 x16"));
     free(dot_text);
-    return report_test_read(out);
+    return zc_test_read_file(out, NULL);
 }
 
 static void test_full_page(void **state)
@@ -157,7 +157,7 @@ static void test_names_stay_in_titles(void **state)
     if (r.exit_code != 0)
         fail_msg("zc report exit %d: %s", r.exit_code, r.err);
     zc_test_output_free(&r);
-    char *text = report_test_read(scripts);
+    char *text = zc_test_read_file(scripts, NULL);
     /* Both stream plots were drawn, and no line of any script starts a command of the name. */
     assert_non_null(strstr(text, "Frame round-trip latency"));
     assert_non_null(strstr(text, "Distribution of frame latency"));

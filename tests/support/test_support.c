@@ -146,6 +146,25 @@ void zc_test_output_free(zc_test_output *result)
     result->out = result->err = NULL;
 }
 
+char *zc_test_read_file(const char *path, size_t *len_p)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        fail_msg("cannot open %s", path);
+    assert_int_equal(fseek(f, 0, SEEK_END), 0);
+    long len = ftell(f);
+    assert_true(len >= 0);
+    rewind(f);
+    char *text = malloc((size_t)len + 1);
+    assert_non_null(text);
+    assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
+    text[len] = '\0';
+    fclose(f);
+    if (len_p != NULL)
+        *len_p = (size_t)len;
+    return text;
+}
+
 static uint64_t zc__xorshift(uint64_t *state)
 {
     uint64_t x = *state;

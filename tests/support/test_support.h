@@ -65,6 +65,10 @@ void zc_test_expect_zc(const char *const *args, const char *const *env, int exit
 /* Free what zc_test_run_zc allocated. */
 void zc_test_output_free(zc_test_output *result);
 
+/* The whole file at path, NUL-terminated, its length in *len_p (may be NULL); fails the test
+ * when it cannot be read. Free with free(). */
+char *zc_test_read_file(const char *path, size_t *len_p);
+
 /* Fill n bytes with a pattern seeded by seed (xorshift), never all zeros. */
 void zc_test_fill_pattern(void *data, size_t n, uint64_t seed);
 
