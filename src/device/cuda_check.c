@@ -39,6 +39,10 @@ zc_status zc__cuda_status(cudaError_t error, const char *call, const char *file,
 {
     if (error == cudaSuccess)
         return ZC_OK;
+    /* The failure is reported here and handled by the caller: take it out of the runtime's
+     * last-error slot, so that a later launch check (cudaGetLastError) does not report it a
+     * second time as the launch's. Sticky errors stay whatever is done. */
+    (void)cudaGetLastError();
     return zc__fail(zc__cuda_error_to_status(error), file, line, "%s failed: %s (%s)", call,
                     cudaGetErrorName(error), cudaGetErrorString(error));
 }

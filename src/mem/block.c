@@ -8,7 +8,6 @@
 
 #include "core/error.h"
 #include "device/cuda_check.h"
-#include "mem/mem_cuda.h"
 #include "mem/caps.h"
 #include "mem/pages.h"
 
@@ -102,7 +101,7 @@ static zc_status zc__host_device_pointer(void *host, int required, void **dev_p)
     cudaError_t error = cudaHostGetDevicePointer(&dev, host, 0);
     if (error != cudaSuccess) {
         if (required)
-            return ZC_MEM_CUDA(error);
+            return ZC_CUDA(error);
         (void)cudaGetLastError();
         dev = NULL;
     }
@@ -128,7 +127,7 @@ static zc_status zc__make_pinned(const char *fn, zc__block *b, const zc__caps *c
             rflags |= cudaHostRegisterPortable;
         if (mapped)
             rflags |= cudaHostRegisterMapped;
-        status = ZC_MEM_CUDA(cudaHostRegister(b->map_base, b->map_len, rflags));
+        status = ZC_CUDA(cudaHostRegister(b->map_base, b->map_len, rflags));
         if (status == ZC_OK) {
             b->method = ZC_METHOD_MMAP_REGISTER;
         } else {
@@ -147,7 +146,7 @@ static zc_status zc__make_pinned(const char *fn, zc__block *b, const zc__caps *c
             hflags |= cudaHostAllocMapped;
         if (b->flags & ZC_BUFFER_FLAG_WRITE_COMBINED)
             hflags |= cudaHostAllocWriteCombined;
-        status = ZC_MEM_CUDA(cudaHostAlloc(&b->map_base, b->capacity, hflags));
+        status = ZC_CUDA(cudaHostAlloc(&b->map_base, b->capacity, hflags));
         if (status != ZC_OK) {
             b->map_base = NULL;
             return status;
@@ -158,9 +157,9 @@ static zc_status zc__make_pinned(const char *fn, zc__block *b, const zc__caps *c
     status = zc__host_device_pointer(b->host, mapped, &b->dev);
     if (status != ZC_OK) {
         if (b->method == ZC_METHOD_HOST_ALLOC) {
-            zc__mem_cuda_ignore(cudaFreeHost(b->map_base));
+            zc__cuda_ignore(cudaFreeHost(b->map_base));
         } else {
-            zc__mem_cuda_ignore(cudaHostUnregister(b->map_base));
+            zc__cuda_ignore(cudaHostUnregister(b->map_base));
             (void)zc__pages_unmap(b->map_base, b->map_len);
         }
         b->host = b->map_base = NULL;
@@ -190,7 +189,7 @@ static zc_status zc__make_on_device(const char *fn, zc__block *b)
     case ZC_BUFFER_MANAGED: {
         unsigned attach =
             (b->flags & ZC_BUFFER_FLAG_ATTACH_HOST) ? cudaMemAttachHost : cudaMemAttachGlobal;
-        status = ZC_MEM_CUDA(cudaMallocManaged(&b->map_base, b->capacity, attach));
+        status = ZC_CUDA(cudaMallocManaged(&b->map_base, b->capacity, attach));
         if (status == ZC_OK) {
             b->host = b->dev = b->map_base;
             b->method = ZC_METHOD_MALLOC_MANAGED;
@@ -200,7 +199,7 @@ static zc_status zc__make_on_device(const char *fn, zc__block *b)
         break;
     }
     case ZC_BUFFER_DEVICE:
-        status = ZC_MEM_CUDA(cudaMalloc(&b->map_base, b->capacity));
+        status = ZC_CUDA(cudaMalloc(&b->map_base, b->capacity));
         if (status == ZC_OK) {
             b->dev = b->map_base;
             b->method = ZC_METHOD_MALLOC_DEVICE;
@@ -292,20 +291,20 @@ zc_status zc__block_register(const char *fn, void *ptr, size_t size, unsigned fl
         rflags |= cudaHostRegisterMapped;
     if (flags & ZC_BUFFER_FLAG_READ_ONLY)
         rflags |= cudaHostRegisterReadOnly;
-    status = ZC_MEM_CUDA(cudaHostRegister(ptr, size, rflags));
+    status = ZC_CUDA(cudaHostRegister(ptr, size, rflags));
     if (status == ZC_OK) {
         b->host = b->map_base = ptr;
         b->method = ZC_METHOD_USER_REGISTER;
         status = zc__host_device_pointer(ptr, (flags & ZC_BUFFER_FLAG_MAPPED) != 0, &b->dev);
         if (status != ZC_OK) {
-            zc__mem_cuda_ignore(cudaHostUnregister(ptr));
+            zc__cuda_ignore(cudaHostUnregister(ptr));
             b->method = ZC_METHOD_NONE;
         }
     }
     status = zc__device_leave(previous, status);
     if (status != ZC_OK) {
         if (b->method == ZC_METHOD_USER_REGISTER)
-            zc__mem_cuda_ignore(cudaHostUnregister(ptr));
+            zc__cuda_ignore(cudaHostUnregister(ptr));
         free(b);
         return status;
     }
@@ -326,22 +325,22 @@ zc_status zc__block_release(zc__block *b)
         status = zc__pages_unmap(b->map_base, b->map_len);
         break;
     case ZC_METHOD_HOST_ALLOC:
-        status = ZC_MEM_CUDA(cudaFreeHost(b->map_base));
+        status = ZC_CUDA(cudaFreeHost(b->map_base));
         break;
     case ZC_METHOD_MMAP_REGISTER: {
         /* Unpin first: the pages must stay mapped while the driver still holds them. */
-        status = ZC_MEM_CUDA(cudaHostUnregister(b->map_base));
+        status = ZC_CUDA(cudaHostUnregister(b->map_base));
         zc_status unmapped = zc__pages_unmap(b->map_base, b->map_len);
         if (status == ZC_OK)
             status = unmapped;
         break;
     }
     case ZC_METHOD_USER_REGISTER:
-        status = ZC_MEM_CUDA(cudaHostUnregister(b->map_base));
+        status = ZC_CUDA(cudaHostUnregister(b->map_base));
         break;
     case ZC_METHOD_MALLOC_MANAGED:
     case ZC_METHOD_MALLOC_DEVICE:
-        status = ZC_MEM_CUDA(cudaFree(b->map_base));
+        status = ZC_CUDA(cudaFree(b->map_base));
         break;
     case ZC_METHOD_NONE:
         break;

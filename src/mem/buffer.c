@@ -5,7 +5,6 @@
 
 #include "core/error.h"
 #include "device/cuda_check.h"
-#include "mem/mem_cuda.h"
 #include "mem/block.h"
 #include "mem/caps.h"
 #include "mem/pool_internal.h"

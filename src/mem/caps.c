@@ -8,7 +8,6 @@
 
 #include "core/error.h"
 #include "device/cuda_check.h"
-#include "mem/mem_cuda.h"
 
 #define ZC__MAX_DEVICES 64
 
@@ -45,7 +44,7 @@ zc_status zc__caps_device_count(const char *fn, int *count_p)
 static zc_status zc__read_attr(int device, enum cudaDeviceAttr attr, const char *name, int *v)
 {
     cudaError_t error = cudaDeviceGetAttribute(v, attr, device);
-    return zc__mem_cuda(error, name, __FILE__, __LINE__);
+    return zc__cuda_status(error, name, __FILE__, __LINE__);
 }
 
 #define ZC__READ(attr, field)                                                                      \
@@ -96,9 +95,9 @@ zc_status zc__caps_get(const char *fn, int device, zc__caps *caps_p)
 zc_status zc__device_enter(int device, int *previous_p)
 {
     int previous = 0;
-    ZC_MEM_CUDA_RETURN(cudaGetDevice(&previous));
+    ZC_CUDA_RETURN(cudaGetDevice(&previous));
     if (previous != device)
-        ZC_MEM_CUDA_RETURN(cudaSetDevice(device));
+        ZC_CUDA_RETURN(cudaSetDevice(device));
     *previous_p = previous;
     return ZC_OK;
 }
@@ -107,12 +106,12 @@ zc_status zc__device_leave(int previous, zc_status status)
 {
     /* After a failure, keep its detail: restoring is then best effort and silent. */
     if (status != ZC_OK) {
-        zc__mem_cuda_ignore(cudaSetDevice(previous));
+        zc__cuda_ignore(cudaSetDevice(previous));
         return status;
     }
     int current = previous;
-    zc_status restore = ZC_MEM_CUDA(cudaGetDevice(&current));
+    zc_status restore = ZC_CUDA(cudaGetDevice(&current));
     if (restore == ZC_OK && current != previous)
-        restore = ZC_MEM_CUDA(cudaSetDevice(previous));
+        restore = ZC_CUDA(cudaSetDevice(previous));
     return restore;
 }

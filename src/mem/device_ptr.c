@@ -7,7 +7,6 @@
 #include "device/cuda_check.h"
 #include "mem/block.h"
 #include "mem/caps.h"
-#include "mem/mem_cuda.h"
 #include "mem/registry.h"
 
 /* The mask has one bit per GPU; GPUs past the 64th are left out of it. */
@@ -39,7 +38,7 @@ static int zc__peer_enabled(int from, int to)
         (void)cudaGetLastError();
         enabled = 1;
     } else if (probe == cudaSuccess) {
-        zc__mem_cuda_ignore(cudaDeviceDisablePeerAccess(to));
+        zc__cuda_ignore(cudaDeviceDisablePeerAccess(to));
     } else {
         (void)cudaGetLastError();
     }
@@ -124,7 +123,7 @@ static zc_status zc__host_ptr_on(const char *fn, const zc__ptr_snapshot *s, int 
     if (status != ZC_OK)
         return status;
     void *dev = NULL;
-    status = ZC_MEM_CUDA(cudaHostGetDevicePointer(&dev, s->host, 0));
+    status = ZC_CUDA(cudaHostGetDevicePointer(&dev, s->host, 0));
     status = zc__device_leave(previous, status);
     if (status != ZC_OK)
         return status;

@@ -5,7 +5,6 @@
 
 #include "core/error.h"
 #include "device/cuda_check.h"
-#include "mem/mem_cuda.h"
 #include "mem/caps.h"
 #include "mem/registry.h"
 
@@ -81,9 +80,9 @@ ZC_EXTERN zc_status zc_buffer_prefetch(const zc_buffer *buf, size_t offset, size
                        "%s: prefetching needs concurrentManagedAccess, which device %d lacks", fn,
                        device == ZC_DEVICE_HOST ? owner : device);
 #if CUDART_VERSION >= 13000
-    return ZC_MEM_CUDA(cudaMemPrefetchAsync(start, length, loc, 0, (cudaStream_t)stream));
+    return ZC_CUDA(cudaMemPrefetchAsync(start, length, loc, 0, (cudaStream_t)stream));
 #else
-    return ZC_MEM_CUDA(cudaMemPrefetchAsync(
+    return ZC_CUDA(cudaMemPrefetchAsync(
         start, length, device == ZC_DEVICE_HOST ? cudaCpuDeviceId : device, (cudaStream_t)stream));
 #endif
 }
@@ -125,9 +124,9 @@ ZC_EXTERN zc_status zc_buffer_advise(const zc_buffer *buf, size_t offset, size_t
     if (status != ZC_OK)
         return status;
 #if CUDART_VERSION >= 13000
-    return ZC_MEM_CUDA(cudaMemAdvise(start, length, what, loc));
+    return ZC_CUDA(cudaMemAdvise(start, length, what, loc));
 #else
-    return ZC_MEM_CUDA(
+    return ZC_CUDA(
         cudaMemAdvise(start, length, what, device == ZC_DEVICE_HOST ? cudaCpuDeviceId : device));
 #endif
 }

@@ -7,7 +7,6 @@
 
 #include "core/error.h"
 #include "device/cuda_check.h"
-#include "mem/mem_cuda.h"
 #include "mem/caps.h"
 #include "mem/device_ptr.h"
 #include "mem/registry.h"
@@ -82,7 +81,7 @@ ZC_EXTERN zc_status zc_pointer_query(const void *ptr, zc_pointer_info *info_p)
     }
     if (!info.from_zerocopy) {
         struct cudaPointerAttributes attr;
-        zc_status status = ZC_MEM_CUDA(cudaPointerGetAttributes(&attr, ptr));
+        zc_status status = ZC_CUDA(cudaPointerGetAttributes(&attr, ptr));
         if (status != ZC_OK)
             return status;
         switch (attr.type) {

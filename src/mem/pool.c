@@ -8,7 +8,6 @@
 
 #include "core/error.h"
 #include "device/cuda_check.h"
-#include "mem/mem_cuda.h"
 #include "mem/block.h"
 #include "mem/caps.h"
 #include "mem/pool_core.h"
@@ -35,7 +34,7 @@ static int zc__event_done(void *ctx, void *event)
 static void zc__event_destroy(void *ctx, void *event)
 {
     (void)ctx;
-    zc__mem_cuda_ignore(cudaEventDestroy((cudaEvent_t)event));
+    zc__cuda_ignore(cudaEventDestroy((cudaEvent_t)event));
 }
 
 /* Release a block the pool holds: wait for its last use, forget it, free its memory. */
@@ -43,8 +42,8 @@ static void zc__release(void *ctx, void *block, void *event)
 {
     (void)ctx;
     if (event != NULL) {
-        zc__mem_cuda_ignore(cudaEventSynchronize((cudaEvent_t)event));
-        zc__mem_cuda_ignore(cudaEventDestroy((cudaEvent_t)event));
+        zc__cuda_ignore(cudaEventSynchronize((cudaEvent_t)event));
+        zc__cuda_ignore(cudaEventDestroy((cudaEvent_t)event));
     }
     zc__registry_lock();
     zc__registry_remove(block);
@@ -208,11 +207,11 @@ zc_status zc__pool_return(zc_pool *pool, zc_buffer *buf, struct CUstream_st *str
             if (status != ZC_OK)
                 return status;
         }
-        status = ZC_MEM_CUDA(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+        status = ZC_CUDA(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
         if (status == ZC_OK) {
-            status = ZC_MEM_CUDA(cudaEventRecord(event, (cudaStream_t)stream));
+            status = ZC_CUDA(cudaEventRecord(event, (cudaStream_t)stream));
             if (status != ZC_OK) {
-                zc__mem_cuda_ignore(cudaEventDestroy(event));
+                zc__cuda_ignore(cudaEventDestroy(event));
                 event = NULL;
             }
         }
@@ -220,7 +219,7 @@ zc_status zc__pool_return(zc_pool *pool, zc_buffer *buf, struct CUstream_st *str
             status = zc__device_leave(previous, status);
         if (status != ZC_OK) {
             if (event != NULL)
-                zc__mem_cuda_ignore(cudaEventDestroy(event));
+                zc__cuda_ignore(cudaEventDestroy(event));
             return status;
         }
     }
@@ -241,7 +240,7 @@ zc_status zc__pool_return(zc_pool *pool, zc_buffer *buf, struct CUstream_st *str
     }
     pthread_mutex_unlock(&pool->lock);
     if (status != ZC_OK && event != NULL)
-        zc__mem_cuda_ignore(cudaEventDestroy(event));
+        zc__cuda_ignore(cudaEventDestroy(event));
     return status;
 }
 
