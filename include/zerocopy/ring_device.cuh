@@ -27,9 +27,10 @@
  *   }
  *
  * Memory ordering (DESIGN.md): host-written words are read with ld.acquire.sys (stamps,
- * control) or ld.volatile (LL words, which validate themselves); the GPU publishes with
- * st.release.sys after __syncthreads(); nothing here uses __ldg or ld.global.nc, and no word is
- * read-modify-written by both sides. Every poll loop checks the stop word and the host's
+ * control) or ld.volatile (LL words, which validate themselves); FLAG payloads are read with
+ * plain loads after the stamp's acquire and a barrier, and written with plain stores before a
+ * barrier and the stamp's st.release.sys; nothing here uses __ldg or ld.global.nc, and no word
+ * is read-modify-written by both sides. Every poll loop checks the stop word and the host's
  * heartbeat every poll_check_ns, so no wait is unbounded: a host that stops heartbeating for
  * watchdog_ns makes the kernel end by itself.
  */
@@ -67,23 +68,6 @@ __device__ __forceinline__ uint64_t zc_ring_dev_ld_volatile(const uint64_t *p)
     return v;
 }
 
-__device__ __forceinline__ uint32_t zc_ring_dev_ld_volatile32(const uint32_t *p)
-{
-    uint32_t v;
-    asm volatile("ld.volatile.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    return v;
-}
-
-__device__ __forceinline__ uint4 zc_ring_dev_ld_volatile128(const uint4 *p)
-{
-    uint4 v;
-    asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                 : "l"(p)
-                 : "memory");
-    return v;
-}
-
 __device__ __forceinline__ ulonglong2 zc_ring_dev_ld_volatile_pair(const ulonglong2 *p)
 {
     ulonglong2 v;
@@ -102,18 +86,6 @@ __device__ __forceinline__ void zc_ring_dev_st_volatile_pair(ulonglong2 *p, uint
 __device__ __forceinline__ void zc_ring_dev_st_volatile(uint64_t *p, uint64_t v)
 {
     asm volatile("st.volatile.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
-}
-
-__device__ __forceinline__ void zc_ring_dev_st_volatile32(uint32_t *p, uint32_t v)
-{
-    asm volatile("st.volatile.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
-}
-
-__device__ __forceinline__ void zc_ring_dev_st_volatile128(uint4 *p, uint4 v)
-{
-    asm volatile("st.volatile.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v.x), "r"(v.y),
-                 "r"(v.z), "r"(v.w)
-                 : "memory");
 }
 
 /*
@@ -237,11 +209,15 @@ __device__ __forceinline__ uint32_t zc_ring_dev_read(const zc_ring_dev *ring, ui
     const unsigned char *prev =
         ring->in + (uint64_t)zc_ring_slot(seq - 1u, ring->slots) * ring->in_stride;
     if (ring->protocol != ZC_RING_PROTO_LL) {
+        /* Plain loads: thread 0's ld.acquire.sys of the stamp (which also invalidates the SM's
+         * L1) and the barrier after it order these loads after the host's release, so they
+         * need no volatile; plain loads coalesce a warp's requests into whole lines, volatile
+         * ones may not, and the link's read requests are the scarce thing here. */
         const uint32_t *cw = (const uint32_t *)cur, *pw = (const uint32_t *)prev;
         /* The part before the frame, from the previous frame's tail (or zeros). */
         uint32_t neg = first < 0 ? (uint32_t)(-first < (int64_t)count ? -first : count) : 0u;
         for (uint32_t i = threadIdx.x; i < neg; i += blockDim.x)
-            dst[i] = seq > 0 ? zc_ring_dev_ld_volatile32(pw + (words + first + (int64_t)i)) : 0u;
+            dst[i] = seq > 0 ? pw[words + first + (int64_t)i] : 0u;
         const uint32_t *src = cw + (first + (int64_t)neg);
         uint32_t *out = dst + neg, n = count - neg;
         if ((((uintptr_t)src | (uintptr_t)out) & 15u) == 0 && (n & 3u) == 0) {
@@ -255,7 +231,7 @@ __device__ __forceinline__ uint32_t zc_ring_dev_read(const zc_ring_dev *ring, ui
 #pragma unroll
                 for (uint32_t u = 0; u < 4u; u++)
                     if (i + u * step < n4)
-                        v[u] = zc_ring_dev_ld_volatile128(s4 + i + u * step);
+                        v[u] = s4[i + u * step];
 #pragma unroll
                 for (uint32_t u = 0; u < 4u; u++)
                     if (i + u * step < n4)
@@ -263,7 +239,7 @@ __device__ __forceinline__ uint32_t zc_ring_dev_read(const zc_ring_dev *ring, ui
             }
         } else {
             for (uint32_t i = threadIdx.x; i < n; i += blockDim.x)
-                out[i] = zc_ring_dev_ld_volatile32(src + i);
+                out[i] = src[i];
         }
         __syncthreads();
         return ZC_RING_EXIT_NONE;
@@ -417,13 +393,15 @@ __device__ __forceinline__ void zc_ring_dev_write(const zc_ring_dev *ring, uint6
         }
         return;
     }
+    /* Plain stores: zc_ring_dev_publish's barrier and st.release.sys make them visible to the
+     * host before the stamp, and plain stores may be merged into whole lines on the way. */
     uint32_t *dst = (uint32_t *)slot + first;
     if ((first & 3u) == 0 && (count & 3u) == 0 && ((uintptr_t)src & 15u) == 0) {
         for (uint32_t i = threadIdx.x; i < count / 4u; i += blockDim.x)
-            zc_ring_dev_st_volatile128((uint4 *)dst + i, ((const uint4 *)src)[i]);
+            ((uint4 *)dst)[i] = ((const uint4 *)src)[i];
     } else {
         for (uint32_t i = threadIdx.x; i < count; i += blockDim.x)
-            zc_ring_dev_st_volatile32(dst + i, src[i]);
+            dst[i] = src[i];
     }
 }
 
