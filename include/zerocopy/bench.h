@@ -81,6 +81,7 @@ typedef struct zc_bench_config {
     size_t size_count;
     const char *corrupt_key; /* test hook: cases whose key matches corrupt a buffer on purpose */
     double cov_target;       /* repeat until the coefficient of variation is below this */
+    double gate_timeout_s;   /* 0: the mode's own (5 s); longer where queuing is slow (tools) */
     zc_bench_progress_fn progress;
     void *progress_user;
     /* The GPUs of the multi-GPU cases ("multigpu.*"), at most ZC_BENCH_DEVICES_MAX, none twice;

@@ -170,7 +170,8 @@ ZC_EXTERN void zc_bench_config_init(zc_bench_config *config_p)
     memset(config_p, 0, sizeof *config_p);
     config_p->device = 0;
     config_p->mode = ZC_BENCH_DEFAULT;
-    config_p->cov_target = 0.0; /* 0: the mode's own */
+    config_p->cov_target = 0.0;     /* 0: the mode's own */
+    config_p->gate_timeout_s = 0.0; /* 0: the mode's own */
 }
 
 ZC_EXTERN zc_status zc_bench_method_get(zc_bench_mode mode, zc_bench_method *method_p)

@@ -12,6 +12,10 @@ ZC_EXTERN zc_status zc_bench_ctx_create(const zc_bench_config *config, zc_bench_
 {
     ZC_REQUIRE_ARG(config);
     ZC_REQUIRE_ARG(ctx_p);
+    if (!(config->gate_timeout_s >= 0.0 && config->gate_timeout_s <= 3600.0))
+        return ZC_FAIL(ZC_ERR_INVALID_ARG,
+                       "zc_bench_ctx_create: gate_timeout_s %g is not 0 (the default) to 3600",
+                       config->gate_timeout_s);
     if (config->size_count > ZC__BENCH_SIZES_MAX)
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_bench_ctx_create: %zu sizes, at most %d",
                        config->size_count, ZC__BENCH_SIZES_MAX);
@@ -43,6 +47,8 @@ ZC_EXTERN zc_status zc_bench_ctx_create(const zc_bench_config *config, zc_bench_
         return st;
     if (config->cov_target > 0.0)
         method.cov_target = config->cov_target;
+    if (config->gate_timeout_s > 0.0)
+        method.gate_timeout_s = config->gate_timeout_s;
 
     zc_bench_ctx *ctx = calloc(1, sizeof *ctx);
     if (ctx == NULL)

@@ -1,6 +1,7 @@
 /* The case catalogue, key matching, case selection, size lists, names and method. */
 #include "test_support.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "bench/bench_cases.h"
@@ -164,6 +165,16 @@ static void test_names_and_method(void **state)
     zc_bench_ctx *ctx = NULL;
     assert_int_equal(zc_bench_ctx_create(&c, &ctx), ZC_ERR_INVALID_ARG);
     assert_null(ctx);
+    /* So is a gate timeout that is negative, not a number or absurd. */
+    c.size_count = 0;
+    c.sizes = NULL;
+    const double bad_gates[] = {-1.0, NAN, 1e9};
+    for (size_t i = 0; i < 3; i++) {
+        c.gate_timeout_s = bad_gates[i];
+        assert_int_equal(zc_bench_ctx_create(&c, &ctx), ZC_ERR_INVALID_ARG);
+        assert_non_null(strstr(zc_last_error(), "gate_timeout_s"));
+        assert_null(ctx);
+    }
 }
 
 static void test_result_points(void **state)
