@@ -29,8 +29,9 @@
  * Memory ordering (DESIGN.md): host-written words are read with ld.acquire.sys (stamps,
  * control) or ld.volatile (LL words, which validate themselves); FLAG payloads are read with
  * plain loads after the stamp's acquire and a barrier, and written with plain stores before a
- * barrier and the stamp's st.release.sys; nothing here uses __ldg or ld.global.nc, and no word
- * is read-modify-written by both sides. Every poll loop checks the stop word and the host's
+ * barrier and the stamp's st.release.sys (one per frame: blocks count themselves in on a device
+ * memory counter, the last one stamps); release words are relaxed stores after a barrier;
+ * nothing here uses __ldg or ld.global.nc, and no word is read-modify-written by both sides. Every poll loop checks the stop word and the host's
  * heartbeat every poll_check_ns, so no wait is unbounded: a host that stops heartbeating for
  * watchdog_ns makes the kernel end by itself.
  */
@@ -59,6 +60,22 @@ __device__ __forceinline__ uint64_t zc_ring_dev_ld_acquire(const uint64_t *p)
 __device__ __forceinline__ void zc_ring_dev_st_release(uint64_t *p, uint64_t v)
 {
     asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+__device__ __forceinline__ void zc_ring_dev_st_relaxed(uint64_t *p, uint64_t v)
+{
+    asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+/* Count one arrival (device memory, GPU scope, acquire and release); gives the count before. */
+__device__ __forceinline__ uint64_t zc_ring_dev_arrive(uint64_t *counter)
+{
+    uint64_t before;
+    asm volatile("atom.acq_rel.gpu.global.add.u64 %0, [%1], 1;"
+                 : "=l"(before)
+                 : "l"(counter)
+                 : "memory");
+    return before;
 }
 
 __device__ __forceinline__ uint64_t zc_ring_dev_ld_volatile(const uint64_t *p)
@@ -176,7 +193,8 @@ __device__ __forceinline__ uint32_t zc_ring_dev_wait(const zc_ring_dev *ring, ui
         return ZC_RING_EXIT_NONE;
     __shared__ uint32_t zc__wait_why;
     if (threadIdx.x == 0) {
-        const uint64_t *stamp = &ring->in_stamp[zc_ring_slot(seq, ring->slots)];
+        const uint64_t *stamp =
+            &ring->in_stamp[(uint64_t)zc_ring_slot(seq, ring->slots) * ZC_RING_WORD_STRIDE];
         uint32_t why = ZC_RING_EXIT_NONE;
         for (uint32_t spins = 0;; spins++) {
             if (zc_ring_stamp_ready(zc_ring_dev_ld_acquire(stamp), seq))
@@ -360,12 +378,19 @@ out:
     return zc__read_abort;
 }
 
-/* Tell the host that this block no longer needs input frames below seq_end. */
+/*
+ * Tell the host that this block no longer needs input frames below seq_end. A relaxed store,
+ * not a release: the only thing it must not overtake are the block's reads of those frames,
+ * and every one of them has returned its value before the barrier (the values went to dst).
+ * A system-scope release would cost a fence that the GPU's blocks take turns at, once per block
+ * per frame.
+ */
 __device__ __forceinline__ void zc_ring_dev_release(const zc_ring_dev *ring, uint64_t seq_end)
 {
     __syncthreads();
     if (threadIdx.x == 0)
-        zc_ring_dev_st_release(&ring->released[blockIdx.x], seq_end);
+        zc_ring_dev_st_relaxed(&ring->released[(uint64_t)blockIdx.x * ZC_RING_WORD_STRIDE],
+                               seq_end);
 }
 
 /*
@@ -405,16 +430,25 @@ __device__ __forceinline__ void zc_ring_dev_write(const zc_ring_dev *ring, uint6
     }
 }
 
-/* Make this block's part of result seq visible to the host (FLAG: a stamp per block after
- * __syncthreads, stored with release; LL: the words already carry their flags). */
+/*
+ * This block's part of result seq is written (every block calls this once per frame, in order).
+ * LL: nothing to do, the words carry their flags. FLAG: after the barrier, thread 0 counts the
+ * block into the slot's arrivals with a GPU-scope acquire-release atomic, which carries the
+ * block's stores with it; the last block to arrive stores the frame's one stamp with
+ * st.release.sys, which makes every block's stores visible to the host before it. One
+ * system-scope fence per frame instead of one per block: those fences queue behind each other.
+ */
 __device__ __forceinline__ void zc_ring_dev_publish(const zc_ring_dev *ring, uint64_t seq)
 {
     if (ring->protocol == ZC_RING_PROTO_LL)
         return;
     __syncthreads();
     if (threadIdx.x == 0) {
-        uint64_t index = (uint64_t)zc_ring_slot(seq, ring->slots) * ring->consumers + blockIdx.x;
-        zc_ring_dev_st_release(&ring->out_stamp[index], zc_ring_stamp(seq));
+        const uint32_t slot = zc_ring_slot(seq, ring->slots);
+        if (ring->consumers == 1u ||
+            zc_ring_last_arrival(zc_ring_dev_arrive(&ring->arrivals[slot]), ring->consumers))
+            zc_ring_dev_st_release(&ring->out_stamp[(uint64_t)slot * ZC_RING_WORD_STRIDE],
+                                   zc_ring_stamp(seq));
     }
 }
 

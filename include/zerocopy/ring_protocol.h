@@ -44,6 +44,13 @@ typedef enum zc_ring_protocol {
 #define ZC_RING_MAX_CONSUMERS 1024u
 
 /*
+ * 64-bit words between two neighbouring stamps or release words: one per 64-byte cache line.
+ * Words that several writers store into one line, while the other side polls that line, make
+ * the line travel back and forth across PCIe once per store.
+ */
+#define ZC_RING_WORD_STRIDE 8u
+
+/*
  * Control words, in mapped pinned host memory. Each cache line has one writer: the host writes
  * the first line, the GPU the second; neither side ever read-modify-writes the other's words.
  */
@@ -75,10 +82,14 @@ typedef struct zc_ring_dev {
     uint64_t in_stride;  /* bytes between input slots (LL: twice in_bytes) */
     uint64_t out_stride; /* bytes between result slots */
     unsigned char *in;   /* input slots */
-    uint64_t *in_stamp;  /* FLAG: one stamp per input slot */
+    uint64_t *in_stamp;  /* FLAG: [slot * ZC_RING_WORD_STRIDE], one stamp per input slot */
     unsigned char *out;  /* result slots */
-    uint64_t *out_stamp; /* FLAG: [slot * consumers + block], each block stamps its part */
-    uint64_t *released;  /* [block]: frames below this sequence number are free to reuse */
+    uint64_t *out_stamp; /* FLAG: [slot * ZC_RING_WORD_STRIDE], stored by the last block to
+                            finish its part of the result in the slot */
+    uint64_t *released;  /* [block * ZC_RING_WORD_STRIDE]: frames below this sequence number
+                            are free to reuse, as far as that block is concerned */
+    uint64_t *arrivals;  /* device memory, [slot]: blocks that have finished their part of a
+                            result in the slot, counted up for ever (FLAG) */
     zc_ring_ctrl *ctrl;
     uint64_t watchdog_ns;   /* exit when the heartbeat has not moved for this long */
     uint64_t poll_check_ns; /* how often a waiting kernel reads stop and heartbeat */
@@ -191,6 +202,18 @@ ZC_RING_HD uint64_t zc_ring_released_min(const uint64_t *released, uint32_t coun
             worst = behind;
     }
     return head - worst;
+}
+
+/*
+ * FLAG results: a block that has just counted itself into a slot's arrivals (the count before
+ * its own was `before`) is the last of the frame's `consumers` blocks, and stamps the result.
+ * Every block arrives once per frame and no block gets `slots` frames ahead of the slowest (the
+ * host cannot publish that far), so the count reaches a multiple of consumers exactly when a
+ * frame is complete; 64 bits never wrap.
+ */
+ZC_RING_HD int zc_ring_last_arrival(uint64_t before, uint32_t consumers)
+{
+    return (before + 1u) % consumers == 0;
 }
 
 /* The byte range [first, first + count) of a payload of `total` units split among `parts`

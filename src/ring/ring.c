@@ -94,15 +94,16 @@ static zc_status zc__ring_plan(const zc_ring_config *c, size_t in_stride, size_t
 {
     size_t n, at = 0;
     int ok = zc__ring_round(sizeof(zc_ring_ctrl), &at);
+    const size_t word = ZC_RING_WORD_STRIDE * sizeof(uint64_t); /* one line per word */
     l->released = at;
-    ok = ok && zc__size_mul(c->consumers, sizeof(uint64_t), &n) && zc__ring_round(n, &n) &&
+    ok = ok && zc__size_mul(c->consumers, word, &n) && zc__ring_round(n, &n) &&
          zc__size_add(at, n, &at);
     l->in_stamp = at;
-    ok = ok && zc__size_mul(c->slots, sizeof(uint64_t), &n) && zc__ring_round(n, &n) &&
+    ok = ok && zc__size_mul(c->slots, word, &n) && zc__ring_round(n, &n) &&
          zc__size_add(at, n, &at);
     l->out_stamp = at;
-    ok = ok && zc__size_mul((size_t)c->slots * c->consumers, sizeof(uint64_t), &n) &&
-         zc__ring_round(n, &n) && zc__size_add(at, n, &at);
+    ok = ok && zc__size_mul(c->slots, word, &n) && zc__ring_round(n, &n) &&
+         zc__size_add(at, n, &at);
     l->in = at;
     ok = ok && zc__size_mul(c->slots, in_stride, &n) && zc__size_add(at, n, &at);
     l->out = at;
@@ -206,16 +207,14 @@ zc_status zc__ring_setup(zc_ring *ring, const zc_ring_config *config, unsigned c
     ring->in = host + l.in;
     ring->out = host + l.out;
     for (uint32_t i = 0; i < config->consumers; i++)
-        ring->released[i] = first_seq;
+        ring->released[(size_t)i * ZC_RING_WORD_STRIDE] = first_seq;
     /* Stamps start as their previous occupants' too, so any first_seq works, even one whose
      * stamp is 0 after the 64-bit wrap. */
     for (uint32_t i = 0; i < config->slots; i++) {
         uint64_t seq = first_seq + i;
-        uint32_t slot = zc_ring_slot(seq, config->slots);
-        ring->in_stamp[slot] = zc_ring_stamp(seq - config->slots);
-        for (uint32_t b = 0; b < config->consumers; b++)
-            ring->out_stamp[(size_t)slot * config->consumers + b] =
-                zc_ring_stamp(seq - config->slots);
+        size_t at = (size_t)zc_ring_slot(seq, config->slots) * ZC_RING_WORD_STRIDE;
+        ring->in_stamp[at] = zc_ring_stamp(seq - config->slots);
+        ring->out_stamp[at] = zc_ring_stamp(seq - config->slots);
     }
     ring->head = ring->tail = ring->released_seen = first_seq;
     if (config->protocol == ZC_RING_PROTO_LL) {
@@ -235,6 +234,7 @@ zc_status zc__ring_setup(zc_ring *ring, const zc_ring_config *config, unsigned c
     v->released = (uint64_t *)(dev + l.released);
     v->in_stamp = (uint64_t *)(dev + l.in_stamp);
     v->out_stamp = (uint64_t *)(dev + l.out_stamp);
+    v->arrivals = NULL; /* device memory: zc_ring_create (or a CPU test) provides it */
     v->in = dev + l.in;
     v->out = dev + l.out;
     v->watchdog_ns = config->watchdog_ns;
@@ -288,9 +288,18 @@ ZC_EXTERN zc_status zc_ring_create(const zc_ring_config *config, zc_ring **ring_
     st = zc__ring_setup(ring, config, host, dev, 0);
     if (st != ZC_OK)
         goto fail_host;
+    /* The FLAG results' arrival counters: only the GPU's blocks touch them, with atomics, so
+     * they live in device memory (atomics on host memory cross PCIe, where they are not even
+     * native on every machine). */
+    ZC_CUDA_GOTO(cudaMalloc((void **)&ring->arrivals, (size_t)config->slots * sizeof(uint64_t)),
+                 st, fail_stage);
+    ZC_CUDA_GOTO(cudaMemset(ring->arrivals, 0, (size_t)config->slots * sizeof(uint64_t)), st,
+                 fail_arrivals);
+    ring->view.arrivals = ring->arrivals;
     /* Non-blocking, so that work on the legacy default stream (cudaMemcpy, a
      * cudaDeviceSynchronize elsewhere) never waits for the kernel that never ends by itself. */
-    ZC_CUDA_GOTO(cudaStreamCreateWithFlags(&ring->stream, cudaStreamNonBlocking), st, fail_stage);
+    ZC_CUDA_GOTO(cudaStreamCreateWithFlags(&ring->stream, cudaStreamNonBlocking), st,
+                 fail_arrivals);
 
     ring->heartbeat_period_ns = config->watchdog_ns / 8;
     if (ring->heartbeat_period_ns > 50000000ull)
@@ -308,6 +317,8 @@ ZC_EXTERN zc_status zc_ring_create(const zc_ring_config *config, zc_ring **ring_
 
 fail_stream:
     cudaStreamDestroy(ring->stream);
+fail_arrivals:
+    cudaFree(ring->arrivals);
 fail_stage:
     free(ring->in_stage);
     free(ring->out_stage);
@@ -349,6 +360,7 @@ ZC_EXTERN void zc_ring_destroy(zc_ring *ring)
     }
     if (!leak) {
         cudaStreamDestroy(ring->stream);
+        cudaFree(ring->arrivals);
         cudaFreeHost(ring->base);
     }
     free(ring->in_stage);

@@ -24,6 +24,7 @@ struct zc_ring {
     size_t out_stride;
     unsigned char *in_stage;  /* LL: the frame zc_ring_acquire hands out */
     unsigned char *out_stage; /* LL: the decoded result zc_ring_result_wait hands out */
+    uint64_t *arrivals;       /* device memory: FLAG results' arrival counters (view.arrivals) */
     zc_ring_dev view;         /* device addresses */
     cudaStream_t stream;
 

@@ -109,7 +109,8 @@ uint64_t zc__ring_read_released(zc_ring *ring)
     uint64_t values[ZC_RING_MAX_CONSUMERS];
     uint32_t n = ring->config.consumers;
     for (uint32_t i = 0; i < n; i++)
-        values[i] = __atomic_load_n(&ring->released[i], __ATOMIC_ACQUIRE);
+        values[i] =
+            __atomic_load_n(&ring->released[(size_t)i * ZC_RING_WORD_STRIDE], __ATOMIC_ACQUIRE);
     return zc_ring_released_min(values, n, ring->head);
 }
 
@@ -206,7 +207,8 @@ static void zc__ring_commit(zc_ring *ring, const void *ll_src)
         zc__ring_ll_encode((uint64_t *)(ring->in + (size_t)slot * ring->in_stride), ll_src,
                            ring->in_words, ring->head);
     else
-        __atomic_store_n(&ring->in_stamp[slot], zc_ring_stamp(ring->head), __ATOMIC_RELEASE);
+        __atomic_store_n(&ring->in_stamp[(size_t)slot * ZC_RING_WORD_STRIDE],
+                         zc_ring_stamp(ring->head), __ATOMIC_RELEASE);
     __atomic_store_n(&ring->head, ring->head + 1, __ATOMIC_RELEASE);
     ring->counters.published++;
 }
@@ -243,16 +245,12 @@ ZC_EXTERN zc_status zc_ring_push(zc_ring *ring, const void *data, size_t bytes, 
     return ZC_OK;
 }
 
-/* Are all consumers' stamps on result seq there (FLAG)? */
-static int zc__ring_stamps_ready(zc_ring *ring, uint64_t seq)
+/* Is result seq's stamp there (FLAG)? The last of the consumers to finish its part stores it. */
+static int zc__ring_stamp_ready(zc_ring *ring, uint64_t seq)
 {
-    const uint64_t *stamps =
-        ring->out_stamp + (size_t)zc_ring_slot(seq, ring->config.slots) * ring->config.consumers;
-    for (uint32_t b = 0; b < ring->config.consumers; b++) {
-        if (!zc_ring_stamp_ready(__atomic_load_n(&stamps[b], __ATOMIC_ACQUIRE), seq))
-            return 0;
-    }
-    return 1;
+    const uint64_t *stamp =
+        ring->out_stamp + (size_t)zc_ring_slot(seq, ring->config.slots) * ZC_RING_WORD_STRIDE;
+    return zc_ring_stamp_ready(__atomic_load_n(stamp, __ATOMIC_ACQUIRE), seq);
 }
 
 /* Wait until result tail is complete; LL decodes into dst as the words arrive. */
@@ -276,7 +274,7 @@ static zc_status zc__ring_wait_result(zc_ring *ring, uint64_t timeout_ns, uint32
             done = zc__ring_ll_decode(ll_dst, words, ring->out_words, seq, done);
             if (done == ring->out_words)
                 return ZC_OK;
-        } else if (zc__ring_stamps_ready(ring, seq)) {
+        } else if (zc__ring_stamp_ready(ring, seq)) {
             return ZC_OK;
         }
         if (timeout_ns == 0)

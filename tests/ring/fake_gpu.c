@@ -109,7 +109,8 @@ static void *zc__fake_main(void *arg)
         const unsigned char *src = v->in + (size_t)slot * v->in_stride;
         uint64_t w;
         if (!ll) {
-            if (!zc__fake_wait_word(gpu, &v->in_stamp[slot], seq, 0, &w))
+            if (!zc__fake_wait_word(gpu, &v->in_stamp[(size_t)slot * ZC_RING_WORD_STRIDE], seq, 0,
+                                    &w))
                 break;
             for (size_t i = 0; i < words; i++)
                 in[i] = __atomic_load_n((const uint32_t *)src + i, __ATOMIC_RELAXED);
@@ -153,7 +154,8 @@ static void *zc__fake_main(void *arg)
                 zc__fake_error(gpu, "frame %llu: previous slot overwritten (holds %llu)",
                                (unsigned long long)seq, (unsigned long long)prev_seq);
         }
-        __atomic_store_n(&v->released[gpu->block], gpu->lag ? seq : seq + 1, __ATOMIC_RELEASE);
+        __atomic_store_n(&v->released[(size_t)gpu->block * ZC_RING_WORD_STRIDE],
+                         gpu->lag ? seq : seq + 1, __ATOMIC_RELEASE);
         if (gpu->delay_ns) {
             struct timespec d = {(time_t)(gpu->delay_ns / 1000000000ull),
                                  (long)(gpu->delay_ns % 1000000000ull)};
@@ -169,9 +171,11 @@ static void *zc__fake_main(void *arg)
             else
                 __atomic_store_n((uint32_t *)dst + i, value, __ATOMIC_RELAXED);
         }
-        if (!ll)
-            __atomic_store_n(&v->out_stamp[(size_t)slot * v->consumers + gpu->block],
-                             zc_ring_stamp(seq), __ATOMIC_RELEASE);
+        /* FLAG: count in; the last consumer of the frame stamps it, as on the GPU. */
+        if (!ll && zc_ring_last_arrival(__atomic_fetch_add(&v->arrivals[slot], 1, __ATOMIC_ACQ_REL),
+                                        v->consumers))
+            __atomic_store_n(&v->out_stamp[(size_t)slot * ZC_RING_WORD_STRIDE], zc_ring_stamp(seq),
+                             __ATOMIC_RELEASE);
         __atomic_store_n(&gpu->processed, seq - gpu->first_seq + 1, __ATOMIC_RELEASE);
     }
     free(in);
@@ -193,12 +197,18 @@ zc_ring *zc_fake_ring(const zc_ring_config *config, uint64_t first_seq, void **m
     size_t bytes = 0;
     assert_int_equal(zc_ring_config_check(config), ZC_OK);
     assert_int_equal(zc__ring_bytes(config, &bytes), ZC_OK);
+    /* The arrival counters (device memory on a GPU) after the ring. */
+    size_t ring_bytes = (bytes + 63) / 64 * 64;
+    bytes = ring_bytes + (size_t)config->slots * sizeof(uint64_t);
     void *memory = aligned_alloc(4096, (bytes + 4095) / 4096 * 4096);
     assert_non_null(memory);
     zc_ring *ring = calloc(1, sizeof *ring);
     assert_non_null(ring);
     ring->simulated = 1;
     assert_int_equal(zc__ring_setup(ring, config, memory, memory, first_seq), ZC_OK);
+    ring->arrivals = (uint64_t *)((unsigned char *)memory + ring_bytes);
+    memset(ring->arrivals, 0, (size_t)config->slots * sizeof(uint64_t));
+    ring->view.arrivals = ring->arrivals;
     *memory_p = memory;
     return ring;
 }

@@ -82,7 +82,7 @@ extern "C" cudaError_t zc_echo_launch(const zc_ring_dev *ring, uint32_t blocks, 
                                       int interleave, uint64_t delay_ns, zc_echo_counts *counts,
                                       cudaStream_t stream)
 {
-    /* Each block is one consumer: it owns released[blockIdx.x] and its result stamps. */
+    /* Each block is one consumer: it owns its release word and counts itself into results. */
     if (ring->in_bytes / 4u > ZC_ECHO_WORDS || ring->out_bytes != ring->in_bytes ||
         blocks != ring->consumers)
         return cudaErrorInvalidValue;

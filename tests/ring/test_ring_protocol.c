@@ -108,6 +108,27 @@ static void test_released_min(void **state)
     assert_false(zc_ring_can_publish(55, m, 65536));
 }
 
+/* The arrival count stamps each frame exactly once, by its last block, frame after frame. */
+static void test_last_arrival(void **state)
+{
+    (void)state;
+    for (uint32_t consumers = 1; consumers <= 7; consumers++) {
+        uint64_t count = 0;
+        for (int frame = 0; frame < 50; frame++) {
+            int stamped = 0;
+            for (uint32_t b = 0; b < consumers; b++) {
+                int last = zc_ring_last_arrival(count++, consumers);
+                stamped += last;
+                assert_int_equal(last, b + 1 == consumers);
+            }
+            assert_int_equal(stamped, 1);
+        }
+    }
+    /* Far along the count too (64-bit, never wraps in practice). */
+    assert_true(zc_ring_last_arrival(3ull * 1000000007ull - 1, 3));
+    assert_false(zc_ring_last_arrival(3ull * 1000000007ull, 3));
+}
+
 static void test_split(void **state)
 {
     (void)state;
@@ -187,6 +208,7 @@ int main(void)
         cmocka_unit_test(test_ll_words),
         cmocka_unit_test(test_full_and_empty),
         cmocka_unit_test(test_released_min),
+        cmocka_unit_test(test_last_arrival),
         cmocka_unit_test(test_split),
         cmocka_unit_test(test_checksum_sees_one_bit),
         cmocka_unit_test(test_ll_encode_decode),
