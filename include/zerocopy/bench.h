@@ -82,6 +82,9 @@ typedef struct zc_bench_config {
     const char *corrupt_key; /* test hook: cases whose key matches corrupt a buffer on purpose */
     double cov_target;       /* repeat until the coefficient of variation is below this */
     double gate_timeout_s;   /* 0: the mode's own (5 s); longer where queuing is slow (tools) */
+    /* 1: no timing gate; samples are timed from when their work is queued. For tools that run
+     * one kernel at a time (compute-sanitizer), behind which a gate would wait for ever. */
+    int ungated;
     zc_bench_progress_fn progress;
     void *progress_user;
     /* The GPUs of the multi-GPU cases ("multigpu.*"), at most ZC_BENCH_DEVICES_MAX, none twice;

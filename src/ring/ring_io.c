@@ -55,19 +55,15 @@ void zc__ring_ll_encode(uint64_t *dst, const uint32_t *src, size_t words, uint64
     size_t i = 0;
 #if defined(__SSE2__)
     /* Two LL words per 16-byte aligned store: each 8-byte half is written whole, which is all
-     * the protocol needs (the reader checks every word's flag). Non-temporal stores: four of
-     * them fill a line in a write-combining buffer, which goes out whole, with no read for
-     * ownership; ordinary stores would take each line back from the GPU's polling reads up to
-     * four times. The fence sends the last partial buffers on their way now. */
+     * the protocol needs (the reader checks every word's flag). */
     if (((uintptr_t)dst & 15u) == 0) {
         for (; i + 2 <= words; i += 2) {
             uint32_t a, b;
             memcpy(&a, src + i, 4);
             memcpy(&b, src + i + 1, 4);
-            _mm_stream_si128((__m128i *)(dst + i),
-                             _mm_set_epi32((int)flag, (int)b, (int)flag, (int)a));
+            _mm_store_si128((__m128i *)(dst + i),
+                            _mm_set_epi32((int)flag, (int)b, (int)flag, (int)a));
         }
-        _mm_sfence();
     }
 #endif
     for (; i < words; i++) {
@@ -275,16 +271,9 @@ static zc_status zc__ring_wait_result(zc_ring *ring, uint64_t timeout_ns, uint32
     uint64_t start = 0, next_alive = 0;
     for (uint32_t polls = 1;; polls++) {
         if (ll) {
-            /* Poll the last word alone until it is there, then decode in one pass: a pass over
-             * lines that have all landed keeps many loads in flight; one that chases the
-             * arriving lines waits for each in turn. Words still missing then are waited for
-             * where they are. */
-            const size_t n = ring->out_words;
-            if (done > 0 || zc__ring_ll_decode(ll_dst + n - 1, words + n - 1, 1, seq, 0) == 1) {
-                done = zc__ring_ll_decode(ll_dst, words, n, seq, done);
-                if (done == n)
-                    return ZC_OK;
-            }
+            done = zc__ring_ll_decode(ll_dst, words, ring->out_words, seq, done);
+            if (done == ring->out_words)
+                return ZC_OK;
         } else if (zc__ring_stamp_ready(ring, seq)) {
             return ZC_OK;
         }

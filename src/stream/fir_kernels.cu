@@ -52,7 +52,9 @@ __device__ static void zc__fir_tile_mono4(const float *taps, const float *x, flo
 __device__ static void zc__fir_tile(const float *taps, const float *x, float *y, uint32_t n,
                                     const zc__fir_shape &s)
 {
-    if (s.channels == 1u && (n & 3u) == 0) {
+    /* Four outputs per thread only when every thread has that many anyway: with one output
+     * per thread (small frames, where latency counts) the shorter FMA chains below win. */
+    if (s.channels == 1u && (n & 3u) == 0 && n >= 4u * blockDim.x) {
         zc__fir_tile_mono4(taps, x, y, n, s);
         return;
     }
