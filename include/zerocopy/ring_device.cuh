@@ -31,9 +31,9 @@
  * plain loads after the stamp's acquire and a barrier, and written with plain stores before a
  * barrier and the stamp's st.release.sys (one per frame: blocks count themselves in on a device
  * memory counter, the last one stamps); release words are relaxed stores after a barrier;
- * nothing here uses __ldg or ld.global.nc, and no word is read-modify-written by both sides. Every poll loop checks the stop word and the host's
- * heartbeat every poll_check_ns, so no wait is unbounded: a host that stops heartbeating for
- * watchdog_ns makes the kernel end by itself.
+ * nothing here uses __ldg or ld.global.nc, and no word is read-modify-written by both sides.
+ * Every poll loop checks the stop word and the host's heartbeat every poll_check_ns, so no wait
+ * is unbounded: a host that stops heartbeating for watchdog_ns makes the kernel end by itself.
  */
 
 /* Thread 0's bookkeeping for the watchdog. */

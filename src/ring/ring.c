@@ -99,11 +99,11 @@ static zc_status zc__ring_plan(const zc_ring_config *c, size_t in_stride, size_t
     ok = ok && zc__size_mul(c->consumers, word, &n) && zc__ring_round(n, &n) &&
          zc__size_add(at, n, &at);
     l->in_stamp = at;
-    ok = ok && zc__size_mul(c->slots, word, &n) && zc__ring_round(n, &n) &&
-         zc__size_add(at, n, &at);
+    ok =
+        ok && zc__size_mul(c->slots, word, &n) && zc__ring_round(n, &n) && zc__size_add(at, n, &at);
     l->out_stamp = at;
-    ok = ok && zc__size_mul(c->slots, word, &n) && zc__ring_round(n, &n) &&
-         zc__size_add(at, n, &at);
+    ok =
+        ok && zc__size_mul(c->slots, word, &n) && zc__ring_round(n, &n) && zc__size_add(at, n, &at);
     l->in = at;
     ok = ok && zc__size_mul(c->slots, in_stride, &n) && zc__size_add(at, n, &at);
     l->out = at;
@@ -291,8 +291,8 @@ ZC_EXTERN zc_status zc_ring_create(const zc_ring_config *config, zc_ring **ring_
     /* The FLAG results' arrival counters: only the GPU's blocks touch them, with atomics, so
      * they live in device memory (atomics on host memory cross PCIe, where they are not even
      * native on every machine). */
-    ZC_CUDA_GOTO(cudaMalloc((void **)&ring->arrivals, (size_t)config->slots * sizeof(uint64_t)),
-                 st, fail_stage);
+    ZC_CUDA_GOTO(cudaMalloc((void **)&ring->arrivals, (size_t)config->slots * sizeof(uint64_t)), st,
+                 fail_stage);
     ZC_CUDA_GOTO(cudaMemset(ring->arrivals, 0, (size_t)config->slots * sizeof(uint64_t)), st,
                  fail_arrivals);
     ring->view.arrivals = ring->arrivals;
