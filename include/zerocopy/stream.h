@@ -1,5 +1,6 @@
-/* Real-time streaming FIR filtering on the GPU, by five ways of moving frames: through a
- * mapped-memory ring to a persistent kernel (zero-copy), and the four ways people usually do it. */
+/* The streaming engine: samples in, filtered samples out, in order and none lost, through one of
+ * the six frame transports of filter.h on 1..N GPUs (or on the host), with the latency of every
+ * frame, throughput, drops and checks against the reference measured on the way. */
 #ifndef ZEROCOPY_STREAM_H
 #define ZEROCOPY_STREAM_H
 
@@ -7,159 +8,179 @@
 #include <stdint.h>
 
 #include "zerocopy/export.h"
-#include "zerocopy/ring.h"
+#include "zerocopy/filter.h"
+#include "zerocopy/stats.h"
 #include "zerocopy/status.h"
 
-/* How frames reach the GPU and results come back. */
-typedef enum zc_stream_mode {
-    ZC_STREAM_ZEROCOPY = 0,         /* persistent kernel polling a mapped-memory ring */
-    ZC_STREAM_MAPPED_LAUNCH = 1,    /* one kernel launch per frame, reading and writing mapped
-                                       memory, then an event synchronisation */
-    ZC_STREAM_CLASSIC_PAGEABLE = 2, /* malloc + cudaMemcpy + launch + cudaMemcpy */
-    ZC_STREAM_CLASSIC_PINNED = 3,   /* pinned + cudaMemcpyAsync + launch + cudaMemcpyAsync + sync */
-    ZC_STREAM_GRAPH = 4             /* a CUDA graph of copy, kernel, copy, launched per frame */
-} zc_stream_mode;
+/*
+ * How it works. zc_stream_push takes any number of samples (interleaved when channels is 2) and
+ * cuts them into frames of frame_samples; each whole frame goes to the next lane (one zc_filter
+ * per GPU listed, frames dealt round-robin) as soon as it is complete. zc_stream_pull hands back
+ * the filtered samples in the order they were pushed. zc_stream_flush ends the input: the partial
+ * last frame is padded with zeros, filtered, and only its real samples come back, so the output
+ * has exactly as many samples as the input. The filter is causal: output n depends on inputs
+ * n - ntaps + 1 .. n (a linear-phase design delays the signal by (ntaps - 1) / 2 samples).
+ *
+ * Threads: one producer thread (push, flush, frame_acquire/publish) and one consumer thread
+ * (pull) may call at once; zc_stream_stats_get from either. One thread may also do both: a push
+ * that needs room for its frame moves finished results into the output queue itself.
+ */
 
-#define ZC_STREAM_MODE_COUNT 5
+/* Lanes at most (GPUs, or host lanes of the cpu mode). */
+#define ZC_STREAM_MAX_LANES 64
 
-/* The most taps a filter may have. */
-#define ZC_FIR_MAX_TAPS 1024
+/* Latency histogram: bin i >= 1 is [0.25 x 2^(i/4), 0.25 x 2^((i+1)/4)) us, four bins per octave;
+ * bin 0 starts at 0 and the last one is open. */
+#define ZC_STREAM_HISTO_BINS 96
 
-typedef struct zc_filter_config {
-    int device;
+/* The largest zc_fir_error a checked result may show. */
+#define ZC_STREAM_VERIFY_TOLERANCE 1e-5
+
+/* Which results are checked against the double-precision reference (zc_fir_reference). */
+typedef enum zc_stream_verify {
+    ZC_STREAM_VERIFY_NONE = 0,
+    ZC_STREAM_VERIFY_SAMPLE = 1, /* warm-up frames as they come back (up to 1.5e9 multiply-adds)
+                                    and an evenly spread sample of the rest, copied aside and
+                                    checked by zc_stream_stats_get once the stream is finished,
+                                    so that the reference never slows the measured stream */
+    ZC_STREAM_VERIFY_ALL = 2     /* every frame as it comes back (slows the stream) */
+} zc_stream_verify;
+
+/* What push does with a NaN or infinite sample. */
+typedef enum zc_stream_nonfinite {
+    ZC_STREAM_NONFINITE_REJECT = 0, /* refuse it: ZC_ERR_PARSE naming the sample and its frame;
+                                       the samples before it are taken */
+    ZC_STREAM_NONFINITE_ZERO = 1    /* filter it as 0 and count it (zc_stream_stats.nonfinite) */
+} zc_stream_nonfinite;
+
+typedef struct zc_stream_config {
     zc_stream_mode mode;
-    size_t frame_samples;       /* samples per channel per frame */
-    size_t channels;            /* 1: real; 2: complex (I and Q interleaved), filtered apart */
+    zc_ring_protocol protocol;  /* zerocopy: LL or FLAG */
+    zc_ring_full_policy policy; /* a frame that finds its lane full: wait (never lost), or drop
+                                   it (counted; its samples do not come back) */
     const float *taps;          /* ntaps coefficients, copied at create */
-    size_t ntaps;               /* 1..ZC_FIR_MAX_TAPS, and ntaps - 1 <= frame_samples */
-    uint32_t in_flight;         /* frames submitted and not yet received, at most (1..1024) */
-    zc_ring_protocol protocol;  /* zerocopy: FLAG or LL */
-    zc_ring_full_policy policy; /* zerocopy: when the GPU falls behind, wait or drop */
-    uint32_t gpu_blocks;        /* zerocopy: persistent blocks (0: one per 256 values of a
-                                   frame, samples x channels, up to one per SM) */
-    uint64_t timeout_ns;        /* longest wait of any call (default 2 s) */
-    uint64_t watchdog_ns;       /* zerocopy: kernel ends when the host is silent this long */
-} zc_filter_config;
+    size_t ntaps;
+    size_t frame_samples; /* samples per channel per frame */
+    size_t channels;      /* 1 real, 2 complex (I/Q interleaved) */
+    uint32_t in_flight;   /* frames outstanding per lane, 1..1024 */
+    uint32_t gpu_blocks;  /* zerocopy: persistent blocks per GPU (0: the filter's default) */
+    const int *devices;   /* device_count GPU numbers, frames round-robin over them; NULL or
+                             0 devices: GPU 0 alone. cpu mode: device_count host lanes (the
+                             numbers are not used), which exercises the N-lane path anywhere */
+    size_t device_count;
+    uint64_t timeout_ns;     /* longest wait of any call for the GPU or the other thread */
+    uint64_t watchdog_ns;    /* zerocopy: the kernel ends when the host is silent this long */
+    zc_stream_verify verify; /* default SAMPLE */
+    zc_stream_nonfinite nonfinite;
+    uint64_t warmup_frames;   /* the first frames are not measured (still filtered and output) */
+    uint64_t expected_frames; /* a hint for VERIFY_SAMPLE's spread (0: unknown) */
+    int discard_output;       /* results are measured and checked, then dropped: pull gives
+                                 none (a benchmark of the path alone) */
+    size_t queue_max_bytes;   /* output queue limit (0: 256 MiB); a full queue makes push wait
+                                 for pull, up to timeout_ns */
+} zc_stream_config;
 
-/* Counters of one filter. */
-typedef struct zc_filter_counters {
-    uint64_t submitted;
-    uint64_t received;
-    uint64_t dropped;    /* frames refused under the drop policy */
-    uint64_t full_waits; /* submits that found the GPU behind and waited */
-} zc_filter_counters;
+/* One lane: a GPU (or a host lane). Rates are over the stream's measured span. */
+typedef struct zc_stream_lane_stats {
+    int device;          /* -1 for a host lane */
+    uint32_t gpu_blocks; /* persistent blocks, or the per-frame kernel's grid; 0 on the host */
+    uint32_t buffers;    /* transport buffers that cycle (zc_filter_buffers) */
+    uint64_t frames;     /* measured frames */
+    zc_stats latency_us; /* count 0 when none was measured */
+    double frames_per_s, gb_per_s;
+} zc_stream_lane_stats;
 
-typedef struct zc_filter zc_filter;
+typedef struct zc_stream_histo_bin {
+    double lo_us, hi_us; /* hi_us is INFINITY for the last bin */
+    uint64_t count;
+} zc_stream_histo_bin;
 
-/* A synthetic signal: tones plus uniform noise, real (1 channel) or complex (2: I and Q). */
-#define ZC_SYNTH_MAX_TONES 8
-typedef struct zc_synth {
-    size_t channels;
-    int tones;
-    double amplitude; /* of each tone */
-    double noise;
-    double re[ZC_SYNTH_MAX_TONES], im[ZC_SYNTH_MAX_TONES]; /* each tone's phasor */
-    double step_re[ZC_SYNTH_MAX_TONES], step_im[ZC_SYNTH_MAX_TONES];
-    uint64_t state; /* the noise generator's */
-    uint64_t count; /* samples made so far */
-} zc_synth;
+typedef struct zc_stream_stats {
+    /* Samples per channel. in = out + dropped once the stream is finished and pulled. */
+    uint64_t samples_in;      /* taken by push */
+    uint64_t samples_out;     /* handed out by pull (or discarded with discard_output) */
+    uint64_t samples_dropped; /* in frames dropped by the policy */
+    uint64_t samples_padded;  /* zeros added to the last frame by flush (never output) */
+    uint64_t nonfinite;       /* NaN or infinite values filtered as 0 (NONFINITE_ZERO) */
+    uint64_t first_nonfinite; /* the sample index of the first of them, if any */
+    /* Frames, all of them. */
+    uint64_t frames_submitted, frames_received, frames_dropped, full_waits;
+    /* Frames after warm-up: offered (submitted or dropped), dropped, measured (received). */
+    uint64_t measured_offered, measured_dropped, frames_measured;
+    zc_stats latency_us;   /* from just before a frame enters its path (copy, encode or
+                              compute) to its whole result seen by the CPU; count 0: none */
+    uint64_t latency_kept; /* latencies behind the percentiles: all of them, or a uniform
+                              sample of them past 8 Mi frames (min, max, mean: all) */
+    zc_stream_histo_bin histogram[ZC_STREAM_HISTO_BINS]; /* every measured frame */
+    double seconds; /* first measured frame offered to the last measured result */
+    double frames_per_s, samples_per_s, gb_per_s; /* GB of input, 1e9 bytes */
+    uint64_t verified;                            /* frames checked so far */
+    double max_rel_error; /* zc_fir_error's measure, worst of them (INFINITY for NaN) */
+    int verify_passed;    /* 1 when every check so far is within the tolerance (1: none ran) */
+    int finished;         /* flushed, and every result taken */
+    size_t lead_values;   /* values of the previous frame sent before each frame (N lanes) */
+    size_t lanes;
+    zc_stream_lane_stats lane[ZC_STREAM_MAX_LANES];
+} zc_stream_stats;
+
+typedef struct zc_stream zc_stream;
 
 ZC_BEGIN_DECLS
 
-/* "zerocopy", "mapped-launch", "classic-pageable", "classic-pinned", "graph". */
-ZC_EXTERN const char *zc_stream_mode_name(zc_stream_mode mode);
-
-/* The mode named name (as zc_stream_mode_name gives it). */
-ZC_EXTERN zc_status zc_stream_mode_parse(const char *name, zc_stream_mode *mode_p);
-
-/*
- * A low-pass FIR by the windowed-sinc method (Blackman window), cutoff as a fraction of the
- * sample rate (0 < cutoff < 0.5), normalised to a DC gain of 1. Writes ntaps taps.
- */
-ZC_EXTERN zc_status zc_fir_design_lowpass(double cutoff, size_t ntaps, float *taps);
-
-/*
- * The reference: y[n] = sum_k h[k] x[n - k] per channel, in double precision, for one frame
- * of frame_samples * channels interleaved values, given the (ntaps - 1) * channels values that
- * came before it (history, oldest first; zeros at the start of a stream).
- */
-ZC_EXTERN zc_status zc_fir_reference(const float *taps, size_t ntaps, size_t channels,
-                                     const float *history, const float *frame, size_t frame_samples,
-                                     double *out);
-
-/*
- * How far a result is from the reference: max |got - ref| divided by the largest output the
- * filter could give for this input, sum |h| * max |x|. That scale keeps the figure meaningful
- * when the output is near zero, as it is in a filter's stop band. count values.
- */
-ZC_EXTERN double zc_fir_error(const double *ref, const float *got, size_t count, const float *taps,
-                              size_t ntaps, double max_abs_input);
-
-/*
- * Start a signal of `count` tones (Hz, each below rate / 2) plus noise of amplitude noise, at
- * rate samples per second; the sum's peak stays within 1 + noise. Same arguments, same signal.
- */
-ZC_EXTERN zc_status zc_synth_init(zc_synth *synth, double rate, const double *tones, int count,
-                                  double noise, size_t channels);
-
-/* The next samples * channels values (interleaved when complex). */
-ZC_EXTERN void zc_synth_fill(zc_synth *synth, float *out, size_t samples);
-
-/* Defaults: device 0, zerocopy, 1024 samples, 1 channel, in_flight 1, LL, wait, timeout 2 s,
- * watchdog 1 s; taps NULL (the caller sets them). */
-ZC_EXTERN void zc_filter_config_init(zc_filter_config *config);
+/* Defaults: zerocopy LL on GPU 0, 1024 samples, 1 channel, 1 in flight, wait when full,
+ * timeout 2 s, watchdog 1 s, sampled verification, non-finite samples refused; taps NULL. */
+ZC_EXTERN void zc_stream_config_init(zc_stream_config *config);
 
 /* Check a configuration without touching a GPU. */
-ZC_EXTERN zc_status zc_filter_config_check(const zc_filter_config *config);
+ZC_EXTERN zc_status zc_stream_config_check(const zc_stream_config *config);
 
-/* Set up the mode's buffers, kernels and (zerocopy) the ring and its running kernel. */
-ZC_EXTERN zc_status zc_filter_create(const zc_filter_config *config, zc_filter **filter_p);
+/* Create every lane (its GPU's filter, ring and kernel, or the host filter). */
+ZC_EXTERN zc_status zc_stream_create(const zc_stream_config *config, zc_stream **stream_p);
 
-/* Stop the kernel (zerocopy) and free everything. Accepts NULL. */
-ZC_EXTERN void zc_filter_destroy(zc_filter *filter);
-
-/*
- * The buffer for the next frame (frame_samples * channels floats), to fill and publish: the
- * mapped ring slot itself (zerocopy FLAG), the ring's staging frame (zerocopy LL, encoded at
- * publish), or the mode's host buffer (pinned, mapped or malloc'd). A buffer keeps what was
- * written into it until it is written again; zc_filter_buffers says how many there are, in
- * turn. With in_flight frames outstanding: ZC_ERR_STATE under the wait policy (take a result
- * first), ZC_ERR_DROPPED, counted, under the drop policy. Zerocopy: when the GPU is behind,
- * waits up to timeout_ns or drops, as the policy says.
- */
-ZC_EXTERN zc_status zc_filter_acquire(zc_filter *filter, float **frame_p);
-
-/* Send the acquired frame through the mode's path; *seq_p (may be NULL) gets its number. */
-ZC_EXTERN zc_status zc_filter_publish(zc_filter *filter, uint64_t *seq_p);
-
-/* Acquire, copy frame in, publish. */
-ZC_EXTERN zc_status zc_filter_submit(zc_filter *filter, const float *frame, uint64_t *seq_p);
+/* Stop the kernels, free everything. Results not pulled are lost. Accepts NULL. */
+ZC_EXTERN void zc_stream_destroy(zc_stream *stream);
 
 /*
- * Wait up to timeout_ns for the oldest outstanding result; *result_p points at it until
- * zc_filter_result_release. ZC_ERR_TIMEOUT when it is not there in time (timeout 0: a poll,
- * without detail); ZC_ERR_KERNEL when the zerocopy kernel ended.
+ * Take count samples (count x channels values). Whole frames are submitted as they fill. On any
+ * failure *accepted_p (may be NULL) says how many samples were taken: push the rest again.
+ * ZC_ERR_PARSE: a non-finite sample under NONFINITE_REJECT (accepted stops before it).
+ * ZC_ERR_TIMEOUT: a lane was full for timeout_ns and its results could not be moved out (the GPU
+ * is behind, or the output queue is full and nobody pulls). ZC_ERR_STATE after flush.
  */
-ZC_EXTERN zc_status zc_filter_result_wait(zc_filter *filter, uint64_t timeout_ns,
-                                          const float **result_p, uint64_t *seq_p);
+ZC_EXTERN zc_status zc_stream_push(zc_stream *stream, const float *samples, size_t count,
+                                   size_t *accepted_p);
 
-ZC_EXTERN zc_status zc_filter_result_release(zc_filter *filter);
+/*
+ * End of input: the partial frame (if any) is padded, submitted, and its real samples only come
+ * back. Pushing after it is ZC_ERR_STATE. Calling it twice is harmless.
+ */
+ZC_EXTERN zc_status zc_stream_flush(zc_stream *stream);
 
-/* Wait for the oldest result, copy it into out, release it. */
-ZC_EXTERN zc_status zc_filter_receive(zc_filter *filter, float *out, uint64_t timeout_ns,
-                                      uint64_t *seq_p);
+/*
+ * Up to max filtered samples (max x channels values) into out, in order; *got_p how many. Waits
+ * up to timeout_ns for at least one (0: a poll, ZC_ERR_TIMEOUT without detail when none is
+ * ready). ZC_ERR_NOT_FOUND once the stream is flushed and every sample was pulled (got 0).
+ * ZC_ERR_KERNEL, ZC_ERR_CUDA: a lane failed; the samples before the failure were all handed out.
+ */
+ZC_EXTERN zc_status zc_stream_pull(zc_stream *stream, float *out, size_t max, uint64_t timeout_ns,
+                                   size_t *got_p);
 
-/* How many input buffers zc_filter_acquire hands out in turn (frame seq gets buffer
- * seq % count). A producer that fills each once can republish them unchanged. */
-ZC_EXTERN zc_status zc_filter_buffers(const zc_filter *filter, uint32_t *count_p);
+/*
+ * The zero-copy way to push one whole frame: *frame_p gets the next frame's transport buffer
+ * (frame_samples x channels values: the mapped ring slot under zerocopy FLAG), to fill and then
+ * zc_stream_frame_publish. Only between frames (no partial frame pushed). Latency counts from
+ * this call. Under the drop policy a full lane gives ZC_ERR_DROPPED (counted).
+ */
+ZC_EXTERN zc_status zc_stream_frame_acquire(zc_stream *stream, float **frame_p);
+ZC_EXTERN zc_status zc_stream_frame_publish(zc_stream *stream);
 
-/* Frames submitted and not yet received. */
-ZC_EXTERN zc_status zc_filter_outstanding(const zc_filter *filter, uint64_t *count_p);
+/* Distinct transport buffers over all lanes: the k-th frame published through frame_acquire
+ * gets buffer k mod count, which keeps what was written into it until it is written again. */
+ZC_EXTERN zc_status zc_stream_buffers(const zc_stream *stream, uint32_t *count_p);
 
-ZC_EXTERN zc_status zc_filter_counters_get(const zc_filter *filter, zc_filter_counters *counters_p);
-
-/* The persistent kernel's blocks (zerocopy), or the per-frame kernel's grid (other modes). */
-ZC_EXTERN zc_status zc_filter_gpu_blocks(const zc_filter *filter, uint32_t *blocks_p);
+/* Statistics so far. Once the stream is finished, it first runs the deferred checks of
+ * VERIFY_SAMPLE (once). */
+ZC_EXTERN zc_status zc_stream_stats_get(zc_stream *stream, zc_stream_stats *stats_p);
 
 ZC_END_DECLS
 

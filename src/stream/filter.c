@@ -1,4 +1,5 @@
-/* A streaming FIR filter on the GPU: configuration, lifetime and the zerocopy mode's ring. */
+/* A streaming FIR filter, one frame at a time: configuration, lifetime, and the public calls,
+ * which check the state and hand the work to the transport family's operations. */
 #include "stream/filter_internal.h"
 
 #include <stdlib.h>
@@ -53,55 +54,25 @@ ZC_EXTERN zc_status zc_filter_config_check(const zc_filter_config *c)
     return ZC_OK;
 }
 
-static uint32_t zc__pow2_at_least(uint32_t n)
+static const zc__filter_ops *zc__filter_ops_of(zc_stream_mode mode)
 {
-    uint32_t p = 2;
-    while (p < n)
-        p *= 2;
-    return p;
+    if (mode == ZC_STREAM_ZEROCOPY)
+        return &zc__filter_ring_ops;
+    if (mode == ZC_STREAM_CPU)
+        return &zc__filter_host_ops;
+    return &zc__filter_launch_ops;
 }
 
-/* Zerocopy: a ring sized for in_flight frames plus the one kept as history, and the
- * persistent kernel running on it. */
-static zc_status zc__filter_ring_setup(zc_filter *f)
+static zc__fir_shape zc__shape_of(const zc_filter_config *c, uint32_t tile)
 {
-    const zc_filter_config *c = &f->config;
-    int sms = 0;
-    ZC_CUDA_RETURN(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, c->device));
-    uint32_t blocks = c->gpu_blocks;
-    if (blocks == 0) {
-        blocks = (f->shape.words + ZC__FIR_THREADS - 1) / ZC__FIR_THREADS;
-        if (blocks > (uint32_t)sms)
-            blocks = (uint32_t)sms;
-    }
-    zc_ring_config rc;
-    zc_ring_config_init(&rc);
-    rc.device = c->device;
-    rc.slots = zc__pow2_at_least(c->in_flight + 1);
-    rc.in_bytes = f->frame_bytes;
-    rc.out_bytes = f->frame_bytes;
-    rc.consumers = blocks;
-    rc.protocol = c->protocol;
-    rc.policy = c->policy;
-    rc.watchdog_ns = c->watchdog_ns;
-    zc_status st = zc_ring_create(&rc, &f->ring);
-    if (st != ZC_OK)
-        return st;
-    zc_ring_dev view;
-    cudaStream_t stream;
-    zc_ring_device_view(f->ring, &view);
-    zc_ring_stream(f->ring, &stream);
-    st = zc__fir_launch_persistent(&f->ring_shape, &view, f->d_taps, blocks, stream);
-    if (st == ZC_OK)
-        st = zc_ring_wait_started(f->ring, c->timeout_ns);
-    if (st != ZC_OK) {
-        zc_ring_destroy(f->ring);
-        f->ring = NULL;
-        return st;
-    }
-    f->blocks = blocks;
-    f->ring_slots = rc.slots;
-    return ZC_OK;
+    zc__fir_shape s;
+    s.words = (uint32_t)(c->frame_samples * c->channels);
+    s.channels = (uint32_t)c->channels;
+    s.ntaps = (uint32_t)c->ntaps;
+    s.halo = (uint32_t)((c->ntaps - 1) * c->channels);
+    s.halo4 = (s.halo + 3u) / 4u * 4u;
+    s.tile = tile;
+    return s;
 }
 
 ZC_EXTERN zc_status zc_filter_create(const zc_filter_config *config, zc_filter **filter_p)
@@ -111,43 +82,38 @@ ZC_EXTERN zc_status zc_filter_create(const zc_filter_config *config, zc_filter *
     zc_status st = zc_filter_config_check(config);
     if (st != ZC_OK)
         return st;
-    ZC_CUDA_RETURN(cudaSetDevice(config->device));
+    const int on_gpu = config->mode != ZC_STREAM_CPU;
+    if (on_gpu)
+        ZC_CUDA_RETURN(cudaSetDevice(config->device));
     zc_filter *f = calloc(1, sizeof *f);
     if (f == NULL)
         return ZC_FAIL(ZC_ERR_NO_MEMORY, "zc_filter_create: no memory for the filter record");
     f->config = *config;
+    f->ops = zc__filter_ops_of(config->mode);
     memcpy(f->taps, config->taps, config->ntaps * sizeof(float));
     f->config.taps = f->taps;
     f->frame_bytes = config->frame_samples * config->channels * sizeof(float);
-    zc__fir_shape s;
-    s.words = (uint32_t)(config->frame_samples * config->channels);
-    s.channels = (uint32_t)config->channels;
-    s.ntaps = (uint32_t)config->ntaps;
-    s.halo = (uint32_t)((config->ntaps - 1) * config->channels);
-    s.halo4 = (s.halo + 3u) / 4u * 4u;
-    s.tile = ZC__FIR_THREADS;
-    f->shape = s;
-    s.tile = ZC__FIR_TILE;
-    f->ring_shape = s;
+    f->shape = zc__shape_of(config, ZC__FIR_THREADS);
+    f->ring_shape = zc__shape_of(config, ZC__FIR_TILE);
 
-    ZC_CUDA_GOTO(cudaMalloc((void **)&f->d_taps, config->ntaps * sizeof(float)), st, fail_record);
-    ZC_CUDA_GOTO(
-        cudaMemcpy(f->d_taps, f->taps, config->ntaps * sizeof(float), cudaMemcpyHostToDevice), st,
-        fail_taps);
-    if (config->mode == ZC_STREAM_ZEROCOPY) {
-        st = zc__filter_ring_setup(f);
-    } else {
-        st = zc__filter_launch_setup(f);
-        if (st != ZC_OK)
-            zc__filter_launch_teardown(f); /* frees what was made; accepts a partial setup */
+    if (on_gpu) {
+        ZC_CUDA_GOTO(cudaMalloc((void **)&f->d_taps, config->ntaps * sizeof(float)), st,
+                     fail_record);
+        ZC_CUDA_GOTO(
+            cudaMemcpy(f->d_taps, f->taps, config->ntaps * sizeof(float), cudaMemcpyHostToDevice),
+            st, fail_taps);
     }
-    if (st != ZC_OK)
+    st = f->ops->setup(f);
+    if (st != ZC_OK) {
+        f->ops->teardown(f); /* frees what was made; accepts a partial setup */
         goto fail_taps;
+    }
     *filter_p = f;
     return ZC_OK;
 
 fail_taps:
-    cudaFree(f->d_taps);
+    if (on_gpu)
+        zc__cuda_ignore(cudaFree(f->d_taps));
 fail_record:
     free(f);
     return st;
@@ -157,43 +123,49 @@ ZC_EXTERN void zc_filter_destroy(zc_filter *f)
 {
     if (f == NULL)
         return;
-    if (f->ring != NULL) {
-        zc_ring_stop(f->ring, 1000000000ull);
-        zc_ring_destroy(f->ring);
-    } else {
-        zc__filter_launch_teardown(f);
-    }
-    cudaFree(f->d_taps);
+    f->ops->teardown(f);
+    if (f->d_taps != NULL)
+        zc__cuda_ignore(cudaFree(f->d_taps));
     free(f);
+}
+
+/* Room for one more frame under in_flight; under the drop policy a frame without room is
+ * counted here. */
+static zc_status zc__filter_room(zc_filter *f, const char *fn)
+{
+    if (f->acquired)
+        return ZC_FAIL(ZC_ERR_STATE, "%s: a frame is acquired and not published", fn);
+    if (f->head - zc__filter_tail(f) < f->config.in_flight)
+        return ZC_OK;
+    if (f->config.policy == ZC_RING_FULL_DROP) {
+        f->counters.dropped++;
+        return ZC_ERR_DROPPED;
+    }
+    return ZC_FAIL(ZC_ERR_STATE, "%s: %u frames already in flight; take a result first", fn,
+                   f->config.in_flight);
+}
+
+/* Frame head has gone out: number it and count it. */
+static void zc__filter_sent(zc_filter *f, uint64_t *seq_p)
+{
+    if (seq_p != NULL)
+        *seq_p = f->head;
+    __atomic_store_n(&f->head, f->head + 1, __ATOMIC_RELEASE);
+    f->counters.submitted++;
 }
 
 ZC_EXTERN zc_status zc_filter_acquire(zc_filter *f, float **frame_p)
 {
     ZC_REQUIRE_ARG(f);
     ZC_REQUIRE_ARG(frame_p);
-    if (f->acquired)
-        return ZC_FAIL(ZC_ERR_STATE, "zc_filter_acquire: a frame is acquired and not published");
-    if (f->head - f->tail >= f->config.in_flight) {
-        if (f->config.policy == ZC_RING_FULL_DROP) {
-            f->counters.dropped++;
-            return ZC_ERR_DROPPED;
-        }
-        return ZC_FAIL(ZC_ERR_STATE,
-                       "zc_filter_acquire: %u frames already in flight; take a result first",
-                       f->config.in_flight);
-    }
-    if (f->ring != NULL) {
-        void *slot = NULL;
-        uint64_t seq = 0;
-        zc_status st = zc_ring_acquire(f->ring, f->config.timeout_ns, &slot, &seq);
-        if (st == ZC_ERR_DROPPED)
-            f->counters.dropped++;
-        if (st != ZC_OK)
-            return st;
-        *frame_p = slot;
-    } else {
-        *frame_p = zc__filter_launch_buffer(f, f->head);
-    }
+    zc_status st = zc__filter_room(f, "zc_filter_acquire");
+    if (st != ZC_OK)
+        return st;
+    st = f->ops->acquire(f, frame_p);
+    if (st == ZC_ERR_DROPPED)
+        f->counters.dropped++;
+    if (st != ZC_OK)
+        return st;
     f->acquired = 1;
     return ZC_OK;
 }
@@ -203,14 +175,11 @@ ZC_EXTERN zc_status zc_filter_publish(zc_filter *f, uint64_t *seq_p)
     ZC_REQUIRE_ARG(f);
     if (!f->acquired)
         return ZC_FAIL(ZC_ERR_STATE, "zc_filter_publish: no frame acquired");
-    zc_status st = f->ring != NULL ? zc_ring_publish(f->ring) : zc__filter_launch_publish(f);
+    zc_status st = f->ops->publish(f);
     if (st != ZC_OK)
         return st;
     f->acquired = 0;
-    if (seq_p != NULL)
-        *seq_p = f->head;
-    f->head++;
-    f->counters.submitted++;
+    zc__filter_sent(f, seq_p);
     return ZC_OK;
 }
 
@@ -218,18 +187,16 @@ ZC_EXTERN zc_status zc_filter_submit(zc_filter *f, const float *frame, uint64_t 
 {
     ZC_REQUIRE_ARG(f);
     ZC_REQUIRE_ARG(frame);
-    if (f->ring != NULL && f->config.protocol == ZC_RING_PROTO_LL && !f->acquired &&
-        f->head - f->tail < f->config.in_flight) {
-        /* LL: encode straight from the caller's frame, without the staging copy. */
-        zc_status st = zc_ring_push(f->ring, frame, f->frame_bytes, f->config.timeout_ns, NULL);
+    if (f->ops->submit != NULL) {
+        zc_status st = zc__filter_room(f, "zc_filter_submit"); /* counts its own drops */
+        if (st != ZC_OK)
+            return st;
+        st = f->ops->submit(f, frame);
         if (st == ZC_ERR_DROPPED)
             f->counters.dropped++;
         if (st != ZC_OK)
             return st;
-        if (seq_p != NULL)
-            *seq_p = f->head;
-        f->head++;
-        f->counters.submitted++;
+        zc__filter_sent(f, seq_p);
         return ZC_OK;
     }
     float *buffer = NULL;
@@ -247,17 +214,10 @@ ZC_EXTERN zc_status zc_filter_result_wait(zc_filter *f, uint64_t timeout_ns, con
     ZC_REQUIRE_ARG(result_p);
     if (f->result_held)
         return ZC_FAIL(ZC_ERR_STATE, "zc_filter_result_wait: the last result is not released");
-    if (f->head == f->tail)
+    if (zc__filter_head(f) == f->tail)
         return ZC_FAIL(ZC_ERR_STATE, "zc_filter_result_wait: no frame outstanding");
-    const void *result = NULL;
-    zc_status st;
-    if (f->ring != NULL) {
-        st = zc_ring_result_wait(f->ring, timeout_ns, &result, NULL);
-    } else {
-        const float *r = NULL;
-        st = zc__filter_launch_wait(f, timeout_ns, &r);
-        result = r;
-    }
+    const float *result = NULL;
+    zc_status st = f->ops->wait(f, timeout_ns, &result);
     if (st != ZC_OK)
         return st;
     f->result_held = 1;
@@ -272,13 +232,13 @@ ZC_EXTERN zc_status zc_filter_result_release(zc_filter *f)
     ZC_REQUIRE_ARG(f);
     if (!f->result_held)
         return ZC_FAIL(ZC_ERR_STATE, "zc_filter_result_release: no result held");
-    if (f->ring != NULL) {
-        zc_status st = zc_ring_result_release(f->ring);
+    if (f->ops->release != NULL) {
+        zc_status st = f->ops->release(f);
         if (st != ZC_OK)
             return st;
     }
     f->result_held = 0;
-    f->tail++;
+    __atomic_store_n(&f->tail, f->tail + 1, __ATOMIC_RELEASE);
     f->counters.received++;
     return ZC_OK;
 }
@@ -299,10 +259,7 @@ ZC_EXTERN zc_status zc_filter_buffers(const zc_filter *f, uint32_t *count_p)
 {
     ZC_REQUIRE_ARG(f);
     ZC_REQUIRE_ARG(count_p);
-    if (f->ring == NULL)
-        *count_p = f->slots;
-    else
-        *count_p = f->config.protocol == ZC_RING_PROTO_LL ? 1u : f->ring_slots;
+    *count_p = f->ops->buffers(f);
     return ZC_OK;
 }
 
@@ -310,7 +267,7 @@ ZC_EXTERN zc_status zc_filter_outstanding(const zc_filter *f, uint64_t *count_p)
 {
     ZC_REQUIRE_ARG(f);
     ZC_REQUIRE_ARG(count_p);
-    *count_p = f->head - f->tail;
+    *count_p = zc__filter_head(f) - zc__filter_tail(f);
     return ZC_OK;
 }
 

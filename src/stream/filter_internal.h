@@ -1,18 +1,24 @@
-/* Internal: the state of a streaming filter and the per-mode operations. */
+/* Internal: the state of a streaming filter, and the row of operations of each transport
+ * family (the ring, the per-frame launch modes, the host). */
 #ifndef ZC_STREAM_FILTER_INTERNAL_H
 #define ZC_STREAM_FILTER_INTERNAL_H
 
 #include "stream/fir_kernels.h"
-#include "zerocopy/stream.h"
+#include "zerocopy/filter.h"
+
+typedef struct zc__filter_ops zc__filter_ops;
 
 struct zc_filter {
     zc_filter_config config;
+    const zc__filter_ops *ops;
     float taps[ZC_FIR_MAX_TAPS];
     zc__fir_shape shape;      /* per-frame kernel */
     zc__fir_shape ring_shape; /* persistent kernel */
     size_t frame_bytes;
-    uint32_t slots; /* buffer sets of the launch modes */
+    uint32_t slots; /* buffer sets of the launch and host modes */
     uint32_t blocks;
+    /* head is written by the producer and tail by the result taker, which may be two threads:
+     * each reads the other's with an acquire load (zc__filter_head / zc__filter_tail). */
     uint64_t head, tail;
     zc_filter_counters counters;
     float *d_taps;
@@ -29,14 +35,59 @@ struct zc_filter {
     float *d_hist;           /* two histories, used alternately */
     cudaEvent_t *events;     /* one per slot */
     cudaGraphExec_t *graphs; /* one per slot (graph mode) */
+    float *h_work;           /* cpu: the halo values before the next frame, then room for it */
 };
 
-/* Set up, publish frame head (already in its host buffer), wait for result tail, and tear
- * down, for the launch modes (everything but zerocopy). */
-zc_status zc__filter_launch_setup(zc_filter *f);
-float *zc__filter_launch_buffer(zc_filter *f, uint64_t seq);
-zc_status zc__filter_launch_publish(zc_filter *f);
-zc_status zc__filter_launch_wait(zc_filter *f, uint64_t timeout_ns, const float **result_p);
-void zc__filter_launch_teardown(zc_filter *f);
+/*
+ * What differs between the families. The caller (filter.c) has checked the state: a frame is
+ * acquired before publish, a result is outstanding before wait, held before release.
+ */
+struct zc__filter_ops {
+    /* Allocate and start; on failure leave what teardown can undo. */
+    zc_status (*setup)(zc_filter *f);
+    /* The buffer for frame head; may wait or drop (the ring). */
+    zc_status (*acquire)(zc_filter *f, float **frame_p);
+    /* Send frame head, already in its buffer. */
+    zc_status (*publish)(zc_filter *f);
+    /* Copy frame (frame_bytes) in and send it, when the family can do better than acquire,
+     * memcpy and publish (LL encodes straight from the caller's frame); NULL otherwise. */
+    zc_status (*submit)(zc_filter *f, const float *frame);
+    /* Wait for result tail (timeout 0: a poll, ZC_ERR_TIMEOUT without detail). */
+    zc_status (*wait)(zc_filter *f, uint64_t timeout_ns, const float **result_p);
+    /* Result tail is no longer needed; NULL when nothing is to be done. */
+    zc_status (*release)(zc_filter *f);
+    /* Input buffers that cycle. */
+    uint32_t (*buffers)(const zc_filter *f);
+    /* Undo setup, also a partial one. */
+    void (*teardown)(zc_filter *f);
+};
+
+extern const zc__filter_ops zc__filter_ring_ops;   /* zerocopy (filter_ring.c) */
+extern const zc__filter_ops zc__filter_launch_ops; /* the four launch modes (filter_launch.c) */
+extern const zc__filter_ops zc__filter_host_ops;   /* cpu (filter_host.c) */
+
+static inline uint64_t zc__filter_head(const zc_filter *f)
+{
+    return __atomic_load_n(&f->head, __ATOMIC_ACQUIRE);
+}
+
+static inline uint64_t zc__filter_tail(const zc_filter *f)
+{
+    return __atomic_load_n(&f->tail, __ATOMIC_ACQUIRE);
+}
+
+/* The host buffer of frame seq in base (slots frames of frame_bytes). */
+static inline float *zc__filter_slot(float *base, const zc_filter *f, uint64_t seq)
+{
+    return base + (size_t)(seq % f->slots) * (f->frame_bytes / sizeof(float));
+}
+
+/*
+ * The host FIR of one frame (filter_host.c): work holds the shape's halo values before the frame
+ * and then the frame itself; out gets the frame's words outputs. Double-precision sums in the
+ * reference's order, blocked so that the compiler vectorises across outputs.
+ */
+void zc__fir_host_frame(const zc__fir_shape *shape, const float *taps, const float *work,
+                        float *out);
 
 #endif

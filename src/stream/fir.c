@@ -1,6 +1,6 @@
 /* FIR filters on the host: windowed-sinc design, the double-precision reference, the error
  * measure, and the names of the streaming modes. */
-#include "zerocopy/stream.h"
+#include "zerocopy/filter.h"
 
 #include <math.h>
 #include <string.h>
@@ -8,7 +8,7 @@
 #include "core/error.h"
 
 static const char *const zc__mode_names[ZC_STREAM_MODE_COUNT] = {
-    "zerocopy", "mapped-launch", "classic-pageable", "classic-pinned", "graph"};
+    "zerocopy", "mapped-launch", "classic-pageable", "classic-pinned", "graph", "cpu"};
 
 ZC_EXTERN const char *zc_stream_mode_name(zc_stream_mode mode)
 {
@@ -29,7 +29,7 @@ ZC_EXTERN zc_status zc_stream_mode_parse(const char *name, zc_stream_mode *mode_
     }
     return ZC_FAIL(ZC_ERR_PARSE,
                    "zc_stream_mode_parse: unknown mode '%s' (zerocopy, mapped-launch, "
-                   "classic-pageable, classic-pinned, graph)",
+                   "classic-pageable, classic-pinned, graph, cpu)",
                    name);
 }
 

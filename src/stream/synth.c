@@ -1,5 +1,5 @@
 /* A synthetic test signal: tones by phasor rotation plus xorshift noise. */
-#include "zerocopy/stream.h"
+#include "zerocopy/filter.h"
 
 #include <math.h>
 #include <string.h>

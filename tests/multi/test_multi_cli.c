@@ -56,10 +56,12 @@ static void test_stream_devices_options(void **state)
                       2, NULL, "one mode");
     zc_test_expect_zc((const char *[]){"stream", "--devices", "0,1", "--protocol", "both", NULL},
                       NULL, 2, NULL, "one mode");
-    zc_test_expect_zc((const char *[]){"stream", "--devices", "all", "--paced", "1000", NULL}, NULL,
-                      2, NULL, "--paced");
-    zc_test_expect_zc((const char *[]){"stream", "--devices", "all", "--policy", "drop", NULL},
-                      NULL, 2, NULL, "drop");
+    /* Paced runs and the drop policy work over several lanes (the engine sends every frame with
+     * the end of the last one sent); --lanes, the host's lanes, are for the cpu mode. */
+    zc_test_expect_zc((const char *[]){"stream", "--devices", "0,1", "--mode", "cpu", NULL}, NULL,
+                      2, NULL, "--lanes");
+    zc_test_expect_zc((const char *[]){"stream", "--lanes", "2", NULL}, NULL, 2, NULL,
+                      "--mode cpu");
     zc_test_expect_zc((const char *[]){"stream", "--help", NULL}, NULL, 0, "--devices", NULL);
     zc_test_expect_zc((const char *[]){"stream", "--devices", "all", NULL}, zc_test_no_gpu_env, 3,
                       NULL, NULL);

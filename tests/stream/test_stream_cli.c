@@ -1,8 +1,11 @@
-/* zc stream's command line without a GPU: help, bad options, and the no-GPU exit code. */
+/* zc stream's command line without a GPU: help, bad options, the no-GPU exit code, and the cpu
+ * mode end to end (its JSON), with the GPU hidden. */
 #include "test_support.h"
 
 #include <string.h>
 #include <unistd.h>
+
+#include <cjson/cJSON.h>
 
 static void test_help(void **state)
 {
@@ -35,8 +38,9 @@ static void test_bad_options(void **state)
     zc_test_expect_zc((const char *[]){"stream", "--output", "-", "--json", "-", NULL}, NULL, 2,
                       NULL, "stdout");
     zc_test_expect_zc((const char *[]){"stream", "--frames", NULL}, NULL, 2, NULL, "needs a value");
-    zc_test_expect_zc((const char *[]){"stream", "extra", NULL}, NULL, 2, NULL,
-                      "unexpected argument");
+    /* One positional argument is the source; a second is an error. */
+    zc_test_expect_zc((const char *[]){"stream", "in.raw", "extra", NULL}, NULL, 2, NULL,
+                      "unexpected argument 'extra'");
 }
 
 static void test_no_gpu(void **state)
@@ -56,14 +60,98 @@ static void test_taps_file_errors(void **state)
     fputs("0.25, 0.5\n0.25 nonsense\n", f);
     fclose(f);
     zc_test_expect_zc((const char *[]){"stream", "--taps-file", path, NULL}, NULL, 2, NULL,
-                      "not a number");
+                      "is not a finite float32 number");
     /* A comma after white space separates too: the word after it is read, not ignored. */
     f = fopen(path, "w");
     assert_non_null(f);
     fputs("0.25 , 0.5 , nonsense\n", f);
     fclose(f);
     zc_test_expect_zc((const char *[]){"stream", "--taps-file", path, NULL}, NULL, 2, NULL,
-                      "not a number");
+                      "is not a finite float32 number");
+    /* A number too large for float32 is refused, not turned into an infinite tap. */
+    f = fopen(path, "w");
+    fputs("0.5 1e39\n", f);
+    fclose(f);
+    zc_test_expect_zc((const char *[]){"stream", "--mode", "cpu", "--taps-file", path, NULL},
+                      zc_test_no_gpu_env, 2, NULL, "'1e39' is not a finite float32");
+    /* A long number is one tap, not two pieces of one. */
+    f = fopen(path, "w");
+    fputs("0.", f);
+    for (int i = 0; i < 200; i++)
+        fputc('5', f);
+    fputs(" 0.25\n", f);
+    fclose(f);
+    zc_test_expect_zc(
+        (const char *[]){"stream", "--mode", "cpu", "--frames", "1", "--taps-file", path, NULL},
+        zc_test_no_gpu_env, 0, "2 taps", NULL);
+    /* A NUL byte is not text. */
+    f = fopen(path, "w");
+    fwrite("0.5\0 0.5\n", 1, 9, f);
+    fclose(f);
+    zc_test_expect_zc((const char *[]){"stream", "--mode", "cpu", "--taps-file", path, NULL},
+                      zc_test_no_gpu_env, 2, NULL, "NUL byte");
+    unlink(path);
+}
+
+static void test_cpu_mode_without_gpu(void **state)
+{
+    (void)state;
+    zc_test_output r;
+    zc_test_run_zc((const char *[]){"stream", "--mode", "cpu", "--frames", "300", "--warmup", "20",
+                                    "--frame-samples", "256", "--verify", "all", "--json", "-",
+                                    NULL},
+                   zc_test_no_gpu_env, &r);
+    if (r.exit_code != 0)
+        fail_msg("exit %d: %s", r.exit_code, r.err);
+    cJSON *doc = cJSON_Parse(r.out);
+    assert_non_null(doc);
+    assert_string_equal(cJSON_GetObjectItem(doc, "schema")->valuestring, "zerocopy.stream/1");
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(doc, "device")));
+    cJSON *run = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "runs"), 0);
+    assert_string_equal(cJSON_GetObjectItem(run, "name")->valuestring, "cpu");
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(run, "ok")));
+    assert_int_equal(cJSON_GetObjectItem(run, "frames")->valueint, 300);
+    cJSON *samples = cJSON_GetObjectItem(run, "samples");
+    assert_int_equal(cJSON_GetObjectItem(samples, "in")->valueint, 320 * 256);
+    assert_int_equal(cJSON_GetObjectItem(samples, "out")->valueint, 320 * 256);
+    cJSON *v = cJSON_GetObjectItem(run, "verify");
+    assert_int_equal(cJSON_GetObjectItem(v, "frames_checked")->valueint, 320);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(v, "passed")));
+    double histo = 0;
+    cJSON *bin;
+    cJSON_ArrayForEach(bin, cJSON_GetObjectItem(run, "histogram_us"))
+    {
+        histo += cJSON_GetObjectItem(bin, "count")->valuedouble;
+    }
+    assert_int_equal((int)histo, 300);
+    cJSON_Delete(doc);
+    zc_test_output_free(&r);
+    /* A GPU mode in the list needs the GPU: exit 3 before anything runs. */
+    zc_test_expect_zc((const char *[]){"stream", "--mode", "cpu,graph", NULL}, zc_test_no_gpu_env,
+                      3, NULL, "zc stream");
+}
+
+static void test_save_taps_round_trip(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/zc_taps_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    zc_test_expect_zc((const char *[]){"stream", "--mode", "cpu", "--frames", "1", "--taps", "17",
+                                       "--save-taps", path, NULL},
+                      zc_test_no_gpu_env, 0, NULL, NULL);
+    size_t len = 0;
+    char *text = zc_test_read_file(path, &len);
+    int lines = 0;
+    for (size_t i = 0; i < len; i++)
+        lines += text[i] == '\n';
+    assert_int_equal(lines, 17);
+    free(text);
+    /* Read back as a taps file, the same filter. */
+    zc_test_expect_zc(
+        (const char *[]){"stream", "--mode", "cpu", "--frames", "1", "--taps-file", path, NULL},
+        zc_test_no_gpu_env, 0, "17 taps", NULL);
     unlink(path);
 }
 
@@ -74,6 +162,8 @@ int main(void)
         cmocka_unit_test(test_bad_options),
         cmocka_unit_test(test_no_gpu),
         cmocka_unit_test(test_taps_file_errors),
+        cmocka_unit_test(test_cpu_mode_without_gpu),
+        cmocka_unit_test(test_save_taps_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

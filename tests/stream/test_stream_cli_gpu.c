@@ -30,7 +30,7 @@ static void test_mode_all(void **state)
                  0, &r);
     fprintf(stderr, "%s", r.err);
     cJSON *runs = cJSON_GetObjectItem(doc, "runs");
-    assert_int_equal(cJSON_GetArraySize(runs), 6); /* zerocopy twice: ll and flag */
+    assert_int_equal(cJSON_GetArraySize(runs), 7); /* zerocopy twice (ll and flag), and cpu */
     cJSON *run;
     cJSON_ArrayForEach(run, runs)
     {

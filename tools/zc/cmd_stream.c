@@ -12,24 +12,28 @@
 #include "stream_cli.h"
 
 static const char zc__stream_usage[] =
-    "zc stream [--mode MODE[,MODE...]|all] [--frames N | --duration S] [--frame-samples N]\n"
-    "                 [--in-flight N] [--source synth|FILE|-] [--lowpass HZ --taps N | "
-    "--taps-file F]\n"
-    "                 [--paced RATE] [--output FILE|-] [--json FILE|-] [options]";
+    "zc stream [SOURCE] [--mode MODE[,MODE...]|all] [--frames N | --duration S]\n"
+    "                 [--frame-samples N] [--in-flight N] [--format F] [--lowpass HZ --taps N |\n"
+    "                 --taps-file F] [--paced RATE] [--output FILE|-] [--json FILE|-] [options]";
 
 static void zc__stream_help(void)
 {
     printf("usage: %s\n\n"
-           "Filter a stream of samples with a FIR on the GPU, frame by frame, and measure the\n"
-           "latency of each frame from its publication to the result seen by the CPU. Modes:\n"
+           "Filter a stream of samples with a FIR, frame by frame, through the library's\n"
+           "streaming engine, and measure each frame from its entry into the mode's path to\n"
+           "its result seen by the CPU. Modes:\n"
            "  zerocopy          a persistent kernel polls a ring in mapped pinned memory; results\n"
            "                    come back the same way (protocol LL or FLAG, see --protocol)\n"
            "  mapped-launch     one kernel launch per frame on mapped memory, event sync\n"
            "  classic-pageable  malloc + cudaMemcpy + launch + cudaMemcpy\n"
            "  classic-pinned    pinned + cudaMemcpyAsync + launch + cudaMemcpyAsync + sync\n"
            "  graph             a CUDA graph of copy, kernel, copy, launched per frame\n"
-           "Every result is checked against a double-precision CPU FIR (relative error <= 1e-5;\n"
-           "large runs check a sample of frames, --verify all checks every one).\n\n"
+           "  cpu               the same filter on the host (no GPU needed): the baseline\n"
+           "SOURCE (or --source) is synth (default), a raw sample file, a FIFO, or - for stdin.\n"
+           "The output has exactly as many samples as the input, in order: the last partial\n"
+           "frame is filtered too. The filter is causal; a designed low-pass of N taps delays\n"
+           "the signal by (N - 1) / 2 samples. Every result is checked against a double-\n"
+           "precision CPU FIR (relative error <= 1e-5; --verify all checks every frame).\n\n"
            "Options:\n"
            "  --mode LIST          modes to run, comma-separated, or all (default zerocopy)\n"
            "  --protocol P         zerocopy ring protocol: ll, flag or both (default ll; both\n"
@@ -37,38 +41,48 @@ static void zc__stream_help(void)
            "  --device N           GPU number (default 0)\n"
            "  --devices LIST       all, or GPUs \"0,1\": frames round-robin over them, one\n"
            "                       filter each, results in order (one mode; schema\n"
-           "                       zerocopy.stream-multi/1)\n"
-           "  --frames N           measured frames per mode (default 10000)\n"
-           "  --duration S         measure for S seconds per mode instead\n"
-           "  --warmup N           frames before measuring (default 200)\n"
+           "                       %s)\n"
+           "  --lanes N            cpu mode: N host filters, frames round-robin (as --devices)\n"
+           "  --frames N           frames per mode after warm-up (default: synth 10000, a file\n"
+           "                       or pipe all of it)\n"
+           "  --duration S         run for S seconds per mode instead\n"
+           "  --warmup N           frames before measuring, still output (default 200)\n"
            "  --frame-samples N    samples per frame per channel (default 1024)\n"
-           "  --in-flight N        frames outstanding at most (default 1)\n"
+           "  --in-flight N        frames outstanding at most, per GPU (default 1)\n"
            "  --gpu-blocks N       zerocopy: persistent blocks (default one per 256 values,\n"
            "                       samples x channels, at most one per SM)\n"
            "  --policy wait|drop   when the GPU falls behind (default wait; paced runs drop)\n"
-           "  --source S           synth (default), a raw sample file, or - for stdin\n"
-           "  --format f32|s16     raw sample format (default f32)\n"
+           "  --source S           as SOURCE\n"
+           "  --format F           raw input: f32 (default), s16, u8, or cf32, cs16, cu8 for\n"
+           "                       interleaved I/Q (cu8 as rtl_sdr writes it)\n"
            "  --complex            samples are I/Q pairs (filtered as two channels)\n"
+           "  --output-format F    filtered samples as f32 (default), s16 or u8 (c... for I/Q);\n"
+           "                       integer formats round and clip, and the clips are counted\n"
            "  --rate HZ            sample rate (default 1e6, or the --paced rate)\n"
            "  --paced RATE         offer RATE samples per second in real time; a frame that\n"
-           "                       finds no room is dropped and counted\n"
+           "                       finds no room is dropped and counted (--policy wait: never)\n"
            "  --tones LIST         synthetic tones in Hz (default rate/100, rate/20, rate/3)\n"
            "  --noise A            synthetic noise amplitude (default 0.1)\n"
            "  --lowpass HZ         windowed-sinc low-pass cutoff (default rate/8)\n"
            "  --taps N             taps of the designed filter (default 64)\n"
            "  --taps-file F        taps from a text file instead\n"
-           "  --output F           filtered samples (float32) to file F, or - for stdout\n"
-           "                       (the first mode's results)\n"
+           "  --save-taps F        write the taps used, one per line (- for stdout)\n"
+           "  --output F           filtered samples to file F, or - for stdout, each frame as\n"
+           "                       soon as it is filtered (the first mode's results)\n"
+           "  --nonfinite stop|zero  a NaN or infinite input sample stops the run (default,\n"
+           "                       exit 2, naming sample and frame) or is filtered as 0 and\n"
+           "                       counted\n"
            "  --verify V           all, sample (default) or none\n"
            "  --reuse              republish frames already in the transport buffers instead of\n"
            "                       writing each one: measures the link, not the CPU's memcpy\n"
            "  --cpu N              pin the host thread to core N (default: a core of the GPU's\n"
            "                       NUMA node)\n"
            "  --no-pin             do not pin\n"
-           "  --timeout-ms N       longest wait for the GPU (default 2000)\n"
+           "  --timeout-ms N       longest wait for the GPU, and for input from a pipe or FIFO\n"
+           "                       (default 2000; a stalled writer ends the run, exit 6)\n"
            "  --json F             results as JSON, schema \"%s\" (docs/json.md), to F or -\n"
            "  -h, --help           this help\n",
-           zc__stream_usage, ZC_STREAM_SCHEMA);
+           zc__stream_usage, ZC_CLI_STREAM_MULTI_SCHEMA, ZC_CLI_STREAM_SCHEMA);
 }
 
 static int zc__parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *value_p)
@@ -99,8 +113,106 @@ static int zc__parse_double(const char *text, double min, double max, double *va
 
 #define ZC__USAGE(...) zc_cli_usage_error("stream", zc__stream_usage, __VA_ARGS__)
 
+static int zc__parse_mode_list(const char *text, zc_cli_stream_opts *o, int *all_p)
+{
+    char list[256];
+    snprintf(list, sizeof list, "%s", text);
+    for (char *save = NULL, *m = strtok_r(list, ",", &save); m != NULL;
+         m = strtok_r(NULL, ",", &save)) {
+        zc_stream_mode mode;
+        if (strcmp(m, "all") == 0) {
+            *all_p = 1;
+            for (int i = 0; i < ZC_STREAM_MODE_COUNT; i++)
+                o->modes[i] = 1;
+        } else if (zc_stream_mode_parse(m, &mode) == ZC_OK) {
+            o->modes[mode] = 1;
+        } else {
+            return ZC__USAGE("unknown mode '%s'", m);
+        }
+    }
+    return 0;
+}
+
+/* What the options imply once all are read; 0 or the exit code. */
+static int zc__stream_settle(zc_cli_stream_opts *o, int any_mode, int all, int protocol_set,
+                             int device_set)
+{
+    if (!any_mode)
+        o->modes[ZC_STREAM_ZEROCOPY] = 1;
+    if (!protocol_set)
+        o->protocols = all ? 3 : 1;
+    if (o->format.complex)
+        o->channels = 2;
+    if (o->channels == 2)
+        o->format.complex = 1;
+    if (!o->output_format_given)
+        o->output_format.type = ZC_CLI_VALUE_F32;
+    if (o->output_format.complex != (o->channels == 2)) {
+        if (o->output_format_given)
+            return ZC__USAGE("--output-format %s does not match the %s input",
+                             zc_cli_format_name(o->output_format),
+                             o->channels == 2 ? "complex" : "real");
+        o->output_format.complex = o->channels == 2;
+    }
+    if (!o->frames_given && strcmp(o->source, "synth") == 0 && o->duration_s == 0)
+        o->frames = 10000;
+    if (o->rate == 0)
+        o->rate = o->paced_rate > 0 ? o->paced_rate : 1e6;
+    if (o->tone_count < 0) {
+        o->tone_count = 3;
+        o->tones[0] = o->rate / 100;
+        o->tones[1] = o->rate / 20;
+        o->tones[2] = o->rate / 3;
+    }
+    for (int i = 0; i < o->tone_count; i++) {
+        if (o->tones[i] >= o->rate / 2)
+            return ZC__USAGE("tone %g Hz is not below half the sample rate (%g Hz)", o->tones[i],
+                             o->rate / 2);
+    }
+    if (o->taps_file != NULL && o->cutoff_hz > 0)
+        return ZC__USAGE("--lowpass and --taps-file exclude each other");
+    if (o->cutoff_hz == 0)
+        o->cutoff_hz = o->rate / 8;
+    if (o->cutoff_hz >= o->rate / 2)
+        return ZC__USAGE("--lowpass %g Hz is not below half the sample rate (%g Hz)", o->cutoff_hz,
+                         o->rate / 2);
+    if ((o->frame_samples * o->channels) % 4 != 0)
+        return ZC__USAGE("a frame must hold a multiple of 4 values (16 bytes); %zu samples x %zu "
+                         "channels do not",
+                         o->frame_samples, o->channels);
+    int modes = 0;
+    for (int i = 0; i < ZC_STREAM_MODE_COUNT; i++)
+        modes += o->modes[i];
+    const int one_mode = modes == 1 && !(o->modes[ZC_STREAM_ZEROCOPY] && o->protocols == 3);
+    if (o->lanes > 1 && (!one_mode || !o->modes[ZC_STREAM_CPU]))
+        return ZC__USAGE("--lanes is for --mode cpu alone; GPUs take --devices");
+    if (o->devices_text != NULL) {
+        int devices[ZC_DEVICE_LIST_MAX];
+        size_t n = 0;
+        /* The form here (no GPU needed); the range once the machine's GPUs are known. */
+        if (strcmp(o->devices_text, "all") != 0 &&
+            zc_device_list_parse(o->devices_text, INT_MAX, devices, ZC_DEVICE_LIST_MAX, &n) !=
+                ZC_OK)
+            return ZC__USAGE("--devices: %s", zc_last_error());
+        if (device_set)
+            return ZC__USAGE("give --device or --devices, not both");
+        if (!one_mode)
+            return ZC__USAGE("--devices runs one mode (and one zerocopy protocol) at a time");
+        if (o->modes[ZC_STREAM_CPU])
+            return ZC__USAGE("--devices lists GPUs; the cpu mode takes --lanes");
+    }
+    if (o->output != NULL && o->json != NULL && strcmp(o->output, "-") == 0 &&
+        strcmp(o->json, "-") == 0)
+        return ZC__USAGE("--output - and --json - cannot share stdout");
+    if (o->save_taps != NULL && strcmp(o->save_taps, "-") == 0 &&
+        ((o->output != NULL && strcmp(o->output, "-") == 0) ||
+         (o->json != NULL && strcmp(o->json, "-") == 0)))
+        return ZC__USAGE("--save-taps - cannot share stdout with --output - or --json -");
+    return 0;
+}
+
 /* Parse argv into o; 0 on success, else the exit code (help counts as -1: exit 0). */
-static int zc__stream_parse(int argc, char **argv, zc_stream_opts *o)
+static int zc__stream_parse(int argc, char **argv, zc_cli_stream_opts *o)
 {
     enum {
         O_MODE = 256,
@@ -115,6 +227,7 @@ static int zc__stream_parse(int argc, char **argv, zc_stream_opts *o)
         O_POLICY,
         O_SOURCE,
         O_FORMAT,
+        O_OUTPUT_FORMAT,
         O_COMPLEX,
         O_RATE,
         O_PACED,
@@ -123,14 +236,17 @@ static int zc__stream_parse(int argc, char **argv, zc_stream_opts *o)
         O_LOWPASS,
         O_TAPS,
         O_TAPS_FILE,
+        O_SAVE_TAPS,
         O_OUTPUT,
+        O_NONFINITE,
         O_VERIFY,
         O_REUSE,
         O_CPU,
         O_NO_PIN,
         O_TIMEOUT,
         O_JSON,
-        O_DEVICES
+        O_DEVICES,
+        O_LANES
     };
     static const struct option options[] = {
         {"mode", required_argument, NULL, O_MODE},
@@ -145,6 +261,7 @@ static int zc__stream_parse(int argc, char **argv, zc_stream_opts *o)
         {"policy", required_argument, NULL, O_POLICY},
         {"source", required_argument, NULL, O_SOURCE},
         {"format", required_argument, NULL, O_FORMAT},
+        {"output-format", required_argument, NULL, O_OUTPUT_FORMAT},
         {"complex", no_argument, NULL, O_COMPLEX},
         {"rate", required_argument, NULL, O_RATE},
         {"paced", required_argument, NULL, O_PACED},
@@ -153,7 +270,9 @@ static int zc__stream_parse(int argc, char **argv, zc_stream_opts *o)
         {"lowpass", required_argument, NULL, O_LOWPASS},
         {"taps", required_argument, NULL, O_TAPS},
         {"taps-file", required_argument, NULL, O_TAPS_FILE},
+        {"save-taps", required_argument, NULL, O_SAVE_TAPS},
         {"output", required_argument, NULL, O_OUTPUT},
+        {"nonfinite", required_argument, NULL, O_NONFINITE},
         {"verify", required_argument, NULL, O_VERIFY},
         {"reuse", no_argument, NULL, O_REUSE},
         {"cpu", required_argument, NULL, O_CPU},
@@ -161,11 +280,11 @@ static int zc__stream_parse(int argc, char **argv, zc_stream_opts *o)
         {"timeout-ms", required_argument, NULL, O_TIMEOUT},
         {"json", required_argument, NULL, O_JSON},
         {"devices", required_argument, NULL, O_DEVICES},
+        {"lanes", required_argument, NULL, O_LANES},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
-    o->frames = 10000;
     o->warmup = 200;
     o->frame_samples = 1024;
     o->channels = 1;
@@ -173,35 +292,22 @@ static int zc__stream_parse(int argc, char **argv, zc_stream_opts *o)
     o->source = "synth";
     o->noise = 0.1;
     o->ntaps = 64;
-    o->verify = 1;
+    o->verify = ZC_STREAM_VERIFY_SAMPLE;
     o->cpu = -1;
     o->timeout_ns = 2000000000ull;
     o->tone_count = -1;
-    int any_mode = 0, all = 0, protocol_set = 0, device_set = 0, opt;
+    o->lanes = 1;
+    int any_mode = 0, all = 0, protocol_set = 0, device_set = 0, source_set = 0, opt, code;
     uint64_t u;
     optind = 0;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
         switch (opt) {
-        case O_MODE: {
-            char list[256];
-            snprintf(list, sizeof list, "%s", optarg);
-            for (char *save = NULL, *m = strtok_r(list, ",", &save); m != NULL;
-                 m = strtok_r(NULL, ",", &save)) {
-                zc_stream_mode mode;
-                if (strcmp(m, "all") == 0) {
-                    all = 1;
-                    for (int i = 0; i < ZC_STREAM_MODE_COUNT; i++)
-                        o->modes[i] = 1;
-                } else if (zc_stream_mode_parse(m, &mode) == ZC_OK) {
-                    o->modes[mode] = 1;
-                } else {
-                    return ZC__USAGE("unknown mode '%s'", m);
-                }
-                any_mode = 1;
-            }
+        case O_MODE:
+            if ((code = zc__parse_mode_list(optarg, o, &all)) != 0)
+                return code;
+            any_mode = 1;
             break;
-        }
         case O_PROTOCOL:
             protocol_set = 1;
             if (strcmp(optarg, "ll") == 0)
@@ -221,15 +327,22 @@ static int zc__stream_parse(int argc, char **argv, zc_stream_opts *o)
         case O_DEVICES:
             o->devices_text = optarg;
             break;
+        case O_LANES:
+            if (!zc__parse_u64(optarg, 1, ZC_STREAM_MAX_LANES, &u))
+                return ZC__USAGE("--lanes needs 1..%d, got '%s'", ZC_STREAM_MAX_LANES, optarg);
+            o->lanes = (size_t)u;
+            break;
         case O_FRAMES:
             if (!zc__parse_u64(optarg, 1, 1000000000000ull, &o->frames))
                 return ZC__USAGE("--frames needs a positive count, got '%s'", optarg);
+            o->frames_given = 1;
             o->duration_s = 0;
             break;
         case O_DURATION:
             if (!zc__parse_double(optarg, 0.001, 86400.0, &o->duration_s))
                 return ZC__USAGE("--duration needs seconds, got '%s'", optarg);
             o->frames = 0;
+            o->frames_given = 0;
             break;
         case O_WARMUP:
             if (!zc__parse_u64(optarg, 0, 100000000ull, &o->warmup))
@@ -258,17 +371,23 @@ static int zc__stream_parse(int argc, char **argv, zc_stream_opts *o)
                 o->policy = ZC_RING_FULL_DROP;
             else
                 return ZC__USAGE("--policy takes wait or drop, not '%s'", optarg);
+            o->policy_given = 1;
             break;
         case O_SOURCE:
             o->source = optarg;
+            source_set = 1;
             break;
         case O_FORMAT:
-            if (strcmp(optarg, "f32") == 0)
-                o->format_s16 = 0;
-            else if (strcmp(optarg, "s16") == 0)
-                o->format_s16 = 1;
-            else
-                return ZC__USAGE("--format takes f32 or s16, not '%s'", optarg);
+            if (!zc_cli_format_parse(optarg, &o->format))
+                return ZC__USAGE("--format takes f32, s16, u8, cf32, cs16 or cu8, not '%s'",
+                                 optarg);
+            break;
+        case O_OUTPUT_FORMAT:
+            if (!zc_cli_format_parse(optarg, &o->output_format))
+                return ZC__USAGE("--output-format takes f32, s16, u8, cf32, cs16 or cu8, not "
+                                 "'%s'",
+                                 optarg);
+            o->output_format_given = 1;
             break;
         case O_COMPLEX:
             o->channels = 2;
@@ -282,7 +401,7 @@ static int zc__stream_parse(int argc, char **argv, zc_stream_opts *o)
                 return ZC__USAGE("--paced needs samples per second, got '%s'", optarg);
             break;
         case O_TONES:
-            o->tone_count = zc_stream_parse_list(optarg, o->tones, 8);
+            o->tone_count = zc_cli_stream_parse_list(optarg, o->tones, 8);
             if (o->tone_count < 0)
                 return ZC__USAGE("--tones needs up to 8 frequencies in Hz, got '%s'", optarg);
             break;
@@ -302,16 +421,27 @@ static int zc__stream_parse(int argc, char **argv, zc_stream_opts *o)
         case O_TAPS_FILE:
             o->taps_file = optarg;
             break;
+        case O_SAVE_TAPS:
+            o->save_taps = optarg;
+            break;
         case O_OUTPUT:
             o->output = optarg;
             break;
+        case O_NONFINITE:
+            if (strcmp(optarg, "stop") == 0)
+                o->nonfinite = ZC_STREAM_NONFINITE_REJECT;
+            else if (strcmp(optarg, "zero") == 0)
+                o->nonfinite = ZC_STREAM_NONFINITE_ZERO;
+            else
+                return ZC__USAGE("--nonfinite takes stop or zero, not '%s'", optarg);
+            break;
         case O_VERIFY:
             if (strcmp(optarg, "all") == 0)
-                o->verify = 2;
+                o->verify = ZC_STREAM_VERIFY_ALL;
             else if (strcmp(optarg, "sample") == 0)
-                o->verify = 1;
+                o->verify = ZC_STREAM_VERIFY_SAMPLE;
             else if (strcmp(optarg, "none") == 0)
-                o->verify = 0;
+                o->verify = ZC_STREAM_VERIFY_NONE;
             else
                 return ZC__USAGE("--verify takes all, sample or none, not '%s'", optarg);
             break;
@@ -342,138 +472,173 @@ static int zc__stream_parse(int argc, char **argv, zc_stream_opts *o)
             return ZC__USAGE("unknown option '%s'", argv[optind - 1]);
         }
     }
+    if (optind < argc && !source_set) {
+        o->source = argv[optind++]; /* the source as the one positional argument */
+        source_set = 1;
+    }
     if (optind < argc)
         return ZC__USAGE("unexpected argument '%s'", argv[optind]);
-    if (!any_mode)
-        o->modes[ZC_STREAM_ZEROCOPY] = 1;
-    if (!protocol_set)
-        o->protocols = all ? 3 : 1;
-    if (o->rate == 0)
-        o->rate = o->paced_rate > 0 ? o->paced_rate : 1e6;
-    if (o->tone_count < 0) {
-        o->tone_count = 3;
-        o->tones[0] = o->rate / 100;
-        o->tones[1] = o->rate / 20;
-        o->tones[2] = o->rate / 3;
-    }
-    for (int i = 0; i < o->tone_count; i++) {
-        if (o->tones[i] >= o->rate / 2)
-            return ZC__USAGE("tone %g Hz is not below half the sample rate (%g Hz)", o->tones[i],
-                             o->rate / 2);
-    }
-    if (o->taps_file != NULL && o->cutoff_hz > 0)
-        return ZC__USAGE("--lowpass and --taps-file exclude each other");
-    if (o->cutoff_hz == 0)
-        o->cutoff_hz = o->rate / 8;
-    if (o->cutoff_hz >= o->rate / 2)
-        return ZC__USAGE("--lowpass %g Hz is not below half the sample rate (%g Hz)", o->cutoff_hz,
-                         o->rate / 2);
-    if ((o->frame_samples * o->channels) % 4 != 0)
-        return ZC__USAGE("a frame must hold a multiple of 4 values (16 bytes); %zu samples x %zu "
-                         "channels do not",
-                         o->frame_samples, o->channels);
-    if (o->devices_text != NULL) {
-        int modes = 0;
-        for (int i = 0; i < ZC_STREAM_MODE_COUNT; i++)
-            modes += o->modes[i];
-        int devices[ZC_DEVICE_LIST_MAX];
-        size_t n = 0;
-        /* The form here (no GPU needed); the range once the machine's GPUs are known. */
-        if (strcmp(o->devices_text, "all") != 0 &&
-            zc_device_list_parse(o->devices_text, INT_MAX, devices, ZC_DEVICE_LIST_MAX, &n) !=
-                ZC_OK)
-            return ZC__USAGE("--devices: %s", zc_last_error());
-        if (device_set)
-            return ZC__USAGE("give --device or --devices, not both");
-        if (modes != 1 || (o->modes[ZC_STREAM_ZEROCOPY] && o->protocols == 3))
-            return ZC__USAGE("--devices runs one mode (and one zerocopy protocol) at a time");
-        if (o->paced_rate > 0)
-            return ZC__USAGE("--devices does not take --paced");
-        if (o->policy == ZC_RING_FULL_DROP)
-            return ZC__USAGE("--devices keeps every frame in order: --policy drop does not apply");
-    }
-    if (o->output != NULL && o->json != NULL && strcmp(o->output, "-") == 0 &&
-        strcmp(o->json, "-") == 0)
-        return ZC__USAGE("--output - and --json - cannot share stdout");
-    return 0;
+    return zc__stream_settle(o, any_mode, all, protocol_set, device_set);
 }
 
-static void zc__print_table(FILE *f, const zc_stream_opts *o, const zc_stream_result *runs,
+static void zc__print_table(FILE *f, const zc_cli_stream_opts *o, const zc_cli_stream_result *runs,
                             int count)
 {
     fprintf(f, "\n%-17s %7s %8s %8s %8s %8s %9s %10s %9s %8s %9s %s\n", "mode", "blocks", "p50 us",
             "p90 us", "p99 us", "p99.9 us", "max us", "frames/s", "GB/s", "dropped", "rel err",
             "check");
     for (int i = 0; i < count; i++) {
-        const zc_stream_result *r = &runs[i];
-        if (r->frames == 0) {
-            fprintf(f, "%-17s FAILED: %s\n", r->name, r->error);
+        const zc_cli_stream_result *r = &runs[i];
+        const zc_stream_stats *st = &r->stats;
+        if (st->frames_measured == 0) {
+            fprintf(
+                f, "%-17s %s: %s\n", r->name, r->status == ZC_OK ? "no measured frame" : "FAILED",
+                r->status == ZC_OK ? "the input ended within the warm-up (--warmup)" : r->error);
             continue;
         }
-        const zc_stats *s = &r->latency_us;
+        const zc_stats *s = &st->latency_us;
         fprintf(f, "%-17s %7u %8.2f %8.2f %8.2f %8.2f %9.1f %10.0f %9.3f %8llu %9.2e %s\n", r->name,
-                r->gpu_blocks, s->median, s->p90, s->p99, s->p999, s->max, r->frames_per_s,
-                r->gb_per_s, (unsigned long long)r->dropped, r->max_rel_error,
-                !o->verify                   ? "off"
-                : r->status == ZC_ERR_VERIFY ? "FAIL"
-                                             : "ok");
+                st->lane[0].gpu_blocks, s->median, s->p90, s->p99, s->p999, s->max,
+                st->frames_per_s, st->gb_per_s, (unsigned long long)st->measured_dropped,
+                st->max_rel_error,
+                o->verify == ZC_STREAM_VERIFY_NONE ? "off"
+                : r->status == ZC_ERR_VERIFY       ? "FAIL"
+                                                   : "ok");
     }
+}
+
+/* One line per lane and a total (--devices, --lanes). */
+static void zc__print_lanes(FILE *f, const zc_cli_stream_result *r)
+{
+    const zc_stream_stats *s = &r->stats;
+    fprintf(f, "%-10s %7s %8s %8s %8s %8s %10s %9s\n", "lane", "blocks", "p50 us", "p99 us",
+            "p99.9 us", "max us", "frames/s", "GB/s");
+    for (size_t i = 0; i < s->lanes; i++) {
+        const zc_stream_lane_stats *l = &s->lane[i];
+        char name[32];
+        if (l->device < 0)
+            snprintf(name, sizeof name, "host %zu", i);
+        else
+            snprintf(name, sizeof name, "GPU %d", l->device);
+        fprintf(f, "%-10s %7u %8.2f %8.2f %8.2f %8.1f %10.0f %9.3f\n", name, l->gpu_blocks,
+                l->latency_us.median, l->latency_us.p99, l->latency_us.p999, l->latency_us.max,
+                l->frames_per_s, l->gb_per_s);
+    }
+    fprintf(f, "%-10s %7s %8.2f %8.2f %8.2f %8.1f %10.0f %9.3f\n", "total", "",
+            s->latency_us.median, s->latency_us.p99, s->latency_us.p999, s->latency_us.max,
+            s->frames_per_s, s->gb_per_s);
+}
+
+/* What came in and what went out, so that a loss is never silent. */
+static void zc__print_samples(FILE *f, const zc_cli_stream_opts *o, const zc_cli_stream_result *r)
+{
+    const zc_stream_stats *s = &r->stats;
+    fprintf(f, "%s: %llu samples in, %llu out", r->name, (unsigned long long)s->samples_in,
+            (unsigned long long)s->samples_out);
+    if (s->samples_dropped)
+        fprintf(f, ", %llu dropped in %llu frames (--policy drop)",
+                (unsigned long long)s->samples_dropped, (unsigned long long)s->frames_dropped);
+    if (s->nonfinite)
+        fprintf(f, ", %llu non-finite values filtered as 0 (the first at sample %llu, frame %llu)",
+                (unsigned long long)s->nonfinite, (unsigned long long)s->first_nonfinite,
+                (unsigned long long)(s->first_nonfinite / o->frame_samples));
+    if (r->clipped)
+        fprintf(f, ", %llu values clipped by the output format", (unsigned long long)r->clipped);
+    fprintf(f, "; %llu frames checked against the reference, largest relative error %.2e\n",
+            (unsigned long long)s->verified, s->max_rel_error);
+}
+
+/* The GPUs --devices names ("all": every one), into o. */
+static int zc__resolve_devices(zc_cli_stream_opts *o)
+{
+    if (o->devices_text == NULL)
+        return 0;
+    int count = 0;
+    zc_status st = zc_device_count(&count);
+    if (st != ZC_OK)
+        return zc_cli_fail("stream", "no GPU to stream to", st);
+    if (zc_device_list_parse(o->devices_text, count, o->devices, ZC_STREAM_MAX_LANES,
+                             &o->device_count) != ZC_OK) {
+        fprintf(stderr, "zc stream: --devices: %s\n", zc_last_error());
+        return ZC_EXIT_USAGE;
+    }
+    return 0;
 }
 
 int zc_cmd_stream(int argc, char **argv)
 {
-    zc_stream_opts o;
+    static zc_cli_stream_opts o; /* large; one per process */
     int code = zc__stream_parse(argc, argv, &o);
     if (code != 0)
         return code < 0 ? ZC_EXIT_OK : code;
 
     zc_status st;
     if (o.taps_file != NULL)
-        st = zc_stream_taps_read(o.taps_file, o.taps, &o.ntaps);
+        st = zc_cli_stream_taps_read(o.taps_file, o.taps, &o.ntaps);
     else
         st = zc_fir_design_lowpass(o.cutoff_hz / o.rate, o.ntaps, o.taps);
     if (st != ZC_OK)
         return zc_cli_fail("stream", "designing the filter", st);
-    if (o.devices_text != NULL)
-        return zc_stream_multi(&o, argc, argv);
-    zc_device_info dev;
-    st = zc_device_info_get(o.device, &dev);
-    if (st != ZC_OK)
-        return zc_cli_fail("stream", "reading the GPU", st);
+    if (o.save_taps != NULL && zc_cli_stream_taps_write(o.save_taps, o.taps, o.ntaps) != ZC_OK)
+        return ZC_EXIT_FAILURE;
+    if ((code = zc__resolve_devices(&o)) != 0)
+        return code;
 
-    int runs_wanted = 0;
-    for (int i = 0; i < ZC_STREAM_MODE_COUNT; i++)
-        runs_wanted += o.modes[i] ? (i == ZC_STREAM_ZEROCOPY ? (o.protocols == 3 ? 2 : 1) : 1) : 0;
-    zc_stream_source *src = NULL;
-    st = zc_stream_source_open(&o, strcmp(o.source, "synth") != 0 && runs_wanted > 1, &src);
-    if (st != ZC_OK)
-        return zc_cli_exit_code(st);
-    FILE *out = NULL;
-    if (o.output != NULL) {
-        out = strcmp(o.output, "-") == 0 ? stdout : fopen(o.output, "wb");
-        if (out == NULL) {
-            fprintf(stderr, "zc stream: cannot write %s: %s\n", o.output, strerror(errno));
-            zc_stream_source_close(src);
-            return ZC_EXIT_FAILURE;
-        }
+    int gpu_runs = 0, runs_wanted = 0;
+    for (int m = 0; m < ZC_STREAM_MODE_COUNT; m++) {
+        int n = o.modes[m] ? (m == ZC_STREAM_ZEROCOPY && o.protocols == 3 ? 2 : 1) : 0;
+        runs_wanted += n;
+        gpu_runs += m == ZC_STREAM_CPU ? 0 : n;
     }
-    /* Human text goes to stderr when stdout carries samples or JSON. */
-    FILE *text = (out == stdout || (o.json && strcmp(o.json, "-") == 0)) ? stderr : stdout;
-    zc_stream_host host;
-    zc_stream_host_pin(&o, &dev, &host);
-    zc_stream_host_sample(&host);
+    zc_cli_stream_source *src = NULL;
+    zc_cli_stream_sink *sink = NULL;
+    if ((st = zc_cli_stream_source_open(&o, &src)) != ZC_OK)
+        return zc_cli_exit_code(st);
+    zc_device_info dev;
+    const zc_device_info *devp = NULL;
+    if (gpu_runs > 0) {
+        st = zc_device_info_get(o.device_count ? o.devices[0] : o.device, &dev);
+        if (st != ZC_OK) {
+            zc_cli_stream_source_close(src);
+            return zc_cli_fail("stream", "reading the GPU", st);
+        }
+        devp = &dev;
+    }
+    /* Several modes see the same samples: a file or pipe is read into memory once. */
+    if (runs_wanted > 1 && (st = zc_cli_stream_source_preload(src)) != ZC_OK) {
+        zc_cli_stream_source_close(src);
+        return zc_cli_exit_code(st);
+    }
+    if (o.output != NULL && (st = zc_cli_stream_sink_open(&o, &sink)) != ZC_OK) {
+        zc_cli_stream_source_close(src);
+        return zc_cli_exit_code(st);
+    }
+    /* Human text goes to stderr when stdout carries samples, taps or JSON. */
+    const int stdout_taken = (o.output && strcmp(o.output, "-") == 0) ||
+                             (o.json && strcmp(o.json, "-") == 0) ||
+                             (o.save_taps && strcmp(o.save_taps, "-") == 0);
+    FILE *text = stdout_taken ? stderr : stdout;
+    zc_cli_stream_host host;
+    zc_cli_stream_host_pin(&o, devp, &host);
+    zc_cli_stream_host_sample(&host);
+    if (devp != NULL)
+        fprintf(text, "zc stream: GPU %d %s (NUMA node %d)%s; ", dev.ordinal, dev.name,
+                dev.numa_node, o.device_count > 1 ? " and more (--devices)" : "");
+    else
+        fprintf(text, "zc stream: on the host (cpu mode, %zu lane%s); ", o.lanes,
+                o.lanes == 1 ? "" : "s");
     fprintf(text,
-            "zc stream: GPU %d %s (NUMA node %d); host thread on core %d (%s); %zu samples x "
-            "%zu channel%s per frame (%zu bytes), %zu taps, %u in flight%s\n",
-            dev.ordinal, dev.name, dev.numa_node, host.cpu, host.why, o.frame_samples, o.channels,
-            o.channels == 1 ? "" : "s", o.frame_samples * o.channels * 4, o.ntaps, o.in_flight,
-            o.paced_rate > 0 ? ", paced" : "");
+            "host thread on core %d (%s); %zu samples x %zu channel%s per frame (%zu bytes), "
+            "%zu taps (delay %.1f samples), %u in flight%s; input %s (%s)\n",
+            host.cpu, host.why, o.frame_samples, o.channels, o.channels == 1 ? "" : "s",
+            o.frame_samples * o.channels * 4, o.ntaps, (double)(o.ntaps - 1) / 2.0, o.in_flight,
+            o.paced_rate > 0 ? ", paced" : "", o.source, zc_cli_format_name(o.format));
     fprintf(text, "host: load %.2f (1 min), %d running, %d CPUs online, core %d at %.0f MHz%s%s\n",
             host.loadavg1, host.procs_running, host.cpus_online, host.cpu, host.cpu_mhz,
             host.governor[0] ? ", governor " : "", host.governor);
     fflush(text);
 
-    zc_stream_result runs[ZC_STREAM_MAX_RUNS];
+    static zc_cli_stream_result runs[ZC_CLI_STREAM_MAX_RUNS];
     int count = 0, exit_code = ZC_EXIT_OK;
     for (int m = 0; m < ZC_STREAM_MODE_COUNT; m++) {
         if (!o.modes[m])
@@ -482,12 +647,13 @@ int zc_cmd_stream(int argc, char **argv)
             zc_ring_protocol proto = p == 0 ? ZC_RING_PROTO_LL : ZC_RING_PROTO_FLAG;
             if (m == ZC_STREAM_ZEROCOPY ? !(o.protocols & (1 << p)) : p == 1)
                 continue;
-            zc_stream_result *r = &runs[count++];
-            fprintf(text, "running %s ...\n",
-                    m == ZC_STREAM_ZEROCOPY ? (p == 0 ? "zerocopy-ll" : "zerocopy-flag")
-                                            : zc_stream_mode_name((zc_stream_mode)m));
+            zc_cli_stream_result *r = &runs[count++];
+            char name[32];
+            zc_cli_stream_run_name((zc_stream_mode)m, proto, name, sizeof name);
+            fprintf(text, "running %s ...\n", name);
             fflush(text);
-            zc_stream_run(&o, (zc_stream_mode)m, proto, src, count == 1 ? out : NULL, r);
+            zc_cli_stream_run(&o, (zc_stream_mode)m, proto, src, count == 1 ? sink : NULL, r);
+            zc__print_samples(text, &o, r);
             if (r->status != ZC_OK) {
                 fprintf(stderr, "zc stream: %s: %s\n", r->name, r->error);
                 if (exit_code == ZC_EXIT_OK)
@@ -495,23 +661,35 @@ int zc_cmd_stream(int argc, char **argv)
             }
         }
     }
-    zc_stream_host_sample(&host);
-    zc__print_table(text, &o, runs, count);
+    zc_cli_stream_host_sample(&host);
+    const int lanes = runs[0].stats.lanes > 1 || o.device_count > 0;
+    if (lanes)
+        zc__print_lanes(text, &runs[0]);
+    else
+        zc__print_table(text, &o, runs, count);
     fprintf(text, "host after: load %.2f, %d running, core %d at %.0f MHz\n", host.loadavg1,
             host.procs_running, host.cpu, host.cpu_mhz);
 
     if (o.json != NULL) {
-        int rc = zc_cli_write_json(
-            "stream", zc_stream_json(&o, argc, argv, &dev, &host, runs, count), o.json);
-        if (rc != ZC_EXIT_OK)
+        cJSON *doc;
+        if (lanes) {
+            static char names[ZC_STREAM_MAX_LANES][256];
+            for (size_t i = 0; i < runs[0].stats.lanes; i++) {
+                zc_device_info info;
+                int d = runs[0].stats.lane[i].device;
+                snprintf(names[i], sizeof names[i], "%s",
+                         d >= 0 && zc_device_info_get(d, &info) == ZC_OK ? info.name : "host");
+            }
+            doc = zc_cli_stream_multi_json(&o, &runs[0], names, &host);
+        } else {
+            doc = zc_cli_stream_json(&o, argc, argv, devp, &host, runs, count);
+        }
+        int rc = zc_cli_write_json("stream", doc, o.json);
+        if (rc != ZC_EXIT_OK && exit_code == ZC_EXIT_OK)
             exit_code = rc;
     }
-    /* Samples still buffered are written here: a full disk shows only now. */
-    if (out != NULL && (out == stdout ? fflush(out) : fclose(out)) != 0) {
-        fprintf(stderr, "zc stream: writing %s: %s\n", o.output, strerror(errno));
-        if (exit_code == ZC_EXIT_OK)
-            exit_code = zc_cli_exit_code(ZC_ERR_IO);
-    }
-    zc_stream_source_close(src);
+    if (zc_cli_stream_sink_close(sink) != ZC_OK && exit_code == ZC_EXIT_OK)
+        exit_code = zc_cli_exit_code(ZC_ERR_IO);
+    zc_cli_stream_source_close(src);
     return exit_code;
 }

@@ -1,5 +1,5 @@
-/* zc stream's pieces: options, sources and sinks of samples, one measured run per mode, the
- * host's pinning and jitter report, and the JSON document. */
+/* zc stream's pieces: options, the source and sink of samples, one run of the library's
+ * streaming engine per mode, the host's pinning and jitter report, and the JSON documents. */
 #ifndef ZC_STREAM_CLI_H
 #define ZC_STREAM_CLI_H
 
@@ -8,18 +8,19 @@
 
 #include <cjson/cJSON.h>
 
+#include "stream_format.h"
 #include "zerocopy/zerocopy.h"
-#include "zerocopy/stream.h"
 
-#define ZC_STREAM_SCHEMA    "zerocopy.stream/1"
-#define ZC_STREAM_MAX_RUNS  8
-#define ZC_STREAM_TOLERANCE 1e-5
+#define ZC_CLI_STREAM_SCHEMA       "zerocopy.stream/1"
+#define ZC_CLI_STREAM_MULTI_SCHEMA "zerocopy.stream-multi/1"
+#define ZC_CLI_STREAM_MAX_RUNS     8
 
-typedef struct zc_stream_opts {
+typedef struct zc_cli_stream_opts {
     int device;
     int modes[ZC_STREAM_MODE_COUNT]; /* 1 for each mode to run, in order */
     int protocols;                   /* bit 0: LL, bit 1: FLAG (zerocopy runs) */
-    uint64_t frames;                 /* 0 when --duration decides */
+    uint64_t frames;                 /* 0: synth 10000; a file or pipe: all of it */
+    int frames_given;
     double duration_s;
     uint64_t warmup;
     size_t frame_samples;
@@ -27,8 +28,11 @@ typedef struct zc_stream_opts {
     uint32_t in_flight;
     uint32_t gpu_blocks;
     zc_ring_full_policy policy;
+    int policy_given;
     const char *source; /* "synth", a file name or "-" */
-    int format_s16;
+    zc_cli_format format;
+    zc_cli_format output_format;
+    int output_format_given;
     double rate;       /* samples per second per channel */
     double paced_rate; /* 0: as fast as possible */
     double tones[8];
@@ -37,19 +41,24 @@ typedef struct zc_stream_opts {
     double cutoff_hz;
     size_t ntaps;
     const char *taps_file;
+    const char *save_taps;
     float taps[ZC_FIR_MAX_TAPS];
     const char *output; /* NULL: nowhere */
-    int verify;         /* 0 none, 1 sampled, 2 all */
+    zc_stream_verify verify;
+    zc_stream_nonfinite nonfinite;
     int reuse;
     int cpu; /* -1: choose */
     int no_pin;
     const char *json;
     uint64_t timeout_ns;
     const char *devices_text; /* --devices: "all" or "0,1"; NULL: --device alone */
-} zc_stream_opts;
+    size_t lanes;             /* --lanes: host lanes of the cpu mode */
+    int devices[ZC_STREAM_MAX_LANES];
+    size_t device_count; /* GPUs listed by --devices (0: --device alone) */
+} zc_cli_stream_opts;
 
 /* Where the host thread runs, and what might disturb it. */
-typedef struct zc_stream_host {
+typedef struct zc_cli_stream_host {
     int cpu;        /* -1 when not pinned */
     int numa_node;  /* the GPU's, -1 when none */
     char why[160];  /* how the core was chosen */
@@ -58,73 +67,88 @@ typedef struct zc_stream_host {
     double loadavg1;
     int procs_running;
     int cpus_online;
-} zc_stream_host;
+} zc_cli_stream_host;
 
-typedef struct zc_stream_histo_bin {
-    double lo_us, hi_us;
-    uint64_t count;
-} zc_stream_histo_bin;
-
-#define ZC_STREAM_HISTO_BINS 96
-
-typedef struct zc_stream_result {
+/* One run: a mode (and protocol) over the input, on one GPU, several, or the host. */
+typedef struct zc_cli_stream_result {
     zc_stream_mode mode;
     zc_ring_protocol protocol;
     char name[32];
     zc_status status;
     char error[512];
-    uint32_t gpu_blocks;
-    uint32_t buffers;
-    uint64_t frames;  /* results measured */
-    uint64_t offered; /* frames the source offered during measurement */
-    uint64_t dropped;
-    uint64_t full_waits;
-    zc_stats latency_us;
-    zc_stream_histo_bin histo[ZC_STREAM_HISTO_BINS];
-    double seconds;
-    double frames_per_s, samples_per_s, gb_per_s;
-    uint64_t verified;
-    double max_rel_error;
-    int verify_passed;
-} zc_stream_result;
+    zc_stream_stats stats;
+    uint64_t samples_written; /* to --output */
+    uint64_t clipped;         /* values clipped by an integer --output-format */
+} zc_cli_stream_result;
 
 /* Print "zc stream: <message>" on stderr. */
-void zc_stream_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void zc_cli_stream_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The message zc_cli_stream_errorf printed last ("" before the first). */
+const char *zc_cli_stream_last_message(void);
 
 /* Report a failure on stderr and give its status, in one expression. */
-#define ZC_STREAM_FAIL(status, ...) (zc_stream_errorf(__VA_ARGS__), (status))
+#define ZC_CLI_STREAM_FAIL(status, ...) (zc_cli_stream_errorf(__VA_ARGS__), (status))
 
-/* A source of frames: synthetic, a file, stdin, or frames held in memory. */
-typedef struct zc_stream_source zc_stream_source;
+/* The source of samples: synthetic, a file, stdin or a FIFO, or all of it held in memory. */
+typedef struct zc_cli_stream_source zc_cli_stream_source;
 
-/* Open the source the options name. Preloaded (replayable) when preload is set. */
-zc_status zc_stream_source_open(const zc_stream_opts *o, int preload, zc_stream_source **src_p);
-/* Start again from the first frame (synthetic: same seed; preloaded: first frame). */
-zc_status zc_stream_source_rewind(zc_stream_source *src);
-/* Next frame into frame; ZC_ERR_NOT_FOUND at the end of the input. */
-zc_status zc_stream_source_next(zc_stream_source *src, float *frame);
-void zc_stream_source_close(zc_stream_source *src);
+zc_status zc_cli_stream_source_open(const zc_cli_stream_opts *o, zc_cli_stream_source **src_p);
+/* Read the whole input into memory, so that several modes see the same samples. */
+zc_status zc_cli_stream_source_preload(zc_cli_stream_source *src);
+/* Start again from the first sample (synthetic: same seed; preloaded: first sample). */
+zc_status zc_cli_stream_source_rewind(zc_cli_stream_source *src);
+/*
+ * Up to max samples (max x channels values) into out; *got_p how many (a pipe gives what has
+ * come). ZC_ERR_NOT_FOUND at the end of the input; ZC_ERR_PARSE when it ends inside a sample;
+ * ZC_ERR_TIMEOUT when a pipe or FIFO stays silent for the timeout; ZC_ERR_IO. Each failure is
+ * printed on stderr with its byte offset.
+ */
+zc_status zc_cli_stream_source_read(zc_cli_stream_source *src, float *out, size_t max,
+                                    size_t *got_p);
+/* Samples read so far. */
+uint64_t zc_cli_stream_source_samples(const zc_cli_stream_source *src);
+void zc_cli_stream_source_close(zc_cli_stream_source *src);
+
+/* Where filtered samples go: a file or stdout, in the output format, written as they come. */
+typedef struct zc_cli_stream_sink zc_cli_stream_sink;
+
+zc_status zc_cli_stream_sink_open(const zc_cli_stream_opts *o, zc_cli_stream_sink **sink_p);
+/* count samples; *clipped_p (added to) counts values clipped by an integer format. */
+zc_status zc_cli_stream_sink_write(zc_cli_stream_sink *sink, const float *samples, size_t count,
+                                   uint64_t *clipped_p);
+/* Flush and close; the result of the last writes (a full disk shows here). Accepts NULL. */
+zc_status zc_cli_stream_sink_close(zc_cli_stream_sink *sink);
 
 /* Parse "f1,f2,..." of non-negative numbers into out[max]; count or -1. */
-int zc_stream_parse_list(const char *text, double *out, int max);
+int zc_cli_stream_parse_list(const char *text, double *out, int max);
 /* Read taps from a text file (numbers separated by white space or commas). */
-zc_status zc_stream_taps_read(const char *path, float *taps, size_t *ntaps_p);
+zc_status zc_cli_stream_taps_read(const char *path, float *taps, size_t *ntaps_p);
+/* Write the taps, one per line, with enough digits to give the same float32 back. */
+zc_status zc_cli_stream_taps_write(const char *path, const float *taps, size_t ntaps);
 
-/* Pin the calling thread as the options say; fill host. */
-void zc_stream_host_pin(const zc_stream_opts *o, const zc_device_info *dev, zc_stream_host *host);
+/* Pin the calling thread as the options say (dev NULL: no GPU); fill host. */
+void zc_cli_stream_host_pin(const zc_cli_stream_opts *o, const zc_device_info *dev,
+                            zc_cli_stream_host *host);
 /* Read load and frequency now. */
-void zc_stream_host_sample(zc_stream_host *host);
+void zc_cli_stream_host_sample(zc_cli_stream_host *host);
 
-/* Run mode (with protocol for zerocopy) over src; out (may be NULL) receives results. */
-void zc_stream_run(const zc_stream_opts *o, zc_stream_mode mode, zc_ring_protocol protocol,
-                   zc_stream_source *src, FILE *out, zc_stream_result *r);
+/* Run mode (with protocol for zerocopy) over src through the streaming engine; sink (may be
+ * NULL) receives every filtered sample as it comes. */
+void zc_cli_stream_run(const zc_cli_stream_opts *o, zc_stream_mode mode, zc_ring_protocol protocol,
+                       zc_cli_stream_source *src, zc_cli_stream_sink *sink,
+                       zc_cli_stream_result *r);
 
-/* zc stream --devices: one mode over several GPUs, frames round-robin (stream_multi.c);
- * gives the exit code. */
-int zc_stream_multi(const zc_stream_opts *o, int argc, char **argv);
+/* The run's name: "zerocopy-ll", "classic-pinned", ... */
+void zc_cli_stream_run_name(zc_stream_mode mode, zc_ring_protocol protocol, char *name,
+                            size_t size);
 
-/* The JSON document of a finished command. */
-cJSON *zc_stream_json(const zc_stream_opts *o, int argc, char **argv, const zc_device_info *dev,
-                      const zc_stream_host *host, const zc_stream_result *runs, int count);
+/* The JSON documents of a finished command: every mode on one GPU (or the host), and one mode
+ * over several lanes. dev NULL: no GPU (cpu mode). */
+cJSON *zc_cli_stream_json(const zc_cli_stream_opts *o, int argc, char **argv,
+                          const zc_device_info *dev, const zc_cli_stream_host *host,
+                          const zc_cli_stream_result *runs, int count);
+cJSON *zc_cli_stream_multi_json(const zc_cli_stream_opts *o, const zc_cli_stream_result *r,
+                                const char (*names)[256], const zc_cli_stream_host *host);
 
 #endif

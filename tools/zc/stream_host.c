@@ -8,14 +8,21 @@
 #include <string.h>
 #include <unistd.h>
 
-void zc_stream_errorf(const char *fmt, ...)
+/* The last message zc_cli_stream_errorf printed, for the run's record and JSON. */
+static char zc__stream_last_message[512];
+
+void zc_cli_stream_errorf(const char *fmt, ...)
 {
     va_list args;
     va_start(args, fmt);
-    fputs("zc stream: ", stderr);
-    vfprintf(stderr, fmt, args);
-    fputc('\n', stderr);
+    vsnprintf(zc__stream_last_message, sizeof zc__stream_last_message, fmt, args);
     va_end(args);
+    fprintf(stderr, "zc stream: %s\n", zc__stream_last_message);
+}
+
+const char *zc_cli_stream_last_message(void)
+{
+    return zc__stream_last_message;
 }
 
 /* Parse a sysfs cpulist ("0-7,16-23") into set. */
@@ -51,7 +58,8 @@ static int zc__read_line(const char *path, char *buf, size_t size)
     return ok;
 }
 
-void zc_stream_host_pin(const zc_stream_opts *o, const zc_device_info *dev, zc_stream_host *h)
+void zc_cli_stream_host_pin(const zc_cli_stream_opts *o, const zc_device_info *dev,
+                            zc_cli_stream_host *h)
 {
     memset(h, 0, sizeof *h);
     h->cpu = -1;
@@ -86,6 +94,8 @@ void zc_stream_host_pin(const zc_stream_opts *o, const zc_device_info *dev, zc_s
         if (use_node)
             snprintf(h->why, sizeof h->why, "last allowed core of the GPU's NUMA node %d",
                      h->numa_node);
+        else if (dev == NULL)
+            snprintf(h->why, sizeof h->why, "no GPU in the run; last allowed core");
         else
             snprintf(h->why, sizeof h->why,
                      "the GPU reports no NUMA node (-1: any core is as near); last allowed core");
@@ -103,7 +113,7 @@ void zc_stream_host_pin(const zc_stream_opts *o, const zc_device_info *dev, zc_s
     h->cpu = cpu;
 }
 
-void zc_stream_host_sample(zc_stream_host *h)
+void zc_cli_stream_host_sample(zc_cli_stream_host *h)
 {
     char buf[256], path[128];
     h->cpu_mhz = 0;

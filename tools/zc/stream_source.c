@@ -1,170 +1,233 @@
-/* zc stream's samples: a synthetic generator (tones plus noise), raw float32 or int16 from a
- * file or stdin, or frames preloaded into memory so that every mode sees the same input. */
+/* zc stream's samples in: a synthetic generator (tones plus noise), raw samples from a file,
+ * stdin or a FIFO in any of the formats (read as they come, with a bound on silence), or all of
+ * the input held in memory so that every mode sees the same samples. */
 #include "stream_cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-struct zc_stream_source {
-    zc_stream_opts o;
-    size_t words; /* floats per frame */
+/* Preloading holds at most this much input. */
+#define ZC__PRELOAD_MAX ((size_t)2 << 30)
+
+typedef enum { ZC__SRC_SYNTH, ZC__SRC_FD, ZC__SRC_MEMORY } zc__src_kind;
+
+struct zc_cli_stream_source {
+    zc__src_kind kind;
+    const zc_cli_stream_opts *o;
+    size_t channels;
     zc_synth synth;
-    /* file */
-    FILE *file;
-    int own_file;
-    void *raw;
-    /* preloaded */
-    float *frames;
-    size_t frame_count, next;
+    /* fd */
+    int fd, own_fd, regular;
+    size_t value_bytes, sample_bytes;
+    unsigned char *raw;
+    size_t raw_cap, raw_have; /* bytes of a sample not yet whole stay at the start */
+    uint64_t bytes_read;
+    /* memory */
+    float *values;
+    size_t count, next; /* values */
+    uint64_t samples;   /* handed out since the last rewind */
 };
 
-static void zc__synth_reset(zc_stream_source *s)
+static void zc__synth_reset(zc_cli_stream_source *s)
 {
     /* The options were checked: tones below rate / 2, 1 or 2 channels. */
-    zc_synth_init(&s->synth, s->o.rate, s->o.tones, s->o.tone_count, s->o.noise, s->o.channels);
+    zc_synth_init(&s->synth, s->o->rate, s->o->tones, s->o->tone_count, s->o->noise, s->channels);
 }
 
-static zc_status zc__file_frame(zc_stream_source *s, float *frame)
+zc_status zc_cli_stream_source_open(const zc_cli_stream_opts *o, zc_cli_stream_source **src_p)
 {
-    size_t size = s->o.format_s16 ? 2 : 4;
-    size_t got = fread(s->raw, size, s->words, s->file);
-    if (got < s->words) {
-        if (ferror(s->file))
-            return ZC_STREAM_FAIL(ZC_ERR_IO, "reading %s: %s", s->o.source, strerror(errno));
-        return ZC_ERR_NOT_FOUND; /* end of input; a partial last frame is not filtered */
-    }
-    if (s->o.format_s16) {
-        const int16_t *v = s->raw;
-        for (size_t i = 0; i < s->words; i++)
-            frame[i] = (float)v[i] / 32768.0f;
-    } else {
-        memcpy(frame, s->raw, s->words * 4);
-        for (size_t i = 0; i < s->words; i++) {
-            if (frame[i] != frame[i] || frame[i] - frame[i] != 0.0f) /* NaN or infinite */
-                return ZC_STREAM_FAIL(ZC_ERR_PARSE, "%s holds a non-finite sample", s->o.source);
-        }
-    }
-    return ZC_OK;
-}
-
-static zc_status zc__next(zc_stream_source *s, float *frame)
-{
-    if (s->file != NULL)
-        return zc__file_frame(s, frame);
-    zc_synth_fill(&s->synth, frame, s->o.frame_samples);
-    return ZC_OK;
-}
-
-zc_status zc_stream_source_open(const zc_stream_opts *o, int preload, zc_stream_source **src_p)
-{
-    zc_stream_source *s = calloc(1, sizeof *s);
+    zc_cli_stream_source *s = calloc(1, sizeof *s);
     if (s == NULL)
-        return ZC_STREAM_FAIL(ZC_ERR_NO_MEMORY, "no memory for the source");
-    s->o = *o;
-    s->words = o->frame_samples * o->channels;
-    zc_status st = ZC_OK;
-    if (strcmp(o->source, "synth") != 0) {
-        if (strcmp(o->source, "-") == 0) {
-            s->file = stdin;
-        } else {
-            s->file = fopen(o->source, "rb");
-            if (s->file == NULL) {
-                st = ZC_STREAM_FAIL(ZC_ERR_IO, "cannot open %s: %s", o->source, strerror(errno));
-                free(s);
-                return st;
-            }
-            s->own_file = 1;
-        }
-        s->raw = malloc(s->words * 4);
-        if (s->raw == NULL) {
-            st = ZC_STREAM_FAIL(ZC_ERR_NO_MEMORY, "no memory for a frame");
-            goto fail;
-        }
+        return ZC_CLI_STREAM_FAIL(ZC_ERR_NO_MEMORY, "no memory for the source");
+    s->o = o;
+    s->channels = o->channels;
+    s->fd = -1;
+    if (strcmp(o->source, "synth") == 0) {
+        s->kind = ZC__SRC_SYNTH;
+        zc__synth_reset(s);
+        *src_p = s;
+        return ZC_OK;
     }
-    zc__synth_reset(s);
-    if (preload) {
-        /* Every mode gets the same frames: hold them all (warm-up included). */
-        uint64_t want = o->warmup + (o->frames ? o->frames : 1000000);
-        size_t cap = 0;
-        const size_t limit = (size_t)2 << 30;
-        while (s->frame_count < want) {
-            if (s->frame_count == cap) {
-                cap = cap ? cap * 2 : 64;
-                if (cap * s->words * 4 > limit) {
-                    st = ZC_STREAM_FAIL(ZC_ERR_NO_MEMORY,
-                                        "the input is over 2 GiB; run one mode at a time, "
-                                        "or fewer --frames");
-                    goto fail;
-                }
-                float *grown = realloc(s->frames, cap * s->words * 4);
-                if (grown == NULL) {
-                    st = ZC_STREAM_FAIL(ZC_ERR_NO_MEMORY, "no memory for preloaded frames");
-                    goto fail;
-                }
-                s->frames = grown;
-            }
-            st = zc__next(s, s->frames + s->frame_count * s->words);
-            if (st == ZC_ERR_NOT_FOUND)
-                break;
-            if (st != ZC_OK)
-                goto fail;
-            s->frame_count++;
+    s->kind = ZC__SRC_FD;
+    if (strcmp(o->source, "-") == 0) {
+        s->fd = STDIN_FILENO;
+    } else {
+        s->fd = open(o->source, O_RDONLY | O_CLOEXEC);
+        if (s->fd < 0) {
+            zc_status st =
+                ZC_CLI_STREAM_FAIL(ZC_ERR_IO, "cannot open %s: %s", o->source, strerror(errno));
+            free(s);
+            return st;
         }
-        st = ZC_OK;
-        if (s->frame_count == 0) {
-            st = ZC_STREAM_FAIL(ZC_ERR_PARSE, "%s holds no whole frame (%zu values)", o->source,
-                                s->words);
-            goto fail;
-        }
-        if (s->own_file)
-            fclose(s->file);
-        s->file = NULL;
-        s->own_file = 0;
+        s->own_fd = 1;
     }
+    struct stat info;
+    s->regular = fstat(s->fd, &info) == 0 && S_ISREG(info.st_mode);
+    s->value_bytes = zc_cli_format_value_bytes(o->format.type);
+    s->sample_bytes = s->value_bytes * s->channels;
     *src_p = s;
     return ZC_OK;
-fail:
-    zc_stream_source_close(s);
+}
+
+/* Wait until fd has bytes (or its end) for at most the timeout; pipes and FIFOs only. */
+static zc_status zc__wait_readable(zc_cli_stream_source *s)
+{
+    if (s->regular)
+        return ZC_OK;
+    const int timeout_ms = (int)(s->o->timeout_ns / 1000000u);
+    for (;;) {
+        struct pollfd p = {.fd = s->fd, .events = POLLIN};
+        int r = poll(&p, 1, timeout_ms);
+        if (r > 0)
+            return ZC_OK;
+        if (r == 0)
+            return ZC_CLI_STREAM_FAIL(ZC_ERR_TIMEOUT,
+                                      "no input from %s for %d ms (after %llu bytes): the writer "
+                                      "stalled (--timeout-ms)",
+                                      s->o->source, timeout_ms, (unsigned long long)s->bytes_read);
+        if (errno != EINTR)
+            return ZC_CLI_STREAM_FAIL(ZC_ERR_IO, "waiting for %s: %s", s->o->source,
+                                      strerror(errno));
+    }
+}
+
+/* Up to max samples from the file descriptor: what a pipe has, or all that a file holds. */
+static zc_status zc__fd_read(zc_cli_stream_source *s, float *out, size_t max, size_t *got_p)
+{
+    const size_t want = max * s->sample_bytes;
+    if (s->raw_cap < want) {
+        unsigned char *grown = realloc(s->raw, want);
+        if (grown == NULL)
+            return ZC_CLI_STREAM_FAIL(ZC_ERR_NO_MEMORY, "no memory for %zu bytes of input", want);
+        s->raw = grown;
+        s->raw_cap = want;
+    }
+    while (s->raw_have < s->sample_bytes || (s->regular && s->raw_have < want)) {
+        zc_status st = zc__wait_readable(s);
+        if (st != ZC_OK)
+            return st;
+        ssize_t n = read(s->fd, s->raw + s->raw_have, want - s->raw_have);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        if (n < 0)
+            return ZC_CLI_STREAM_FAIL(ZC_ERR_IO, "reading %s at byte %llu: %s", s->o->source,
+                                      (unsigned long long)s->bytes_read, strerror(errno));
+        if (n == 0) {
+            if (s->raw_have >= s->sample_bytes)
+                break; /* the end: give the whole samples read */
+            if (s->raw_have == 0)
+                return ZC_ERR_NOT_FOUND;
+            return ZC_CLI_STREAM_FAIL(
+                ZC_ERR_PARSE,
+                "%s ends inside a sample: its last %zu byte%s, from byte offset %llu, are not "
+                "a whole %s sample (%zu bytes); everything before was filtered",
+                s->o->source, s->raw_have, s->raw_have == 1 ? "" : "s",
+                (unsigned long long)(s->bytes_read - s->raw_have), zc_cli_format_name(s->o->format),
+                s->sample_bytes);
+        }
+        s->raw_have += (size_t)n;
+        s->bytes_read += (uint64_t)n;
+    }
+    const size_t samples = s->raw_have / s->sample_bytes, used = samples * s->sample_bytes;
+    zc_cli_format_decode(s->o->format.type, s->raw, samples * s->channels, out);
+    memmove(s->raw, s->raw + used, s->raw_have - used);
+    s->raw_have -= used;
+    *got_p = samples;
+    return ZC_OK;
+}
+
+zc_status zc_cli_stream_source_read(zc_cli_stream_source *s, float *out, size_t max, size_t *got_p)
+{
+    *got_p = 0;
+    zc_status st = ZC_OK;
+    if (s->kind == ZC__SRC_SYNTH) {
+        zc_synth_fill(&s->synth, out, max);
+        *got_p = max;
+    } else if (s->kind == ZC__SRC_MEMORY) {
+        size_t n = (s->count - s->next) / s->channels;
+        if (n == 0)
+            return ZC_ERR_NOT_FOUND;
+        *got_p = n < max ? n : max;
+        memcpy(out, s->values + s->next, *got_p * s->channels * sizeof(float));
+        s->next += *got_p * s->channels;
+    } else {
+        st = zc__fd_read(s, out, max, got_p);
+    }
+    s->samples += *got_p;
     return st;
 }
 
-zc_status zc_stream_source_rewind(zc_stream_source *s)
+zc_status zc_cli_stream_source_preload(zc_cli_stream_source *s)
 {
-    if (s->frames != NULL) {
+    if (s->kind != ZC__SRC_FD)
+        return ZC_OK;
+    const size_t chunk = 65536;
+    size_t cap = 0;
+    for (;;) {
+        if (s->count + chunk * s->channels > cap) {
+            cap = cap ? cap * 2 : chunk * s->channels * 4;
+            if (cap * sizeof(float) > ZC__PRELOAD_MAX)
+                return ZC_CLI_STREAM_FAIL(ZC_ERR_NO_MEMORY,
+                                          "%s holds over 2 GiB of samples: run one mode at a "
+                                          "time, which streams any length",
+                                          s->o->source);
+            float *grown = realloc(s->values, cap * sizeof(float));
+            if (grown == NULL)
+                return ZC_CLI_STREAM_FAIL(ZC_ERR_NO_MEMORY, "no memory for preloaded samples");
+            s->values = grown;
+        }
+        size_t got = 0;
+        zc_status st = zc__fd_read(s, s->values + s->count, chunk, &got);
+        if (st == ZC_ERR_NOT_FOUND)
+            break;
+        if (st != ZC_OK)
+            return st;
+        s->count += got * s->channels;
+    }
+    s->kind = ZC__SRC_MEMORY;
+    s->next = 0;
+    s->samples = 0;
+    return ZC_OK;
+}
+
+zc_status zc_cli_stream_source_rewind(zc_cli_stream_source *s)
+{
+    s->samples = 0;
+    if (s->kind == ZC__SRC_MEMORY) {
         s->next = 0;
         return ZC_OK;
     }
-    if (s->file != NULL)
-        return ZC_STREAM_FAIL(ZC_ERR_STATE, "%s cannot be read twice", s->o.source);
+    if (s->kind == ZC__SRC_FD && s->bytes_read > 0)
+        return ZC_CLI_STREAM_FAIL(ZC_ERR_STATE, "%s is read once; preload it to run several modes",
+                                  s->o->source);
+    if (s->kind == ZC__SRC_FD)
+        return ZC_OK; /* not read yet: it starts at its first sample */
     zc__synth_reset(s);
     return ZC_OK;
 }
 
-zc_status zc_stream_source_next(zc_stream_source *s, float *frame)
+uint64_t zc_cli_stream_source_samples(const zc_cli_stream_source *s)
 {
-    if (s->frames != NULL) {
-        if (s->next == s->frame_count)
-            return ZC_ERR_NOT_FOUND;
-        memcpy(frame, s->frames + s->next * s->words, s->words * 4);
-        s->next++;
-        return ZC_OK;
-    }
-    return zc__next(s, frame);
+    return s->samples;
 }
 
-void zc_stream_source_close(zc_stream_source *s)
+void zc_cli_stream_source_close(zc_cli_stream_source *s)
 {
     if (s == NULL)
         return;
-    if (s->own_file)
-        fclose(s->file);
+    if (s->own_fd)
+        close(s->fd);
     free(s->raw);
-    free(s->frames);
+    free(s->values);
     free(s);
 }
 
-int zc_stream_parse_list(const char *text, double *out, int max)
+int zc_cli_stream_parse_list(const char *text, double *out, int max)
 {
     int n = 0;
     const char *p = text;
@@ -182,45 +245,4 @@ int zc_stream_parse_list(const char *text, double *out, int max)
             return -1;
     }
     return n;
-}
-
-zc_status zc_stream_taps_read(const char *path, float *taps, size_t *ntaps_p)
-{
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-        return ZC_STREAM_FAIL(ZC_ERR_IO, "cannot open taps file %s: %s", path, strerror(errno));
-    size_t n = 0;
-    char word[128];
-    zc_status st = ZC_OK;
-    for (;;) {
-        /* White space and commas separate numbers, in any mix ("0.25 , 0.5" is two taps). */
-        int c;
-        do
-            c = fgetc(f);
-        while (c == ',' || c == ' ' || c == '\t' || c == '\r' || c == '\n');
-        if (c == EOF)
-            break;
-        ungetc(c, f);
-        if (fscanf(f, "%127[^ \t\r\n,]", word) != 1)
-            break;
-        char *end = NULL;
-        double v = strtod(word, &end);
-        if (*end != '\0' || v != v || v - v != 0.0) {
-            st = ZC_STREAM_FAIL(ZC_ERR_PARSE, "%s: '%s' is not a number", path, word);
-            break;
-        }
-        if (n == ZC_FIR_MAX_TAPS) {
-            st = ZC_STREAM_FAIL(ZC_ERR_PARSE, "%s holds more than %d taps", path, ZC_FIR_MAX_TAPS);
-            break;
-        }
-        taps[n++] = (float)v;
-    }
-    if (st == ZC_OK && ferror(f))
-        st = ZC_STREAM_FAIL(ZC_ERR_IO, "reading taps file %s: %s", path, strerror(errno));
-    fclose(f);
-    if (st == ZC_OK && n == 0)
-        st = ZC_STREAM_FAIL(ZC_ERR_PARSE, "%s holds no taps", path);
-    if (st == ZC_OK)
-        *ntaps_p = n;
-    return st;
 }

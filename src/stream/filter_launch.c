@@ -1,5 +1,5 @@
-/* The four classic ways of streaming frames through a GPU filter: a launch per frame on mapped
- * memory, pageable and pinned copies around a launch, and a CUDA graph of copy, kernel, copy. */
+/* The four per-frame launch transports of a filter: a launch per frame on mapped memory,
+ * pageable and pinned copies around a launch, and a CUDA graph of copy, kernel, copy. */
 #include "stream/filter_internal.h"
 
 #include <stdlib.h>
@@ -8,11 +8,6 @@
 #include "core/checked_math.h"
 #include "device/cuda_check.h"
 #include "zerocopy/clock.h"
-
-static float *zc__slot(float *base, const zc_filter *f, uint64_t seq)
-{
-    return base + (size_t)(seq % f->slots) * (f->frame_bytes / sizeof(float));
-}
 
 /* The history buffers a frame reads and writes: they alternate with the frame's parity. */
 static void zc__hist(const zc_filter *f, uint64_t seq, const float **in_p, float **out_p)
@@ -27,15 +22,17 @@ static zc_status zc__enqueue_copy_kernel_copy(zc_filter *f, uint64_t seq)
     const float *hist_in;
     float *hist_out;
     zc__hist(f, seq, &hist_in, &hist_out);
-    ZC_CUDA_RETURN(cudaMemcpyAsync(zc__slot(f->d_in, f, seq), zc__slot(f->h_in, f, seq),
-                                   f->frame_bytes, cudaMemcpyHostToDevice, f->stream));
-    zc_status st =
-        zc__fir_launch_frame(&f->shape, zc__slot(f->d_in, f, seq), zc__slot(f->d_out, f, seq),
-                             hist_in, hist_out, f->d_taps, f->stream, &f->blocks);
+    ZC_CUDA_RETURN(cudaMemcpyAsync(zc__filter_slot(f->d_in, f, seq),
+                                   zc__filter_slot(f->h_in, f, seq), f->frame_bytes,
+                                   cudaMemcpyHostToDevice, f->stream));
+    zc_status st = zc__fir_launch_frame(&f->shape, zc__filter_slot(f->d_in, f, seq),
+                                        zc__filter_slot(f->d_out, f, seq), hist_in, hist_out,
+                                        f->d_taps, f->stream, &f->blocks);
     if (st != ZC_OK)
         return st;
-    ZC_CUDA_RETURN(cudaMemcpyAsync(zc__slot(f->h_out, f, seq), zc__slot(f->d_out, f, seq),
-                                   f->frame_bytes, cudaMemcpyDeviceToHost, f->stream));
+    ZC_CUDA_RETURN(cudaMemcpyAsync(zc__filter_slot(f->h_out, f, seq),
+                                   zc__filter_slot(f->d_out, f, seq), f->frame_bytes,
+                                   cudaMemcpyDeviceToHost, f->stream));
     return ZC_OK;
 }
 
@@ -63,7 +60,7 @@ static zc_status zc__build_graphs(zc_filter *f)
     return ZC_OK;
 }
 
-zc_status zc__filter_launch_setup(zc_filter *f)
+static zc_status zc__launch_setup(zc_filter *f)
 {
     const zc_stream_mode mode = f->config.mode;
     /* Known before the first launch, so that zc_filter_gpu_blocks answers from the start. */
@@ -109,12 +106,13 @@ zc_status zc__filter_launch_setup(zc_filter *f)
     return st;
 }
 
-float *zc__filter_launch_buffer(zc_filter *f, uint64_t seq)
+static zc_status zc__launch_acquire(zc_filter *f, float **frame_p)
 {
-    return zc__slot(f->h_in, f, seq);
+    *frame_p = zc__filter_slot(f->h_in, f, f->head);
+    return ZC_OK;
 }
 
-zc_status zc__filter_launch_publish(zc_filter *f)
+static zc_status zc__launch_publish(zc_filter *f)
 {
     const uint64_t seq = f->head;
     const float *hist_in;
@@ -124,14 +122,17 @@ zc_status zc__filter_launch_publish(zc_filter *f)
     switch (f->config.mode) {
     case ZC_STREAM_CLASSIC_PAGEABLE:
         /* The whole round trip happens here: synchronous copies from and to pageable memory. */
-        ZC_CUDA_RETURN(cudaMemcpy(zc__slot(f->d_in, f, seq), zc__slot(f->h_in, f, seq),
-                                  f->frame_bytes, cudaMemcpyHostToDevice));
-        st = zc__fir_launch_frame(&f->shape, zc__slot(f->d_in, f, seq), zc__slot(f->d_out, f, seq),
-                                  hist_in, hist_out, f->d_taps, 0, &f->blocks);
+        ZC_CUDA_RETURN(cudaMemcpy(zc__filter_slot(f->d_in, f, seq),
+                                  zc__filter_slot(f->h_in, f, seq), f->frame_bytes,
+                                  cudaMemcpyHostToDevice));
+        st = zc__fir_launch_frame(&f->shape, zc__filter_slot(f->d_in, f, seq),
+                                  zc__filter_slot(f->d_out, f, seq), hist_in, hist_out, f->d_taps,
+                                  0, &f->blocks);
         if (st != ZC_OK)
             return st;
-        return ZC_CUDA(cudaMemcpy(zc__slot(f->h_out, f, seq), zc__slot(f->d_out, f, seq),
-                                  f->frame_bytes, cudaMemcpyDeviceToHost));
+        return ZC_CUDA(cudaMemcpy(zc__filter_slot(f->h_out, f, seq),
+                                  zc__filter_slot(f->d_out, f, seq), f->frame_bytes,
+                                  cudaMemcpyDeviceToHost));
     case ZC_STREAM_CLASSIC_PINNED:
         st = zc__enqueue_copy_kernel_copy(f, seq);
         break;
@@ -139,8 +140,9 @@ zc_status zc__filter_launch_publish(zc_filter *f)
         st = ZC_CUDA(cudaGraphLaunch(f->graphs[seq % f->slots], f->stream));
         break;
     case ZC_STREAM_MAPPED_LAUNCH:
-        st = zc__fir_launch_frame(&f->shape, zc__slot(f->d_in, f, seq), zc__slot(f->d_out, f, seq),
-                                  hist_in, hist_out, f->d_taps, f->stream, &f->blocks);
+        st = zc__fir_launch_frame(&f->shape, zc__filter_slot(f->d_in, f, seq),
+                                  zc__filter_slot(f->d_out, f, seq), hist_in, hist_out, f->d_taps,
+                                  f->stream, &f->blocks);
         break;
     default:
         return ZC_FAIL(ZC_ERR_STATE, "zc_filter_publish: mode %d has no launch path",
@@ -151,7 +153,7 @@ zc_status zc__filter_launch_publish(zc_filter *f)
     return ZC_CUDA(cudaEventRecord(f->events[seq % f->slots], f->stream));
 }
 
-zc_status zc__filter_launch_wait(zc_filter *f, uint64_t timeout_ns, const float **result_p)
+static zc_status zc__launch_wait(zc_filter *f, uint64_t timeout_ns, const float **result_p)
 {
     const uint64_t seq = f->tail;
     if (f->config.mode != ZC_STREAM_CLASSIC_PAGEABLE) {
@@ -174,36 +176,52 @@ zc_status zc__filter_launch_wait(zc_filter *f, uint64_t timeout_ns, const float 
                                zc_stream_mode_name(f->config.mode));
         }
     }
-    *result_p = zc__slot(f->h_out, f, seq);
+    *result_p = zc__filter_slot(f->h_out, f, seq);
     return ZC_OK;
 }
 
-void zc__filter_launch_teardown(zc_filter *f)
+static uint32_t zc__launch_buffers(const zc_filter *f)
+{
+    return f->slots;
+}
+
+static void zc__launch_teardown(zc_filter *f)
 {
     if (f->own_stream)
-        cudaStreamSynchronize(f->stream);
+        zc__cuda_ignore(cudaStreamSynchronize(f->stream));
     for (uint32_t s = 0; f->graphs != NULL && s < f->slots; s++) {
         if (f->graphs[s] != NULL)
-            cudaGraphExecDestroy(f->graphs[s]);
+            zc__cuda_ignore(cudaGraphExecDestroy(f->graphs[s]));
     }
     free(f->graphs);
     for (uint32_t s = 0; f->events != NULL && s < f->slots; s++) {
         if (f->events[s] != NULL)
-            cudaEventDestroy(f->events[s]);
+            zc__cuda_ignore(cudaEventDestroy(f->events[s]));
     }
     free(f->events);
-    cudaFree(f->d_hist);
+    zc__cuda_ignore(cudaFree(f->d_hist));
     if (f->config.mode != ZC_STREAM_MAPPED_LAUNCH) {
-        cudaFree(f->d_in);
-        cudaFree(f->d_out);
+        zc__cuda_ignore(cudaFree(f->d_in));
+        zc__cuda_ignore(cudaFree(f->d_out));
     }
     if (f->config.mode == ZC_STREAM_CLASSIC_PAGEABLE) {
         free(f->h_in);
         free(f->h_out);
     } else {
-        cudaFreeHost(f->h_in);
-        cudaFreeHost(f->h_out);
+        zc__cuda_ignore(cudaFreeHost(f->h_in));
+        zc__cuda_ignore(cudaFreeHost(f->h_out));
     }
     if (f->own_stream)
-        cudaStreamDestroy(f->stream);
+        zc__cuda_ignore(cudaStreamDestroy(f->stream));
 }
+
+const zc__filter_ops zc__filter_launch_ops = {
+    .setup = zc__launch_setup,
+    .acquire = zc__launch_acquire,
+    .publish = zc__launch_publish,
+    .submit = NULL,
+    .wait = zc__launch_wait,
+    .release = NULL,
+    .buffers = zc__launch_buffers,
+    .teardown = zc__launch_teardown,
+};

@@ -1,0 +1,170 @@
+/* One frame transport of a streaming FIR filter (zc_filter: six ways of moving frames through
+ * the filter, one frame at a time), and the FIR pieces around it: design, the double-precision
+ * reference, the error measure and a synthetic signal. zc_stream (stream.h) builds on it. */
+#ifndef ZEROCOPY_FILTER_H
+#define ZEROCOPY_FILTER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "zerocopy/export.h"
+#include "zerocopy/ring.h"
+#include "zerocopy/status.h"
+
+/* How frames reach the GPU and results come back (or, for cpu, stay on the host). */
+typedef enum zc_stream_mode {
+    ZC_STREAM_ZEROCOPY = 0,         /* persistent kernel polling a mapped-memory ring */
+    ZC_STREAM_MAPPED_LAUNCH = 1,    /* one kernel launch per frame, reading and writing mapped
+                                       memory, then an event synchronisation */
+    ZC_STREAM_CLASSIC_PAGEABLE = 2, /* malloc + cudaMemcpy + launch + cudaMemcpy */
+    ZC_STREAM_CLASSIC_PINNED = 3,   /* pinned + cudaMemcpyAsync + launch + cudaMemcpyAsync + sync */
+    ZC_STREAM_GRAPH = 4,            /* a CUDA graph of copy, kernel, copy, launched per frame */
+    ZC_STREAM_CPU = 5               /* the filter on the host: no GPU, the pipeline's baseline */
+} zc_stream_mode;
+
+#define ZC_STREAM_MODE_COUNT 6
+
+/* The most taps a filter may have. */
+#define ZC_FIR_MAX_TAPS 1024
+
+typedef struct zc_filter_config {
+    int device;                 /* CUDA device number (cpu: not used) */
+    zc_stream_mode mode;
+    size_t frame_samples;       /* samples per channel per frame */
+    size_t channels;            /* 1: real; 2: complex (I and Q interleaved), filtered apart */
+    const float *taps;          /* ntaps coefficients, copied at create */
+    size_t ntaps;               /* 1..ZC_FIR_MAX_TAPS, and ntaps - 1 <= frame_samples */
+    uint32_t in_flight;         /* frames submitted and not yet received, at most (1..1024) */
+    zc_ring_protocol protocol;  /* zerocopy: FLAG or LL */
+    zc_ring_full_policy policy; /* zerocopy: when the GPU falls behind, wait or drop */
+    uint32_t gpu_blocks;        /* zerocopy: persistent blocks (0: one per 256 values of a
+                                   frame, samples x channels, up to one per SM) */
+    uint64_t timeout_ns;        /* longest wait of any call (default 2 s) */
+    uint64_t watchdog_ns;       /* zerocopy: kernel ends when the host is silent this long */
+} zc_filter_config;
+
+/* Counters of one filter. */
+typedef struct zc_filter_counters {
+    uint64_t submitted;
+    uint64_t received;
+    uint64_t dropped;    /* frames refused under the drop policy */
+    uint64_t full_waits; /* submits that found the GPU behind and waited */
+} zc_filter_counters;
+
+typedef struct zc_filter zc_filter;
+
+/* A synthetic signal: tones plus uniform noise, real (1 channel) or complex (2: I and Q). */
+#define ZC_SYNTH_MAX_TONES 8
+typedef struct zc_synth {
+    size_t channels;
+    int tones;
+    double amplitude; /* of each tone */
+    double noise;
+    double re[ZC_SYNTH_MAX_TONES], im[ZC_SYNTH_MAX_TONES]; /* each tone's phasor */
+    double step_re[ZC_SYNTH_MAX_TONES], step_im[ZC_SYNTH_MAX_TONES];
+    uint64_t state; /* the noise generator's */
+    uint64_t count; /* samples made so far */
+} zc_synth;
+
+ZC_BEGIN_DECLS
+
+/* "zerocopy", "mapped-launch", "classic-pageable", "classic-pinned", "graph", "cpu". */
+ZC_EXTERN const char *zc_stream_mode_name(zc_stream_mode mode);
+
+/* The mode named name (as zc_stream_mode_name gives it). */
+ZC_EXTERN zc_status zc_stream_mode_parse(const char *name, zc_stream_mode *mode_p);
+
+/*
+ * A low-pass FIR by the windowed-sinc method (Blackman window), cutoff as a fraction of the
+ * sample rate (0 < cutoff < 0.5), normalised to a DC gain of 1. Writes ntaps taps.
+ */
+ZC_EXTERN zc_status zc_fir_design_lowpass(double cutoff, size_t ntaps, float *taps);
+
+/*
+ * The reference: y[n] = sum_k h[k] x[n - k] per channel, in double precision, for one frame
+ * of frame_samples * channels interleaved values, given the (ntaps - 1) * channels values that
+ * came before it (history, oldest first; zeros at the start of a stream).
+ */
+ZC_EXTERN zc_status zc_fir_reference(const float *taps, size_t ntaps, size_t channels,
+                                     const float *history, const float *frame, size_t frame_samples,
+                                     double *out);
+
+/*
+ * How far a result is from the reference: max |got - ref| divided by the largest output the
+ * filter could give for this input, sum |h| * max |x|. That scale keeps the figure meaningful
+ * when the output is near zero, as it is in a filter's stop band. count values.
+ */
+ZC_EXTERN double zc_fir_error(const double *ref, const float *got, size_t count, const float *taps,
+                              size_t ntaps, double max_abs_input);
+
+/*
+ * Start a signal of `count` tones (Hz, each below rate / 2) plus noise of amplitude noise, at
+ * rate samples per second; the sum's peak stays within 1 + noise. Same arguments, same signal.
+ */
+ZC_EXTERN zc_status zc_synth_init(zc_synth *synth, double rate, const double *tones, int count,
+                                  double noise, size_t channels);
+
+/* The next samples * channels values (interleaved when complex). */
+ZC_EXTERN void zc_synth_fill(zc_synth *synth, float *out, size_t samples);
+
+/* Defaults: device 0, zerocopy, 1024 samples, 1 channel, in_flight 1, LL, wait, timeout 2 s,
+ * watchdog 1 s; taps NULL (the caller sets them). */
+ZC_EXTERN void zc_filter_config_init(zc_filter_config *config);
+
+/* Check a configuration without touching a GPU. */
+ZC_EXTERN zc_status zc_filter_config_check(const zc_filter_config *config);
+
+/* Set up the mode's buffers, kernels and (zerocopy) the ring and its running kernel. The cpu
+ * mode makes no CUDA call at all, so it runs on machines without a GPU or driver. */
+ZC_EXTERN zc_status zc_filter_create(const zc_filter_config *config, zc_filter **filter_p);
+
+/* Stop the kernel (zerocopy) and free everything. Accepts NULL. */
+ZC_EXTERN void zc_filter_destroy(zc_filter *filter);
+
+/*
+ * The buffer for the next frame (frame_samples * channels floats), to fill and publish: the
+ * mapped ring slot itself (zerocopy FLAG), the ring's staging frame (zerocopy LL, encoded at
+ * publish), or the mode's host buffer (pinned, mapped or malloc'd; cpu: malloc'd, filtered at
+ * publish). A buffer keeps what was
+ * written into it until it is written again; zc_filter_buffers says how many there are, in
+ * turn. With in_flight frames outstanding: ZC_ERR_STATE under the wait policy (take a result
+ * first), ZC_ERR_DROPPED, counted, under the drop policy. Zerocopy: when the GPU is behind,
+ * waits up to timeout_ns or drops, as the policy says.
+ */
+ZC_EXTERN zc_status zc_filter_acquire(zc_filter *filter, float **frame_p);
+
+/* Send the acquired frame through the mode's path; *seq_p (may be NULL) gets its number. */
+ZC_EXTERN zc_status zc_filter_publish(zc_filter *filter, uint64_t *seq_p);
+
+/* Acquire, copy frame in, publish. */
+ZC_EXTERN zc_status zc_filter_submit(zc_filter *filter, const float *frame, uint64_t *seq_p);
+
+/*
+ * Wait up to timeout_ns for the oldest outstanding result; *result_p points at it until
+ * zc_filter_result_release. ZC_ERR_TIMEOUT when it is not there in time (timeout 0: a poll,
+ * without detail); ZC_ERR_KERNEL when the zerocopy kernel ended.
+ */
+ZC_EXTERN zc_status zc_filter_result_wait(zc_filter *filter, uint64_t timeout_ns,
+                                          const float **result_p, uint64_t *seq_p);
+
+ZC_EXTERN zc_status zc_filter_result_release(zc_filter *filter);
+
+/* Wait for the oldest result, copy it into out, release it. */
+ZC_EXTERN zc_status zc_filter_receive(zc_filter *filter, float *out, uint64_t timeout_ns,
+                                      uint64_t *seq_p);
+
+/* How many input buffers zc_filter_acquire hands out in turn (frame seq gets buffer
+ * seq % count). A producer that fills each once can republish them unchanged. */
+ZC_EXTERN zc_status zc_filter_buffers(const zc_filter *filter, uint32_t *count_p);
+
+/* Frames submitted and not yet received. */
+ZC_EXTERN zc_status zc_filter_outstanding(const zc_filter *filter, uint64_t *count_p);
+
+ZC_EXTERN zc_status zc_filter_counters_get(const zc_filter *filter, zc_filter_counters *counters_p);
+
+/* The persistent kernel's blocks (zerocopy), or the per-frame kernel's grid (other modes). */
+ZC_EXTERN zc_status zc_filter_gpu_blocks(const zc_filter *filter, uint32_t *blocks_p);
+
+ZC_END_DECLS
+
+#endif

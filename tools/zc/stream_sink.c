@@ -1,0 +1,82 @@
+/* zc stream's samples out: filtered samples in the output format to a file or stdout, written
+ * as they come; to a pipe, FIFO or terminal each write is flushed at once, so that a player
+ * downstream (sox, aplay) gets every frame as soon as it is filtered. */
+#include "stream_cli.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+struct zc_cli_stream_sink {
+    FILE *f;
+    const char *name;
+    int own, flush_each;
+    zc_cli_format format;
+    size_t channels;
+    unsigned char *raw;
+    size_t raw_cap;
+};
+
+zc_status zc_cli_stream_sink_open(const zc_cli_stream_opts *o, zc_cli_stream_sink **sink_p)
+{
+    zc_cli_stream_sink *k = calloc(1, sizeof *k);
+    if (k == NULL)
+        return ZC_CLI_STREAM_FAIL(ZC_ERR_NO_MEMORY, "no memory for the output");
+    k->name = o->output;
+    k->format = o->output_format;
+    k->channels = o->channels;
+    if (strcmp(o->output, "-") == 0) {
+        k->f = stdout;
+    } else {
+        k->f = fopen(o->output, "wb");
+        k->own = 1;
+    }
+    if (k->f == NULL) {
+        zc_status st =
+            ZC_CLI_STREAM_FAIL(ZC_ERR_IO, "cannot write %s: %s", o->output, strerror(errno));
+        free(k);
+        return st;
+    }
+    struct stat info;
+    k->flush_each = !(fstat(fileno(k->f), &info) == 0 && S_ISREG(info.st_mode));
+    *sink_p = k;
+    return ZC_OK;
+}
+
+zc_status zc_cli_stream_sink_write(zc_cli_stream_sink *k, const float *samples, size_t count,
+                                   uint64_t *clipped_p)
+{
+    const size_t values = count * k->channels;
+    const size_t bytes = values * zc_cli_format_value_bytes(k->format.type);
+    const void *data = samples;
+    if (k->format.type != ZC_CLI_VALUE_F32) {
+        if (k->raw_cap < bytes) {
+            unsigned char *grown = realloc(k->raw, bytes);
+            if (grown == NULL)
+                return ZC_CLI_STREAM_FAIL(ZC_ERR_NO_MEMORY, "no memory for %zu output bytes",
+                                          bytes);
+            k->raw = grown;
+            k->raw_cap = bytes;
+        }
+        *clipped_p += zc_cli_format_encode(k->format.type, samples, values, k->raw);
+        data = k->raw;
+    }
+    if (fwrite(data, 1, bytes, k->f) != bytes || (k->flush_each && fflush(k->f) != 0))
+        return ZC_CLI_STREAM_FAIL(ZC_ERR_IO, "writing %s: %s", k->name, strerror(errno));
+    return ZC_OK;
+}
+
+zc_status zc_cli_stream_sink_close(zc_cli_stream_sink *k)
+{
+    if (k == NULL)
+        return ZC_OK;
+    /* Samples still buffered are written here: a full disk shows only now. */
+    int failed = k->own ? fclose(k->f) != 0 : fflush(k->f) != 0;
+    zc_status st = ZC_OK;
+    if (failed)
+        st = ZC_CLI_STREAM_FAIL(ZC_ERR_IO, "writing %s: %s", k->name, strerror(errno));
+    free(k->raw);
+    free(k);
+    return st;
+}
