@@ -28,7 +28,7 @@ typedef enum zc_stream_mode {
 #define ZC_FIR_MAX_TAPS 1024
 
 typedef struct zc_filter_config {
-    int device;                 /* CUDA device number (cpu: not used) */
+    int device; /* CUDA device number (cpu: not used) */
     zc_stream_mode mode;
     size_t frame_samples;       /* samples per channel per frame */
     size_t channels;            /* 1: real; 2: complex (I and Q interleaved), filtered apart */

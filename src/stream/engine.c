@@ -89,8 +89,8 @@ ZC_EXTERN zc_status zc_stream_config_check(const zc_stream_config *c)
             return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_stream_config_check: device %d", c->devices[i]);
         for (size_t j = 0; j < i; j++)
             if (c->devices[j] == c->devices[i])
-                return ZC_FAIL(ZC_ERR_INVALID_ARG,
-                               "zc_stream_config_check: GPU %d is listed twice", c->devices[i]);
+                return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_stream_config_check: GPU %d is listed twice",
+                               c->devices[i]);
     }
     if ((unsigned)c->verify > ZC_STREAM_VERIFY_ALL)
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_stream_config_check: verify %d", (int)c->verify);

@@ -38,12 +38,12 @@ typedef struct zc__lane {
 
 /* What the engine remembers of a frame between its submission and its result. */
 typedef struct zc__frame_rec {
-    uint64_t t0;       /* clock when it entered its path */
-    uint64_t k;        /* its number among the frames sent */
-    size_t valid;      /* real samples in it (frame_samples but for the last) */
-    uint8_t measured;  /* after warm-up */
-    uint8_t check;     /* 0 none, 1 checked when it comes back, 2 a deferred record */
-    size_t deferred;   /* check 2: the record's index */
+    uint64_t t0;      /* clock when it entered its path */
+    uint64_t k;       /* its number among the frames sent */
+    size_t valid;     /* real samples in it (frame_samples but for the last) */
+    uint8_t measured; /* after warm-up */
+    uint8_t check;    /* 0 none, 1 checked when it comes back, 2 a deferred record */
+    size_t deferred;  /* check 2: the record's index */
     uint64_t deferred_m;
 } zc__frame_rec;
 
@@ -60,12 +60,12 @@ struct zc_stream {
     int devices[ZC_STREAM_MAX_LANES];
     size_t n;
     zc__lane lane[ZC_STREAM_MAX_LANES];
-    size_t words;     /* values of a frame: frame_samples x channels */
-    size_t halo;      /* values of history the filter needs: (ntaps - 1) x channels */
-    size_t lead;      /* values of the previous frame sent before each frame (0 for one lane) */
-    size_t tail_len;  /* values kept of the stream's end: max(lead, halo) */
+    size_t words;      /* values of a frame: frame_samples x channels */
+    size_t halo;       /* values of history the filter needs: (ntaps - 1) x channels */
+    size_t lead;       /* values of the previous frame sent before each frame (0 for one lane) */
+    size_t tail_len;   /* values kept of the stream's end: max(lead, halo) */
     size_t lane_words; /* values of a lane's frame: lead + words */
-    uint32_t recs;    /* frame records: lanes x (in_flight + 1) */
+    uint32_t recs;     /* frame records: lanes x (in_flight + 1) */
     zc__frame_rec *rec;
     float *rec_in, *rec_hist; /* inline checks: recs x words, recs x halo */
     double *ref;              /* a frame of the reference */

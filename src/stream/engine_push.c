@@ -49,13 +49,13 @@ static zc_status zc__make_room(zc_stream *s, zc__lane *lane, const char *fn)
         }
         const uint64_t waited = now - start;
         if (waited >= c->timeout_ns && !drop)
-            return ZC_FAIL(ZC_ERR_TIMEOUT,
-                           queue_full ? "%s: lane %s %d full for %.3f ms, and the output queue too: "
-                                        "pull the results (zc_stream_pull)"
-                                      : "%s: lane %s %d full for %.3f ms: its results did not "
-                                        "come",
-                           fn, lane->device < 0 ? "host" : "GPU", lane->device,
-                           (double)c->timeout_ns / 1e6);
+            return ZC_FAIL(
+                ZC_ERR_TIMEOUT,
+                queue_full ? "%s: lane %s %d full for %.3f ms, and the output queue too: "
+                             "pull the results (zc_stream_pull)"
+                           : "%s: lane %s %d full for %.3f ms: its results did not "
+                             "come",
+                fn, lane->device < 0 ? "host" : "GPU", lane->device, (double)c->timeout_ns / 1e6);
         if (pthread_mutex_trylock(&s->take_lock) == 0) {
             st = zc__take_next(s, drop ? 0 : c->timeout_ns - waited);
             pthread_mutex_unlock(&s->take_lock);

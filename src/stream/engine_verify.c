@@ -10,12 +10,12 @@
 #include "core/error.h"
 
 /* Reference multiply-adds spent on warm-up frames as they come back (VERIFY_SAMPLE). */
-#define ZC__VERIFY_BUDGET 1.5e9
+#define ZC__VERIFY_BUDGET    1.5e9
 /* Deferred checks: at most this share of the frames when the stream's length is known, this
  * many records when it is not, and this much memory. */
-#define ZC__DEFER_SHARE   0.002
-#define ZC__DEFER_UNKNOWN 64u
-#define ZC__DEFER_BYTES   ((double)(64u << 20))
+#define ZC__DEFER_SHARE      0.002
+#define ZC__DEFER_UNKNOWN    64u
+#define ZC__DEFER_BYTES      ((double)(64u << 20))
 /* A record larger than this is not kept at all (frames of hundreds of MiB). */
 #define ZC__DEFER_RECORD_MAX ((size_t)256 << 20)
 

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "stream_check.h"
 #include "zerocopy/stream.h"
 
 #define TAPS 33
@@ -33,73 +34,17 @@ static void config_cpu(zc_stream_config *c, size_t frame_samples, size_t channel
     c->verify = ZC_STREAM_VERIFY_ALL;
 }
 
-/* A signal with its own zeros before it, so that the reference sees the true history. */
-static float *make_signal(size_t values, size_t halo, uint64_t seed)
-{
-    float *v = calloc(values + halo + 1, sizeof(float));
-    assert_non_null(v);
-    uint64_t x = seed | 1;
-    for (size_t i = 0; i < values; i++) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        v[halo + i] = (float)((double)(x >> 11) / 9007199254740992.0 * 2.0 - 1.0);
-    }
-    return v;
-}
-
-/* The output against zc_fir_reference over the whole signal: max |error| / (sum |h| x max |x|). */
 static double whole_error(const float *signal, size_t halo, size_t samples, size_t channels,
                           const float *out)
 {
-    double *ref = malloc(samples * channels * sizeof(double));
-    assert_non_null(ref);
-    assert_int_equal(zc_fir_reference(g_taps, TAPS, channels, signal, signal + halo, samples, ref),
-                     ZC_OK);
-    double err = zc_fir_error(ref, out, samples * channels, g_taps, TAPS, 1.0);
-    free(ref);
-    return err;
-}
-
-/* Push in pieces of the given sizes (cycled), pull after each, flush, pull the rest. */
-static void run_pieces(zc_stream *s, const float *x, size_t samples, size_t channels,
-                       const size_t *pieces, size_t npieces, float *out, size_t *got_total_p)
-{
-    size_t pushed = 0, got_total = 0, p = 0;
-    while (pushed < samples) {
-        size_t n = pieces[p++ % npieces];
-        if (n > samples - pushed)
-            n = samples - pushed;
-        size_t accepted = 0;
-        zc_status st = zc_stream_push(s, x + pushed * channels, n, &accepted);
-        if (st != ZC_OK)
-            fail_msg("push: %s: %s", zc_status_str(st), zc_last_error());
-        assert_int_equal(accepted, n);
-        pushed += n;
-        size_t got = 0;
-        while (zc_stream_pull(s, out + got_total * channels, samples - got_total + 1, 0, &got) ==
-               ZC_OK)
-            got_total += got;
-    }
-    assert_int_equal(zc_stream_flush(s), ZC_OK);
-    for (;;) {
-        size_t got = 0;
-        zc_status st = zc_stream_pull(s, out + got_total * channels, samples - got_total + 1,
-                                      1000000000ull, &got);
-        if (st == ZC_ERR_NOT_FOUND)
-            break;
-        if (st != ZC_OK)
-            fail_msg("pull: %s: %s", zc_status_str(st), zc_last_error());
-        got_total += got;
-    }
-    *got_total_p = got_total;
+    return stream_check_error(g_taps, TAPS, signal, halo, samples, channels, out);
 }
 
 static void check_whole(size_t frame_samples, size_t channels, size_t lanes, size_t samples,
                         const size_t *pieces, size_t npieces)
 {
     const size_t halo = (TAPS - 1) * channels;
-    float *signal = make_signal(samples * channels, halo, samples + lanes);
+    float *signal = stream_check_signal(samples * channels, halo, samples + lanes);
     float *out = calloc(samples * channels + channels, sizeof(float));
     zc_stream_config c;
     config_cpu(&c, frame_samples, channels, lanes);
@@ -108,8 +53,7 @@ static void check_whole(size_t frame_samples, size_t channels, size_t lanes, siz
     zc_status st = zc_stream_create(&c, &s);
     if (st != ZC_OK)
         fail_msg("create: %s", zc_last_error());
-    size_t got = 0;
-    run_pieces(s, signal + halo, samples, channels, pieces, npieces, out, &got);
+    size_t got = stream_check_run(s, signal + halo, samples, channels, pieces, npieces, out);
     assert_int_equal(got, samples);
     double err = whole_error(signal, halo, samples, channels, out);
     zc_stream_stats stats;
@@ -146,7 +90,7 @@ static void test_any_length_in_order(void **state)
     (void)state;
     const size_t odd[] = {1, 7, 1000, 3, 4096, 333};
     const size_t whole[] = {256};
-    check_whole(256, 1, 1, 256 * 40, whole, 1);   /* a multiple of the frame */
+    check_whole(256, 1, 1, 256 * 40, whole, 1);    /* a multiple of the frame */
     check_whole(256, 1, 1, 256 * 40 + 77, odd, 6); /* not, and pushed in odd pieces */
     check_whole(64, 2, 1, 5000, odd, 6);           /* complex */
     check_whole(48, 1, 1, 47, odd, 6);             /* shorter than one frame */
@@ -219,7 +163,7 @@ static void test_two_threads(void **state)
 {
     (void)state;
     const size_t samples = 200000, halo = TAPS - 1;
-    float *signal = make_signal(samples, halo, 42);
+    float *signal = stream_check_signal(samples, halo, 42);
     consumer k = {0};
     k.out = calloc(samples + 300, sizeof(float));
     k.cap = samples;
@@ -295,7 +239,7 @@ static void test_full_queue_loses_nothing(void **state)
     /* One thread, wait policy, a queue of two frames and no pull: push stops with a timeout and
      * says how much it took; after pulling, the rest goes in and every sample comes back. */
     const size_t samples = 64 * 10, halo = TAPS - 1;
-    float *signal = make_signal(samples, halo, 7);
+    float *signal = stream_check_signal(samples, halo, 7);
     zc_stream_config c;
     config_cpu(&c, 64, 1, 1);
     c.queue_max_bytes = 2 * 64 * sizeof(float);
@@ -367,7 +311,7 @@ static void test_frame_acquire(void **state)
 {
     (void)state;
     const size_t halo = TAPS - 1, samples = 128 * 6;
-    float *signal = make_signal(samples, halo, 3);
+    float *signal = stream_check_signal(samples, halo, 3);
     zc_stream_config c;
     config_cpu(&c, 128, 1, 2);
     c.in_flight = 2;

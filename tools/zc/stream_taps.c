@@ -19,8 +19,7 @@ zc_status zc_cli_stream_taps_read(const char *path, float *taps, size_t *ntaps_p
 {
     FILE *f = fopen(path, "rb");
     if (f == NULL)
-        return ZC_CLI_STREAM_FAIL(ZC_ERR_IO, "cannot open taps file %s: %s", path,
-                                  strerror(errno));
+        return ZC_CLI_STREAM_FAIL(ZC_ERR_IO, "cannot open taps file %s: %s", path, strerror(errno));
     char *text = malloc(ZC__TAPS_FILE_MAX + 1);
     size_t len = text != NULL ? fread(text, 1, ZC__TAPS_FILE_MAX + 1, f) : 0;
     int failed = ferror(f);
@@ -34,8 +33,8 @@ zc_status zc_cli_stream_taps_read(const char *path, float *taps, size_t *ntaps_p
         st = ZC_CLI_STREAM_FAIL(ZC_ERR_PARSE, "%s is over %u bytes: not a taps file", path,
                                 ZC__TAPS_FILE_MAX);
     else if (memchr(text, '\0', len) != NULL)
-        st = ZC_CLI_STREAM_FAIL(ZC_ERR_PARSE, "%s holds a NUL byte (at %zu): not a text file",
-                                path, (size_t)((char *)memchr(text, '\0', len) - text));
+        st = ZC_CLI_STREAM_FAIL(ZC_ERR_PARSE, "%s holds a NUL byte (at %zu): not a text file", path,
+                                (size_t)((char *)memchr(text, '\0', len) - text));
     size_t n = 0;
     text[len < ZC__TAPS_FILE_MAX ? len : ZC__TAPS_FILE_MAX] = '\0';
     /* White space and commas separate numbers, in any mix ("0.25 , 0.5" is two taps). A word
@@ -77,8 +76,7 @@ zc_status zc_cli_stream_taps_write(const char *path, const float *taps, size_t n
 {
     FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
     if (f == NULL)
-        return ZC_CLI_STREAM_FAIL(ZC_ERR_IO, "cannot write taps to %s: %s", path,
-                                  strerror(errno));
+        return ZC_CLI_STREAM_FAIL(ZC_ERR_IO, "cannot write taps to %s: %s", path, strerror(errno));
     int ok = 1;
     /* 9 significant digits give every float32 back exactly. */
     for (size_t k = 0; k < ntaps && ok; k++)

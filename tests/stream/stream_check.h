@@ -1,0 +1,27 @@
+/* What the streaming engine's tests share: a test signal, pushing it through a stream in pieces
+ * of given sizes, and the whole output against the reference. */
+#ifndef ZC_TEST_STREAM_CHECK_H
+#define ZC_TEST_STREAM_CHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "zerocopy/stream.h"
+
+/* values of a signal in (-1, 1) after halo zeros (the history before it), seeded. Free it. */
+float *stream_check_signal(size_t values, size_t halo, uint64_t seed);
+
+/*
+ * Push samples of x (channels values each) in pieces of the given sizes (cycled), pulling what
+ * is ready after each, then flush and pull the rest into out (room for samples + 1). Fails the
+ * test on any failure; gives the samples pulled.
+ */
+size_t stream_check_run(zc_stream *s, const float *x, size_t samples, size_t channels,
+                        const size_t *pieces, size_t npieces, float *out);
+
+/* The output against zc_fir_reference over the whole signal (signal starts with its halo):
+ * max |error| / (sum |h| x 1.0). */
+double stream_check_error(const float *taps, size_t ntaps, const float *signal, size_t halo,
+                          size_t samples, size_t channels, const float *out);
+
+#endif
