@@ -169,7 +169,8 @@ ZC_EXTERN zc_status zc_stream_pull(zc_stream *stream, float *out, size_t max, ui
  * The zero-copy way to push one whole frame: *frame_p gets the next frame's transport buffer
  * (frame_samples x channels values: the mapped ring slot under zerocopy FLAG), to fill and then
  * zc_stream_frame_publish. Only between frames (no partial frame pushed). Latency counts from
- * this call. Under the drop policy a full lane gives ZC_ERR_DROPPED (counted).
+ * the moment the lane has room for it. Frames written in place are not scanned for non-finite
+ * values. Under the drop policy a full lane gives ZC_ERR_DROPPED (counted).
  */
 ZC_EXTERN zc_status zc_stream_frame_acquire(zc_stream *stream, float **frame_p);
 ZC_EXTERN zc_status zc_stream_frame_publish(zc_stream *stream);
