@@ -1,0 +1,249 @@
+/* Inputs and outputs of every zc command: the "-" convention, size-capped inputs, outputs made
+ * whole in a temporary file and renamed into place, never over an input. */
+#include "cli_io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+char *zc_cli_read_input(const char *command, const char *path, size_t max, size_t *len_p,
+                        int *code_p)
+{
+    const int from_stdin = strcmp(path, "-") == 0;
+    const char *name = from_stdin ? "stdin" : path;
+    *code_p = ZC_EXIT_USAGE;
+    int fd = from_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        fprintf(stderr, "zc %s: cannot read %s: %s\n", command, name, strerror(errno));
+        return NULL;
+    }
+    struct stat info;
+    if (fstat(fd, &info) == 0 && S_ISDIR(info.st_mode)) {
+        fprintf(stderr, "zc %s: cannot read %s: it is a directory\n", command, name);
+        close(fd);
+        return NULL;
+    }
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    for (;;) {
+        if (buf == NULL) {
+            fprintf(stderr, "zc %s: cannot read %s: out of memory\n", command, name);
+            *code_p = ZC_EXIT_FAILURE;
+            break;
+        }
+        if (len == cap - 1) {
+            if (cap - 1 > max) {
+                fprintf(stderr, "zc %s: %s is over %zu bytes, more than any input of zc\n", command,
+                        name, max);
+                break;
+            }
+            char *grown = realloc(buf, cap * 2);
+            if (grown == NULL) {
+                free(buf);
+                buf = NULL;
+                continue;
+            }
+            buf = grown;
+            cap *= 2;
+        }
+        ssize_t n = read(fd, buf + len, cap - 1 - len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            fprintf(stderr, "zc %s: cannot read %s: %s\n", command, name, strerror(errno));
+            *code_p = ZC_EXIT_FAILURE;
+            break;
+        }
+        if (n == 0) {
+            if (len > max) {
+                fprintf(stderr, "zc %s: %s is over %zu bytes, more than any input of zc\n", command,
+                        name, max);
+                break;
+            }
+            if (!from_stdin)
+                close(fd);
+            buf[len] = '\0';
+            if (len_p != NULL)
+                *len_p = len;
+            *code_p = ZC_EXIT_OK;
+            return buf;
+        }
+        len += (size_t)n;
+    }
+    if (!from_stdin)
+        close(fd);
+    free(buf);
+    return NULL;
+}
+
+/* Line and column of offset in text, for a parse error. */
+static void zc__where(const char *text, size_t offset, size_t *line_p, size_t *col_p)
+{
+    size_t line = 1, col = 1;
+    for (size_t i = 0; i < offset && text[i] != '\0'; i++) {
+        if (text[i] == '\n') {
+            line++;
+            col = 1;
+        } else {
+            col++;
+        }
+    }
+    *line_p = line;
+    *col_p = col;
+}
+
+cJSON *zc_cli_read_json(const char *command, const char *path, int *code_p)
+{
+    size_t len = 0;
+    char *text = zc_cli_read_input(command, path, ZC_CLI_INPUT_MAX, &len, code_p);
+    if (text == NULL)
+        return NULL;
+    const char *end = NULL;
+    cJSON *doc = cJSON_ParseWithLengthOpts(text, len, &end, 1);
+    if (doc == NULL) {
+        size_t line = 0, col = 0;
+        const char *at = cJSON_GetErrorPtr();
+        zc__where(text, at != NULL && at >= text && at <= text + len ? (size_t)(at - text) : 0,
+                  &line, &col);
+        fprintf(stderr, "zc %s: %s is not JSON (line %zu, column %zu)\n", command,
+                strcmp(path, "-") == 0 ? "stdin" : path, line, col);
+        *code_p = ZC_EXIT_USAGE;
+    }
+    free(text);
+    return doc;
+}
+
+/* Is path one of the inputs: the same path, or the same file by device and inode? */
+static int zc__is_input(const char *path, const struct stat *target, int exists,
+                        const char *const *inputs, size_t ninputs)
+{
+    for (size_t i = 0; i < ninputs; i++) {
+        if (inputs[i] == NULL || strcmp(inputs[i], "-") == 0)
+            continue;
+        if (strcmp(inputs[i], path) == 0)
+            return 1;
+        struct stat in;
+        if (exists && stat(inputs[i], &in) == 0 && in.st_dev == target->st_dev &&
+            in.st_ino == target->st_ino)
+            return 1;
+    }
+    return 0;
+}
+
+int zc_cli_output_open(zc_cli_output *out, const char *command, const char *path, int force,
+                       const char *const *inputs, size_t ninputs)
+{
+    memset(out, 0, sizeof *out);
+    out->command = command;
+    out->path = path;
+    if (strcmp(path, "-") == 0) {
+        out->f = stdout;
+        return ZC_EXIT_OK;
+    }
+    struct stat info;
+    const int exists = stat(path, &info) == 0;
+    if (zc__is_input(path, &info, exists, inputs, ninputs)) {
+        fprintf(stderr, "zc %s: %s is also an input: refusing to write over it\n", command, path);
+        return ZC_EXIT_USAGE;
+    }
+    if (exists && S_ISDIR(info.st_mode)) {
+        fprintf(stderr, "zc %s: cannot write %s: it is a directory\n", command, path);
+        return ZC_EXIT_USAGE;
+    }
+    if (exists && !S_ISREG(info.st_mode)) {
+        /* A FIFO, a device or a terminal: written as it is. */
+        out->f = fopen(path, "wb");
+        if (out->f == NULL) {
+            fprintf(stderr, "zc %s: cannot write %s: %s\n", command, path, strerror(errno));
+            return ZC_EXIT_FAILURE;
+        }
+        return ZC_EXIT_OK;
+    }
+    if (exists && !force) {
+        fprintf(stderr, "zc %s: %s exists: give --force to replace it\n", command, path);
+        return ZC_EXIT_USAGE;
+    }
+    size_t n = strlen(path) + 16;
+    out->tmp = malloc(n);
+    if (out->tmp == NULL) {
+        fprintf(stderr, "zc %s: cannot write %s: out of memory\n", command, path);
+        return ZC_EXIT_FAILURE;
+    }
+    /* Beside the target, so that the rename stays on one file system. */
+    const char *slash = strrchr(path, '/');
+    int dir_len = slash != NULL ? (int)(slash - path + 1) : 0;
+    snprintf(out->tmp, n, "%.*s.zc-XXXXXX", dir_len, path);
+    int fd = mkstemp(out->tmp);
+    if (fd < 0 || (out->f = fdopen(fd, "wb")) == NULL) {
+        fprintf(stderr, "zc %s: cannot write %s: %s\n", command, path, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            unlink(out->tmp);
+        }
+        free(out->tmp);
+        out->tmp = NULL;
+        return ZC_EXIT_FAILURE;
+    }
+    /* mkstemp makes the file 0600; an output is as readable as any file the user makes. */
+    mode_t mask = umask(0);
+    umask(mask);
+    (void)fchmod(fd, 0666 & ~mask);
+    return ZC_EXIT_OK;
+}
+
+int zc_cli_output_commit(zc_cli_output *out)
+{
+    if (out->f == NULL)
+        return ZC_EXIT_FAILURE;
+    const int to_stdout = out->f == stdout;
+    int failed = to_stdout ? fflush(out->f) != 0 : fclose(out->f) != 0;
+    int saved = errno;
+    out->f = NULL;
+    if (!failed && out->tmp != NULL && rename(out->tmp, out->path) != 0)
+        failed = 1, saved = errno;
+    if (out->tmp != NULL) {
+        if (failed)
+            unlink(out->tmp);
+        free(out->tmp);
+        out->tmp = NULL;
+    }
+    if (failed) {
+        fprintf(stderr, "zc %s: cannot write %s: %s%s\n", out->command,
+                to_stdout ? "stdout" : out->path, strerror(saved),
+                to_stdout ? "" : " (the file was left as it was)");
+        return ZC_EXIT_FAILURE;
+    }
+    return ZC_EXIT_OK;
+}
+
+void zc_cli_output_abort(zc_cli_output *out)
+{
+    if (out->f != NULL && out->f != stdout)
+        fclose(out->f);
+    out->f = NULL;
+    if (out->tmp != NULL) {
+        unlink(out->tmp);
+        free(out->tmp);
+        out->tmp = NULL;
+    }
+}
+
+int zc_cli_output_write(const char *command, const char *path, int force, const char *const *inputs,
+                        size_t ninputs, const void *data, size_t len)
+{
+    zc_cli_output out;
+    int code = zc_cli_output_open(&out, command, path, force, inputs, ninputs);
+    if (code != ZC_EXIT_OK)
+        return code;
+    if (fwrite(data, 1, len, out.f) != len) {
+        fprintf(stderr, "zc %s: cannot write %s: %s\n", command, path, strerror(errno));
+        zc_cli_output_abort(&out);
+        return ZC_EXIT_FAILURE;
+    }
+    return zc_cli_output_commit(&out);
+}
