@@ -8,7 +8,7 @@ zc=${1:?usage: 60-multigpu.sh ZC_BINARY RESULTS_DIR}
 results=${2:?usage: 60-multigpu.sh ZC_BINARY RESULTS_DIR}
 
 # The GPUs the CUDA runtime shows (CUDA_VISIBLE_DEVICES included), as zc info counts them.
-gpus=$("$zc" info --json 2>/dev/null | python3 -c \
+gpus=$("$zc" info --json - 2>/dev/null | python3 -c \
   'import json, sys; print(json.load(sys.stdin).get("device_count", 0))' 2>/dev/null || echo 0)
 if [ "${gpus:-0}" -lt 2 ]; then
   echo "60-multigpu: skipped, needs two GPUs (found ${gpus:-0})"

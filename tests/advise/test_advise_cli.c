@@ -13,7 +13,7 @@ static void test_json_ranking(void **state)
     (void)state;
     zc_test_output r;
     zc_test_run_zc((const char *[]){"advise", "--profile", H200, "--bytes", "4K", "--concurrent",
-                                    "--latency-budget", "10", "--json", NULL},
+                                    "--latency-budget", "10", "--json", "-", NULL},
                    NULL, &r);
     if (r.exit_code != 0)
         fail_msg("exit %d, stderr: %s", r.exit_code, r.err);

@@ -35,8 +35,9 @@ static void test_quick_runs_and_verifies_every_case(void **state)
     (void)state;
     const char *json = "gpu_bench_quick.json", *csv = "gpu_bench_quick.csv";
     zc_test_output r;
-    zc_test_run_zc((const char *[]){"bench", "--quick", "--json", json, "--csv", csv, NULL}, NULL,
-                   &r);
+    zc_test_run_zc(
+        (const char *[]){"bench", "--quick", "--json", json, "--csv", csv, "--force", NULL}, NULL,
+        &r);
     fprintf(stderr, "%s\n", r.out); /* the whole table, for whoever reads the log */
     if (r.exit_code != 0)
         fprintf(stderr, "zc bench --quick exited %d\nstderr:\n%s\n", r.exit_code, r.err);
@@ -117,7 +118,7 @@ static void expect_fail(const char *cases, const char *corrupt, const char *heal
     const char *json = "gpu_bench_corrupt.json";
     zc_test_output r;
     zc_test_run_zc((const char *[]){"bench", "--quick", "--case", cases, "--inject-corruption",
-                                    corrupt, "--json", json, NULL},
+                                    corrupt, "--json", json, "--force", NULL},
                    NULL, &r);
     if (r.exit_code != 5)
         fprintf(stderr, "corrupting %s: exit %d, wanted 5\nstdout:\n%s\nstderr:\n%s\n", corrupt,

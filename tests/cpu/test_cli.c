@@ -60,7 +60,7 @@ static void test_info_without_gpu(void **state)
     assert_string_equal(strchr(r.err, '\n') + 1, "");
     zc_test_output_free(&r);
 
-    zc_test_run_zc((const char *[]){"info", "--json", NULL}, zc_test_no_gpu_env, &r);
+    zc_test_run_zc((const char *[]){"info", "--json", "-", NULL}, zc_test_no_gpu_env, &r);
     assert_int_equal(r.exit_code, 3);
     assert_string_equal(r.out, "");
     zc_test_output_free(&r);

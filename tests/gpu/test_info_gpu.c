@@ -100,7 +100,7 @@ static void test_zc_info_json_matches(void **state)
 {
     (void)state;
     zc_test_output r;
-    zc_test_run_zc((const char *[]){"info", "--json", NULL}, NULL, &r);
+    zc_test_run_zc((const char *[]){"info", "--json", "-", NULL}, NULL, &r);
     assert_int_equal(r.exit_code, 0);
     cJSON *doc = cJSON_Parse(r.out);
     assert_non_null(doc);

@@ -61,10 +61,10 @@ static void test_round_robin_matches_one_gpu(void **state)
     /* The same synthetic input through GPU 0 alone and through every GPU. */
     run_ok((const char *[]){"stream", "--device", "0", "--frames", "600", "--warmup", "0",
                             "--frame-samples", "4096", "--in-flight", "4", "--verify", "all",
-                            "--output", one, NULL});
+                            "--output", one, "--force", NULL});
     run_ok((const char *[]){"stream", "--devices", "all", "--frames", "600", "--warmup", "0",
                             "--frame-samples", "4096", "--in-flight", "4", "--verify", "all",
-                            "--output", all, "--json", json, NULL});
+                            "--output", all, "--json", json, "--force", NULL});
     check_json(json, "zerocopy-ll", 600);
     size_t n1 = 0, n2 = 0;
     char *a = zc_test_read_file(one, &n1), *b = zc_test_read_file(all, &n2);
@@ -88,9 +88,10 @@ static void test_flag_reuse_1mib(void **state)
         return;
     }
     const char *json = "gpu_stream_multi_flag.json";
-    run_ok((const char *[]){"stream", "--devices", "all", "--protocol", "flag", "--frames", "400",
-                            "--warmup", "20", "--frame-samples", "262144", "--in-flight", "8",
-                            "--reuse", "--verify", "all", "--json", json, NULL});
+    run_ok((const char *[]){"stream",   "--devices",   "all",      "--protocol", "flag",
+                            "--frames", "400",         "--warmup", "20",         "--frame-samples",
+                            "262144",   "--in-flight", "8",        "--reuse",    "--verify",
+                            "all",      "--json",      json,       "--force",    NULL});
     check_json(json, "zerocopy-flag", 400);
 }
 

@@ -76,7 +76,8 @@ PY
 }
 
 rate=48000
-filter_args="--rate $rate --lowpass 4000 --taps 64 --warmup 10"
+# --force: the same output files are written again and again.
+filter_args="--rate $rate --lowpass 4000 --taps 64 --warmup 10 --force"
 # A WAV of 3.0107 s (144514 samples, not a multiple of the 1024-sample frame): a 1 kHz tone in
 # the pass band and a 12 kHz tone in the stop band, 0.5 each.
 sox -n -r $rate -c 1 -b 16 -e signed "$work/in.wav" synth 3.0107 sine 1000 sine 12000 \

@@ -139,7 +139,7 @@ static void test_save_taps_round_trip(void **state)
     assert_true(fd >= 0);
     close(fd);
     zc_test_expect_zc((const char *[]){"stream", "--mode", "cpu", "--frames", "1", "--taps", "17",
-                                       "--save-taps", path, NULL},
+                                       "--save-taps", path, "--force", NULL},
                       zc_test_no_gpu_env, 0, NULL, NULL);
     size_t len = 0;
     char *text = zc_test_read_file(path, &len);

@@ -102,7 +102,7 @@ static void test_paced_and_output(void **state)
     cJSON *doc =
         run_json((const char *[]){"stream", "--paced", "2000000", "--duration", "0.5",
                                   "--frame-samples", "4096", "--in-flight", "4", "--warmup", "0",
-                                  "--output", out_path, "--json", "-", NULL},
+                                  "--output", out_path, "--force", "--json", "-", NULL},
                  0, &r);
     cJSON *run = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "runs"), 0);
     int frames = cJSON_GetObjectItem(run, "frames")->valueint;

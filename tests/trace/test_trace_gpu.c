@@ -38,6 +38,7 @@ static cJSON *trace(const planted *p)
     const char *args[12];
     size_t n = 0;
     args[n++] = "trace";
+    args[n++] = "--force"; /* mkstemp made the file */
     args[n++] = "--json";
     args[n++] = json_path;
     for (size_t i = 0; i < 3 && p->extra[i] != NULL; i++)

@@ -1,5 +1,6 @@
 /* Reading a `zc bench --json` document ("zerocopy.bench/1") into a machine profile. */
 #include "advise_json.h"
+#include "cli.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -101,8 +102,12 @@ zc_status zc_profile_from_bench_json(const cJSON *doc, zc_profile *profile_p)
             cJSON_ArrayForEach(pt, cJSON_GetObjectItemCaseSensitive(zc__case(doc, key), "points"))
             {
                 double b = zc__bytes(pt), g = zc__median(pt);
-                if (b >= 1.0 && isfinite(g) && g > 0.0)
-                    (void)zc_curve_add(&p.copy[k][d], (size_t)b, g);
+                size_t bytes = 0;
+                /* A point whose size is not a whole byte count in range is not a measurement
+                 * (the cast alone would be undefined behaviour for 1e30). */
+                if (b >= 1.0 && zc_cli_double_to_size(b, 1125899906842624.0, &bytes) &&
+                    isfinite(g) && g > 0.0)
+                    (void)zc_curve_add(&p.copy[k][d], bytes, g);
             }
         }
     }

@@ -8,10 +8,16 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_io.h"
+
+/* The largest byte count a profile or workload may name: 1 PiB. */
+#define ZC__BYTES_MAX 1125899906842624.0
 
 int zc_advise_parse_size(const char *text, size_t *bytes_p)
 {
-    if (text == NULL || *text == '\0')
+    /* Decimal only, as every number of zc: no sign, space, hex, "inf" or "nan". */
+    if (text == NULL || !((*text >= '0' && *text <= '9') || *text == '.') ||
+        strpbrk(text, "xX") != NULL)
         return 0;
     char *end = NULL;
     errno = 0;
@@ -159,11 +165,15 @@ static zc_status zc__curve_from_json(const cJSON *arr, zc_curve *c, const char *
     cJSON_ArrayForEach(pt, arr)
     {
         const cJSON *b = cJSON_GetArrayItem(pt, 0), *g = cJSON_GetArrayItem(pt, 1);
-        if (!cJSON_IsNumber(b) || !cJSON_IsNumber(g) || b->valuedouble < 1.0) {
-            fprintf(stderr, "profile: %s: each point must be [bytes, GB/s]\n", what);
+        size_t bytes = 0;
+        if (!cJSON_IsNumber(b) || !cJSON_IsNumber(g) || b->valuedouble < 1.0 ||
+            !zc_cli_double_to_size(b->valuedouble, ZC__BYTES_MAX, &bytes)) {
+            fprintf(stderr,
+                    "profile: %s: each point must be [bytes, GB/s], bytes whole, 1 to 2^50\n",
+                    what);
             return ZC_ERR_PARSE;
         }
-        zc_status status = zc_curve_add(c, (size_t)b->valuedouble, g->valuedouble);
+        zc_status status = zc_curve_add(c, bytes, g->valuedouble);
         if (status != ZC_OK)
             return status;
     }
@@ -262,17 +272,10 @@ char *zc_advise_read_file(const char *path)
 
 zc_status zc_profile_load(const char *path, zc_profile *profile_p, char *notes, size_t notes_size)
 {
-    char *text = zc_advise_read_file(path);
-    if (text == NULL) {
-        fprintf(stderr, "profile: cannot read %s: %s\n", path, strerror(errno));
-        return ZC_ERR_IO;
-    }
-    cJSON *doc = cJSON_Parse(text);
-    free(text);
-    if (doc == NULL) {
-        fprintf(stderr, "profile: %s is not JSON\n", path);
-        return ZC_ERR_PARSE;
-    }
+    int code = 0;
+    cJSON *doc = zc_cli_read_json("advise", path, &code); /* says why on stderr */
+    if (doc == NULL)
+        return code == ZC_EXIT_USAGE ? ZC_ERR_INVALID_ARG : ZC_ERR_IO;
     const cJSON *schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
     zc_profile p;
     zc_status status;
@@ -299,13 +302,32 @@ zc_status zc_workload_from_json(const cJSON *doc, zc_workload *workload_p)
         fprintf(stderr, "workload: expected a JSON object\n");
         return ZC_ERR_PARSE;
     }
+    /* A misspelt name must not be ignored: the workload would silently be another one. */
+    static const char *const known[] = {"bytes",        "transfers",         "rate_hz",
+                                        "gpu_accesses", "latency_budget_us", "direction",
+                                        "pattern",      "concurrent"};
+    const cJSON *item;
+    cJSON_ArrayForEach(item, doc)
+    {
+        size_t k = 0;
+        while (k < sizeof known / sizeof known[0] && strcmp(item->string, known[k]) != 0)
+            k++;
+        if (k == sizeof known / sizeof known[0]) {
+            fprintf(stderr,
+                    "workload: unknown name \"%.60s\" (known: bytes, transfers, rate_hz, "
+                    "gpu_accesses, latency_budget_us, direction, pattern, concurrent)\n",
+                    item->string);
+            return ZC_ERR_PARSE;
+        }
+    }
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(doc, "bytes");
-    if (cJSON_IsNumber(v) && v->valuedouble >= 1.0)
-        w.bytes = (size_t)v->valuedouble;
+    if (cJSON_IsNumber(v) && v->valuedouble >= 1.0 &&
+        zc_cli_double_to_size(v->valuedouble, ZC__BYTES_MAX, &w.bytes))
+        ;
     else if (cJSON_IsString(v) && zc_advise_parse_size(v->valuestring, &w.bytes))
         ;
     else if (v != NULL) {
-        fprintf(stderr, "workload: bytes must be a size (4096 or \"4KiB\")\n");
+        fprintf(stderr, "workload: bytes must be a whole size, 1 to 2^50 (4096 or \"4KiB\")\n");
         return ZC_ERR_PARSE;
     }
     static const struct {

@@ -10,6 +10,7 @@
 
 #include "advise_json.h"
 #include "cli.h"
+#include "cli_json.h"
 
 #define ZC__KIB ((size_t)1024)
 #define ZC__MIB ((size_t)1024 * 1024)
@@ -61,14 +62,12 @@ static int zc__ensure_dir(const char *dir)
     return 0;
 }
 
-static FILE *zc__open_in(const char *dir, const char *name)
+/* Open dir/name as an output (path is its storage: it must outlive out). */
+static int zc__open_in(const char *dir, const char *name, int force, char *path, size_t size,
+                       zc_cli_output *out)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    if (f == NULL)
-        fprintf(stderr, "zc advise: cannot write %s: %s\n", path, strerror(errno));
-    return f;
+    snprintf(path, size, "%s/%s", dir, name);
+    return zc_cli_output_open(out, "advise", path, force, NULL, 0);
 }
 
 static void zc__write_markdown(FILE *f, const zc_profile *profile, const zc__case_result *res,
@@ -179,8 +178,32 @@ static int zc__cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static int zc__validate(const zc_profile *profile, const char *notes, int device,
+                        double seconds_per_run, zc_cli_output *md, zc_cli_output *js);
+
 int zc_advise_validate(const zc_profile *profile, const char *notes, int device,
-                       const char *out_dir, double seconds_per_run)
+                       const char *out_dir, double seconds_per_run, int force)
+{
+    /* The outputs first: a folder that cannot be written is said before minutes of runs. */
+    char md_path[4096], js_path[4096];
+    zc_cli_output md = {0}, js = {0};
+    if (!zc__ensure_dir(out_dir))
+        return ZC_EXIT_FAILURE;
+    int code = zc__open_in(out_dir, "validation.md", force, md_path, sizeof md_path, &md);
+    if (code == ZC_EXIT_OK)
+        code = zc__open_in(out_dir, "validation.json", force, js_path, sizeof js_path, &js);
+    if (code != ZC_EXIT_OK) {
+        zc_cli_output_abort(&md);
+        return code;
+    }
+    code = zc__validate(profile, notes, device, seconds_per_run, &md, &js);
+    zc_cli_output_abort(&md); /* no-ops once committed */
+    zc_cli_output_abort(&js);
+    return code;
+}
+
+static int zc__validate(const zc_profile *profile, const char *notes, int device,
+                        double seconds_per_run, zc_cli_output *md, zc_cli_output *js)
 {
     size_t n = zc_validation_case_count;
     zc__case_result *res = calloc(n, sizeof *res);
@@ -268,18 +291,10 @@ int zc_advise_validate(const zc_profile *profile, const char *notes, int device,
             median_abs = errors[error_count / 2];
             max_abs = errors[error_count - 1];
         }
-        if (!zc__ensure_dir(out_dir)) {
-            exit_code = ZC_EXIT_FAILURE;
-            goto done;
-        }
-        FILE *md = zc__open_in(out_dir, "validation.md");
-        if (md == NULL) {
-            exit_code = ZC_EXIT_FAILURE;
-            goto done;
-        }
-        zc__write_markdown(md, profile, res, n, hits, near, within, median_abs, max_abs);
-        if (fclose(md) != 0)
-            exit_code = ZC_EXIT_FAILURE;
+        zc__write_markdown(md->f, profile, res, n, hits, near, within, median_abs, max_abs);
+        int rc = zc_cli_output_commit(md);
+        if (rc != ZC_EXIT_OK)
+            exit_code = rc;
         zc__write_markdown(stdout, profile, res, n, hits, near, within, median_abs, max_abs);
 
         cJSON *doc = cJSON_CreateObject();
@@ -299,14 +314,9 @@ int zc_advise_validate(const zc_profile *profile, const char *notes, int device,
         cJSON_AddNumberToObject(sum, "recommended_within_20pct", within);
         cJSON_AddNumberToObject(sum, "median_abs_error", median_abs);
         cJSON_AddNumberToObject(sum, "max_abs_error", max_abs);
-        char *text = cJSON_Print(doc);
-        cJSON_Delete(doc);
-        FILE *js = zc__open_in(out_dir, "validation.json");
-        if (js == NULL || text == NULL || fputs(text, js) < 0)
-            exit_code = ZC_EXIT_FAILURE;
-        if (js != NULL && fclose(js) != 0)
-            exit_code = ZC_EXIT_FAILURE;
-        free(text);
+        rc = zc_cli_json_commit("advise", doc, js);
+        if (rc != ZC_EXIT_OK && exit_code == ZC_EXIT_OK)
+            exit_code = rc;
     }
 done:
     free(errors);

@@ -16,9 +16,10 @@ extern const size_t zc_validation_case_count;
 
 /*
  * Predict and measure every technique for every case on GPU device, print the table, and write
- * validation.md and validation.json into out_dir. Gives a zc exit code.
+ * validation.md and validation.json into out_dir (made when missing; files there are replaced
+ * only with force, and that is checked before anything runs). Gives a zc exit code.
  */
 int zc_advise_validate(const zc_profile *profile, const char *notes, int device,
-                       const char *out_dir, double seconds_per_run);
+                       const char *out_dir, double seconds_per_run, int force);
 
 #endif

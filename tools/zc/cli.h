@@ -2,6 +2,7 @@
 #ifndef ZC_CLI_H
 #define ZC_CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "zerocopy/zerocopy.h"
@@ -34,8 +35,22 @@ int zc_cli_fail(const char *command, const char *what, zc_status status);
 int zc_cli_usage_error(const char *command, const char *usage, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Parse a decimal integer option value in [min, max]; false when it is not one. */
+/*
+ * Numbers on the command line, the same in every command: plain decimal digits (no sign, no
+ * spaces, no hex), in [min, max]; false when the text is not one (an empty text never is).
+ */
 int zc_cli_parse_int(const char *text, int min, int max, int *value_p);
+int zc_cli_parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *value_p);
+/* A finite decimal number (digits, one point, an exponent; no hex, inf or nan) in [min, max]. */
+int zc_cli_parse_double(const char *text, double min, double max, double *value_p);
+
+/* A JSON number as a byte count or count: whole, 0 <= v <= max; false otherwise (1.5, -1, 1e300
+ * are refused instead of being cast, which is undefined behaviour out of range). */
+int zc_cli_double_to_size(double v, double max, size_t *value_p);
+
+/* The usage error for getopt's answer opt ('?' unknown, ':' missing value), naming the option
+ * as it was written (a short option inside a group too). Gives ZC_EXIT_USAGE. */
+int zc_cli_option_error(const char *command, const char *usage, int opt, int argc, char **argv);
 
 /* The exit-code table, printed by `zc --help`. */
 void zc_cli_print_exit_codes(FILE *out);

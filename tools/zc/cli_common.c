@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 
@@ -46,17 +47,74 @@ int zc_cli_usage_error(const char *command, const char *usage, const char *fmt, 
     return ZC_EXIT_USAGE;
 }
 
-int zc_cli_parse_int(const char *text, int min, int max, int *value_p)
+/* Only decimal digits, at least one. */
+static int zc__all_digits(const char *text)
 {
     if (text == NULL || *text == '\0')
         return 0;
+    for (const char *p = text; *p != '\0'; p++)
+        if (*p < '0' || *p > '9')
+            return 0;
+    return 1;
+}
+
+int zc_cli_parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *value_p)
+{
+    if (!zc__all_digits(text))
+        return 0;
+    errno = 0;
+    unsigned long long value = strtoull(text, NULL, 10);
+    if (errno != 0 || value < min || value > max)
+        return 0;
+    *value_p = value;
+    return 1;
+}
+
+int zc_cli_parse_int(const char *text, int min, int max, int *value_p)
+{
+    uint64_t v = 0;
+    if (min < 0 || !zc_cli_parse_u64(text, (uint64_t)min, (uint64_t)max, &v))
+        return 0;
+    *value_p = (int)v;
+    return 1;
+}
+
+int zc_cli_parse_double(const char *text, double min, double max, double *value_p)
+{
+    if (text == NULL || !((*text >= '0' && *text <= '9') || *text == '.'))
+        return 0; /* no sign, space, "inf" or "nan" */
+    for (const char *p = text; *p != '\0'; p++)
+        if (*p == 'x' || *p == 'X')
+            return 0; /* no hex */
     char *end = NULL;
     errno = 0;
-    long value = strtol(text, &end, 10);
-    if (*end != '\0' || errno != 0 || value < min || value > max)
+    double v = strtod(text, &end);
+    if (*end != '\0' || errno != 0 || !(v >= min && v <= max))
         return 0;
-    *value_p = (int)value;
+    *value_p = v;
     return 1;
+}
+
+int zc_cli_double_to_size(double v, double max, size_t *value_p)
+{
+    /* 2^53: every whole double below it is exact, and it fits a 64-bit size_t. */
+    const double limit = max < 9007199254740992.0 ? max : 9007199254740992.0;
+    if (!(v >= 0.0 && v <= limit) || v != (double)(uint64_t)v)
+        return 0;
+    *value_p = (size_t)v;
+    return 1;
+}
+
+int zc_cli_option_error(const char *command, const char *usage, int opt, int argc, char **argv)
+{
+    const char *word = optind >= 1 && optind - 1 < argc ? argv[optind - 1] : "?";
+    /* A short option: optopt is its letter (a long one's is its code, or 0 when unknown). */
+    const int letter = optopt > 0 && optopt < 128 && !(word[0] == '-' && word[1] == '-');
+    if (opt == ':')
+        return letter ? zc_cli_usage_error(command, usage, "-%c needs a value", optopt)
+                      : zc_cli_usage_error(command, usage, "%s needs a value", word);
+    return letter ? zc_cli_usage_error(command, usage, "unknown option '-%c'", optopt)
+                  : zc_cli_usage_error(command, usage, "unknown option '%s'", word);
 }
 
 void zc_cli_print_exit_codes(FILE *out)

@@ -104,10 +104,18 @@ cJSON *zc_cli_read_json(const char *command, const char *path, int *code_p)
     if (text == NULL)
         return NULL;
     const char *end = NULL;
-    cJSON *doc = cJSON_ParseWithLengthOpts(text, len, &end, 1);
+    cJSON *doc = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    /* One document and nothing after it but white space (a NUL byte is not white space). */
+    while (doc != NULL && end < text + len &&
+           (*end == ' ' || *end == '\t' || *end == '\n' || *end == '\r'))
+        end++;
+    if (doc != NULL && end != text + len) {
+        cJSON_Delete(doc);
+        doc = NULL;
+    }
     if (doc == NULL) {
         size_t line = 0, col = 0;
-        const char *at = cJSON_GetErrorPtr();
+        const char *at = end != NULL && end > text ? end : cJSON_GetErrorPtr();
         zc__where(text, at != NULL && at >= text && at <= text + len ? (size_t)(at - text) : 0,
                   &line, &col);
         fprintf(stderr, "zc %s: %s is not JSON (line %zu, column %zu)\n", command,
@@ -159,8 +167,9 @@ int zc_cli_output_open(zc_cli_output *out, const char *command, const char *path
         /* A FIFO, a device or a terminal: written as it is. */
         out->f = fopen(path, "wb");
         if (out->f == NULL) {
-            fprintf(stderr, "zc %s: cannot write %s: %s\n", command, path, strerror(errno));
-            return ZC_EXIT_FAILURE;
+            int why = errno;
+            fprintf(stderr, "zc %s: cannot write %s: %s\n", command, path, strerror(why));
+            return why == EACCES ? ZC_EXIT_USAGE : ZC_EXIT_FAILURE;
         }
         return ZC_EXIT_OK;
     }
@@ -180,14 +189,17 @@ int zc_cli_output_open(zc_cli_output *out, const char *command, const char *path
     snprintf(out->tmp, n, "%.*s.zc-XXXXXX", dir_len, path);
     int fd = mkstemp(out->tmp);
     if (fd < 0 || (out->f = fdopen(fd, "wb")) == NULL) {
-        fprintf(stderr, "zc %s: cannot write %s: %s\n", command, path, strerror(errno));
+        int why = errno;
+        fprintf(stderr, "zc %s: cannot write %s: %s\n", command, path, strerror(why));
         if (fd >= 0) {
             close(fd);
             unlink(out->tmp);
         }
         free(out->tmp);
         out->tmp = NULL;
-        return ZC_EXIT_FAILURE;
+        /* A folder that is not there or not ours is a bad path given: the command line's fault. */
+        return why == ENOENT || why == ENOTDIR || why == EACCES || why == EROFS ? ZC_EXIT_USAGE
+                                                                                : ZC_EXIT_FAILURE;
     }
     /* mkstemp makes the file 0600; an output is as readable as any file the user makes. */
     mode_t mask = umask(0);

@@ -1,4 +1,4 @@
-/* Writing zc's JSON documents to a file or stdout, with the failure said once. */
+/* Writing zc's JSON documents to a file or stdout, whole or not at all, the failure said once. */
 #include "cli_json.h"
 
 #include <errno.h>
@@ -8,23 +8,34 @@
 
 #include "cli.h"
 
-int zc_cli_write_json(const char *command, cJSON *doc, const char *path)
+int zc_cli_json_commit(const char *command, cJSON *doc, zc_cli_output *out)
 {
     char *text = doc != NULL ? cJSON_Print(doc) : NULL;
     cJSON_Delete(doc);
-    if (text == NULL)
+    if (text == NULL) {
+        zc_cli_output_abort(out);
         return zc_cli_fail(command, "building JSON", ZC_ERR_NO_MEMORY);
-    int to_stdout = strcmp(path, "-") == 0;
-    FILE *out = to_stdout ? stdout : fopen(path, "w");
-    int ok = out != NULL && fputs(text, out) >= 0 && fputc('\n', out) != EOF;
+    }
+    int ok = fputs(text, out->f) >= 0 && fputc('\n', out->f) != EOF;
     int saved = errno;
-    if (out != NULL && (to_stdout ? fflush(out) : fclose(out)) != 0)
-        ok = 0, saved = errno;
     free(text);
     if (!ok) {
         fprintf(stderr, "zc %s: cannot write JSON to %s: %s\n", command,
-                to_stdout ? "stdout" : path, strerror(saved));
+                out->f == stdout ? "stdout" : out->path, strerror(saved));
+        zc_cli_output_abort(out);
         return ZC_EXIT_FAILURE;
     }
-    return ZC_EXIT_OK;
+    return zc_cli_output_commit(out);
+}
+
+int zc_cli_write_json(const char *command, cJSON *doc, const char *path, int force,
+                      const char *const *inputs, size_t ninputs)
+{
+    zc_cli_output out;
+    int code = zc_cli_output_open(&out, command, path, force, inputs, ninputs);
+    if (code != ZC_EXIT_OK) {
+        cJSON_Delete(doc);
+        return code;
+    }
+    return zc_cli_json_commit(command, doc, &out);
 }

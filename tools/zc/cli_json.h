@@ -1,14 +1,20 @@
-/* Writing zc's JSON documents. */
+/* Writing zc's JSON documents, through the outputs of cli_io.h. */
 #ifndef ZC_CLI_JSON_H
 #define ZC_CLI_JSON_H
 
 #include <cjson/cJSON.h>
 
+#include "cli_io.h"
+
 /*
- * Print doc, indented, to the file at path ("-" for stdout) and delete doc (NULL counts as out
- * of memory). On failure says so on stderr as "zc <command>: ..." and gives ZC_EXIT_FAILURE;
- * otherwise ZC_EXIT_OK.
+ * Print doc, indented, into out (opened with zc_cli_output_open) and commit it; delete doc (NULL
+ * counts as out of memory). On failure says so on stderr, leaves the target as it was, and gives
+ * the exit code; otherwise ZC_EXIT_OK.
  */
-int zc_cli_write_json(const char *command, cJSON *doc, const char *path);
+int zc_cli_json_commit(const char *command, cJSON *doc, zc_cli_output *out);
+
+/* Open path ("-": stdout) as zc_cli_output_open does, print doc into it and commit. */
+int zc_cli_write_json(const char *command, cJSON *doc, const char *path, int force,
+                      const char *const *inputs, size_t ninputs);
 
 #endif

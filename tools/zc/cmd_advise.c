@@ -13,8 +13,9 @@
 static const char zc__advise_usage[] =
     "zc advise [--profile FILE] [--workload FILE] [--bytes SIZE] [--transfers N] [--rate HZ]\n"
     "          [--direction h2d|d2h|both] [--accesses K] [--pattern coalesced|strided|random]\n"
-    "          [--concurrent] [--latency-budget US] [--device N] [--json] [--save-profile FILE]\n"
-    "       zc advise --validate [--profile FILE] [--out DIR] [--device N]";
+    "          [--concurrent] [--latency-budget US] [-d N] [-j FILE] [--save-profile FILE]\n"
+    "          [--force]\n"
+    "       zc advise --validate [--profile FILE] [--out DIR] [-d N] [--force]";
 
 static void zc__advise_help(void)
 {
@@ -26,7 +27,8 @@ static void zc__advise_help(void)
            "\"%s\" document (--save-profile writes one). Without --profile zc advise\n"
            "runs `zc bench --quick` first (its own one-second calibration if that fails)\n"
            "and says so.\n\n"
-           "Workload (flags override --workload FILE, a JSON object with the same names):\n"
+           "Workload (flags override --workload FILE, a JSON object with the same names; an\n"
+           "unknown name in it is an error):\n"
            "  --bytes SIZE          bytes per transfer: 4096, 4K, 4KiB, 1.5M (default 4KiB)\n"
            "  --transfers N         how many transfers in all (default 1000)\n"
            "  --rate HZ             transfers arriving per second (the rate must be kept up)\n"
@@ -37,10 +39,13 @@ static void zc__advise_help(void)
            "                        kernel polls it instead of a launch per transfer)\n"
            "  --latency-budget US   each transfer must finish within US microseconds\n\n"
            "Other options:\n"
-           "  --profile FILE        the machine's measured figures\n"
-           "  --save-profile FILE   write the profile used (with assumptions filled in)\n"
-           "  --device N            the GPU to measure on (default 0)\n"
-           "  --json                machine-readable output, schema \"%s\" (docs/json.md)\n"
+           "  --profile FILE        the machine's measured figures (- for stdin)\n"
+           "  --save-profile FILE   write the profile used (with assumptions filled in, and\n"
+           "                        marked as assumed); - for stdout\n"
+           "  -d, --device N        the GPU to measure on (default 0)\n"
+           "  -j, --json FILE       write the ranking as JSON, schema \"%s\" (docs/json.md), to\n"
+           "                        FILE (the text still goes to stdout) or - (stdout, no text)\n"
+           "  --force               replace output files that exist\n"
            "  --validate            run %zu varied workloads for real with every technique\n"
            "                        and compare predicted with measured time\n"
            "  --out DIR             where --validate writes validation.md and .json (.)\n"
@@ -52,12 +57,7 @@ static void zc__advise_help(void)
 
 static int zc__parse_double(const char *text, double min, double *value_p)
 {
-    char *end = NULL;
-    double v = strtod(text, &end);
-    if (end == text || *end != '\0' || !isfinite(v) || v < min)
-        return 0;
-    *value_p = v;
-    return 1;
+    return zc_cli_parse_double(text, min, 1e300, value_p);
 }
 
 static void zc__print_text(const zc_profile *profile, const char *notes, const zc_workload *w,
@@ -103,6 +103,30 @@ static void zc__print_text(const zc_profile *profile, const char *notes, const z
     printf("\nAdvice    %s\n", rec->explanation);
 }
 
+/* Which workload flags were given (they override the workload file). */
+enum {
+    S_BYTES = 1,
+    S_TRANSFERS = 2,
+    S_RATE = 4,
+    S_DIR = 8,
+    S_ACC = 16,
+    S_PAT = 32,
+    S_CONC = 64,
+    S_BUDGET = 128
+};
+
+/* What the command line asked for, handed from parsing to the run. */
+typedef struct zc__advise_args {
+    const char *profile_path, *workload_path, *out_dir;
+    int device, validate, force;
+    double seconds_per_run;
+    const zc_workload *flags;
+    unsigned set;
+} zc__advise_args;
+
+static int zc__advise_run(const zc__advise_args *a, zc_cli_output *json_out,
+                          zc_cli_output *save_out);
+
 int zc_cmd_advise(int argc, char **argv)
 {
     enum {
@@ -121,7 +145,8 @@ int zc_cmd_advise(int argc, char **argv)
         OPT_JSON,
         OPT_VALIDATE,
         OPT_OUT,
-        OPT_SECONDS
+        OPT_SECONDS,
+        OPT_FORCE
     };
     static const struct option options[] = {
         {"profile", required_argument, NULL, OPT_PROFILE},
@@ -135,8 +160,9 @@ int zc_cmd_advise(int argc, char **argv)
         {"pattern", required_argument, NULL, OPT_PATTERN},
         {"concurrent", no_argument, NULL, OPT_CONCURRENT},
         {"latency-budget", required_argument, NULL, OPT_BUDGET},
-        {"device", required_argument, NULL, OPT_DEVICE},
-        {"json", no_argument, NULL, OPT_JSON},
+        {"device", required_argument, NULL, 'd'},
+        {"json", required_argument, NULL, 'j'},
+        {"force", no_argument, NULL, OPT_FORCE},
         {"validate", no_argument, NULL, OPT_VALIDATE},
         {"out", required_argument, NULL, OPT_OUT},
         {"seconds-per-run", required_argument, NULL, OPT_SECONDS},
@@ -144,26 +170,20 @@ int zc_cmd_advise(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char *profile_path = NULL, *save_path = NULL, *workload_path = NULL, *out_dir = ".";
-    int device = 0, json = 0, validate = 0, opt;
+    const char *json = NULL;
+    int device = 0, validate = 0, force = 0, opt;
     double seconds_per_run = 0.2;
     /* Flags are applied after the workload file, so they are kept aside first. */
     zc_workload flags;
     memset(&flags, 0, sizeof flags);
     unsigned set = 0;
-    enum {
-        S_BYTES = 1,
-        S_TRANSFERS = 2,
-        S_RATE = 4,
-        S_DIR = 8,
-        S_ACC = 16,
-        S_PAT = 32,
-        S_CONC = 64,
-        S_BUDGET = 128
-    };
     optind = 0; /* GNU getopt: full re-initialisation for this command's argv */
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":hd:j:", options, NULL)) != -1) {
         switch (opt) {
+        case OPT_FORCE:
+            force = 1;
+            break;
         case OPT_PROFILE:
             profile_path = optarg;
             break;
@@ -224,13 +244,13 @@ int zc_cmd_advise(int argc, char **argv)
                                           optarg);
             set |= S_BUDGET;
             break;
-        case OPT_DEVICE:
+        case 'd':
             if (!zc_cli_parse_int(optarg, 0, 1023, &device))
                 return zc_cli_usage_error("advise", zc__advise_usage,
                                           "--device needs a GPU number, got '%s'", optarg);
             break;
-        case OPT_JSON:
-            json = 1;
+        case 'j':
+            json = optarg;
             break;
         case OPT_VALIDATE:
             validate = 1;
@@ -246,18 +266,49 @@ int zc_cmd_advise(int argc, char **argv)
         case 'h':
             zc__advise_help();
             return ZC_EXIT_OK;
-        case ':':
-            return zc_cli_usage_error("advise", zc__advise_usage, "%s needs a value",
-                                      argv[optind - 1]);
         default:
-            return zc_cli_usage_error("advise", zc__advise_usage, "unknown option '%s'",
-                                      argv[optind - 1]);
+            return zc_cli_option_error("advise", zc__advise_usage, opt, argc, argv);
         }
     }
     if (optind < argc)
         return zc_cli_usage_error("advise", zc__advise_usage, "unexpected argument '%s'",
                                   argv[optind]);
 
+    /* Every output is checked before anything is measured, and none may replace an input. */
+    const char *const inputs[] = {profile_path, workload_path};
+    zc_cli_output json_out = {0}, save_out = {0};
+    int code = ZC_EXIT_OK;
+    if (profile_path != NULL && workload_path != NULL && strcmp(profile_path, "-") == 0 &&
+        strcmp(workload_path, "-") == 0)
+        return zc_cli_usage_error("advise", zc__advise_usage,
+                                  "--profile - and --workload - cannot both read stdin");
+    if (json != NULL && save_path != NULL && strcmp(json, "-") == 0 && strcmp(save_path, "-") == 0)
+        return zc_cli_usage_error("advise", zc__advise_usage,
+                                  "--json - and --save-profile - cannot share stdout");
+    if (json != NULL &&
+        (code = zc_cli_output_open(&json_out, "advise", json, force, inputs, 2)) != ZC_EXIT_OK)
+        return code;
+    if (save_path != NULL && (code = zc_cli_output_open(&save_out, "advise", save_path, force,
+                                                        inputs, 2)) != ZC_EXIT_OK) {
+        zc_cli_output_abort(&json_out);
+        return code;
+    }
+    code = zc__advise_run(&(zc__advise_args){profile_path, workload_path, out_dir, device, validate,
+                                             force, seconds_per_run, &flags, set},
+                          json != NULL ? &json_out : NULL, save_path != NULL ? &save_out : NULL);
+    zc_cli_output_abort(&json_out); /* a no-op once committed */
+    zc_cli_output_abort(&save_out);
+    return code;
+}
+
+/* After parsing: the workload, the profile, the outputs. */
+static int zc__advise_run(const zc__advise_args *a, zc_cli_output *json_out,
+                          zc_cli_output *save_out)
+{
+    const zc_workload flags = *a->flags;
+    const unsigned set = a->set;
+    const char *workload_path = a->workload_path, *profile_path = a->profile_path;
+    const int device = a->device;
     zc_workload w;
     memset(&w, 0, sizeof w);
     w.bytes = 4096;
@@ -266,17 +317,16 @@ int zc_cmd_advise(int argc, char **argv)
     w.gpu_accesses = 1.0;
     w.pattern = ZC_ACCESS_COALESCED;
     if (workload_path != NULL) {
-        char *text = zc_advise_read_file(workload_path);
-        if (text == NULL)
-            return zc_cli_usage_error("advise", zc__advise_usage, "cannot read workload %s",
-                                      workload_path);
-        cJSON *doc = cJSON_Parse(text);
-        free(text);
-        zc_status status = doc != NULL ? zc_workload_from_json(doc, &w) : ZC_ERR_PARSE;
+        int code = ZC_EXIT_OK;
+        cJSON *doc = zc_cli_read_json("advise", workload_path, &code);
+        if (doc == NULL)
+            return code;
+        zc_status status = zc_workload_from_json(doc, &w);
         cJSON_Delete(doc);
-        if (status != ZC_OK)
-            return zc_cli_usage_error("advise", zc__advise_usage, "bad workload file %s",
-                                      workload_path);
+        if (status != ZC_OK) {
+            fprintf(stderr, "zc advise: bad workload %s (above: why)\n", workload_path);
+            return ZC_EXIT_USAGE;
+        }
     }
     if (set & S_BYTES)
         w.bytes = flags.bytes;
@@ -306,7 +356,7 @@ int zc_cmd_advise(int argc, char **argv)
     if (profile_path != NULL) {
         status = zc_profile_load(profile_path, &profile, notes, sizeof notes);
         if (status != ZC_OK)
-            return zc_cli_fail("advise", "loading the profile", status);
+            return zc_cli_exit_code(status); /* the loader said why */
     } else {
         char how[160];
         status = zc_advise_quick_profile(device, &profile, notes, sizeof notes, how, sizeof how);
@@ -314,20 +364,24 @@ int zc_cmd_advise(int argc, char **argv)
             return zc_cli_fail("advise", "measuring a quick profile", status);
         fprintf(stderr, "zc advise: profile from %s\n", how);
     }
-    if (save_path != NULL) {
-        int rc = zc_cli_write_json("advise", zc_profile_to_json(&profile), save_path);
+    if (save_out != NULL) {
+        int rc = zc_cli_json_commit("advise", zc_profile_to_json(&profile), save_out);
         if (rc != ZC_EXIT_OK)
             return rc;
     }
-    if (validate)
-        return zc_advise_validate(&profile, notes, device, out_dir, seconds_per_run);
+    if (a->validate)
+        return zc_advise_validate(&profile, notes, device, a->out_dir, a->seconds_per_run,
+                                  a->force);
 
     zc_recommendation rec;
     status = zc_advise_rank(&profile, &w, &rec);
     if (status != ZC_OK)
         return zc_cli_fail("advise", "ranking the techniques", status);
-    if (json)
-        return zc_cli_write_json("advise", zc_advise_json(&profile, notes, &w, &rec), "-");
+    int code = ZC_EXIT_OK;
+    if (json_out != NULL && strcmp(json_out->path, "-") == 0)
+        return zc_cli_json_commit("advise", zc_advise_json(&profile, notes, &w, &rec), json_out);
+    if (json_out != NULL)
+        code = zc_cli_json_commit("advise", zc_advise_json(&profile, notes, &w, &rec), json_out);
     zc__print_text(&profile, notes, &w, &rec);
-    return ZC_EXIT_OK;
+    return code;
 }

@@ -7,11 +7,12 @@
 
 #include "bench_output.h"
 #include "cli.h"
+#include "cli_io.h"
 #include "cli_json.h"
 
 static const char zc__bench_usage[] =
-    "zc bench [--quick | --full] [--case PATTERNS] [--list] [--device N] [--sizes LIST] "
-    "[--devices all|LIST] [--json FILE] [--csv FILE]";
+    "zc bench [-q | --full] [--case PATTERNS] [--list] [-d N] [--sizes LIST] "
+    "[--devices all|LIST] [-j FILE] [--csv FILE] [--force]";
 
 static void zc__bench_help(void)
 {
@@ -21,18 +22,20 @@ static void zc__bench_help(void)
            "mapped host memory; managed memory; latencies; where zero-copy beats a copy; what\n"
            "overlap on streams buys. Every figure is verified; wrong data reports FAIL.\n\n"
            "Options:\n"
-           "  --quick          a short run (about 20 s on an H200)\n"
+           "  -q, --quick      a short run (about 20 s on an H200)\n"
            "  --full           every size, more repeats (as long as it takes)\n"
            "  --case PATTERNS  only cases whose key matches: comma-separated, a dotted prefix\n"
            "                   (\"copy\", \"copy.h2d\") or a glob (\"*.pinned\"); may repeat\n"
            "  --list           list the cases (with --case: those selected) and exit\n"
-           "  --device N       the GPU to measure (default 0)\n"
+           "  -d, --device N   the GPU to measure (default 0)\n"
            "  --devices LIST   GPUs for the multi-GPU cases (multigpu.*): all, or \"0,1\";\n"
            "                   the other cases run on the first one; without it those cases\n"
            "                   skip, saying they need two GPUs\n"
            "  --sizes LIST     sizes for the size sweeps: \"4K,64K,1M,256M\" (K, M, G = KiB, ...)\n"
-           "  --json FILE      write every result, schema \"%s\" (docs/json.md)\n"
-           "  --csv FILE       write one row per measured point\n"
+           "  -j, --json FILE  write every result, schema \"%s\" (docs/json.md), to FILE or -\n"
+           "                   (stdout, the tables then on stderr)\n"
+           "  --csv FILE       write one row per measured point (FILE or -)\n"
+           "  --force          replace the output files if they exist\n"
            "  -h, --help       this help\n\n"
            "Exit status 5 when any case's data was wrong (FAIL); see zc --help for the others.\n"
            "The method is printed after the tables and described in docs/bench.md.\n",
@@ -53,17 +56,14 @@ static int zc__append(char **list, const char *more)
     return 1;
 }
 
-static int zc__write_csv(const char *path, const zc_bench_report *report)
+static int zc__write_csv(zc_cli_output *out, const zc_bench_report *report)
 {
-    FILE *f = fopen(path, "w");
-    int ok = f != NULL && zc_bench_write_csv(f, report) == 0;
-    if (f != NULL && fclose(f) != 0)
-        ok = 0;
-    if (!ok) {
-        fprintf(stderr, "zc bench: cannot write %s\n", path);
+    if (zc_bench_write_csv(out->f, report) != 0) {
+        fprintf(stderr, "zc bench: cannot write %s\n", out->path);
+        zc_cli_output_abort(out);
         return ZC_EXIT_FAILURE;
     }
-    return ZC_EXIT_OK;
+    return zc_cli_output_commit(out);
 }
 
 int zc_cmd_bench(int argc, char **argv)
@@ -78,13 +78,14 @@ int zc_cmd_bench(int argc, char **argv)
         {"sizes", required_argument, NULL, 's'},
         {"json", required_argument, NULL, 'j'},
         {"csv", required_argument, NULL, 'v'},
+        {"force", no_argument, NULL, 'F'},
         /* A test hook, not in --help: corrupt the data of matching cases on purpose so that a
          * test can see them report FAIL (docs/bench.md). */
         {"inject-corruption", required_argument, NULL, 'x'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    int quick = 0, full = 0, list = 0, device = 0, opt;
+    int quick = 0, full = 0, list = 0, device = 0, force = 0, opt;
     char *patterns = NULL;
     const char *json_path = NULL, *csv_path = NULL, *corrupt = NULL, *devices_text = NULL;
     int device_given = 0;
@@ -95,8 +96,11 @@ int zc_cmd_bench(int argc, char **argv)
     int rc = ZC_EXIT_OK;
     optind = 0; /* GNU getopt: full re-initialisation for this command's argv */
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":hqd:j:", options, NULL)) != -1) {
         switch (opt) {
+        case 'F':
+            force = 1;
+            break;
         case 'q':
             quick = 1;
             break;
@@ -104,6 +108,10 @@ int zc_cmd_bench(int argc, char **argv)
             full = 1;
             break;
         case 'c':
+            if (optarg[0] == '\0') {
+                free(patterns);
+                return zc_cli_usage_error("bench", zc__bench_usage, "--case needs patterns");
+            }
             if (!zc__append(&patterns, optarg)) {
                 free(patterns);
                 return zc_cli_fail("bench", "reading --case", ZC_ERR_NO_MEMORY);
@@ -143,14 +151,9 @@ int zc_cmd_bench(int argc, char **argv)
             free(patterns);
             zc__bench_help();
             return ZC_EXIT_OK;
-        case ':':
-            free(patterns);
-            return zc_cli_usage_error("bench", zc__bench_usage, "%s needs a value",
-                                      argv[optind - 1]);
         default:
             free(patterns);
-            return zc_cli_usage_error("bench", zc__bench_usage, "unknown option '%s'",
-                                      argv[optind - 1]);
+            return zc_cli_option_error("bench", zc__bench_usage, opt, argc, argv);
         }
     }
     if (optind < argc) {
@@ -185,6 +188,12 @@ int zc_cmd_bench(int argc, char **argv)
     zc_bench_result *results = calloc(ncases, sizeof *results);
     zc_bench_ctx *ctx = NULL;
     size_t nresults = 0, matched = 0;
+    zc_cli_output json_out = {0}, csv_out = {0};
+    if (json_path != NULL && csv_path != NULL && strcmp(json_path, "-") == 0 &&
+        strcmp(csv_path, "-") == 0) {
+        free(patterns);
+        return zc_cli_usage_error("bench", zc__bench_usage, "--json - and --csv - share stdout");
+    }
     if (selected == NULL || results == NULL) {
         rc = zc_cli_fail("bench", "allocating the case table", ZC_ERR_NO_MEMORY);
         goto out;
@@ -202,6 +211,13 @@ int zc_cmd_bench(int argc, char **argv)
         goto out;
     }
 
+    /* The outputs are opened before measuring: a bad path is said at once, not after minutes. */
+    if (json_path != NULL &&
+        (rc = zc_cli_output_open(&json_out, "bench", json_path, force, NULL, 0)) != ZC_EXIT_OK)
+        goto out;
+    if (csv_path != NULL && (rc = zc_cli_output_open(&csv_out, "bench", csv_path, force,
+                                                     (const char *[]){json_path}, 1)) != ZC_EXIT_OK)
+        goto out;
     int count = 0;
     zc_status st = zc_device_count(&count);
     if (st != ZC_OK) {
@@ -277,21 +293,26 @@ int zc_cmd_bench(int argc, char **argv)
     report.device_count = config.device_count;
     report.wall_seconds =
         (double)(wall1.tv_sec - wall0.tv_sec) + (double)(wall1.tv_nsec - wall0.tv_nsec) / 1e9;
-    printf("zerocopy %s: zc bench (%s) on GPU %d, %s\n", zc_version_string(),
-           zc_bench_mode_name(config.mode), device, info.name);
+    /* The tables go to stderr when stdout carries the JSON or CSV. */
+    FILE *text =
+        (json_path && strcmp(json_path, "-") == 0) || (csv_path && strcmp(csv_path, "-") == 0)
+            ? stderr
+            : stdout;
+    fprintf(text, "zerocopy %s: zc bench (%s) on GPU %d, %s\n", zc_version_string(),
+            zc_bench_mode_name(config.mode), device, info.name);
     if (devices_text != NULL) {
-        printf("multi-GPU cases on GPUs");
+        fprintf(text, "multi-GPU cases on GPUs");
         for (size_t i = 0; i < device_count; i++)
-            printf("%s%d", i ? "," : " ", devices[i]);
-        printf("\n");
+            fprintf(text, "%s%d", i ? "," : " ", devices[i]);
+        fprintf(text, "\n");
     }
-    printf("\n");
-    zc_bench_print_table(stdout, &report);
-    fflush(stdout);
+    fprintf(text, "\n");
+    zc_bench_print_table(text, &report);
+    fflush(text);
     if (json_path &&
-        (rc = zc_cli_write_json("bench", zc_bench_json(&report), json_path)) != ZC_EXIT_OK)
+        (rc = zc_cli_json_commit("bench", zc_bench_json(&report), &json_out)) != ZC_EXIT_OK)
         goto out;
-    if (csv_path && (rc = zc__write_csv(csv_path, &report)) != ZC_EXIT_OK)
+    if (csv_path && (rc = zc__write_csv(&csv_out, &report)) != ZC_EXIT_OK)
         goto out;
     /* Wrong data outranks every other failure: its figures must not be trusted. */
     for (size_t i = 0; i < nresults; i++)
@@ -307,6 +328,8 @@ int zc_cmd_bench(int argc, char **argv)
                     rc = zc_cli_exit_code(results[i].status);
             }
 out:
+    zc_cli_output_abort(&json_out); /* nothing left to do once committed */
+    zc_cli_output_abort(&csv_out);
     zc_bench_ctx_destroy(ctx);
     for (size_t i = 0; i < nresults; i++)
         zc_bench_result_clear(&results[i]);

@@ -7,7 +7,7 @@
 #include "cli_json.h"
 #include "info_json.h"
 
-static const char zc__info_usage[] = "zc info [--device N | --all] [--json]";
+static const char zc__info_usage[] = "zc info [-d N | --all] [-j FILE] [--force]";
 
 static void zc__info_help(void)
 {
@@ -16,10 +16,12 @@ static void zc__info_help(void)
            "data-movement technique works, then one line per technique saying what they\n"
            "mean on that GPU.\n\n"
            "Options:\n"
-           "  --device N   only GPU number N\n"
-           "  --all        every GPU (the default)\n"
-           "  --json       machine-readable output, schema \"%s\" (docs/json.md)\n"
-           "  -h, --help   this help\n",
+           "  -d, --device N     only GPU number N\n"
+           "  --all              every GPU (the default)\n"
+           "  -j, --json FILE    write the result as JSON, schema \"%s\" (docs/json.md), to\n"
+           "                     FILE (the text still goes to stdout) or - (stdout, no text)\n"
+           "  --force            replace FILE if it exists\n"
+           "  -h, --help         this help\n",
            zc__info_usage, ZC_INFO_SCHEMA);
 }
 
@@ -118,46 +120,9 @@ static zc_status zc__collect_peers(int first, int shown, zc_peer_link **peers_p,
     return ZC_OK;
 }
 
-int zc_cmd_info(int argc, char **argv)
+/* Describe the GPUs: as text, or as JSON into out (committed here). */
+static int zc__info_run(int only_device, zc_cli_output *out)
 {
-    static const struct option options[] = {
-        {"device", required_argument, NULL, 'd'},
-        {"all", no_argument, NULL, 'a'},
-        {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    int only_device = -1, all = 0, json = 0, opt;
-    optind = 0; /* GNU getopt: full re-initialisation for this command's argv */
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
-        switch (opt) {
-        case 'd':
-            if (!zc_cli_parse_int(optarg, 0, 1023, &only_device))
-                return zc_cli_usage_error("info", zc__info_usage,
-                                          "--device needs a GPU number, got '%s'", optarg);
-            break;
-        case 'a':
-            all = 1;
-            break;
-        case 'j':
-            json = 1;
-            break;
-        case 'h':
-            zc__info_help();
-            return ZC_EXIT_OK;
-        case ':':
-            return zc_cli_usage_error("info", zc__info_usage, "%s needs a value", argv[optind - 1]);
-        default:
-            return zc_cli_usage_error("info", zc__info_usage, "unknown option '%s'",
-                                      argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        return zc_cli_usage_error("info", zc__info_usage, "unexpected argument '%s'", argv[optind]);
-    if (all && only_device >= 0)
-        return zc_cli_usage_error("info", zc__info_usage, "--device and --all exclude each other");
-
     int count = 0;
     zc_status status = zc_device_count(&count);
     if (status != ZC_OK)
@@ -187,9 +152,10 @@ int zc_cmd_info(int argc, char **argv)
         return zc_cli_fail("info", "reading GPU-to-GPU topology", status);
     }
     int exit_code = ZC_EXIT_OK;
-    if (json) {
-        exit_code = zc_cli_write_json("info", zc_info_json(infos, shown, peers, peer_count), "-");
-    } else {
+    const int json_on_stdout = out != NULL && strcmp(out->path, "-") == 0;
+    if (out != NULL)
+        exit_code = zc_cli_json_commit("info", zc_info_json(infos, shown, peers, peer_count), out);
+    if (!json_on_stdout) {
         printf("zerocopy %s: %d CUDA device%s\n\n", zc_version_string(), count,
                count == 1 ? "" : "s");
         for (int i = 0; i < shown; i++) {
@@ -202,5 +168,57 @@ int zc_cmd_info(int argc, char **argv)
     }
     free(peers);
     free(infos);
+    return exit_code;
+}
+
+int zc_cmd_info(int argc, char **argv)
+{
+    static const struct option options[] = {
+        {"device", required_argument, NULL, 'd'}, {"all", no_argument, NULL, 'a'},
+        {"json", required_argument, NULL, 'j'},   {"force", no_argument, NULL, 'F'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+    };
+    int only_device = -1, all = 0, force = 0, opt;
+    const char *json = NULL;
+    optind = 0; /* GNU getopt: full re-initialisation for this command's argv */
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":hd:j:", options, NULL)) != -1) {
+        switch (opt) {
+        case 'd':
+            if (!zc_cli_parse_int(optarg, 0, 1023, &only_device))
+                return zc_cli_usage_error("info", zc__info_usage,
+                                          "--device needs a GPU number, got '%s'", optarg);
+            break;
+        case 'a':
+            all = 1;
+            break;
+        case 'j':
+            json = optarg;
+            break;
+        case 'F':
+            force = 1;
+            break;
+        case 'h':
+            zc__info_help();
+            return ZC_EXIT_OK;
+        default:
+            return zc_cli_option_error("info", zc__info_usage, opt, argc, argv);
+        }
+    }
+    if (optind < argc)
+        return zc_cli_usage_error("info", zc__info_usage, "unexpected argument '%s'", argv[optind]);
+    if (all && only_device >= 0)
+        return zc_cli_usage_error("info", zc__info_usage, "--device and --all exclude each other");
+
+    /* The output is opened first, so that a bad path is said before any GPU is touched. */
+    zc_cli_output out;
+    if (json != NULL) {
+        int code = zc_cli_output_open(&out, "info", json, force, NULL, 0);
+        if (code != ZC_EXIT_OK)
+            return code;
+    }
+    int exit_code = zc__info_run(only_device, json != NULL ? &out : NULL);
+    if (json != NULL && out.f != NULL)
+        zc_cli_output_abort(&out); /* not committed: the command failed */
     return exit_code;
 }

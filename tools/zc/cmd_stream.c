@@ -14,7 +14,7 @@
 static const char zc__stream_usage[] =
     "zc stream [SOURCE] [--mode MODE[,MODE...]|all] [--frames N | --duration S]\n"
     "                 [--frame-samples N] [--in-flight N] [--format F] [--lowpass HZ --taps N |\n"
-    "                 --taps-file F] [--paced RATE] [--output FILE|-] [--json FILE|-] [options]";
+    "                 --taps-file F] [--paced RATE] [-o FILE|-] [-j FILE|-] [--force] [options]";
 
 static void zc__stream_help(void)
 {
@@ -38,7 +38,7 @@ static void zc__stream_help(void)
            "  --mode LIST          modes to run, comma-separated, or all (default zerocopy)\n"
            "  --protocol P         zerocopy ring protocol: ll, flag or both (default ll; both\n"
            "                       with --mode all)\n"
-           "  --device N           GPU number (default 0)\n"
+           "  -d, --device N       GPU number (default 0)\n"
            "  --devices LIST       all, or GPUs \"0,1\": frames round-robin over them, one\n"
            "                       filter each, results in order (one mode; schema\n"
            "                       %s)\n"
@@ -67,7 +67,7 @@ static void zc__stream_help(void)
            "  --taps N             taps of the designed filter (default 64)\n"
            "  --taps-file F        taps from a text file instead\n"
            "  --save-taps F        write the taps used, one per line (- for stdout)\n"
-           "  --output F           filtered samples to file F, or - for stdout, each frame as\n"
+           "  -o, --output F       filtered samples to file F, or - for stdout, each frame as\n"
            "                       soon as it is filtered (the first mode's results)\n"
            "  --nonfinite stop|zero  a NaN or infinite input sample stops the run (default,\n"
            "                       exit 2, naming sample and frame) or is filtered as 0 and\n"
@@ -80,35 +80,11 @@ static void zc__stream_help(void)
            "  --no-pin             do not pin\n"
            "  --timeout-ms N       longest wait for the GPU, and for input from a pipe or FIFO\n"
            "                       (default 2000; a stalled writer ends the run, exit 6)\n"
-           "  --json F             results as JSON, schema \"%s\" (docs/json.md), to F or -\n"
+           "  -j, --json F         results as JSON, schema \"%s\" (docs/json.md), to F or -\n"
+           "  --force              replace output files (--output, --json, --save-taps) that\n"
+           "                       exist\n"
            "  -h, --help           this help\n",
            zc__stream_usage, ZC_CLI_STREAM_MULTI_SCHEMA, ZC_CLI_STREAM_SCHEMA);
-}
-
-static int zc__parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *value_p)
-{
-    if (text == NULL || *text == '\0' || *text == '-')
-        return 0;
-    char *end = NULL;
-    errno = 0;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (*end != '\0' || errno != 0 || v < min || v > max)
-        return 0;
-    *value_p = v;
-    return 1;
-}
-
-static int zc__parse_double(const char *text, double min, double max, double *value_p)
-{
-    if (text == NULL || *text == '\0')
-        return 0;
-    char *end = NULL;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (*end != '\0' || errno != 0 || !(v >= min && v <= max))
-        return 0;
-    *value_p = v;
-    return 1;
 }
 
 #define ZC__USAGE(...) zc_cli_usage_error("stream", zc__stream_usage, __VA_ARGS__)
@@ -116,6 +92,10 @@ static int zc__parse_double(const char *text, double min, double max, double *va
 static int zc__parse_mode_list(const char *text, zc_cli_stream_opts *o, int *all_p)
 {
     char list[256];
+    if (text[0] == '\0' || strlen(text) >= sizeof list || text[strlen(text) - 1] == ',' ||
+        text[0] == ',' || strstr(text, ",,") != NULL)
+        return ZC__USAGE("--mode needs modes separated by single commas, got '%.60s%s'", text,
+                         strlen(text) > 60 ? "..." : "");
     snprintf(list, sizeof list, "%s", text);
     for (char *save = NULL, *m = strtok_r(list, ",", &save); m != NULL;
          m = strtok_r(NULL, ",", &save)) {
@@ -217,7 +197,6 @@ static int zc__stream_parse(int argc, char **argv, zc_cli_stream_opts *o)
     enum {
         O_MODE = 256,
         O_PROTOCOL,
-        O_DEVICE,
         O_FRAMES,
         O_DURATION,
         O_WARMUP,
@@ -237,21 +216,20 @@ static int zc__stream_parse(int argc, char **argv, zc_cli_stream_opts *o)
         O_TAPS,
         O_TAPS_FILE,
         O_SAVE_TAPS,
-        O_OUTPUT,
         O_NONFINITE,
         O_VERIFY,
         O_REUSE,
         O_CPU,
         O_NO_PIN,
         O_TIMEOUT,
-        O_JSON,
         O_DEVICES,
-        O_LANES
+        O_LANES,
+        O_FORCE
     };
     static const struct option options[] = {
         {"mode", required_argument, NULL, O_MODE},
         {"protocol", required_argument, NULL, O_PROTOCOL},
-        {"device", required_argument, NULL, O_DEVICE},
+        {"device", required_argument, NULL, 'd'},
         {"frames", required_argument, NULL, O_FRAMES},
         {"duration", required_argument, NULL, O_DURATION},
         {"warmup", required_argument, NULL, O_WARMUP},
@@ -271,14 +249,15 @@ static int zc__stream_parse(int argc, char **argv, zc_cli_stream_opts *o)
         {"taps", required_argument, NULL, O_TAPS},
         {"taps-file", required_argument, NULL, O_TAPS_FILE},
         {"save-taps", required_argument, NULL, O_SAVE_TAPS},
-        {"output", required_argument, NULL, O_OUTPUT},
+        {"output", required_argument, NULL, 'o'},
         {"nonfinite", required_argument, NULL, O_NONFINITE},
         {"verify", required_argument, NULL, O_VERIFY},
         {"reuse", no_argument, NULL, O_REUSE},
         {"cpu", required_argument, NULL, O_CPU},
         {"no-pin", no_argument, NULL, O_NO_PIN},
         {"timeout-ms", required_argument, NULL, O_TIMEOUT},
-        {"json", required_argument, NULL, O_JSON},
+        {"json", required_argument, NULL, 'j'},
+        {"force", no_argument, NULL, O_FORCE},
         {"devices", required_argument, NULL, O_DEVICES},
         {"lanes", required_argument, NULL, O_LANES},
         {"help", no_argument, NULL, 'h'},
@@ -301,8 +280,11 @@ static int zc__stream_parse(int argc, char **argv, zc_cli_stream_opts *o)
     uint64_t u;
     optind = 0;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":hd:o:j:", options, NULL)) != -1) {
         switch (opt) {
+        case O_FORCE:
+            o->force = 1;
+            break;
         case O_MODE:
             if ((code = zc__parse_mode_list(optarg, o, &all)) != 0)
                 return code;
@@ -319,7 +301,7 @@ static int zc__stream_parse(int argc, char **argv, zc_cli_stream_opts *o)
             else
                 return ZC__USAGE("--protocol takes ll, flag or both, not '%s'", optarg);
             break;
-        case O_DEVICE:
+        case 'd':
             if (!zc_cli_parse_int(optarg, 0, 1023, &o->device))
                 return ZC__USAGE("--device needs a GPU number, got '%s'", optarg);
             device_set = 1;
@@ -328,38 +310,38 @@ static int zc__stream_parse(int argc, char **argv, zc_cli_stream_opts *o)
             o->devices_text = optarg;
             break;
         case O_LANES:
-            if (!zc__parse_u64(optarg, 1, ZC_STREAM_MAX_LANES, &u))
+            if (!zc_cli_parse_u64(optarg, 1, ZC_STREAM_MAX_LANES, &u))
                 return ZC__USAGE("--lanes needs 1..%d, got '%s'", ZC_STREAM_MAX_LANES, optarg);
             o->lanes = (size_t)u;
             break;
         case O_FRAMES:
-            if (!zc__parse_u64(optarg, 1, 1000000000000ull, &o->frames))
+            if (!zc_cli_parse_u64(optarg, 1, 1000000000000ull, &o->frames))
                 return ZC__USAGE("--frames needs a positive count, got '%s'", optarg);
             o->frames_given = 1;
             o->duration_s = 0;
             break;
         case O_DURATION:
-            if (!zc__parse_double(optarg, 0.001, 86400.0, &o->duration_s))
+            if (!zc_cli_parse_double(optarg, 0.001, 86400.0, &o->duration_s))
                 return ZC__USAGE("--duration needs seconds, got '%s'", optarg);
             o->frames = 0;
             o->frames_given = 0;
             break;
         case O_WARMUP:
-            if (!zc__parse_u64(optarg, 0, 100000000ull, &o->warmup))
+            if (!zc_cli_parse_u64(optarg, 0, 100000000ull, &o->warmup))
                 return ZC__USAGE("--warmup needs a count, got '%s'", optarg);
             break;
         case O_FRAME_SAMPLES:
-            if (!zc__parse_u64(optarg, 4, (uint64_t)1 << 26, &u))
+            if (!zc_cli_parse_u64(optarg, 4, (uint64_t)1 << 26, &u))
                 return ZC__USAGE("--frame-samples needs 4..67108864, got '%s'", optarg);
             o->frame_samples = (size_t)u;
             break;
         case O_IN_FLIGHT:
-            if (!zc__parse_u64(optarg, 1, 1024, &u))
+            if (!zc_cli_parse_u64(optarg, 1, 1024, &u))
                 return ZC__USAGE("--in-flight needs 1..1024, got '%s'", optarg);
             o->in_flight = (uint32_t)u;
             break;
         case O_GPU_BLOCKS:
-            if (!zc__parse_u64(optarg, 1, ZC_RING_MAX_CONSUMERS, &u))
+            if (!zc_cli_parse_u64(optarg, 1, ZC_RING_MAX_CONSUMERS, &u))
                 return ZC__USAGE("--gpu-blocks needs 1..%u, got '%s'", ZC_RING_MAX_CONSUMERS,
                                  optarg);
             o->gpu_blocks = (uint32_t)u;
@@ -393,11 +375,11 @@ static int zc__stream_parse(int argc, char **argv, zc_cli_stream_opts *o)
             o->channels = 2;
             break;
         case O_RATE:
-            if (!zc__parse_double(optarg, 1.0, 1e12, &o->rate))
+            if (!zc_cli_parse_double(optarg, 1.0, 1e12, &o->rate))
                 return ZC__USAGE("--rate needs samples per second, got '%s'", optarg);
             break;
         case O_PACED:
-            if (!zc__parse_double(optarg, 1.0, 1e12, &o->paced_rate))
+            if (!zc_cli_parse_double(optarg, 1.0, 1e12, &o->paced_rate))
                 return ZC__USAGE("--paced needs samples per second, got '%s'", optarg);
             break;
         case O_TONES:
@@ -406,15 +388,15 @@ static int zc__stream_parse(int argc, char **argv, zc_cli_stream_opts *o)
                 return ZC__USAGE("--tones needs up to 8 frequencies in Hz, got '%s'", optarg);
             break;
         case O_NOISE:
-            if (!zc__parse_double(optarg, 0.0, 1e6, &o->noise))
+            if (!zc_cli_parse_double(optarg, 0.0, 1e6, &o->noise))
                 return ZC__USAGE("--noise needs an amplitude, got '%s'", optarg);
             break;
         case O_LOWPASS:
-            if (!zc__parse_double(optarg, 1e-9, 1e12, &o->cutoff_hz))
+            if (!zc_cli_parse_double(optarg, 1e-9, 1e12, &o->cutoff_hz))
                 return ZC__USAGE("--lowpass needs a cutoff in Hz, got '%s'", optarg);
             break;
         case O_TAPS:
-            if (!zc__parse_u64(optarg, 1, ZC_FIR_MAX_TAPS, &u))
+            if (!zc_cli_parse_u64(optarg, 1, ZC_FIR_MAX_TAPS, &u))
                 return ZC__USAGE("--taps needs 1..%d, got '%s'", ZC_FIR_MAX_TAPS, optarg);
             o->ntaps = (size_t)u;
             break;
@@ -424,7 +406,7 @@ static int zc__stream_parse(int argc, char **argv, zc_cli_stream_opts *o)
         case O_SAVE_TAPS:
             o->save_taps = optarg;
             break;
-        case O_OUTPUT:
+        case 'o':
             o->output = optarg;
             break;
         case O_NONFINITE:
@@ -456,20 +438,18 @@ static int zc__stream_parse(int argc, char **argv, zc_cli_stream_opts *o)
             o->no_pin = 1;
             break;
         case O_TIMEOUT:
-            if (!zc__parse_u64(optarg, 1, 3600000, &u))
+            if (!zc_cli_parse_u64(optarg, 1, 3600000, &u))
                 return ZC__USAGE("--timeout-ms needs 1..3600000, got '%s'", optarg);
             o->timeout_ns = u * 1000000ull;
             break;
-        case O_JSON:
+        case 'j':
             o->json = optarg;
             break;
         case 'h':
             zc__stream_help();
             return -1;
-        case ':':
-            return ZC__USAGE("%s needs a value", argv[optind - 1]);
         default:
-            return ZC__USAGE("unknown option '%s'", argv[optind - 1]);
+            return zc_cli_option_error("stream", zc__stream_usage, opt, argc, argv);
         }
     }
     if (optind < argc && !source_set) {
@@ -565,6 +545,8 @@ static int zc__resolve_devices(zc_cli_stream_opts *o)
     return 0;
 }
 
+static int zc__stream_runs(zc_cli_stream_opts *op, int argc, char **argv, zc_cli_output *json_out);
+
 int zc_cmd_stream(int argc, char **argv)
 {
     static zc_cli_stream_opts o; /* large; one per process */
@@ -579,11 +561,28 @@ int zc_cmd_stream(int argc, char **argv)
         st = zc_fir_design_lowpass(o.cutoff_hz / o.rate, o.ntaps, o.taps);
     if (st != ZC_OK)
         return zc_cli_fail("stream", "designing the filter", st);
-    if (o.save_taps != NULL && zc_cli_stream_taps_write(o.save_taps, o.taps, o.ntaps) != ZC_OK)
-        return ZC_EXIT_FAILURE;
+    const char *const inputs[] = {o.source, o.taps_file};
+    if (o.save_taps != NULL &&
+        (st = zc_cli_stream_taps_write(o.save_taps, o.taps, o.ntaps, o.force, inputs, 2)) != ZC_OK)
+        return zc_cli_exit_code(st);
     if ((code = zc__resolve_devices(&o)) != 0)
         return code;
 
+    /* The JSON output is opened before any GPU is touched: a bad path is said at once. */
+    zc_cli_output json_out = {0};
+    if (o.json != NULL &&
+        (code = zc_cli_output_open(&json_out, "stream", o.json, o.force, inputs, 2)) != 0)
+        return code;
+    code = zc__stream_runs(&o, argc, argv, o.json != NULL ? &json_out : NULL);
+    zc_cli_output_abort(&json_out); /* a no-op once committed */
+    return code;
+}
+
+/* Every run the options ask for, their table and their JSON (into json_out, committed here). */
+static int zc__stream_runs(zc_cli_stream_opts *op, int argc, char **argv, zc_cli_output *json_out)
+{
+    zc_cli_stream_opts o = *op; /* read only from here on */
+    zc_status st;
     int gpu_runs = 0, runs_wanted = 0;
     for (int m = 0; m < ZC_STREAM_MODE_COUNT; m++) {
         int n = o.modes[m] ? (m == ZC_STREAM_ZEROCOPY && o.protocols == 3 ? 2 : 1) : 0;
@@ -670,7 +669,7 @@ int zc_cmd_stream(int argc, char **argv)
     fprintf(text, "host after: load %.2f, %d running, core %d at %.0f MHz\n", host.loadavg1,
             host.procs_running, host.cpu, host.cpu_mhz);
 
-    if (o.json != NULL) {
+    if (json_out != NULL) {
         cJSON *doc;
         if (lanes) {
             static char names[ZC_STREAM_MAX_LANES][256];
@@ -684,7 +683,7 @@ int zc_cmd_stream(int argc, char **argv)
         } else {
             doc = zc_cli_stream_json(&o, argc, argv, devp, &host, runs, count);
         }
-        int rc = zc_cli_write_json("stream", doc, o.json);
+        int rc = zc_cli_json_commit("stream", doc, json_out);
         if (rc != ZC_EXIT_OK && exit_code == ZC_EXIT_OK)
             exit_code = rc;
     }

@@ -4,9 +4,11 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "cli_io.h"
 #include "cli_json.h"
 #include "trace_analyze.h"
 #include "trace_ceiling.h"
@@ -15,8 +17,8 @@
 #include "trace_run.h"
 
 static const char zc__trace_usage[] =
-    "zc trace [--json FILE] [--output FILE] [--bench FILE | --ceiling GBPS] [--ram BYTES]\n"
-    "                [--device N] [--lib PATH] [--keep-logs DIR] -- PROGRAM [ARGS...]";
+    "zc trace [-j FILE] [-o FILE] [--bench FILE | --ceiling GBPS] [--ram BYTES] [-d N]\n"
+    "                [--lib PATH] [--keep-logs DIR] [--force] -- PROGRAM [ARGS...]";
 
 static void zc__trace_help(void)
 {
@@ -27,19 +29,25 @@ static void zc__trace_help(void)
            "memory faults and host allocations. When it exits, print bytes and time per path,\n"
            "the bandwidth reached against this machine's ceiling, and the copy pitfalls found,\n"
            "each with its evidence and its fix (docs/pitfalls.md). zc trace exits with the\n"
-           "program's exit code (128 + N when signal N killed it, 127 when it could not start).\n\n"
+           "program's exit code (128 + N when signal N killed it, 127 when it could not start),\n"
+           "or 1 when the program succeeded but zc trace could not write its results.\n"
+           "Options are checked before the program runs (bad ones: exit 2, nothing run).\n\n"
            "Options:\n"
-           "  --json FILE       also write the results as JSON, schema \"%s\" (docs/json.md)\n"
-           "  --output FILE     write the summary to FILE instead of stderr\n"
-           "  --bench FILE      take the ceiling from a zc bench --json file (best pinned copy)\n"
+           "  -j, --json FILE   also write the results as JSON, schema \"%s\" (docs/json.md), to\n"
+           "                    FILE or - (stdout)\n"
+           "  -o, --output FILE write the summary to FILE (- for stdout) instead of stderr\n"
+           "  --bench FILE      take the ceiling from a zc bench --json file (best pinned copy;\n"
+           "                    - for stdin)\n"
            "  --ceiling GBPS    take the ceiling as given, in GB/s per direction\n"
            "                    (default: the PCIe link's theoretical figure, with a note)\n"
            "  --ram BYTES       hold pinned memory against BYTES of RAM instead of this\n"
            "                    machine's (suffixes K, M, G, T: powers of 1024)\n"
-           "  --device N        GPU whose link gives the default ceiling (default 0)\n"
+           "  -d, --device N    GPU whose link gives the default ceiling (default 0)\n"
            "  --lib PATH        the injection library (default: $%s, else %s next to zc\n"
            "                    or in the install's lib folder)\n"
-           "  --keep-logs DIR   keep the raw event logs in DIR (one <pid>.log per process)\n"
+           "  --keep-logs DIR   keep the raw event logs in DIR (one <pid>.log per process); DIR\n"
+           "                    must be new or empty, so that no other run's logs are read\n"
+           "  --force           replace the --json and --output files if they exist\n"
            "  -h, --help        this help\n",
            zc__trace_usage, ZC_TRACE_SCHEMA, ZC_TRACE_LIB_ENV, ZC_TRACE_LIB_NAME);
 }
@@ -52,7 +60,7 @@ static int zc__parse_bytes(const char *text, unsigned long long *value_p)
     char *end = NULL;
     errno = 0;
     unsigned long long value = strtoull(text, &end, 10);
-    if (errno != 0)
+    if (errno != 0 || (text[0] == '0' && (text[1] == 'x' || text[1] == 'X')))
         return 0;
     int shift = 0;
     switch (*end) {
@@ -87,13 +95,7 @@ static int zc__parse_bytes(const char *text, unsigned long long *value_p)
 
 static int zc__parse_gbps(const char *text, double *value_p)
 {
-    char *end = NULL;
-    errno = 0;
-    double value = strtod(text, &end);
-    if (end == text || *end != '\0' || errno != 0 || !(value > 0.0) || value > 1e6)
-        return 0;
-    *value_p = value;
-    return 1;
+    return zc_cli_parse_double(text, 1e-9, 1e6, value_p);
 }
 
 /* The options of one zc trace run. */
@@ -104,8 +106,11 @@ typedef struct zc__trace_options {
     const char *lib_path;
     const char *keep_dir;
     double ceiling_gbps;
+    double bench_gbps; /* read from --bench before the program runs; 0 when it has none */
     unsigned long long ram_bytes;
     int device;
+    int force;
+    zc_cli_output json_out, summary_out; /* opened before the program runs */
 } zc__trace_options;
 
 static void zc__choose_ceiling(const zc__trace_options *o, const zc_trace_report *report,
@@ -116,15 +121,17 @@ static void zc__choose_ceiling(const zc__trace_options *o, const zc_trace_report
         snprintf(run->ceiling_source, sizeof run->ceiling_source, "given with --ceiling");
         return;
     }
-    char why[192] = "";
     if (o->bench_path != NULL) {
-        run->ceiling_gbps = zc_trace_ceiling_from_bench_file(o->bench_path, why, sizeof why);
+        run->ceiling_gbps = o->bench_gbps;
         if (run->ceiling_gbps > 0) {
             snprintf(run->ceiling_source, sizeof run->ceiling_source,
                      "best pinned copy measured by zc bench (%s)", o->bench_path);
             return;
         }
-        fprintf(stderr, "zc trace: --bench: %s; using the PCIe link instead\n", why);
+        fprintf(stderr,
+                "zc trace: --bench: %s has no pinned H2D or D2H copy bandwidth; using the PCIe "
+                "link instead\n",
+                o->bench_path);
     }
     /* The link is read only when copies crossed it, so that a program that never used the
      * GPU does not make zc trace initialise CUDA. */
@@ -139,14 +146,9 @@ static void zc__choose_ceiling(const zc__trace_options *o, const zc_trace_report
         zc_trace_ceiling_from_link(o->device, run->ceiling_source, sizeof run->ceiling_source);
 }
 
-static int zc__write_json(const char *path, const zc_trace_run *run, const zc_trace_log *log,
-                          const zc_trace_report *report)
-{
-    return zc_cli_write_json("trace", zc_trace_json(run, log, report), path) == ZC_EXIT_OK ? 0 : -1;
-}
-
-/* After the program ran: read the logs, analyse, print and write the JSON. */
-static void zc__report(const zc__trace_options *o, const char *log_dir, zc_trace_run *run)
+/* After the program ran: read the logs, analyse, print and write the JSON. Gives ZC_EXIT_OK, or
+ * the exit code of an output that could not be written. */
+static int zc__report(zc__trace_options *o, const char *log_dir, zc_trace_run *run)
 {
     zc_trace_log log;
     zc_trace_log_init(&log);
@@ -178,40 +180,124 @@ static void zc__report(const zc__trace_options *o, const char *log_dir, zc_trace
     if (!have_log && run->ceiling_source[0] == '\0')
         snprintf(run->ceiling_source, sizeof run->ceiling_source, "not needed");
 
-    FILE *out = stderr;
-    if (o->output_path != NULL) {
-        out = fopen(o->output_path, "w");
-        if (out == NULL) {
-            fprintf(stderr, "zc trace: cannot write '%s': %s; summary on stderr\n", o->output_path,
-                    strerror(errno));
-            out = stderr;
-        }
-    }
+    int code = ZC_EXIT_OK;
+    FILE *out = o->output_path != NULL ? o->summary_out.f : stderr;
     zc_trace_print_summary(out, run, have_log ? &log : NULL, have_log ? report : NULL);
-    if (out != stderr)
-        fclose(out);
-    if (o->json_path != NULL)
-        zc__write_json(o->json_path, run, have_log ? &log : NULL, have_log ? report : NULL);
+    if (o->output_path != NULL)
+        code = zc_cli_output_commit(&o->summary_out);
+    if (o->json_path != NULL) {
+        int rc = zc_cli_json_commit(
+            "trace", zc_trace_json(run, have_log ? &log : NULL, have_log ? report : NULL),
+            &o->json_out);
+        if (code == ZC_EXIT_OK)
+            code = rc;
+    }
     free(report);
     zc_trace_log_free(&log);
+    return code;
+}
+
+/* A --keep-logs folder: made when missing; one that holds logs already is refused, since every
+ * *.log in it would be read as this run's. 0, or the exit code (said on stderr). */
+static int zc__check_keep_dir(const char *dir)
+{
+    struct stat info;
+    if (stat(dir, &info) == 0 && !S_ISDIR(info.st_mode)) {
+        fprintf(stderr, "zc trace: --keep-logs %s: not a folder\n", dir);
+        return ZC_EXIT_USAGE;
+    }
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+        fprintf(stderr, "zc trace: cannot create '%s': %s\n", dir, strerror(errno));
+        return ZC_EXIT_FAILURE;
+    }
+    DIR *d = opendir(dir);
+    if (d == NULL) {
+        fprintf(stderr, "zc trace: cannot read '%s': %s\n", dir, strerror(errno));
+        return ZC_EXIT_FAILURE;
+    }
+    int logs = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        size_t n = strlen(e->d_name);
+        logs += n > 4 && strcmp(e->d_name + n - 4, ".log") == 0;
+    }
+    closedir(d);
+    if (logs > 0) {
+        fprintf(stderr,
+                "zc trace: --keep-logs %s already holds %d .log file%s of another run: give a "
+                "new or empty folder\n",
+                dir, logs, logs == 1 ? "" : "s");
+        return ZC_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* Everything that can be wrong with the options, found before the program runs. */
+static int zc__check_before_run(zc__trace_options *o, char *library, size_t library_size,
+                                zc_trace_run *run)
+{
+    if (o->bench_path != NULL) {
+        int code = 0;
+        cJSON *doc = zc_cli_read_json("trace", o->bench_path, &code);
+        if (doc == NULL)
+            return code;
+        o->bench_gbps = zc_trace_ceiling_from_bench_json(doc);
+        cJSON_Delete(doc);
+    }
+    run->traced = zc_trace_find_library(o->lib_path, library, library_size, run->why_not,
+                                        sizeof run->why_not);
+    if (!run->traced && o->lib_path != NULL) {
+        fprintf(stderr, "zc trace: --lib: %s\n", run->why_not);
+        return ZC_EXIT_USAGE;
+    }
+    if (o->keep_dir != NULL) {
+        int code = zc__check_keep_dir(o->keep_dir);
+        if (code != 0)
+            return code;
+    }
+    const char *const inputs[] = {o->bench_path};
+    if (o->json_path != NULL && o->output_path != NULL && strcmp(o->json_path, "-") == 0 &&
+        strcmp(o->output_path, "-") == 0) {
+        fprintf(stderr, "zc trace: --json - and --output - cannot share stdout\n");
+        return ZC_EXIT_USAGE;
+    }
+    int code = 0;
+    if (o->json_path != NULL &&
+        (code = zc_cli_output_open(&o->json_out, "trace", o->json_path, o->force, inputs, 1)) != 0)
+        return code;
+    if (o->output_path != NULL &&
+        (code = zc_cli_output_open(&o->summary_out, "trace", o->output_path, o->force, inputs,
+                                   1)) != 0) {
+        zc_cli_output_abort(&o->json_out);
+        return code;
+    }
+    return 0;
 }
 
 int zc_cmd_trace(int argc, char **argv)
 {
     static const struct option options[] = {
-        {"json", required_argument, NULL, 'j'},  {"output", required_argument, NULL, 'o'},
-        {"bench", required_argument, NULL, 'b'}, {"ceiling", required_argument, NULL, 'c'},
-        {"ram", required_argument, NULL, 'r'},   {"device", required_argument, NULL, 'd'},
-        {"lib", required_argument, NULL, 'l'},   {"keep-logs", required_argument, NULL, 'k'},
-        {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+        {"json", required_argument, NULL, 'j'},
+        {"output", required_argument, NULL, 'o'},
+        {"bench", required_argument, NULL, 'b'},
+        {"ceiling", required_argument, NULL, 'c'},
+        {"ram", required_argument, NULL, 'r'},
+        {"device", required_argument, NULL, 'd'},
+        {"lib", required_argument, NULL, 'l'},
+        {"keep-logs", required_argument, NULL, 'k'},
+        {"force", no_argument, NULL, 'F'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     zc__trace_options o = {0};
     int opt;
     optind = 0; /* GNU getopt: full re-initialisation for this command's argv */
     opterr = 0;
     /* "+": stop at the program's name, so that its own options are left alone. */
-    while ((opt = getopt_long(argc, argv, "+:h", options, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "+:hj:o:d:", options, NULL)) != -1) {
         switch (opt) {
+        case 'F':
+            o.force = 1;
+            break;
         case 'j':
             o.json_path = optarg;
             break;
@@ -246,12 +332,8 @@ int zc_cmd_trace(int argc, char **argv)
         case 'h':
             zc__trace_help();
             return ZC_EXIT_OK;
-        case ':':
-            return zc_cli_usage_error("trace", zc__trace_usage, "%s needs a value",
-                                      argv[optind - 1]);
         default:
-            return zc_cli_usage_error("trace", zc__trace_usage, "unknown option '%s'",
-                                      argv[optind - 1]);
+            return zc_cli_option_error("trace", zc__trace_usage, opt, argc, argv);
         }
     }
     if (optind >= argc)
@@ -264,13 +346,10 @@ int zc_cmd_trace(int argc, char **argv)
     memset(&run, 0, sizeof run);
     run.argv = argv + optind;
     char library[PATH_MAX], log_dir[PATH_MAX] = "";
-    run.traced =
-        zc_trace_find_library(o.lib_path, library, sizeof library, run.why_not, sizeof run.why_not);
+    int code = zc__check_before_run(&o, library, sizeof library, &run);
+    if (code != 0)
+        return code;
     if (run.traced && o.keep_dir != NULL) {
-        if (mkdir(o.keep_dir, 0700) != 0 && errno != EEXIST) {
-            fprintf(stderr, "zc trace: cannot create '%s': %s\n", o.keep_dir, strerror(errno));
-            return ZC_EXIT_FAILURE;
-        }
         char *absolute = realpath(o.keep_dir, NULL);
         snprintf(log_dir, sizeof log_dir, "%s", absolute ? absolute : o.keep_dir);
         free(absolute);
@@ -286,8 +365,10 @@ int zc_cmd_trace(int argc, char **argv)
                 ZC_TRACE_INJECTION_ENV, displaced);
     run.exit_code =
         zc_trace_run_program(run.argv, run.traced ? library : NULL, log_dir, &run.signal);
-    zc__report(&o, log_dir, &run);
+    code = zc__report(&o, log_dir, &run);
     if (run.traced && o.keep_dir == NULL)
         zc_trace_remove_log_dir(log_dir);
-    return run.exit_code;
+    /* The program's own code, unless zc trace failed to give its results of a program that
+     * succeeded. */
+    return run.exit_code == 0 && code != ZC_EXIT_OK ? code : run.exit_code;
 }

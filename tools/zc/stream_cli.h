@@ -50,6 +50,7 @@ typedef struct zc_cli_stream_opts {
     int cpu; /* -1: choose */
     int no_pin;
     const char *json;
+    int force; /* outputs may replace existing files */
     uint64_t timeout_ns;
     const char *devices_text; /* --devices: "all" or "0,1"; NULL: --device alone */
     size_t lanes;             /* --lanes: host lanes of the cpu mode */
@@ -124,8 +125,10 @@ zc_status zc_cli_stream_sink_close(zc_cli_stream_sink *sink);
 int zc_cli_stream_parse_list(const char *text, double *out, int max);
 /* Read taps from a text file (numbers separated by white space or commas). */
 zc_status zc_cli_stream_taps_read(const char *path, float *taps, size_t *ntaps_p);
-/* Write the taps, one per line, with enough digits to give the same float32 back. */
-zc_status zc_cli_stream_taps_write(const char *path, const float *taps, size_t ntaps);
+/* Write the taps, one per line, with enough digits to give the same float32 back (an output of
+ * cli_io.h: never over one of the inputs, over an existing file only with force). */
+zc_status zc_cli_stream_taps_write(const char *path, const float *taps, size_t ntaps, int force,
+                                   const char *const *inputs, size_t ninputs);
 
 /* Pin the calling thread as the options say (dev NULL: no GPU); fill host. */
 void zc_cli_stream_host_pin(const zc_cli_stream_opts *o, const zc_device_info *dev,

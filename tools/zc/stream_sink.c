@@ -3,15 +3,18 @@
  * downstream (sox, aplay) gets every frame as soon as it is filtered. */
 #include "stream_cli.h"
 
+#include "cli_io.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 struct zc_cli_stream_sink {
+    zc_cli_output out; /* a regular file is made whole beside its target, then renamed */
     FILE *f;
     const char *name;
-    int own, flush_each;
+    int flush_each;
     zc_cli_format format;
     size_t channels;
     unsigned char *raw;
@@ -26,18 +29,12 @@ zc_status zc_cli_stream_sink_open(const zc_cli_stream_opts *o, zc_cli_stream_sin
     k->name = o->output;
     k->format = o->output_format;
     k->channels = o->channels;
-    if (strcmp(o->output, "-") == 0) {
-        k->f = stdout;
-    } else {
-        k->f = fopen(o->output, "wb");
-        k->own = 1;
-    }
-    if (k->f == NULL) {
-        zc_status st =
-            ZC_CLI_STREAM_FAIL(ZC_ERR_IO, "cannot write %s: %s", o->output, strerror(errno));
+    const char *const inputs[] = {o->source, o->taps_file};
+    if (zc_cli_output_open(&k->out, "stream", o->output, o->force, inputs, 2) != 0) {
         free(k);
-        return st;
+        return ZC_ERR_INVALID_ARG; /* said on stderr */
     }
+    k->f = k->out.f;
     struct stat info;
     k->flush_each = !(fstat(fileno(k->f), &info) == 0 && S_ISREG(info.st_mode));
     *sink_p = k;
@@ -71,11 +68,8 @@ zc_status zc_cli_stream_sink_close(zc_cli_stream_sink *k)
 {
     if (k == NULL)
         return ZC_OK;
-    /* Samples still buffered are written here: a full disk shows only now. */
-    int failed = k->own ? fclose(k->f) != 0 : fflush(k->f) != 0;
-    zc_status st = ZC_OK;
-    if (failed)
-        st = ZC_CLI_STREAM_FAIL(ZC_ERR_IO, "writing %s: %s", k->name, strerror(errno));
+    /* Samples still buffered are written here: a full disk shows only now (said by commit). */
+    zc_status st = zc_cli_output_commit(&k->out) == 0 ? ZC_OK : ZC_ERR_IO;
     free(k->raw);
     free(k);
     return st;

@@ -59,8 +59,9 @@ zc_status zc_cli_stream_source_open(const zc_cli_stream_opts *o, zc_cli_stream_s
     } else {
         s->fd = open(o->source, O_RDONLY | O_CLOEXEC);
         if (s->fd < 0) {
-            zc_status st =
-                ZC_CLI_STREAM_FAIL(ZC_ERR_IO, "cannot open %s: %s", o->source, strerror(errno));
+            /* An input that cannot be opened is bad input (exit 2), as in every command. */
+            zc_status st = ZC_CLI_STREAM_FAIL(ZC_ERR_INVALID_ARG, "cannot open %s: %s", o->source,
+                                              strerror(errno));
             free(s);
             return st;
         }
@@ -68,6 +69,12 @@ zc_status zc_cli_stream_source_open(const zc_cli_stream_opts *o, zc_cli_stream_s
     }
     struct stat info;
     s->regular = fstat(s->fd, &info) == 0 && S_ISREG(info.st_mode);
+    if (fstat(s->fd, &info) == 0 && S_ISDIR(info.st_mode)) {
+        zc_status st =
+            ZC_CLI_STREAM_FAIL(ZC_ERR_INVALID_ARG, "cannot read %s: it is a directory", o->source);
+        zc_cli_stream_source_close(s);
+        return st;
+    }
     s->value_bytes = zc_cli_format_value_bytes(o->format.type);
     s->sample_bytes = s->value_bytes * s->channels;
     *src_p = s;
@@ -239,6 +246,8 @@ int zc_cli_stream_parse_list(const char *text, double *out, int max)
             return -1;
         out[n++] = v;
         p = end;
+        if (*p == ',' && p[1] == '\0')
+            return -1; /* "1," is a list with an empty item, not a list of one */
         if (*p == ',')
             p++;
         else if (*p != '\0')

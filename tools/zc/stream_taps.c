@@ -2,6 +2,9 @@
  * so that anyone can apply the same filter elsewhere (scipy.signal.lfilter(taps, 1, x)). */
 #include "stream_cli.h"
 
+#include "cli.h"
+#include "cli_io.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -17,26 +20,16 @@ static int zc__separator(int c)
 
 zc_status zc_cli_stream_taps_read(const char *path, float *taps, size_t *ntaps_p)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return ZC_CLI_STREAM_FAIL(ZC_ERR_IO, "cannot open taps file %s: %s", path, strerror(errno));
-    char *text = malloc(ZC__TAPS_FILE_MAX + 1);
-    size_t len = text != NULL ? fread(text, 1, ZC__TAPS_FILE_MAX + 1, f) : 0;
-    int failed = ferror(f);
-    fclose(f);
-    if (text == NULL)
-        return ZC_CLI_STREAM_FAIL(ZC_ERR_NO_MEMORY, "no memory for taps file %s", path);
+    size_t len = 0;
+    int code = 0;
+    char *text = zc_cli_read_input("stream", path, ZC__TAPS_FILE_MAX, &len, &code);
+    if (text == NULL) /* said on stderr; missing or too big is bad input (exit 2) */
+        return code == ZC_EXIT_USAGE ? ZC_ERR_INVALID_ARG : ZC_ERR_IO;
     zc_status st = ZC_OK;
-    if (failed)
-        st = ZC_CLI_STREAM_FAIL(ZC_ERR_IO, "reading taps file %s", path);
-    else if (len > ZC__TAPS_FILE_MAX)
-        st = ZC_CLI_STREAM_FAIL(ZC_ERR_PARSE, "%s is over %u bytes: not a taps file", path,
-                                ZC__TAPS_FILE_MAX);
-    else if (memchr(text, '\0', len) != NULL)
+    if (memchr(text, '\0', len) != NULL)
         st = ZC_CLI_STREAM_FAIL(ZC_ERR_PARSE, "%s holds a NUL byte (at %zu): not a text file", path,
                                 (size_t)((char *)memchr(text, '\0', len) - text));
     size_t n = 0;
-    text[len < ZC__TAPS_FILE_MAX ? len : ZC__TAPS_FILE_MAX] = '\0';
     /* White space and commas separate numbers, in any mix ("0.25 , 0.5" is two taps). A word
      * is read whole, however long, so that a long number is never split in two. */
     for (char *p = text; st == ZC_OK && *p != '\0';) {
@@ -72,17 +65,20 @@ zc_status zc_cli_stream_taps_read(const char *path, float *taps, size_t *ntaps_p
     return st;
 }
 
-zc_status zc_cli_stream_taps_write(const char *path, const float *taps, size_t ntaps)
+zc_status zc_cli_stream_taps_write(const char *path, const float *taps, size_t ntaps, int force,
+                                   const char *const *inputs, size_t ninputs)
 {
-    FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
-    if (f == NULL)
-        return ZC_CLI_STREAM_FAIL(ZC_ERR_IO, "cannot write taps to %s: %s", path, strerror(errno));
+    zc_cli_output out;
+    if (zc_cli_output_open(&out, "stream", path, force, inputs, ninputs) != 0)
+        return ZC_ERR_INVALID_ARG; /* said on stderr */
     int ok = 1;
     /* 9 significant digits give every float32 back exactly. */
     for (size_t k = 0; k < ntaps && ok; k++)
-        ok = fprintf(f, "%.9g\n", (double)taps[k]) > 0;
-    ok = (f == stdout ? fflush(f) : fclose(f)) == 0 && ok;
-    if (!ok)
-        return ZC_CLI_STREAM_FAIL(ZC_ERR_IO, "writing taps to %s: %s", path, strerror(errno));
-    return ZC_OK;
+        ok = fprintf(out.f, "%.9g\n", (double)taps[k]) > 0;
+    if (!ok) {
+        fprintf(stderr, "zc stream: cannot write taps to %s: %s\n", path, strerror(errno));
+        zc_cli_output_abort(&out);
+        return ZC_ERR_IO;
+    }
+    return zc_cli_output_commit(&out) == 0 ? ZC_OK : ZC_ERR_IO;
 }
