@@ -11,7 +11,7 @@ static zc_profile load(const char *name, char *notes, size_t notes_size)
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", ZC_ADVISE_FIXTURES, name);
     zc_profile p;
-    zc_status status = zc_profile_load(path, &p, notes, notes_size);
+    zc_status status = zc_profile_load(path, &p, NULL, notes, notes_size);
     if (status != ZC_OK)
         fail_msg("loading %s: %s: %s", path, zc_status_str(status), zc_last_error());
     return p;
@@ -262,8 +262,8 @@ static void test_bench_result_becomes_profile(void **state)
     (void)state;
     char notes[2048];
     zc_profile p;
-    zc_status status =
-        zc_profile_load(ZC_ADVISE_FIXTURES "/../report/h200.bench.json", &p, notes, sizeof notes);
+    zc_status status = zc_profile_load(ZC_ADVISE_FIXTURES "/../report/h200.bench.json", &p, NULL,
+                                       notes, sizeof notes);
     if (status != ZC_OK)
         fail_msg("loading the bench fixture: %s", zc_last_error());
     assert_string_equal(p.device_name, "NVIDIA H200");

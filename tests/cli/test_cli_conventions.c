@@ -4,6 +4,7 @@
  * with a size limit, misspelt workload names. */
 #include "test_support.h"
 
+#include <cjson/cJSON.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -278,6 +279,61 @@ static void test_workload_json_is_strict(void **state)
     zc_test_expect_zc((const char *[]){"advise", "--profile", p, NULL}, NULL, 2, NULL, NULL);
 }
 
+/* The numeric figures at the top of a profile document, as "name,name,...". */
+static void scalar_names(const char *path, char *out, size_t size)
+{
+    size_t len = 0;
+    char *text = zc_test_read_file(path, &len);
+    cJSON *doc = cJSON_Parse(text);
+    free(text);
+    assert_non_null(doc);
+    out[0] = '\0';
+    const cJSON *item;
+    cJSON_ArrayForEach(item, doc)
+    {
+        if (cJSON_IsNumber(item))
+            snprintf(out + strlen(out), size - strlen(out), "%s,", item->string);
+    }
+    cJSON_Delete(doc);
+}
+
+static void test_saved_profile_holds_only_measurements(void **state)
+{
+    (void)state;
+    /* The fixture leaves figures out; the advice assumes them, the saved profile must not claim
+     * them as measured but list them apart. */
+    const char *saved = in_dir("saved.json");
+    zc_test_expect_zc(
+        (const char *[]){"advise", "--profile", H200, "--save-profile", saved, "--force", NULL},
+        NO_GPU, 0, NULL, NULL);
+    char before[2048], after[2048];
+    scalar_names(H200, before, sizeof before);
+    scalar_names(saved, after, sizeof after);
+    assert_string_equal(after, before);
+    size_t len = 0;
+    char *text = zc_test_read_file(saved, &len);
+    cJSON *doc = cJSON_Parse(text);
+    free(text);
+    const cJSON *assumed = cJSON_GetObjectItem(doc, "not_measured");
+    assert_true(cJSON_IsArray(assumed) && cJSON_GetArraySize(assumed) > 0);
+    assert_non_null(strstr(cJSON_GetArrayItem(assumed, 0)->valuestring, "assumed"));
+    cJSON_Delete(doc);
+    /* Loaded again, it gives the same advice as the original. */
+    const char *a = in_dir("a.json"), *b = in_dir("b.json");
+    zc_test_expect_zc((const char *[]){"advise", "--profile", H200, "-j", a, "--force", NULL},
+                      NO_GPU, 0, NULL, NULL);
+    zc_test_expect_zc((const char *[]){"advise", "--profile", saved, "-j", b, "--force", NULL},
+                      NO_GPU, 0, NULL, NULL);
+    char *ta = zc_test_read_file(a, &len), *tb = zc_test_read_file(b, &len);
+    cJSON *da = cJSON_Parse(ta), *db = cJSON_Parse(tb);
+    assert_string_equal(cJSON_GetObjectItem(da, "recommendation")->valuestring,
+                        cJSON_GetObjectItem(db, "recommendation")->valuestring);
+    cJSON_Delete(da);
+    cJSON_Delete(db);
+    free(ta);
+    free(tb);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -290,6 +346,7 @@ int main(void)
         cmocka_unit_test(test_trace_keep_logs),
         cmocka_unit_test(test_options_and_numbers),
         cmocka_unit_test(test_workload_json_is_strict),
+        cmocka_unit_test(test_saved_profile_holds_only_measurements),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }

@@ -157,6 +157,24 @@ cJSON *zc_profile_to_json(const zc_profile *profile)
     return doc;
 }
 
+cJSON *zc_profile_to_saved_json(const zc_profile *measured, const char *notes)
+{
+    cJSON *doc = zc_profile_to_json(measured);
+    if (doc == NULL)
+        return NULL;
+    cJSON *assumed = cJSON_AddArrayToObject(doc, "not_measured");
+    for (const char *line = notes; line != NULL && *line != '\0';) {
+        const char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) : strlen(line);
+        char buf[256];
+        snprintf(buf, sizeof buf, "%.*s", (int)(len < 255 ? len : 255), line);
+        if (len > 0)
+            cJSON_AddItemToArray(assumed, cJSON_CreateString(buf));
+        line += len + (nl != NULL);
+    }
+    return doc;
+}
+
 static zc_status zc__curve_from_json(const cJSON *arr, zc_curve *c, const char *what)
 {
     const cJSON *pt;
@@ -270,7 +288,8 @@ char *zc_advise_read_file(const char *path)
     return buf;
 }
 
-zc_status zc_profile_load(const char *path, zc_profile *profile_p, char *notes, size_t notes_size)
+zc_status zc_profile_load(const char *path, zc_profile *profile_p, zc_profile *measured_p,
+                          char *notes, size_t notes_size)
 {
     int code = 0;
     cJSON *doc = zc_cli_read_json("advise", path, &code); /* says why on stderr */
@@ -287,7 +306,9 @@ zc_status zc_profile_load(const char *path, zc_profile *profile_p, char *notes, 
     if (status != ZC_OK)
         return status;
     if (p.source[0] == '\0')
-        snprintf(p.source, sizeof p.source, "%s", path);
+        snprintf(p.source, sizeof p.source, "%s", strcmp(path, "-") == 0 ? "stdin" : path);
+    if (measured_p != NULL)
+        *measured_p = p;
     status = zc_profile_fill_gaps(&p, notes, notes_size);
     if (status != ZC_OK)
         return status;

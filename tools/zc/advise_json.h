@@ -21,6 +21,10 @@ void zc_advise_size_text(double bytes, char *out, size_t size);
 /* A new JSON object holding every figure of profile; NULL when out of memory. */
 cJSON *zc_profile_to_json(const zc_profile *profile);
 
+/* A profile to save: the measured figures only, and under "not_measured" what the notes say was
+ * assumed for the advice (so a reader sees both, and loading it assumes the same again). */
+cJSON *zc_profile_to_saved_json(const zc_profile *measured, const char *notes);
+
 /* Read a "zerocopy.profile/1" object into *profile_p (not completed: call
  * zc_profile_fill_gaps). ZC_ERR_PARSE with a detail naming the bad field. */
 zc_status zc_profile_from_json(const cJSON *doc, zc_profile *profile_p);
@@ -33,11 +37,14 @@ zc_status zc_profile_from_json(const cJSON *doc, zc_profile *profile_p);
 zc_status zc_profile_from_bench_json(const cJSON *doc, zc_profile *profile_p);
 
 /*
- * Load a profile from a file: a profile document or a bench document, told apart by their
- * schema, then completed with zc_profile_fill_gaps (its notes into notes). ZC_ERR_IO when the
- * file cannot be read.
+ * Load a profile from a file ("-": stdin): a profile document or a bench document, told apart by
+ * their schema, then completed with zc_profile_fill_gaps (its notes into notes). *measured_p (may
+ * be NULL) gets the profile as read, before anything was assumed: the one to save, so that an
+ * assumption is never written back as a measurement. ZC_ERR_INVALID_ARG when the file cannot be
+ * read (said on stderr), ZC_ERR_IO on a read error, ZC_ERR_PARSE when it is not a profile.
  */
-zc_status zc_profile_load(const char *path, zc_profile *profile_p, char *notes, size_t notes_size);
+zc_status zc_profile_load(const char *path, zc_profile *profile_p, zc_profile *measured_p,
+                          char *notes, size_t notes_size);
 
 /* Read a whole file into a new NUL-terminated string; NULL with errno set on failure. */
 char *zc_advise_read_file(const char *path);

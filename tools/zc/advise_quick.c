@@ -42,8 +42,8 @@ static int zc__run_bench(int device, const char *path)
     return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
-zc_status zc_advise_quick_profile(int device, zc_profile *profile_p, char *notes, size_t notes_size,
-                                  char *how, size_t how_size)
+zc_status zc_advise_quick_profile(int device, zc_profile *profile_p, zc_profile *measured_p,
+                                  char *notes, size_t notes_size, char *how, size_t how_size)
 {
     const char *dir = getenv("TMPDIR");
     char path[512];
@@ -58,7 +58,7 @@ zc_status zc_advise_quick_profile(int device, zc_profile *profile_p, char *notes
                 device);
         int ran = zc__run_bench(device, path);
         zc_profile p;
-        if (ran && zc_profile_load(path, &p, notes, notes_size) == ZC_OK) {
+        if (ran && zc_profile_load(path, &p, measured_p, notes, notes_size) == ZC_OK) {
             unlink(path);
             snprintf(how, how_size, "zc bench --quick, run just now on GPU %d", device);
             *profile_p = p;
@@ -71,6 +71,8 @@ zc_status zc_advise_quick_profile(int device, zc_profile *profile_p, char *notes
     zc_status status = zc_advise_calibrate(device, profile_p);
     if (status != ZC_OK)
         return status;
+    if (measured_p != NULL)
+        *measured_p = *profile_p;
     status = zc_profile_fill_gaps(profile_p, notes, notes_size);
     if (status == ZC_OK)
         snprintf(how, how_size, "zc advise's own calibration, run just now on GPU %d", device);

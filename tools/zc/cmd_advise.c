@@ -351,21 +351,23 @@ static int zc__advise_run(const zc__advise_args *a, zc_cli_output *json_out,
     if (status != ZC_OK)
         return zc_cli_fail("advise", "workload", status);
 
-    zc_profile profile;
+    zc_profile profile, measured;
     char notes[2048] = "";
     if (profile_path != NULL) {
-        status = zc_profile_load(profile_path, &profile, notes, sizeof notes);
+        status = zc_profile_load(profile_path, &profile, &measured, notes, sizeof notes);
         if (status != ZC_OK)
             return zc_cli_exit_code(status); /* the loader said why */
     } else {
         char how[160];
-        status = zc_advise_quick_profile(device, &profile, notes, sizeof notes, how, sizeof how);
+        status = zc_advise_quick_profile(device, &profile, &measured, notes, sizeof notes, how,
+                                         sizeof how);
         if (status != ZC_OK)
             return zc_cli_fail("advise", "measuring a quick profile", status);
         fprintf(stderr, "zc advise: profile from %s\n", how);
     }
     if (save_out != NULL) {
-        int rc = zc_cli_json_commit("advise", zc_profile_to_json(&profile), save_out);
+        /* What was measured, never what was assumed for the advice (listed apart). */
+        int rc = zc_cli_json_commit("advise", zc_profile_to_saved_json(&measured, notes), save_out);
         if (rc != ZC_EXIT_OK)
             return rc;
     }
