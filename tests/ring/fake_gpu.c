@@ -74,8 +74,12 @@ static int zc__fake_wait_word(zc_fake_gpu *gpu, const uint64_t *p, uint64_t seq,
             *word_p = w;
             return 1;
         }
-        if ((spins & 15u) == 15u)
-            sched_yield(); /* test machines may have fewer cores than threads here */
+        /* Test machines may have fewer cores than threads here, and other processes: after a
+         * short spin, sleep a little (a yield alone gives the core back to nobody under load). */
+        if ((spins & 255u) == 255u) {
+            struct timespec nap = {0, 1000};
+            nanosleep(&nap, NULL);
+        }
         if ((spins & 1023u) == 1023u) {
             if (zc__fake_stopped(gpu))
                 return 0;

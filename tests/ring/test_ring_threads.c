@@ -337,8 +337,10 @@ static void test_two_host_threads(void **state)
         uint64_t got = 0, outstanding = 0, start = zc_clock_ns();
         /* Nothing to wait for until the producer has published this frame. */
         while (zc_ring_outstanding(ring, &outstanding) == ZC_OK && outstanding == 0 &&
-               zc_clock_ns() - start < 5000000000ull)
-            sched_yield();
+               zc_clock_ns() - start < 5000000000ull) {
+            struct timespec nap = {0, 2000}; /* a yield alone does not give the core up */
+            nanosleep(&nap, NULL);
+        }
         zc_status st = zc_ring_pop(ring, out, sizeof out, 5000000000ull, &got);
         if (st != ZC_OK)
             fail_msg("pop %llu: %s: %s", (unsigned long long)seq, zc_status_str(st),
