@@ -1,9 +1,9 @@
 /* The frame ring's data path on the host: acquire, publish, results, LL encoding. */
 #include "ring/ring_internal.h"
 
-#include <time.h>
 #include <string.h>
 
+#include "core/backoff.h"
 #include "core/error.h"
 #include "zerocopy/clock.h"
 
@@ -13,15 +13,6 @@
 
 /* How many polls between two looks at the clock and the kernel's stream. */
 #define ZC__RING_POLL_BATCH 256u
-
-/* A wait longer than this is no longer a latency-critical spin: it sleeps now and then, so that
- * a producer does not starve the threads it waits for on a busy machine. sched_yield is not
- * enough there: with every core busy, a yielding thread gets the core back at once (CFS), and a
- * two-core machine with two busy processes beside the test ran its hand-offs 40 times slower. */
-#define ZC__RING_YIELD_AFTER_NS 200000ull
-
-/* The longest nap of a long wait: short against any timeout, long enough to give the core up. */
-#define ZC__RING_NAP_MAX_NS 50000ull
 
 /* How often a waiting host asks the driver whether the kernel still runs (cudaStreamQuery costs
  * about a microsecond, so a wait that is going to succeed within microseconds never asks). */
@@ -40,13 +31,8 @@ static zc_status zc__ring_wait_step(zc_ring *ring, uint64_t start, uint64_t time
         if (st != ZC_OK)
             return st;
     }
-    if (waited >= ZC__RING_YIELD_AFTER_NS) {
-        /* A nap that grows with the wait: a sixteenth of it, from 2 us up to 50 us. */
-        uint64_t nap = waited / 16;
-        nap = nap < 2000 ? 2000 : nap > ZC__RING_NAP_MAX_NS ? ZC__RING_NAP_MAX_NS : nap;
-        struct timespec t = {0, (long)nap};
-        nanosleep(&t, NULL);
-    }
+    if (waited >= ZC__BACKOFF_SPIN_NS)
+        zc__backoff(waited); /* a long wait gives the core up (core/backoff.h) */
     return ZC_OK;
 }
 

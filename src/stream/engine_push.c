@@ -2,25 +2,12 @@
  * by moving results out, or the frame dropped, as the policy says), and the end of input. */
 #include "stream/engine_internal.h"
 
-#include <sched.h>
 #include <string.h>
 
+#include "core/backoff.h"
 #include "core/checked_math.h"
 #include "core/error.h"
 #include "zerocopy/clock.h"
-
-/* A producer that waits for the other thread yields the core after this long. */
-#define ZC__YIELD_AFTER_NS 200000ull
-
-static void zc__relax(uint64_t waited_ns)
-{
-    if (waited_ns >= ZC__YIELD_AFTER_NS)
-        sched_yield();
-#if defined(__x86_64__) || defined(__i386__)
-    else
-        __builtin_ia32_pause();
-#endif
-}
 
 /*
  * Room on lane for one more frame. Results are moved out of the lanes into the output queue
@@ -69,7 +56,7 @@ static zc_status zc__make_room(zc_stream *s, zc__lane *lane, const char *fn)
         }
         if (drop)
             return ZC_ERR_DROPPED;
-        zc__relax(waited);
+        zc__backoff(waited);
     }
 }
 

@@ -2,14 +2,12 @@
  * measured and checked, their real samples queued, and handed out by pull. */
 #include "stream/engine_internal.h"
 
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/backoff.h"
 #include "core/error.h"
 #include "zerocopy/clock.h"
-
-#define ZC__YIELD_AFTER_NS 200000ull
 
 /* Room in the queue for n more values, growing it up to its limit (queue_lock held). */
 static int zc__queue_room(zc_stream *s, size_t n)
@@ -181,7 +179,6 @@ ZC_EXTERN zc_status zc_stream_pull(zc_stream *s, float *out, size_t max, uint64_
                            "was pulled; a partial frame waits for more samples or a flush",
                            (double)timeout_ns / 1e6, (unsigned long long)sent);
         }
-        if (waited >= ZC__YIELD_AFTER_NS)
-            sched_yield();
+        zc__backoff(waited);
     }
 }
