@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 
 #include "device/cuda_check.h"
+#include "device/driver_probe.h"
 
 /* Where the kernel publishes PCI attributes. */
 #define ZC__SYSFS_ROOT "/sys"
@@ -15,9 +16,11 @@ ZC_EXTERN zc_status zc_device_count(int *count_p)
 {
     ZC_REQUIRE_ARG(count_p);
     int count = 0;
-    zc_status status = ZC_CUDA(cudaGetDeviceCount(&count));
-    if (status != ZC_OK)
-        return status;
+    /* With no GPU the runtime's own words mislead (no driver reads as "driver version is
+     * insufficient"); the driver is asked why instead. */
+    cudaError_t error = cudaGetDeviceCount(&count);
+    if (error != cudaSuccess)
+        return zc__device_count_failure(error, "cudaGetDeviceCount(&count)", __FILE__, __LINE__);
     if (count == 0)
         return ZC_FAIL(ZC_ERR_NO_DEVICE, "cudaGetDeviceCount: no CUDA device found");
     *count_p = count;

@@ -1,5 +1,8 @@
-/* The table of zc's commands, in the order `zc --help` lists them. */
+/* The table of zc's commands, in the order `zc --help` lists them. The summaries are also the
+ * NAME lines of the man pages (cmake/ManAndCompletion.cmake reads them from `zc --help`). */
 #include "commands.h"
+
+#include <string.h>
 
 const zc_command zc_commands[] = {
     {"info", "what this machine's GPUs offer for each technique", zc_cmd_info},
@@ -11,3 +14,12 @@ const zc_command zc_commands[] = {
 };
 
 const size_t zc_command_count = sizeof zc_commands / sizeof zc_commands[0];
+
+const zc_command *zc_command_find(const char *name)
+{
+    for (size_t i = 0; i < zc_command_count; i++) {
+        if (strcmp(name, zc_commands[i].name) == 0)
+            return &zc_commands[i];
+    }
+    return NULL;
+}

@@ -1,4 +1,4 @@
-/* The table of zc's commands. */
+/* The table of zc's commands, and the lookup of one by name. */
 #ifndef ZC_COMMANDS_H
 #define ZC_COMMANDS_H
 
@@ -8,5 +8,8 @@
 
 extern const zc_command zc_commands[];
 extern const size_t zc_command_count;
+
+/* The command called name, or NULL when zc has none of that name. */
+const zc_command *zc_command_find(const char *name);
 
 #endif

@@ -5,16 +5,84 @@
 #include "cli.h"
 #include "commands.h"
 
+static int zc__help(int argc, char **argv);
+static int zc__version(int argc, char **argv);
+
+/* The words zc answers itself, beside the commands of the table; `zc --help` lists both, so
+ * that the man page and the shell completion, made from that text, know them too. */
+static const zc_command zc__own_words[] = {
+    {"help", "this help, or a command's (zc help <command>)", zc__help},
+    {"version", "the version of zc and of the library it runs with", zc__version},
+};
+#define ZC__OWN_WORD_COUNT (sizeof zc__own_words / sizeof zc__own_words[0])
+
+/* The option spellings of the own words, as other programs take them. */
+static const struct {
+    const char *option;
+    const char *word;
+} zc__own_options[] = {
+    {"--help", "help"}, {"-h", "help"}, {"--version", "version"}, {"-V", "version"}};
+#define ZC__OWN_OPTION_COUNT (sizeof zc__own_options / sizeof zc__own_options[0])
+
+static const zc_command *zc__own_word_find(const char *name)
+{
+    for (size_t i = 0; i < ZC__OWN_OPTION_COUNT; i++) {
+        if (strcmp(name, zc__own_options[i].option) == 0)
+            name = zc__own_options[i].word;
+    }
+    for (size_t i = 0; i < ZC__OWN_WORD_COUNT; i++) {
+        if (strcmp(name, zc__own_words[i].name) == 0)
+            return &zc__own_words[i];
+    }
+    return NULL;
+}
+
 static void zc__print_help(FILE *out)
 {
     fprintf(out, "usage: zc <command> [options]\n"
-                 "       zc --help | --version\n\n"
+                 "       zc help [<command>] | --help\n"
+                 "       zc version | --version\n\n"
                  "Move data between host and NVIDIA GPUs with as few copies as possible, and\n"
                  "measure which way is fastest on this machine.\n\nCommands:\n");
     for (size_t i = 0; i < zc_command_count; i++)
         fprintf(out, "  %-8s %s\n", zc_commands[i].name, zc_commands[i].summary);
-    fprintf(out, "\nRun 'zc <command> --help' for a command's options.\n\n");
+    for (size_t i = 0; i < ZC__OWN_WORD_COUNT; i++)
+        fprintf(out, "  %-8s %s\n", zc__own_words[i].name, zc__own_words[i].summary);
+    fprintf(out, "\nRun 'zc help <command>' or 'zc <command> --help' for a command's options.\n\n");
     zc_cli_print_exit_codes(out);
+}
+
+/* `zc help [COMMAND]`: argv[0] is "help" (or "--help"), argv[1] the command asked about. */
+static int zc__help(int argc, char **argv)
+{
+    if (argc < 2 || zc__own_word_find(argv[1]) != NULL) {
+        zc__print_help(stdout);
+        return ZC_EXIT_OK;
+    }
+    if (argc > 2) {
+        fprintf(stderr,
+                "zc help: one command at a time, not '%s' too\n"
+                "usage: zc help [<command>]\n",
+                argv[2]);
+        return ZC_EXIT_USAGE;
+    }
+    const zc_command *command = zc_command_find(argv[1]);
+    if (command == NULL) {
+        fprintf(stderr, "zc help: unknown command '%s'\nTry 'zc --help' for the list.\n", argv[1]);
+        return ZC_EXIT_USAGE;
+    }
+    /* The command prints its own help, so `zc help CMD` and `zc CMD --help` cannot drift apart. */
+    char help_option[] = "--help";
+    char *command_argv[] = {argv[1], help_option, NULL};
+    return command->run(2, command_argv);
+}
+
+static int zc__version(int argc, char **argv)
+{
+    /* The tool is built with the library's headers; the library loaded may be newer. */
+    printf("zc %d.%d.%d (zerocopy library %s)\n", ZC_VERSION_MAJOR, ZC_VERSION_MINOR,
+           ZC_VERSION_PATCH, zc_version_string());
+    return ZC_EXIT_OK;
 }
 
 int main(int argc, char **argv)
@@ -24,20 +92,12 @@ int main(int argc, char **argv)
         return ZC_EXIT_USAGE;
     }
     const char *name = argv[1];
-    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
-        zc__print_help(stdout);
-        return ZC_EXIT_OK;
-    }
-    if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {
-        /* The tool is built with the library's headers; the library loaded may be newer. */
-        printf("zc %d.%d.%d (zerocopy library %s)\n", ZC_VERSION_MAJOR, ZC_VERSION_MINOR,
-               ZC_VERSION_PATCH, zc_version_string());
-        return ZC_EXIT_OK;
-    }
-    for (size_t i = 0; i < zc_command_count; i++) {
-        if (strcmp(name, zc_commands[i].name) == 0)
-            return zc_commands[i].run(argc - 1, argv + 1);
-    }
+    const zc_command *own = zc__own_word_find(name);
+    if (own != NULL)
+        return own->run(argc - 1, argv + 1);
+    const zc_command *command = zc_command_find(name);
+    if (command != NULL)
+        return command->run(argc - 1, argv + 1);
     fprintf(stderr, "zc: unknown command '%s'\nusage: zc <command> [options]\nTry 'zc --help'.\n",
             name);
     return ZC_EXIT_USAGE;

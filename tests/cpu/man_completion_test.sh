@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# zc's man pages and bash completion, as the build made them from the --help texts: each page
+# is there and renders, names its command with the summary of `zc --help`, and shows every
+# option as the command's --help lists it; completion gives commands and each command's options.
+#
+#   man_completion_test.sh ZC --help2man=PATH MAN_DIR COMPLETION_DIR HELP_OPTIONS_SCRIPT
+#
+# --help2man= empty: the build found no help2man and made no pages; the completion is still
+# checked, then the test says SKIP (exit 77): scripts/deps installs help2man.
+set -euo pipefail
+zc=$1 help2man=${2#--help2man=} man_dir=$3 completion_dir=$4 help_options=$5
+SKIP=77
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# The commands with pages of their own: those whose --help starts with their usage.
+commands=()
+while read -r name; do
+  # sed reads the whole help: head would close the pipe early, and pipefail see zc's SIGPIPE.
+  if [[ $("$zc" "$name" --help 2>/dev/null | sed -n 1p) == "usage: zc $name"* ]]; then
+    commands+=("$name")
+  fi
+done < <("$zc" --help | awk '/^Commands:/ { on = 1; next } on && /^[ \t]*$/ { exit } on { print $1 }')
+[ ${#commands[@]} -ge 6 ] || fail "zc --help lists ${#commands[@]} commands with options: ${commands[*]}"
+
+# complete WORD...: what the bash completion offers for the last word, sorted, one a line.
+complete() {
+  bash --norc --noprofile -c '
+    source "$1"
+    shift
+    COMP_WORDS=("$@")
+    COMP_CWORD=$(($# - 1))
+    COMP_LINE="$*"
+    COMP_POINT=${#COMP_LINE}
+    _zc zc "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}" 2>/dev/null
+    printf "%s\n" "${COMPREPLY[@]}"' _ "$completion_dir/zc" zc "$@" | sort | sed '/^$/d'
+}
+expect_completion() {
+  local want=$1
+  shift
+  local got
+  got=$(complete "$@" | tr '\n' ' ')
+  if [ "$got" = "$want" ]; then echo "ok: zc $* <TAB> -> $want"; else
+    fail "zc $* <TAB> gives '$got', wanted '$want'"
+  fi
+}
+
+echo "== bash completion ($completion_dir/zc)"
+if [ -s "$completion_dir/zc" ]; then
+  expect_completion "stream " st
+  expect_completion "--frame-samples --frames " stream --fr
+  expect_completion "stream " help st
+  expect_completion "drop wait " stream --policy ''
+  expect_completion "--device --devices " bench --dev
+  expect_completion "" stream --frames ''
+  # A FILE value completes file names, here the build's own completion files.
+  (cd "$completion_dir" && expect_completion "_zc " bench --json _)
+  (cd "$completion_dir" && expect_completion "_zc " report -o _)
+  every=$(printf '%s\n' "${commands[@]}" help version | sort | tr '\n' ' ')
+  expect_completion "$every" ''
+else
+  fail "no bash completion at $completion_dir/zc"
+fi
+if [ -s "$completion_dir/_zc" ]; then
+  if command -v zsh >/dev/null; then
+    if zsh -n "$completion_dir/_zc"; then echo "ok: _zc is valid zsh"; else
+      fail "_zc is not valid zsh"
+    fi
+  fi
+else
+  fail "no zsh completion at $completion_dir/_zc"
+fi
+
+if [ -z "$help2man" ]; then
+  [ $failures -eq 0 ] || exit 1
+  echo "SKIP: the build found no help2man, so it made no man pages (scripts/deps installs it)"
+  exit $SKIP
+fi
+
+# render PAGE: the page as text, MANWIDTH columns wide, hyphens and minus signs as "-" and the
+# spaces of justified lines as one; groff's warnings are failures.
+export MANWIDTH=80
+render() {
+  if command -v groff >/dev/null; then
+    local warnings
+    warnings=$(groff -man -Tutf8 -ww -z "$1" 2>&1) || true
+    [ -z "$warnings" ] || fail "$1: groff warns: $warnings"
+    GROFF_NO_SGR=1 groff -man -Tutf8 -rLL=${MANWIDTH}n -P-cbou "$1"
+  else
+    man -l "$1" | cat
+  fi | sed -e 's/\xe2\x80\x90/-/g' -e 's/\xe2\x88\x92/-/g' | tr -s ' '
+}
+
+# has_line TEXT_FILE PREFIX: a line of the page begins, after its indent, with PREFIX.
+has_line() {
+  awk -v want="$2" '{ sub(/^ +/, "") } index($0, want) == 1 && (length($0) == length(want) ||
+      substr($0, length(want) + 1, 1) == " ") { found = 1 } END { exit !found }' "$1"
+}
+
+renderer=$(command -v groff >/dev/null && echo groff || echo "man -l")
+echo "== man pages ($man_dir, rendered with $renderer, MANWIDTH=$MANWIDTH)"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+for page in zc "${commands[@]/#/zc-}"; do
+  file=$man_dir/$page.1
+  if [ ! -s "$file" ]; then
+    fail "$page.1 was not made"
+    continue
+  fi
+  render "$file" >"$work/$page.txt"
+  if [ "$page" = zc ]; then
+    summary="move data between host and NVIDIA GPUs"
+    for listed in "${commands[@]}"; do
+      has_line "$work/$page.txt" "$listed" || fail "zc.1 does not list $listed"
+      tr '\n' ' ' <"$work/$page.txt" | grep -q "zc-$listed(1)" || fail "zc.1 does not refer to zc-$listed(1)"
+    done
+  else
+    command=${page#zc-}
+    summary=$("$zc" --help |
+      awk -v c="$command" '/^  [a-z]/ && $1 == c { sub(/^ +[^ ]+ +/, ""); print; exit }')
+  fi
+  has_line "$work/$page.txt" "$page - $summary" || fail "$page.1's NAME is not '$page - $summary'"
+  missing=0 count=0
+  while IFS=$'\t' read -r long short arg _; do
+    form=$long
+    [ "$short" = - ] || form="$short, $long"
+    [ "$arg" = - ] || form="$form $arg"
+    count=$((count + 1))
+    has_line "$work/$page.txt" "$form" || { fail "$page.1 lacks the option '$form'"; missing=1; }
+  done < <(sh "$help_options" "$zc" ${command:+"$command"})
+  if [ "$page" = zc ]; then
+    echo "ok: zc.1 renders, with its NAME and every command"
+  elif [ $count -eq 0 ]; then
+    fail "zc $command --help lists no options"
+  elif [ $missing -eq 0 ]; then
+    echo "ok: $page.1 renders, with its NAME and all $count options of its --help"
+  fi
+  command=
+done
+
+if [ $failures -gt 0 ]; then
+  echo "$failures check(s) failed"
+  exit 1
+fi
+echo "every man page and completion check passed"
