@@ -21,6 +21,16 @@ set(ZC_COMPLETION_DIR ${CMAKE_CURRENT_BINARY_DIR}/completion)
 file(MAKE_DIRECTORY ${ZC_MAN_DIR} ${ZC_COMPLETION_DIR})
 
 find_program(ZC_HELP2MAN help2man)
+# A help2man that cannot run (one unpacked without its Perl modules) would fail the build: it
+# counts as none.
+if(ZC_HELP2MAN)
+  execute_process(COMMAND ${ZC_HELP2MAN} --version RESULT_VARIABLE zc_help2man_rc
+    OUTPUT_QUIET ERROR_QUIET)
+  if(NOT zc_help2man_rc EQUAL 0)
+    message(WARNING "${ZC_HELP2MAN} does not run (help2man --version failed)")
+    set(ZC_HELP2MAN "")
+  endif()
+endif()
 # The tests find what was made through the zc target ($<TARGET_PROPERTY:zc,ZC_MAN_DIR>);
 # ZC_HELP2MAN is empty when there are no man pages to check.
 set_target_properties(zc PROPERTIES ZC_MAN_DIR ${ZC_MAN_DIR} ZC_COMPLETION_DIR ${ZC_COMPLETION_DIR}

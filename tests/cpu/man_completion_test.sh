@@ -10,6 +10,9 @@
 set -euo pipefail
 zc=$1 help2man=${2#--help2man=} man_dir=$3 completion_dir=$4 help_options=$5
 SKIP=77
+# One order of options and commands whatever the machine's locale ("--frames" < "--frame-samples"
+# in some, not in C).
+export LC_ALL=C
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
