@@ -6,6 +6,7 @@
 
 #include "bench/bench_cases.h"
 #include "zerocopy/bench.h"
+#include "zerocopy/clock.h"
 
 static void test_catalogue_keys_are_unique_and_complete(void **state)
 {
@@ -59,6 +60,18 @@ static void test_key_matching(void **state)
     assert_true(zc_bench_key_matches("copy.h?d.pinned", "copy.h2d.pinned"));
     assert_false(zc_bench_key_matches("", "copy.h2d.pinned"));
     assert_false(zc_bench_key_matches(NULL, "copy"));
+    assert_true(zc_bench_key_matches("*", "copy.h2d.pinned"));
+    assert_true(zc_bench_key_matches("c*y.*2*.p*d", "copy.h2d.pinned"));
+    assert_false(zc_bench_key_matches("c*y.*3*.p*d", "copy.h2d.pinned"));
+    assert_true(zc_bench_key_matches("*d", "copy.h2d.pinned"));
+    assert_false(zc_bench_key_matches("*x", "copy.h2d.pinned"));
+    /* Many stars and no match: answered at once (a recursive matcher took minutes). */
+    char stars[64];
+    memset(stars, '*', 40);
+    strcpy(stars + 40, "#");
+    uint64_t t0 = zc_clock_ns();
+    assert_false(zc_bench_key_matches(stars, "copy.h2d.pinned.and.a.long.key.to.try"));
+    assert_true(zc_clock_ns() - t0 < 100000000ull);
 }
 
 static size_t count_selected(const unsigned char *sel, size_t n)

@@ -191,8 +191,7 @@ static int zc__stream_settle(zc_cli_stream_opts *o, int any_mode, int all, int p
     return 0;
 }
 
-/* Parse argv into o; 0 on success, else the exit code (help counts as -1: exit 0). */
-static int zc__stream_parse(int argc, char **argv, zc_cli_stream_opts *o)
+int zc_cli_stream_parse(int argc, char **argv, zc_cli_stream_opts *o)
 {
     enum {
         O_MODE = 256,
@@ -550,7 +549,7 @@ static int zc__stream_runs(zc_cli_stream_opts *op, int argc, char **argv, zc_cli
 int zc_cmd_stream(int argc, char **argv)
 {
     static zc_cli_stream_opts o; /* large; one per process */
-    int code = zc__stream_parse(argc, argv, &o);
+    int code = zc_cli_stream_parse(argc, argv, &o);
     if (code != 0)
         return code < 0 ? ZC_EXIT_OK : code;
 

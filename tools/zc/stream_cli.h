@@ -58,6 +58,10 @@ typedef struct zc_cli_stream_opts {
     size_t device_count; /* GPUs listed by --devices (0: --device alone) */
 } zc_cli_stream_opts;
 
+/* Parse zc stream's argv (argv[0] is "stream") into o: 0 on success, else the exit code (help
+ * counts as -1: exit 0). Touches no GPU and no file. */
+int zc_cli_stream_parse(int argc, char **argv, zc_cli_stream_opts *o);
+
 /* Where the host thread runs, and what might disturb it. */
 typedef struct zc_cli_stream_host {
     int cpu;        /* -1 when not pinned */

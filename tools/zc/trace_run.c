@@ -56,7 +56,7 @@ int zc_trace_find_library(const char *explicit_path, char *path_p, size_t path_s
     char *slash = strrchr(exe, '/');
     if (slash != NULL)
         *slash = '\0';
-    static const char *const places[] = {"", "/../lib", "/../lib64", "/../lib/" ZC__MULTIARCH};
+    static const char *const places[] = {"", "/../lib", "/../lib64", ("/../lib/" ZC__MULTIARCH)};
     for (size_t i = 0; i < sizeof places / sizeof places[0]; i++) {
         char candidate[PATH_MAX + 64];
         snprintf(candidate, sizeof candidate, "%s%s/%s", exe, places[i], ZC_TRACE_LIB_NAME);

@@ -1,0 +1,36 @@
+/* Fuzz target: profile and bench JSON as zc advise and zc trace read them (--profile, --bench),
+ * then the model priced on what was read. */
+#include "fuzz_support.h"
+
+#include <cjson/cJSON.h>
+
+#include "advise_json.h"
+#include "trace_ceiling.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    cJSON *doc = cJSON_ParseWithLength((const char *)data, size);
+    if (doc == NULL)
+        return 0;
+    zc_profile p;
+    for (int as_bench = 0; as_bench < 2; as_bench++) {
+        zc_status st =
+            as_bench ? zc_profile_from_bench_json(doc, &p) : zc_profile_from_json(doc, &p);
+        if (st != ZC_OK)
+            continue;
+        char notes[2048] = "";
+        if (zc_profile_fill_gaps(&p, notes, sizeof notes) != ZC_OK)
+            continue;
+        cJSON_Delete(zc_profile_to_saved_json(&p, notes));
+        zc_workload w;
+        memset(&w, 0, sizeof w);
+        w.bytes = 4096;
+        w.transfers = 1000.0;
+        w.gpu_accesses = 1.0;
+        zc_recommendation rec;
+        (void)zc_advise_rank(&p, &w, &rec);
+    }
+    (void)zc_trace_ceiling_from_bench_json(doc);
+    cJSON_Delete(doc);
+    return 0;
+}

@@ -1,0 +1,22 @@
+/* Fuzz target: a workload file (zc advise --workload), checked as the command checks it. */
+#include "fuzz_support.h"
+
+#include <cjson/cJSON.h>
+
+#include "advise_json.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    cJSON *doc = cJSON_ParseWithLength((const char *)data, size);
+    if (doc == NULL)
+        return 0;
+    zc_workload w;
+    memset(&w, 0, sizeof w);
+    w.bytes = 4096;
+    w.transfers = 1000.0;
+    w.gpu_accesses = 1.0;
+    if (zc_workload_from_json(doc, &w) == ZC_OK)
+        (void)zc_workload_check(&w);
+    cJSON_Delete(doc);
+    return 0;
+}
