@@ -108,48 +108,6 @@ double zc_trace_ceiling_from_bench_json(const cJSON *doc)
     return best;
 }
 
-double zc_trace_ceiling_from_bench_file(const char *path, char *why, size_t why_size)
-{
-    FILE *in = fopen(path, "r");
-    if (in == NULL) {
-        snprintf(why, why_size, "cannot open '%s'", path);
-        return 0.0;
-    }
-    char *text = NULL;
-    size_t size = 0, used = 0;
-    for (;;) {
-        if (size - used < 4096) {
-            size_t grown_size = size ? size * 2 : 65536;
-            char *grown = realloc(text, grown_size);
-            if (grown == NULL)
-                break;
-            text = grown;
-            size = grown_size;
-        }
-        size_t got = fread(text + used, 1, size - used - 1, in);
-        used += got;
-        if (got == 0)
-            break;
-    }
-    fclose(in);
-    if (text == NULL) {
-        snprintf(why, why_size, "out of memory reading '%s'", path);
-        return 0.0;
-    }
-    text[used] = '\0';
-    cJSON *doc = cJSON_Parse(text);
-    free(text);
-    if (doc == NULL) {
-        snprintf(why, why_size, "'%s' is not JSON", path);
-        return 0.0;
-    }
-    double gbps = zc_trace_ceiling_from_bench_json(doc);
-    cJSON_Delete(doc);
-    if (gbps <= 0.0)
-        snprintf(why, why_size, "'%s' has no pinned H2D or D2H copy bandwidth", path);
-    return gbps;
-}
-
 double zc_trace_ceiling_from_link(int device, char *source, size_t source_size)
 {
     zc_device_info info;

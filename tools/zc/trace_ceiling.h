@@ -15,9 +15,6 @@
  */
 double zc_trace_ceiling_from_bench_json(const cJSON *doc);
 
-/* The same from a file; 0 and a sentence in why when the file cannot be used. */
-double zc_trace_ceiling_from_bench_file(const char *path, char *why, size_t why_size);
-
 /* The theoretical PCIe figure of GPU device, with its description in source; 0 and the reason
  * in source when there is no GPU or the link cannot be read. */
 double zc_trace_ceiling_from_link(int device, char *source, size_t source_size);
