@@ -1,12 +1,15 @@
-/* Helpers of the report tests: scratch folders, running programs, reading files. */
+/* Helpers of the report tests: scratch folders, running programs and zc, fixtures, stand-ins
+ * for gnuplot. */
 #include "report_test.h"
 
 #include "test_support.h"
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -79,4 +82,166 @@ void report_test_cleanup(const char *dir)
     }
     closedir(d);
     rmdir(dir);
+}
+
+int report_test_zc(const char *const *args, const report_test_how *how, char **out_p, char **err_p)
+{
+    static const report_test_how plain = {0};
+    if (how == NULL)
+        how = &plain;
+    char dir[512], out_path[600], err_path[600];
+    report_test_tempdir(dir, sizeof dir);
+    snprintf(out_path, sizeof out_path, "%s/stdout", dir);
+    snprintf(err_path, sizeof err_path, "%s/stderr", dir);
+    size_t argc = 0;
+    while (args[argc] != NULL)
+        argc++;
+    char **argv = calloc(argc + 2, sizeof *argv);
+    assert_non_null(argv);
+    argv[0] = (char *)ZC_REPORT_ZC;
+    for (size_t i = 0; i < argc; i++)
+        argv[i + 1] = (char *)args[i];
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        /* The child: nothing here may return into the test. */
+        for (size_t i = 0; how->env != NULL && how->env[i] != NULL; i++)
+            putenv((char *)how->env[i]);
+        int in = open(how->stdin_path != NULL ? how->stdin_path : "/dev/null", O_RDONLY);
+        int out = open(how->stdout_path != NULL ? how->stdout_path : out_path,
+                       O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (in < 0 || out < 0 || err < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
+            _exit(125);
+        if (how->cwd != NULL && chdir(how->cwd) != 0)
+            _exit(125);
+        if (how->file_size_limit > 0) {
+            struct rlimit limit = {(rlim_t)how->file_size_limit, (rlim_t)how->file_size_limit};
+            signal(SIGXFSZ, SIG_IGN);
+            if (setrlimit(RLIMIT_FSIZE, &limit) != 0)
+                _exit(125);
+        }
+        execv(argv[0], argv);
+        _exit(126);
+    }
+    free(argv);
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    if (WIFEXITED(status) && (WEXITSTATUS(status) == 125 || WEXITSTATUS(status) == 126))
+        fail_msg("could not start %s (%d)", ZC_REPORT_ZC, WEXITSTATUS(status));
+    if (out_p != NULL)
+        *out_p = how->stdout_path != NULL ? strdup("") : zc_test_read_file(out_path, NULL);
+    if (err_p != NULL)
+        *err_p = zc_test_read_file(err_path, NULL);
+    report_test_cleanup(dir);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+void report_test_write(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (f == NULL)
+        fail_msg("cannot write %s", path);
+    assert_true(fputs(text, f) >= 0);
+    assert_int_equal(fclose(f), 0);
+}
+
+void report_test_copy_replacing(const char *from, const char *to, const char *find,
+                                const char *replace)
+{
+    char *text = zc_test_read_file(from, NULL);
+    size_t n = (size_t)report_test_count(text, find);
+    size_t find_len = strlen(find), replace_len = strlen(replace);
+    char *out = malloc(strlen(text) + n * replace_len + 1);
+    assert_non_null(out);
+    char *o = out;
+    for (const char *c = text; *c;) {
+        if (find_len > 0 && strncmp(c, find, find_len) == 0) {
+            memcpy(o, replace, replace_len);
+            o += replace_len;
+            c += find_len;
+        } else {
+            *o++ = *c++;
+        }
+    }
+    *o = '\0';
+    report_test_write(to, out);
+    free(out);
+    free(text);
+}
+
+const char *report_test_figure_after(const char *html, const char *heading, const char **end_p)
+{
+    const char *at = strstr(html, heading);
+    if (at == NULL)
+        fail_msg("the page has no heading %s", heading);
+    const char *figure = strstr(at, "<figure");
+    if (figure == NULL)
+        fail_msg("no figure after %s", heading);
+    *end_p = strstr(figure, "</figure>");
+    assert_non_null(*end_p);
+    return figure;
+}
+
+int report_test_count(const char *text, const char *what)
+{
+    int n = 0;
+    size_t len = strlen(what);
+    for (const char *p = strstr(text, what); p != NULL && len > 0; p = strstr(p + len, what))
+        n++;
+    return n;
+}
+
+void report_test_fake_gnuplot(const char *dir, const char *fail_on, const char *fail_message,
+                              char *env_entry, size_t size)
+{
+    char fake[4096], text[8192];
+    snprintf(fake, sizeof fake, "%s/fake-gnuplot", dir);
+    if (fail_on != NULL)
+        snprintf(text, sizeof text,
+                 "#!/bin/sh\ncat \"$1\" >> '%s/scripts.gp'\necho '#### end of script' >> "
+                 "'%s/scripts.gp'\nif grep -qF -- '%s' \"$1\"; then\n"
+                 "  printf '\\nplot $x\\n     ^\\n\"%%s\" line 3: %s\\n\\n' \"$1\" >&2\n"
+                 "  exit 1\nfi\necho '<svg></svg>'\n",
+                 dir, dir, fail_on, fail_message);
+    else
+        snprintf(text, sizeof text,
+                 "#!/bin/sh\ncat \"$1\" >> '%s/scripts.gp'\necho '#### end of script' >> "
+                 "'%s/scripts.gp'\necho '<svg></svg>'\n",
+                 dir, dir);
+    report_test_write(fake, text);
+    assert_int_equal(chmod(fake, 0755), 0);
+    snprintf(env_entry, size, "ZC_GNUPLOT=%s", fake);
+}
+
+char *report_test_make_page(const char *dir, const char *const *env, const char *input,
+                            const char *extra)
+{
+    char out[4096], dot[4096];
+    snprintf(out, sizeof out, "%s/report.html", dir);
+    snprintf(dot, sizeof dot, "%s/picture.dot", dir);
+    zc_test_output r;
+    zc_test_run_zc((const char *[]){"report", "-o", out, "--picture-dot", dot, input,
+                                    ZC_REPORT_FIXTURES "/stream.json", extra, NULL},
+                   env, &r);
+    if (r.exit_code != 0)
+        fail_msg("zc report exit %d: %s", r.exit_code, r.err);
+    assert_non_null(strstr(r.out, out));
+    zc_test_output_free(&r);
+    char *dot_text = zc_test_read_file(dot, NULL);
+    /* The picture: every host memory kind, the link, copy engines, SMs, device memory, and the
+     * two kinds of path drawn in different styles. */
+    static const char *const nodes[] = {"pageable [", "pinned [",  "wc [",   "registered [",
+                                        "mapped [",   "managed [", "pcie [", "ce [",
+                                        "sm [",       "dram ["};
+    for (size_t i = 0; i < sizeof nodes / sizeof nodes[0]; i++) {
+        if (strstr(dot_text, nodes[i]) == NULL)
+            fail_msg("picture lacks node %s", nodes[i]);
+    }
+    assert_non_null(strstr(dot_text, "style=dashed"));
+    assert_non_null(strstr(dot_text, "55.4 GB/s")); /* pinned H2D, measured */
+    assert_non_null(strstr(dot_text, "51.4 GB/s")); /* mapped read, measured */
+    assert_non_null(strstr(dot_text, "PCIe Gen5 x16"));
+    free(dot_text);
+    return zc_test_read_file(out, NULL);
 }

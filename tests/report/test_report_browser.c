@@ -1,11 +1,39 @@
-/* zc report's page opened in headless Chromium: every image loads and the screenshot is a page,
- * not a blank. Without Chromium, gnuplot, graphviz or Python 3 the test is skipped (exit 77);
+/* zc report's page opened in headless Chromium: every image loads, the screenshot is a page,
+ * not a blank, and with several stream results no key entry of any plot lies on its plot area
+ * (issue 18). Without Chromium, gnuplot, graphviz or Python 3 the test is skipped (exit 77);
  * scripts/deps installs them. */
 #include "test_support.h"
 
 #include <string.h>
+#include <sys/stat.h>
 
 #include "report_test.h"
+
+/* Three stream results like the fixture, each with its own p50 of zerocopy-ll, in dir/a, dir/b
+ * and dir/c (the same file name: the key tells them apart by folder). */
+static void three_stream_files(const char *dir, char paths[3][4096])
+{
+    static const char *const p50[] = {"\"p50\": 3.17", "\"p50\": 4.6", "\"p50\": 6.1"};
+    for (int f = 0; f < 3; f++) {
+        snprintf(paths[f], sizeof paths[f], "%s/%c", dir, 'a' + f);
+        assert_int_equal(mkdir(paths[f], 0755), 0);
+        snprintf(paths[f], sizeof paths[f], "%s/%c/stream.json", dir, 'a' + f);
+        report_test_copy_replacing(ZC_REPORT_FIXTURES "/stream.json", paths[f], "\"p50\": 3.17",
+                                   p50[f]);
+    }
+}
+
+/* The legend check's line for one plot: its entries and how many overlap the plot area. */
+static void legend_of(const char *report, const char *plot, int *entries_p, int *over_p)
+{
+    char want[64];
+    snprintf(want, sizeof want, "plot %s entries ", plot);
+    const char *line = strstr(report, want);
+    if (line == NULL)
+        fail_msg("svg_legend.py says nothing of the %s plot:\n%s", plot, report);
+    if (sscanf(line + strlen(want), "%d overlapping %d", entries_p, over_p) != 2)
+        fail_msg("svg_legend.py: %.80s", line);
+}
 
 static const char *chromium(void)
 {
@@ -33,10 +61,12 @@ static void test_report_in_browser(void **state)
     snprintf(profile, sizeof profile, "--user-data-dir=%s/chromium", dir);
     snprintf(url, sizeof url, "file://%s", html);
 
+    char streams[3][4096];
+    three_stream_files(dir, streams);
     zc_test_output r;
-    zc_test_run_zc(
-        (const char *[]){"report", "-o", html, ZC_REPORT_FIXTURES "/h200.bench.json", NULL}, NULL,
-        &r);
+    zc_test_run_zc((const char *[]){"report", "-o", html, ZC_REPORT_FIXTURES "/h200.bench.json",
+                                    streams[0], streams[1], streams[2], NULL},
+                   NULL, &r);
     if (r.exit_code != 0)
         fail_msg("zc report exit %d: %s", r.exit_code, r.err);
     zc_test_output_free(&r);
@@ -107,6 +137,27 @@ static void test_report_in_browser(void **state)
     assert_int_equal(height, 2200);
     assert_true(colours >= 50);
     assert_true(nonwhite >= 0.03 && nonwhite <= 0.9);
+    free(text);
+
+    /* The key of every plot stays off its plot area: gnuplot's own plot area (the page keeps
+     * it beside each image) against where each key entry was drawn in the SVG. */
+    char legend[4096];
+    snprintf(legend, sizeof legend, "%s/legend.txt", dir);
+    const char *check_legend[] = {"python3", ZC_REPORT_FIXTURES "/svg_legend.py", html, NULL};
+    rc = report_test_run(check_legend, legend);
+    text = zc_test_read_file(legend, NULL);
+    print_message("%s", text);
+    if (rc != 0)
+        fail_msg("svg_legend.py exited with %d: a key covers the data:\n%s", rc, text);
+    /* Both stream plots name each of the four modes and each of the three files once. */
+    static const char *const stream_plots[] = {"latency", "histogram"};
+    for (size_t i = 0; i < 2; i++) {
+        int entries = 0, over = 0;
+        legend_of(text, stream_plots[i], &entries, &over);
+        assert_int_equal(entries, 4 + 3);
+        assert_int_equal(over, 0);
+    }
+    assert_true(report_test_count(text, "overlapping 0") >= 7);
     free(text);
     report_test_cleanup(dir);
 }

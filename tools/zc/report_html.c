@@ -1,5 +1,6 @@
 /* Assembling the report page: machine, comparison table, plots, picture and advice, every image
- * embedded as a data: URI so that the file stands alone. */
+ * embedded as a data: URI so that the file stands alone. Each plot is drawn on its own: one
+ * that fails says why in its place and the others are still drawn. */
 #include "report_page.h"
 
 #include <math.h>
@@ -13,6 +14,16 @@
 
 /* Seconds a plotting tool may take for one picture. */
 #define ZC__TOOL_TIMEOUT_S 30.0
+
+/*
+ * Appended to every gnuplot script: where gnuplot put the plot area, in the SVG's pixels, on
+ * stderr. The page keeps it beside the image (data-plot-area) so that a test can check that no
+ * key entry lies on the data. exists() keeps an older gnuplot without these variables drawing.
+ */
+static const char zc__plot_area_print[] =
+    "\nif (exists('GPVAL_TERM_XMIN') && exists('GPVAL_TERM_SCALE')) "
+    "print sprintf('zc-plot-area %g %g %g %g %g %g %g', GPVAL_TERM_XMIN, GPVAL_TERM_XMAX, "
+    "GPVAL_TERM_YMIN, GPVAL_TERM_YMAX, GPVAL_TERM_XSIZE, GPVAL_TERM_YSIZE, GPVAL_TERM_SCALE)\n";
 
 static void zc__base64(zc_buf *b, const char *data, size_t len)
 {
@@ -32,114 +43,124 @@ static void zc__base64(zc_buf *b, const char *data, size_t len)
     }
 }
 
-/* What happened to the plotting tools, for the note at the top of the page. */
+/* What happened to one plotting tool, for the note at the top of the page. */
+typedef struct zc__tool_state {
+    int missing;  /* not found: later pictures are not tried */
+    int failures; /* pictures it could not draw */
+    char why[256];
+} zc__tool_state;
+
 typedef struct zc__tools {
-    int gnuplot_failed, dot_failed;
-    char gnuplot_why[256], dot_why[256];
+    zc__tool_state gnuplot, dot;
 } zc__tools;
 
-/* An <img> of an SVG drawn by gnuplot (or dot) from script; a note when it could not be. */
-static void zc__figure(zc_buf *page, zc__tools *tools, const char *tool, const char *script,
-                       const char *caption, const char *nothing_why)
+/* The plot area gnuplot reported on stderr as "left top right bottom" in SVG pixels (origin top
+ * left), into out; "" when it reported none. */
+static void zc__plot_area(const char *err, char *out, size_t size)
 {
-    zc_buf_printf(page, "<figure>\n");
+    out[0] = '\0';
+    const char *line = err != NULL ? strstr(err, "zc-plot-area ") : NULL;
+    double x0, x1, y0, y1, xsize, ysize, scale;
+    if (line == NULL ||
+        sscanf(line, "zc-plot-area %lf %lf %lf %lf %lf %lf %lf", &x0, &x1, &y0, &y1, &xsize, &ysize,
+               &scale) != 7 ||
+        !(scale > 0.0))
+        return;
+    double width = xsize / scale, height = ysize / scale;
+    /* gnuplot 5.4 gives the bounds in pixels already; earlier ones in terminal units. */
+    if (x1 > width + 1.0) {
+        x0 /= scale, x1 /= scale, y0 /= scale, y1 /= scale;
+    }
+    snprintf(out, size, "%.2f %.2f %.2f %.2f", x0, height - y1, x1, height - y0);
+}
+
+/* An <img> of an SVG drawn by gnuplot or dot from script; a note in its place when it could not
+ * be. id names the figure for tests (data-plot). */
+static void zc__figure(zc_buf *page, zc__tools *tools, const char *id, const char *tool,
+                       const char *script, const char *caption, const char *nothing_why)
+{
+    zc_buf_printf(page, "<figure id=\"figure-%s\">\n", id);
     if (script == NULL) {
         zc_buf_printf(page, "<p class=\"missing\">No plot: ");
         zc_buf_html(page, nothing_why);
         zc_buf_printf(page, ".</p>\n");
-    } else {
-        int is_dot = strcmp(tool, "dot") == 0;
-        int *failed = is_dot ? &tools->dot_failed : &tools->gnuplot_failed;
-        char *why = is_dot ? tools->dot_why : tools->gnuplot_why;
-        char *svg = NULL;
-        static const char *const dot_args[] = {"-Tsvg", NULL};
-        if (!*failed &&
-            !zc_report_run_tool(is_dot ? "dot" : "gnuplot", is_dot ? "ZC_DOT" : "ZC_GNUPLOT",
-                                is_dot ? dot_args : NULL, script, is_dot ? ".dot" : ".gp",
-                                ZC__TOOL_TIMEOUT_S, &svg, why, 256))
-            *failed = 1;
-        const char *start = svg != NULL ? strstr(svg, "<svg") : NULL;
-        if (*failed || start == NULL) {
-            if (!*failed) {
-                *failed = 1;
-                snprintf(why, 256, "%s wrote no SVG", tool);
-            }
-            zc_buf_printf(page, "<p class=\"missing\">No picture: ");
-            zc_buf_html(page, why);
-            zc_buf_printf(page, ".</p>\n");
-        } else {
-            zc_buf_printf(page, "<img alt=\"");
-            zc_buf_html(page, caption);
-            zc_buf_printf(page, "\" src=\"data:image/svg+xml;base64,");
-            zc__base64(page, start, strlen(start));
-            zc_buf_printf(page, "\">\n");
-        }
-        free(svg);
+        goto caption;
     }
+    int is_dot = strcmp(tool, "dot") == 0;
+    zc__tool_state *state = is_dot ? &tools->dot : &tools->gnuplot;
+    char why[256] = "";
+    char *svg = NULL, *err = NULL;
+    zc_buf full = {0};
+    if (state->missing) {
+        snprintf(why, sizeof why, "%s", state->why);
+    } else {
+        static const char *const dot_args[] = {"-Tsvg", NULL};
+        zc_buf_printf(&full, "%s%s", script, is_dot ? "" : zc__plot_area_print);
+        int missing = 0;
+        if (full.failed)
+            snprintf(why, sizeof why, "out of memory");
+        else if (!zc_report_run_tool(is_dot ? "dot" : "gnuplot", is_dot ? "ZC_DOT" : "ZC_GNUPLOT",
+                                     is_dot ? dot_args : NULL, full.data, is_dot ? ".dot" : ".gp",
+                                     ZC__TOOL_TIMEOUT_S, &svg, &err, &missing, why, sizeof why))
+            state->missing = missing;
+        else if (strstr(svg, "<svg") == NULL)
+            snprintf(why, sizeof why, "%s wrote no SVG", tool);
+    }
+    const char *start = svg != NULL ? strstr(svg, "<svg") : NULL;
+    if (start == NULL) {
+        if (state->why[0] == '\0' || state->missing)
+            snprintf(state->why, sizeof state->why, "%s", why);
+        state->failures++;
+        zc_buf_printf(page, "<p class=\"missing\">No picture: ");
+        zc_buf_html(page, why);
+        zc_buf_printf(page, ".</p>\n");
+    } else {
+        char area[128];
+        zc__plot_area(err, area, sizeof area);
+        zc_buf_printf(page, "<img alt=\"");
+        zc_buf_html(page, caption);
+        zc_buf_printf(page, "\" data-plot=\"%s\"", id);
+        if (area[0])
+            zc_buf_printf(page, " data-plot-area=\"%s\"", area);
+        zc_buf_printf(page, " src=\"data:image/svg+xml;base64,");
+        zc__base64(page, start, strlen(start));
+        zc_buf_printf(page, "\">\n");
+    }
+    free(svg);
+    free(err);
+    zc_buf_free(&full);
+caption:
     zc_buf_printf(page, "<figcaption>");
     zc_buf_html(page, caption);
     zc_buf_printf(page, "</figcaption>\n</figure>\n");
 }
 
-static void zc__machine(zc_buf *page, const zc_report_input *in)
+/* Draw one plot made by make, then give it up. */
+static void zc__plot_figure(zc_buf *page, zc__tools *tools, const char *id, zc_report_plot *plot)
 {
-    zc_buf_printf(page, "<h2>The machine</h2>\n<table>\n");
-    const cJSON *dev =
-        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(in->machine, "devices"), 0);
-    if (dev == NULL) {
-        zc_buf_printf(page, "<tr><th>GPU</th><td>");
-        zc_buf_html(page, in->profile.device_name[0] ? in->profile.device_name : "unknown");
-        zc_buf_printf(page, "</td></tr>\n<tr><th>figures from</th><td>");
-        zc_buf_html(page, in->profile.source);
-        zc_buf_printf(page, "</td></tr>\n</table>\n<p class=\"note\">No zc info section in the "
-                            "inputs: give a zc bench result for the machine's details.</p>\n");
-        return;
-    }
-    static const char *const fields[] = {"name",           "compute_capability", "sm_count",
-                                         "pci_bus_id",     "numa_node",          "driver_version",
-                                         "runtime_version"};
-    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(dev, fields[i]);
-        if (v == NULL)
-            continue;
-        zc_buf_printf(page, "<tr><th>%s</th><td>", fields[i]);
-        if (cJSON_IsString(v))
-            zc_buf_html(page, v->valuestring);
-        else if (cJSON_IsNumber(v))
-            zc_buf_printf(page, "%g", v->valuedouble);
-        else if (cJSON_IsNull(v))
-            zc_buf_printf(page, "none reported");
-        zc_buf_printf(page, "</td></tr>\n");
-    }
-    char link[160];
-    zc_report_link_text(in->machine, link, sizeof link);
-    zc_buf_printf(page, "<tr><th>PCIe link</th><td>%s</td></tr>\n",
-                  link[0] ? link : "not readable");
-    const cJSON *caps = cJSON_GetObjectItemCaseSensitive(dev, "capabilities");
-    if (cJSON_IsObject(caps)) {
-        zc_buf_printf(page, "<tr><th>capabilities</th><td>");
-        const cJSON *c;
-        int first = 1;
-        cJSON_ArrayForEach(c, caps)
-        {
-            if (cJSON_IsNumber(c) || cJSON_IsBool(c)) {
-                zc_buf_printf(page, "%s", first ? "" : ", ");
-                zc_buf_html(page, c->string);
-                zc_buf_printf(page, "=%d", cJSON_IsBool(c) ? cJSON_IsTrue(c) : c->valueint);
-                first = 0;
-            }
-        }
-        zc_buf_printf(page, "</td></tr>\n");
-    }
-    zc_buf_printf(page, "</table>\n");
+    zc__figure(page, tools, id, "gnuplot", plot->script, plot->caption, plot->why);
+    free(plot->script);
+    memset(plot, 0, sizeof *plot);
 }
 
-static void zc__cell_num(zc_buf *page, double v, const char *unit)
+/* A table cell with a figure in its unit ("55.4 GB/s", "3.14 us"); "-" when not measured. */
+static void zc__cell_rate(zc_buf *page, double gbps)
 {
-    if (isfinite(v) && v > 0.0)
-        zc_buf_printf(page, "<td class=\"n\">%.3g %s</td>", v, unit);
-    else
+    char text[32];
+    zc_report_rate_text(gbps, text, sizeof text);
+    zc_buf_printf(page, "<td class=\"n\">%s</td>", text);
+}
+
+static void zc__cell_time(zc_buf *page, double us, const char *what)
+{
+    char text[32];
+    if (!zc_report_time_text(us, text, sizeof text)) {
         zc_buf_printf(page, "<td class=\"n\">-</td>");
+        return;
+    }
+    zc_buf_printf(page, "<td class=\"n\">%s ", text);
+    zc_buf_html(page, what);
+    zc_buf_printf(page, "</td>");
 }
 
 static double zc__peak(const zc_curve *c)
@@ -152,11 +173,11 @@ static double zc__peak(const zc_curve *c)
 
 static void zc__comparison(zc_buf *page, const zc_report_input *in)
 {
-    zc_buf_printf(page, "<h2>The chapter's comparison, measured here</h2>\n");
+    zc_buf_printf(page, "<h2>The techniques compared, measured on this machine</h2>\n");
     const cJSON *rows = cJSON_GetObjectItemCaseSensitive(in->bench, "comparison");
-    zc_buf_printf(page, "<table>\n<tr><th>technique</th><th>needs a copy</th><th>H2D</th>"
-                        "<th>D2H</th><th>GPU reads data</th><th>GPU writes data</th>"
-                        "<th>latency</th><th>best for</th></tr>\n");
+    zc_buf_printf(page, "<table class=\"comparison\">\n<tr><th>technique</th><th>needs a copy"
+                        "</th><th>host to device</th><th>device to host</th><th>GPU reads data"
+                        "</th><th>GPU writes data</th><th>latency</th><th>best for</th></tr>\n");
     if (cJSON_GetArraySize(rows) > 0) {
         const cJSON *r;
         cJSON_ArrayForEach(r, rows)
@@ -171,20 +192,12 @@ static void zc__comparison(zc_buf *page, const zc_report_input *in)
             }
             static const char *const nums[] = {"h2d_gbps", "d2h_gbps", "access_read_gbps",
                                                "access_write_gbps"};
-            for (int i = 0; i < 4; i++) {
-                const cJSON *v = cJSON_GetObjectItemCaseSensitive(r, nums[i]);
-                zc__cell_num(page, cJSON_IsNumber(v) ? v->valuedouble : NAN, "GB/s");
-            }
-            const cJSON *lat = cJSON_GetObjectItemCaseSensitive(r, "latency_us");
+            for (int i = 0; i < 4; i++)
+                zc__cell_rate(page, zc_report_num(r, nums[i]));
             const cJSON *what = cJSON_GetObjectItemCaseSensitive(r, "latency_what");
             const cJSON *use = cJSON_GetObjectItemCaseSensitive(r, "best_use");
-            if (cJSON_IsNumber(lat)) {
-                zc_buf_printf(page, "<td class=\"n\">%.3g us ", lat->valuedouble);
-                zc_buf_html(page, cJSON_IsString(what) ? what->valuestring : "");
-                zc_buf_printf(page, "</td>");
-            } else {
-                zc_buf_printf(page, "<td class=\"n\">-</td>");
-            }
+            zc__cell_time(page, zc_report_num(r, "latency_us"),
+                          cJSON_IsString(what) ? what->valuestring : "");
             zc_buf_printf(page, "<td>");
             zc_buf_html(page, cJSON_IsString(use) ? use->valuestring : "");
             zc_buf_printf(page, "</td></tr>\n");
@@ -195,47 +208,54 @@ static void zc__comparison(zc_buf *page, const zc_report_input *in)
     /* Without a bench comparison, the same rows from the profile. */
     const zc_profile *p = &in->measured;
     const zc_curve *pin = p->copy[ZC_HOST_PINNED];
-    zc_buf_printf(page, "<tr><td>pinned memory (4.1)</td><td>yes</td>");
-    zc__cell_num(page, zc__peak(&pin[ZC_DIR_H2D]), "GB/s");
-    zc__cell_num(page, zc__peak(&pin[ZC_DIR_D2H]), "GB/s");
-    zc__cell_num(page, p->device_gbps, "GB/s");
-    zc__cell_num(page, p->device_gbps, "GB/s");
-    if (pin[ZC_DIR_H2D].count > 0)
-        zc_buf_printf(page, "<td class=\"n\">%.3g us per %zu B copy</td>",
-                      (double)pin[ZC_DIR_H2D].bytes[0] / (pin[ZC_DIR_H2D].gbps[0] * 1e3),
-                      pin[ZC_DIR_H2D].bytes[0]);
-    else
+    zc_buf_printf(page, "<tr><td>pinned memory (cudaHostAlloc)</td><td>yes</td>");
+    zc__cell_rate(page, zc__peak(&pin[ZC_DIR_H2D]));
+    zc__cell_rate(page, zc__peak(&pin[ZC_DIR_D2H]));
+    zc__cell_rate(page, p->device_gbps);
+    zc__cell_rate(page, p->device_gbps);
+    if (pin[ZC_DIR_H2D].count > 0) {
+        char what[64];
+        zc_report_bytes_text((double)pin[ZC_DIR_H2D].bytes[0], what, sizeof what);
+        strncat(what, " copy", sizeof what - strlen(what) - 1);
+        zc__cell_time(page, (double)pin[ZC_DIR_H2D].bytes[0] / (pin[ZC_DIR_H2D].gbps[0] * 1e3),
+                      what);
+    } else {
         zc_buf_printf(page, "<td>-</td>");
+    }
     zc_buf_printf(page, "<td>large and frequent transfers; data the GPU reads many times</td>"
-                        "</tr>\n<tr><td>mapped pinned memory (4.2)</td><td>no</td><td>-</td>"
-                        "<td>-</td>");
-    zc__cell_num(page, p->mapped_read_gbps[ZC_ACCESS_COALESCED], "GB/s");
-    zc__cell_num(page, p->mapped_write_gbps[ZC_ACCESS_COALESCED], "GB/s");
-    zc__cell_num(page, p->pingpong_us, "us flag round trip");
+                        "</tr>\n<tr><td>mapped pinned memory (zero-copy)</td><td>no</td>"
+                        "<td class=\"n\">-</td><td class=\"n\">-</td>");
+    zc__cell_rate(page, p->mapped_read_gbps[ZC_ACCESS_COALESCED]);
+    zc__cell_rate(page, p->mapped_write_gbps[ZC_ACCESS_COALESCED]);
+    zc__cell_time(page, p->pingpong_us, "flag round trip");
     zc_buf_printf(page, "<td>small data read once, low latency, CPU and GPU sharing</td></tr>\n"
-                        "<tr><td>unified addressing / managed (4.3)</td><td>by migration</td>");
-    zc__cell_num(page, p->managed_prefetch_gbps, "GB/s prefetch");
-    zc_buf_printf(page, "<td>-</td>");
-    zc__cell_num(page, p->device_gbps, "GB/s after prefetch");
-    zc_buf_printf(page, "<td>-</td><td>-</td><td>simpler code, one pointer everywhere, several "
-                        "GPUs</td></tr>\n</table>\n");
+                        "<tr><td>unified addressing / managed memory</td><td>by migration</td>");
+    zc__cell_rate(page, p->managed_prefetch_gbps);
+    zc_buf_printf(page, "<td class=\"n\">-</td>");
+    zc__cell_rate(page, p->device_gbps);
+    zc_buf_printf(page, "<td class=\"n\">-</td><td class=\"n\">-</td><td>simpler code, one "
+                        "pointer everywhere, several GPUs</td></tr>\n</table>\n");
 }
 
 /* The copy curves as a table: the figures stay readable without any plotting tool. */
 static void zc__copy_table(zc_buf *page, const zc_profile *p)
 {
-    zc_buf_printf(page, "<details><summary>Copy bandwidth, every measured point (GB/s)"
-                        "</summary>\n<table>\n<tr><th>kind</th><th>direction</th><th>bytes"
-                        "</th><th>GB/s</th></tr>\n");
+    zc_buf_printf(page, "<details><summary>Copy bandwidth, every measured point</summary>\n"
+                        "<table>\n<tr><th>host memory</th><th>direction</th><th>size</th>"
+                        "<th>bandwidth</th></tr>\n");
     for (int k = 0; k < ZC_HOST_KIND_COUNT; k++) {
         for (int d = 0; d < 2; d++) {
             const zc_curve *c = &p->copy[k][d];
-            for (size_t i = 0; i < c->count; i++)
+            for (size_t i = 0; i < c->count; i++) {
+                char size[32], rate[32];
+                zc_report_bytes_text((double)c->bytes[i], size, sizeof size);
+                zc_report_rate_text(c->gbps[i], rate, sizeof rate);
                 zc_buf_printf(page,
-                              "<tr><td>%s</td><td>%s</td><td class=\"n\">%zu</td><td "
-                              "class=\"n\">%.3g</td></tr>\n",
-                              zc_host_kind_key((zc_host_kind)k), zc_direction_key((zc_direction)d),
-                              c->bytes[i], c->gbps[i]);
+                              "<tr><td>%s</td><td>%s</td><td class=\"n\">%s</td><td "
+                              "class=\"n\">%s</td></tr>\n",
+                              zc_host_kind_key((zc_host_kind)k),
+                              d == ZC_DIR_H2D ? "host to device" : "device to host", size, rate);
+            }
         }
     }
     zc_buf_printf(page, "</table>\n</details>\n");
@@ -264,9 +284,11 @@ static void zc__advice(zc_buf *page, const zc_report_input *in)
                             "launch figures the model needs.</p>\n");
         return;
     }
-    zc_buf_printf(page, "<p>From the cost model of <code>zc advise</code> on the figures above "
-                        "(docs/advise.md). Ask about your own workload with <code>zc advise "
-                        "--profile BENCH.json --bytes ... --transfers ...</code>.</p>\n"
+    zc_buf_printf(page, "<p>The cost model of <code>zc advise</code> applied to the figures "
+                        "above: it prices each technique's copies, launches and accesses for "
+                        "the workload and picks the cheapest that meets its deadline. Ask about "
+                        "your own workload with <code>zc advise --profile BENCH.json --bytes ... "
+                        "--transfers ...</code>.</p>\n"
                         "<table>\n<tr><th>workload</th><th>use</th><th>why</th></tr>\n");
     for (size_t i = 0; i < sizeof typical / sizeof typical[0]; i++) {
         zc_recommendation rec;
@@ -288,18 +310,42 @@ static const char zc__style[] =
     "h1{border-bottom:3px solid #1f77b4}h2{margin-top:2em;color:#1f4e79}"
     "table{border-collapse:collapse;margin:1em 0;width:100%;font-size:88%}"
     "td,th{border:1px solid #ccc;padding:4px 6px;vertical-align:top}"
-    "th{background:#eef3f8;text-align:left}td.n{text-align:right}"
+    "th{background:#eef3f8;text-align:left}td.n{text-align:right;white-space:nowrap}"
+    "tr.total td,tr.total th{font-weight:bold}"
     "figure{margin:1.5em 0}figure img{max-width:100%;border:1px solid #ddd}"
     "figcaption{font-size:90%;color:#555}.missing{background:#fff3cd;border:1px solid #e0c060;"
     "padding:6px 10px}.note{color:#555}";
 
-/* Marks the page once loaded: how many images, which failed to load. Tests read it. */
+/* Marks the page once loaded: how many images, which failed to load, how tall the page is.
+ * Tests read it; the height sizes a screenshot of the whole page. */
 static const char zc__check_script[] =
     "<script>window.addEventListener('load',function(){var b=[],im=document.images;"
     "for(var i=0;i<im.length;i++){if(!im[i].complete||im[i].naturalWidth===0)b.push(i);}"
     "document.body.setAttribute('data-image-count',String(im.length));"
     "document.body.setAttribute('data-broken-images',b.join(','));"
+    "document.body.setAttribute('data-page-height',"
+    "String(document.documentElement.scrollHeight));"
     "document.body.setAttribute('data-checked','1');});</script>\n";
+
+/* The note at the top of the page: a tool that is missing, or pictures that failed. */
+static void zc__tool_note(zc_buf *page, const zc__tool_state *s, const char *id, const char *what,
+                          const char *install)
+{
+    if (s->failures == 0)
+        return;
+    if (s->missing) {
+        zc_buf_printf(page, "<p class=\"missing\" id=\"no-%s\">%s missing: ", id, what);
+        zc_buf_html(page, s->why);
+        zc_buf_printf(page, ". %s</p>\n", install);
+    } else {
+        zc_buf_printf(page,
+                      "<p class=\"missing\" id=\"%s-failed\">%d %s could not be drawn; each "
+                      "says why in its place (the first: ",
+                      id, s->failures, s->failures == 1 ? "picture" : "pictures");
+        zc_buf_html(page, s->why);
+        zc_buf_printf(page, ").</p>\n");
+    }
+}
 
 int zc_report_html(const zc_report_input *in, const char *title, zc_buf *page, char *why,
                    size_t why_size)
@@ -307,73 +353,59 @@ int zc_report_html(const zc_report_input *in, const char *title, zc_buf *page, c
     zc__tools tools;
     memset(&tools, 0, sizeof tools);
     zc_buf body = {0};
-    char nothing[256];
+    zc_report_plot plot;
+    memset(&plot, 0, sizeof plot);
 
-    zc__machine(&body, in);
+    zc_report_machine(&body, in);
     zc__comparison(&body, in);
 
     zc_buf_printf(&body, "<h2>Copy bandwidth against size</h2>\n");
-    char *s = zc_report_plot_copy(in, ZC_DIR_H2D, nothing, sizeof nothing);
-    zc__figure(&body, &tools, "gnuplot", s,
-               "Host to device: cudaMemcpy from each kind of host memory. Pinned, "
-               "write-combined and registered memory go straight to the copy engines; pageable "
-               "memory is staged by the CPU first.",
-               nothing);
-    free(s);
-    s = zc_report_plot_copy(in, ZC_DIR_D2H, nothing, sizeof nothing);
-    zc__figure(&body, &tools, "gnuplot", s, "Device to host, the same kinds.", nothing);
-    free(s);
+    zc_report_plot_copy(in, ZC_DIR_H2D, &plot);
+    zc__plot_figure(&body, &tools, "copy-h2d", &plot);
+    zc_report_plot_copy(in, ZC_DIR_D2H, &plot);
+    zc__plot_figure(&body, &tools, "copy-d2h", &plot);
     zc__copy_table(&body, &in->measured);
 
     zc_buf_printf(&body, "<h2>Zero-copy: the GPU reading host memory in place</h2>\n");
-    s = zc_report_plot_zerocopy(in, nothing, sizeof nothing);
-    zc__figure(&body, &tools, "gnuplot", s,
-               "Every access crosses PCIe: coalesced 16-byte loads come close to a pinned copy; "
-               "scattered ones waste most of each transaction.",
-               nothing);
-    free(s);
+    zc_report_plot_zerocopy(in, &plot);
+    zc__plot_figure(&body, &tools, "zerocopy", &plot);
 
     zc_buf_printf(&body, "<h2>The crossover: when a copy pays off</h2>\n");
-    s = zc_report_plot_crossover(in, nothing, sizeof nothing);
-    zc__figure(&body, &tools, "gnuplot", s,
-               "Predicted time of one transfer from the measured profile. Small data read once: "
-               "zero-copy avoids the copy's fixed costs; data read many times: copy once, then "
-               "read device memory.",
-               nothing);
-    free(s);
+    zc_report_plot_crossover(in, &plot);
+    zc__plot_figure(&body, &tools, "crossover", &plot);
+    zc_report_crossover_table(&body, in);
 
     zc_buf_printf(&body, "<h2>Latency per stream mode</h2>\n");
-    s = zc_report_plot_latency(in, nothing, sizeof nothing);
-    zc__figure(&body, &tools, "gnuplot", s,
-               "zc stream: frames through the mapped-memory ring, round trip percentiles.",
-               nothing);
-    free(s);
-    s = zc_report_plot_histogram(in, nothing, sizeof nothing);
-    if (s != NULL)
-        zc__figure(&body, &tools, "gnuplot", s,
-                   "The whole distribution: share of frames per latency bucket (zc stream's "
-                   "histogram).",
-                   nothing);
-    free(s);
+    zc_report_plot_latency(in, &plot);
+    zc__plot_figure(&body, &tools, "latency", &plot);
+    zc_report_plot_histogram(in, &plot);
+    if (plot.script != NULL)
+        zc__plot_figure(&body, &tools, "histogram", &plot);
+    free(plot.script);
+    memset(&plot, 0, sizeof plot);
+
+    zc_report_multigpu(&body, in);
 
     zc_buf_printf(&body, "<h2>Allocation cost</h2>\n");
-    s = zc_report_plot_alloc(in, nothing, sizeof nothing);
-    zc__figure(&body, &tools, "gnuplot", s,
-               "Pinning is expensive: allocate pinned buffers once and reuse them; registering "
-               "memory you already have costs less than a fresh cudaHostAlloc.",
-               nothing);
-    free(s);
+    zc_report_plot_alloc(in, &plot);
+    zc__plot_figure(&body, &tools, "alloc", &plot);
+    zc_report_alloc_table(&body, in);
+    zc_report_plot_pinning(in, &plot);
+    if (plot.script != NULL)
+        zc__plot_figure(&body, &tools, "pinning", &plot);
+    free(plot.script);
+    memset(&plot, 0, sizeof plot);
 
-    zc_buf_printf(&body, "<h2>The picture (section 4.5)</h2>\n");
+    zc_buf_printf(&body, "<h2>How data moves between host and GPU</h2>\n");
     char link[160];
-    zc_report_link_text(in->machine, link, sizeof link);
-    s = zc_picture_dot(&in->measured, link);
-    zc__figure(&body, &tools, "dot", s,
+    zc_report_link_text(in->machine, in->machine_path, in->bad, link, sizeof link);
+    char *dot = zc_picture_dot(&in->measured, link);
+    zc__figure(&body, &tools, "picture", "dot", dot,
                "Copy paths (solid blue: through the copy engines) and direct-access paths "
                "(dashed orange: the SMs reach host memory over PCIe), labelled with this "
                "machine's measured bandwidth and latency.",
                "out of memory");
-    free(s);
+    free(dot);
 
     zc__advice(&body, in);
     if (in->notes[0]) {
@@ -397,17 +429,9 @@ int zc_report_html(const zc_report_input *in, const char *title, zc_buf *page, c
                   zc_version_string(), stamp);
     zc_buf_html(page, in->sources);
     zc_buf_printf(page, ".</p>\n");
-    if (tools.gnuplot_failed) {
-        zc_buf_printf(page, "<p class=\"missing\" id=\"no-gnuplot\">Plots are missing: ");
-        zc_buf_html(page, tools.gnuplot_why);
-        zc_buf_printf(page, ". Install gnuplot (Debian: gnuplot-nox); the tables still hold "
-                            "every figure.</p>\n");
-    }
-    if (tools.dot_failed) {
-        zc_buf_printf(page, "<p class=\"missing\" id=\"no-graphviz\">The diagram is missing: ");
-        zc_buf_html(page, tools.dot_why);
-        zc_buf_printf(page, ". Install graphviz.</p>\n");
-    }
+    zc__tool_note(page, &tools.gnuplot, "gnuplot", "Plots are",
+                  "Install gnuplot (Debian: gnuplot-nox); the tables still hold every figure.");
+    zc__tool_note(page, &tools.dot, "graphviz", "The diagram is", "Install graphviz.");
     zc_buf_put(page, body.data != NULL ? body.data : "", body.len);
     zc_buf_printf(page, "%s</body>\n</html>\n", zc__check_script);
     int ok = !body.failed && !page->failed;

@@ -1,24 +1,34 @@
-/* The picture of section 4.5: host memory kinds, the PCIe link, copy engines, SMs and device
- * memory, copy paths and direct-access paths drawn apart, labelled with measured figures. */
+/* The picture of the techniques: host memory kinds, the PCIe link, copy engines, SMs and device
+ * memory, copy paths and direct-access paths drawn apart, labelled with measured figures. Every
+ * string from an input is escaped: a device name is text in a label, never DOT. */
 #include "report_page.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-void zc_report_link_text(const cJSON *machine, char *out, size_t size)
+void zc_report_link_text(const cJSON *machine, const char *where, zc_report_bad *bad, char *out,
+                         size_t size)
 {
     out[0] = '\0';
     const cJSON *dev = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(machine, "devices"), 0);
     const cJSON *link = cJSON_GetObjectItemCaseSensitive(dev, "pcie_link");
     if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(link, "known")))
         return;
-    const cJSON *gen = cJSON_GetObjectItemCaseSensitive(link, "gen_current");
-    const cJSON *width = cJSON_GetObjectItemCaseSensitive(link, "width_current");
-    const cJSON *gbps = cJSON_GetObjectItemCaseSensitive(link, "gbps_per_direction_current");
-    if (cJSON_IsNumber(gen) && cJSON_IsNumber(width) && cJSON_IsNumber(gbps))
-        snprintf(out, size, "PCIe Gen%d x%d, %.1f GB/s per direction in theory", gen->valueint,
-                 width->valueint, gbps->valuedouble);
+    double gen = zc_report_num(link, "gen_current"), width = zc_report_num(link, "width_current");
+    double gbps = zc_report_num(link, "gbps_per_direction_current");
+    long long g = 0, w = 0;
+    if (isnan(gen) || isnan(width) || isnan(gbps)) /* absent: the link is not described */
+        return;
+    /* PCIe has had generations 1 to 7 and links of 1 to 32 lanes; room is left for more. */
+    if (!zc_report_integer(gen, 1, 64, where, "machine devices[0].pcie_link.gen_current", bad,
+                           &g) ||
+        !zc_report_integer(width, 1, 64, where, "machine devices[0].pcie_link.width_current", bad,
+                           &w))
+        return;
+    char rate[32];
+    zc_report_rate_text(gbps, rate, sizeof rate);
+    snprintf(out, size, "PCIe Gen%lld x%lld, %s per direction in theory", g, w, rate);
 }
 
 /* The best rate of a measured curve, 0 when there is none. */
@@ -33,11 +43,7 @@ static double zc__peak(const zc_curve *c)
 /* "55.4 GB/s" or "not measured". */
 static void zc__rate(double gbps, char *out, size_t size)
 {
-    if (gbps >= 1000.0)
-        snprintf(out, size, "%.0f GB/s", gbps);
-    else if (gbps > 0.0)
-        snprintf(out, size, "%.3g GB/s", gbps);
-    else
+    if (!zc_report_rate_text(gbps, out, size))
         snprintf(out, size, "not measured");
 }
 
@@ -48,11 +54,14 @@ static void zc__copy_label(const zc_profile *p, zc_host_kind k, char *out, size_
     zc__rate(zc__peak(&p->copy[k][ZC_DIR_H2D]), h2d, sizeof h2d);
     zc__rate(zc__peak(&p->copy[k][ZC_DIR_D2H]), d2h, sizeof d2h);
     const zc_curve *c = &p->copy[k][ZC_DIR_H2D];
-    if (c->count > 0)
-        snprintf(out, size, "H2D %s\\nD2H %s\\n%zu B copy: %.3g us", h2d, d2h, c->bytes[0],
-                 (double)c->bytes[0] / (c->gbps[0] * 1e3));
-    else
+    char bytes[32], duration[32];
+    if (c->count > 0) {
+        zc_report_bytes_text((double)c->bytes[0], bytes, sizeof bytes);
+        zc_report_time_text((double)c->bytes[0] / (c->gbps[0] * 1e3), duration, sizeof duration);
+        snprintf(out, size, "H2D %s\\nD2H %s\\n%s copy: %s", h2d, d2h, bytes, duration);
+    } else {
         snprintf(out, size, "H2D %s\\nD2H %s", h2d, d2h);
+    }
 }
 
 char *zc_picture_dot(const zc_profile *p, const char *link_text)
@@ -61,17 +70,18 @@ char *zc_picture_dot(const zc_profile *p, const char *link_text)
     char l[4][160], r1[32], r2[32];
     for (int k = 0; k < ZC_HOST_KIND_COUNT; k++)
         zc__copy_label(p, (zc_host_kind)k, l[k], sizeof l[k]);
-    zc_buf_printf(&b,
-                  "// The technique system of section 4.5, with this machine's measured figures.\n"
-                  "digraph zerocopy {\n"
-                  "  graph [rankdir=LR, fontname=\"DejaVu Sans\", fontsize=16, nodesep=0.35, "
-                  "ranksep=1.1, label=\"%s: copy paths (solid blue) and direct-access paths "
-                  "(dashed orange)\\n%s\", labelloc=t];\n"
-                  "  node [shape=box, style=\"rounded,filled\", fontname=\"DejaVu Sans\", "
-                  "fontsize=14, fillcolor=\"#f4f4f4\"];\n"
-                  "  edge [fontname=\"DejaVu Sans\", fontsize=12];\n",
-                  p->device_name[0] ? p->device_name : "this machine",
-                  p->source[0] ? p->source : "");
+    zc_buf_printf(&b, "// The techniques of moving data between host and GPU, with this "
+                      "machine's measured figures.\n"
+                      "digraph zerocopy {\n"
+                      "  graph [rankdir=LR, fontname=\"DejaVu Sans\", fontsize=16, nodesep=0.35, "
+                      "ranksep=1.1, label=\"");
+    zc_buf_dot(&b, p->device_name[0] ? p->device_name : "this machine");
+    zc_buf_printf(&b, ": copy paths (solid blue) and direct-access paths (dashed orange)\\n");
+    zc_buf_dot(&b, p->source);
+    zc_buf_printf(&b, "\", labelloc=t];\n"
+                      "  node [shape=box, style=\"rounded,filled\", fontname=\"DejaVu Sans\", "
+                      "fontsize=14, fillcolor=\"#f4f4f4\"];\n"
+                      "  edge [fontname=\"DejaVu Sans\", fontsize=12];\n");
     zc_buf_printf(&b,
                   "  subgraph cluster_host {\n    label=\"host memory\"; style=rounded; "
                   "color=\"#888888\";\n"
@@ -86,23 +96,21 @@ char *zc_picture_dot(const zc_profile *p, const char *link_text)
                   "    mapped [label=\"mapped\\n(cudaHostAllocMapped)\", fillcolor=\"#fde3c8\"];\n"
                   "    managed [label=\"managed\\n(cudaMallocManaged)\", fillcolor=\"#e3f1dc\"];\n"
                   "  }\n");
-    /* The link's phrase on separate lines, so that the node stays narrow. */
-    char link[192] = "";
-    size_t j = 0;
-    for (const char *c = link_text != NULL ? link_text : ""; *c && j + 3 < sizeof link; c++) {
-        if (c[0] == ',' && c[1] == ' ') {
-            link[j++] = '\\';
-            link[j++] = 'n';
-            c++;
-        } else if (*c != '"' && *c != '\\') {
-            link[j++] = *c;
-        }
+    /* The link's phrase on separate lines, so that the node stays narrow: each part between
+     * ", " escaped on its own. */
+    zc_buf_printf(&b, "  pcie [shape=box, style=filled, fillcolor=\"#cfcfcf\", fontcolor=black, "
+                      "label=\"PCIe link");
+    for (const char *c = link_text != NULL ? link_text : ""; *c;) {
+        const char *next = strstr(c, ", ");
+        size_t len = next != NULL ? (size_t)(next - c) : strlen(c);
+        char part[192];
+        snprintf(part, sizeof part, "%.*s", (int)(len < sizeof part - 1 ? len : sizeof part - 1),
+                 c);
+        zc_buf_printf(&b, "\\n");
+        zc_buf_dot(&b, part);
+        c += len + (next != NULL ? 2 : 0);
     }
-    link[j] = '\0';
-    zc_buf_printf(&b,
-                  "  pcie [shape=box, style=filled, fillcolor=\"#cfcfcf\", fontcolor=black, "
-                  "label=\"PCIe link\\n%s\", height=3];\n",
-                  link);
+    zc_buf_printf(&b, "\", height=3];\n");
     zc_buf_printf(&b,
                   "  subgraph cluster_gpu {\n    label=\"GPU\"; style=rounded; "
                   "color=\"#888888\";\n"
@@ -118,19 +126,21 @@ char *zc_picture_dot(const zc_profile *p, const char *link_text)
     zc_buf_printf(&b, "  pinned -> pcie [%s, label=\"%s\"];\n", copy, l[ZC_HOST_PINNED]);
     zc_buf_printf(&b, "  wc -> pcie [%s, label=\"%s\"];\n", copy, l[ZC_HOST_WRITE_COMBINED]);
     zc_buf_printf(&b, "  registered -> pcie [%s, label=\"%s\"];\n", copy, l[ZC_HOST_REGISTERED]);
+    zc__rate(p->managed_prefetch_gbps, r1, sizeof r1);
+    zc__rate(p->managed_first_touch_gbps, r2, sizeof r2);
     if (p->managed_prefetch_gbps > 0.0)
         zc_buf_printf(&b,
-                      "  managed -> pcie [%s, style=dotted, label=\"prefetch %.3g GB/s\\nfirst "
-                      "touch %.3g GB/s\"];\n",
-                      copy, p->managed_prefetch_gbps, p->managed_first_touch_gbps);
+                      "  managed -> pcie [%s, style=dotted, label=\"prefetch %s\\nfirst "
+                      "touch %s\"];\n",
+                      copy, r1, r2);
     else
         zc_buf_printf(&b,
                       "  managed -> pcie [%s, style=dotted, label=\"page migration\\n(not "
                       "measured)\"];\n",
                       copy);
-    char launch[64] = "";
-    if (p->launch_sync_us > 0.0)
-        snprintf(launch, sizeof launch, "launch + sync %.3g us", p->launch_sync_us);
+    char launch[64] = "", took[32];
+    if (zc_report_time_text(p->launch_sync_us, took, sizeof took))
+        snprintf(launch, sizeof launch, "launch + sync %s", took);
     zc_buf_printf(&b, "  pcie -> ce [%s, label=\"%s\"];\n", copy, launch);
     zc_buf_printf(&b, "  ce -> dram [%s];\n", copy);
     /* Direct-access paths: the SMs reach host memory through the link, no copy. */
@@ -138,12 +148,12 @@ char *zc_picture_dot(const zc_profile *p, const char *link_text)
     zc__rate(p->mapped_read_gbps[ZC_ACCESS_COALESCED], r1, sizeof r1);
     zc__rate(p->mapped_write_gbps[ZC_ACCESS_COALESCED], r2, sizeof r2);
     zc_buf_printf(&b, "  mapped -> pcie [%s, label=\"kernel reads %s\\nwrites %s", direct, r1, r2);
-    if (p->pingpong_us > 0.0)
-        zc_buf_printf(&b, "\\nflag round trip %.3g us", p->pingpong_us);
+    if (zc_report_time_text(p->pingpong_us, took, sizeof took))
+        zc_buf_printf(&b, "\\nflag round trip %s", took);
     zc_buf_printf(&b, "\"];\n");
     char lat[64] = "";
-    if (p->mapped_latency_us > 0.0)
-        snprintf(lat, sizeof lat, "dependent read %.3g us", p->mapped_latency_us);
+    if (zc_report_time_text(p->mapped_latency_us, took, sizeof took))
+        snprintf(lat, sizeof lat, "dependent read %s", took);
     zc_buf_printf(&b, "  pcie -> sm [%s, label=\"%s\"];\n", direct, lat);
     zc_buf_printf(&b, "  managed -> pcie [%s, style=dotted, label=\"on fault\"];\n", direct);
     zc__rate(p->device_gbps, r1, sizeof r1);

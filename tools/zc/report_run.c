@@ -1,12 +1,11 @@
 /* Running gnuplot and graphviz as child processes: input through a temporary file, SVG back on
- * stdout, exit code and time checked. */
+ * stdout, exit code and time checked, and gnuplot's own reason when it fails. */
 #include "report_page.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -17,83 +16,6 @@
 #include "advise_json.h"
 
 extern char **environ;
-
-void zc_buf_put(zc_buf *b, const char *text, size_t len)
-{
-    if (b->failed)
-        return;
-    if (b->len + len + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->len + len + 1)
-            cap *= 2;
-        char *bigger = realloc(b->data, cap);
-        if (bigger == NULL) {
-            b->failed = 1;
-            return;
-        }
-        b->data = bigger;
-        b->cap = cap;
-    }
-    memcpy(b->data + b->len, text, len);
-    b->len += len;
-    b->data[b->len] = '\0';
-}
-
-void zc_buf_printf(zc_buf *b, const char *fmt, ...)
-{
-    char small[1024];
-    va_list args;
-    va_start(args, fmt);
-    int n = vsnprintf(small, sizeof small, fmt, args);
-    va_end(args);
-    if (n < 0) {
-        b->failed = 1;
-        return;
-    }
-    if ((size_t)n < sizeof small) {
-        zc_buf_put(b, small, (size_t)n);
-        return;
-    }
-    char *big = malloc((size_t)n + 1);
-    if (big == NULL) {
-        b->failed = 1;
-        return;
-    }
-    va_start(args, fmt);
-    vsnprintf(big, (size_t)n + 1, fmt, args);
-    va_end(args);
-    zc_buf_put(b, big, (size_t)n);
-    free(big);
-}
-
-void zc_buf_free(zc_buf *b)
-{
-    free(b->data);
-    memset(b, 0, sizeof *b);
-}
-
-void zc_buf_html(zc_buf *b, const char *text)
-{
-    for (const char *c = text; c != NULL && *c; c++) {
-        switch (*c) {
-        case '&':
-            zc_buf_put(b, "&amp;", 5);
-            break;
-        case '<':
-            zc_buf_put(b, "&lt;", 4);
-            break;
-        case '>':
-            zc_buf_put(b, "&gt;", 4);
-            break;
-        case '"':
-            zc_buf_put(b, "&quot;", 6);
-            break;
-        default:
-            zc_buf_put(b, c, 1);
-            break;
-        }
-    }
-}
 
 /* A temporary file holding text; its path into path (at least 64 bytes). */
 static int zc__temp_file(const char *text, const char *suffix, char *path, size_t size)
@@ -123,14 +45,57 @@ static double zc__seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/*
+ * The reason in a tool's stderr, on one line: gnuplot prints the offending command, a caret
+ * under it and then '"<script>" line 12: <message>', so the message line is the one to keep,
+ * without the temporary script's name; otherwise the last line that says anything.
+ */
+static void zc__reason(const char *err, const char *script_path, char *out, size_t size)
+{
+    out[0] = '\0';
+    const char *best = NULL, *last = NULL;
+    size_t best_len = 0, last_len = 0;
+    for (const char *line = err != NULL ? err : ""; *line;) {
+        size_t len = strcspn(line, "\n");
+        size_t skip = strspn(line, " \t^");
+        if (skip < len && strncmp(line, "zc-plot-area", 12) != 0) {
+            last = line;
+            last_len = len;
+            if (best == NULL && strstr(line, " line ") != NULL && memchr(line, ':', len) != NULL)
+                best = line, best_len = len;
+        }
+        line += len + (line[len] == '\n');
+    }
+    if (best == NULL)
+        best = last, best_len = last_len;
+    if (best == NULL) {
+        snprintf(out, size, "it gave no reason");
+        return;
+    }
+    /* '"/tmp/zc-report-ab12.gp" line 12: ...' becomes 'line 12: ...'. */
+    size_t name_len = strlen(script_path);
+    if (best_len > name_len + 2 && best[0] == '"' &&
+        strncmp(best + 1, script_path, name_len) == 0 && best[name_len + 1] == '"') {
+        best += name_len + 2;
+        best_len -= name_len + 2;
+    }
+    best_len -= strspn(best, " ");
+    best += strspn(best, " ");
+    snprintf(out, size, "%.*s", (int)(best_len < 200 ? best_len : 200), best);
+}
+
 int zc_report_run_tool(const char *program, const char *env_override, const char *const *args,
                        const char *input, const char *suffix, double timeout_s, char **out_p,
-                       char *why, size_t why_size)
+                       char **err_p, int *missing_p, char *why, size_t why_size)
 {
     const char *exe = program;
     const char *over = env_override != NULL ? getenv(env_override) : NULL;
     if (over != NULL && *over)
         exe = over;
+    if (missing_p != NULL)
+        *missing_p = 0;
+    if (err_p != NULL)
+        *err_p = NULL;
     char in_path[512], out_path[512], err_path[512];
     int in_fd = zc__temp_file(input, suffix, in_path, sizeof in_path);
     if (in_fd < 0) {
@@ -167,8 +132,11 @@ int zc_report_run_tool(const char *program, const char *env_override, const char
     close(out_fd);
     close(err_fd);
     int ok = 0, status = 0;
+    char *err = NULL;
     if (rc != 0) {
         snprintf(why, why_size, "%s not found (%s)", program, strerror(rc));
+        if (missing_p != NULL)
+            *missing_p = 1;
         goto cleanup;
     }
     /* Bounded wait: a tool that hangs must not hang the report. */
@@ -184,15 +152,21 @@ int zc_report_run_tool(const char *program, const char *env_override, const char
         snprintf(why, why_size, "%s took more than %.0f s and was stopped", program, timeout_s);
         goto cleanup;
     }
+    err = zc_advise_read_file(err_path);
     if (done < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        char *err = zc_advise_read_file(err_path);
         int code = done > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-        if (code == 127)
+        if (code == 127) {
             snprintf(why, why_size, "%s not found", program);
-        else
-            snprintf(why, why_size, "%s exited with %d: %.160s", program, code,
-                     err != NULL ? err : "");
-        free(err);
+            if (missing_p != NULL)
+                *missing_p = 1;
+        } else {
+            char reason[256];
+            zc__reason(err, in_path, reason, sizeof reason);
+            if (code < 0)
+                snprintf(why, why_size, "%s was killed: %s", program, reason);
+            else
+                snprintf(why, why_size, "%s exited with %d: %s", program, code, reason);
+        }
         goto cleanup;
     }
     *out_p = zc_advise_read_file(out_path);
@@ -200,8 +174,13 @@ int zc_report_run_tool(const char *program, const char *env_override, const char
         snprintf(why, why_size, "cannot read what %s wrote", program);
         goto cleanup;
     }
+    if (err_p != NULL) {
+        *err_p = err;
+        err = NULL;
+    }
     ok = 1;
 cleanup:
+    free(err);
     unlink(err_path);
     unlink(out_path);
     unlink(in_path);

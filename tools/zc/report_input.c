@@ -1,0 +1,221 @@
+/* zc report's inputs: each file read whole ("-": stdin), told apart by its schema, its sizes
+ * checked before any figure is taken from it, and named for the page. */
+#include "report_page.h"
+
+#include <string.h>
+
+#include "advise_json.h"
+#include "cli.h"
+#include "cli_io.h"
+
+/* Every point's size in a bench document is a whole number of bytes in range. The profile
+ * reader converts them to size_t, so they are checked here, before it runs. */
+static int zc__check_bench_sizes(const cJSON *doc, const char *where, zc_report_bad *bad)
+{
+    const cJSON *c, *pt;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(doc, "cases"))
+    {
+        const cJSON *key = cJSON_GetObjectItemCaseSensitive(c, "key");
+        int i = 0;
+        cJSON_ArrayForEach(pt, cJSON_GetObjectItemCaseSensitive(c, "points"))
+        {
+            const cJSON *bytes = cJSON_GetObjectItemCaseSensitive(pt, "bytes");
+            char field[160];
+            size_t unused;
+            snprintf(field, sizeof field, "case %s, point %d, bytes",
+                     cJSON_IsString(key) ? key->valuestring : "?", i++);
+            if (cJSON_IsNumber(bytes) &&
+                !zc_report_size(bytes->valuedouble, where, field, bad, &unused))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* The same for a profile document's copy curves: [bytes, GB/s] points. */
+static int zc__check_profile_sizes(const cJSON *doc, const char *where, zc_report_bad *bad)
+{
+    const cJSON *kind, *dir, *pt;
+    cJSON_ArrayForEach(kind, cJSON_GetObjectItemCaseSensitive(doc, "copy_gbps"))
+    {
+        cJSON_ArrayForEach(dir, kind)
+        {
+            int i = 0;
+            cJSON_ArrayForEach(pt, dir)
+            {
+                const cJSON *bytes = cJSON_GetArrayItem(pt, 0);
+                char field[160];
+                size_t unused;
+                snprintf(field, sizeof field, "copy_gbps.%s.%s[%d][0]",
+                         kind->string != NULL ? kind->string : "?",
+                         dir->string != NULL ? dir->string : "?", i++);
+                if (cJSON_IsNumber(bytes) &&
+                    !zc_report_size(bytes->valuedouble, where, field, bad, &unused))
+                    return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+/* A bench that can give a profile: the model needs its pinned H2D copies and launch time. A
+ * bench of the multi-GPU cases alone has neither; it is shown, but not asked for a profile. */
+static int zc__bench_has_profile(const cJSON *doc)
+{
+    return zc_report_bench_case(doc, "copy.h2d.pinned") != NULL &&
+           zc_report_bench_case(doc, "latency.launch") != NULL;
+}
+
+static int zc__add_doc(zc_report_doc *list, size_t *count, const cJSON *doc, const char *path,
+                       const char *what)
+{
+    if (*count >= ZC_REPORT_MAX_DOCS) {
+        fprintf(stderr, "zc report: %s: more than %d %s results, ignored\n", path,
+                ZC_REPORT_MAX_DOCS, what);
+        return 0;
+    }
+    list[*count].doc = doc;
+    list[*count].path = path;
+    list[*count].name[0] = '\0';
+    (*count)++;
+    return 1;
+}
+
+/* A bench or profile document: its figures, when it is the first that has them. */
+static int zc__add_bench(zc_report_input *in, const char *path, const cJSON *doc, int bench)
+{
+    const char *where = strcmp(path, "-") == 0 ? "stdin" : path;
+    if (bench ? !zc__check_bench_sizes(doc, where, in->bad)
+              : !zc__check_profile_sizes(doc, where, in->bad)) {
+        fprintf(stderr, "zc report: %s\n", in->bad->why);
+        return ZC_EXIT_USAGE;
+    }
+    if (bench)
+        zc__add_doc(in->benches, &in->bench_count, doc, path, "bench");
+    if (bench && !zc__bench_has_profile(doc)) {
+        if (zc_report_bench_case(doc, "multigpu.h2d.all") == NULL &&
+            zc_report_bench_case(doc, "multigpu.peer.copy") == NULL)
+            fprintf(stderr, "zc report: %s: no copy and launch figures in it, nothing to show\n",
+                    where);
+        return ZC_EXIT_OK;
+    }
+    if (in->have_profile) {
+        fprintf(stderr, "zc report: %s: using the figures of the first result only\n", where);
+        return ZC_EXIT_OK;
+    }
+    zc_profile p;
+    zc_status status = bench ? zc_profile_from_bench_json(doc, &p) : zc_profile_from_json(doc, &p);
+    if (status != ZC_OK) {
+        fprintf(stderr, "zc report: %s: no usable profile in it (%s)\n", where,
+                zc_status_str(status));
+        /* A bench result still gives the machine and the comparison. */
+        return bench ? ZC_EXIT_OK : ZC_EXIT_USAGE;
+    }
+    if (bench) {
+        in->bench = doc;
+        in->bench_path = path;
+        const cJSON *machine = cJSON_GetObjectItemCaseSensitive(doc, "machine");
+        if (cJSON_IsObject(machine)) {
+            in->machine = machine;
+            in->machine_path = where;
+        }
+    }
+    if (p.source[0] == '\0')
+        snprintf(p.source, sizeof p.source, "%s", where);
+    in->measured = p;
+    if (zc_profile_fill_gaps(&p, in->notes, sizeof in->notes) == ZC_OK) {
+        in->profile = p;
+        in->have_profile = 1;
+    }
+    return ZC_EXIT_OK;
+}
+
+int zc_report_input_add(zc_report_input *in, const char *path, cJSON **doc_p)
+{
+    int code = ZC_EXIT_OK;
+    cJSON *doc = zc_cli_read_json("report", path, &code);
+    *doc_p = doc;
+    if (doc == NULL)
+        return code;
+    const char *where = strcmp(path, "-") == 0 ? "stdin" : path;
+    const cJSON *schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
+    const char *s = cJSON_IsString(schema) ? schema->valuestring : "";
+    if (strncmp(s, "zerocopy.bench/", 15) == 0)
+        code = zc__add_bench(in, path, doc, 1);
+    else if (strncmp(s, "zerocopy.profile/", 17) == 0)
+        code = zc__add_bench(in, path, doc, 0);
+    else if (strncmp(s, "zerocopy.stream/", 16) == 0)
+        zc__add_doc(in->streams, &in->stream_count, doc, path, "stream");
+    else if (strncmp(s, "zerocopy.stream-multi/", 22) == 0)
+        zc__add_doc(in->multis, &in->multi_count, doc, path, "multi-GPU stream");
+    else if (strncmp(s, "zerocopy.pinning", 16) == 0 && in->pinning == NULL)
+        in->pinning = doc;
+    else if (strncmp(s, "zerocopy.info/", 14) == 0 && in->machine == NULL) {
+        in->machine = doc;
+        in->machine_path = where;
+    } else if (strncmp(s, "zerocopy.pinning", 16) != 0 && strncmp(s, "zerocopy.info/", 14) != 0) {
+        fprintf(stderr,
+                "zc report: %s: schema \"%s\" is not a bench, stream, multi-GPU stream, "
+                "pinning, profile or info result\n",
+                where, s);
+        return ZC_EXIT_USAGE;
+    }
+    if (code == ZC_EXIT_OK) {
+        size_t used = strlen(in->sources);
+        snprintf(in->sources + used, sizeof in->sources - used, "%s%s", used ? ", " : "", where);
+    }
+    return code;
+}
+
+static const char *zc__shown_path(const zc_report_doc *d)
+{
+    return strcmp(d->path, "-") == 0 ? "stdin" : d->path;
+}
+
+static const char *zc__base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash != NULL ? slash + 1 : path;
+}
+
+/*
+ * Name each document for the page: its file name when that tells it apart from the others of
+ * its kind; otherwise its path without the folders all of them share, so that two runs'
+ * stream_latency_4k.json become "h200-a/stream_latency_4k.json" and
+ * "h200-b/stream/stream_latency_4k.json".
+ */
+static void zc__name_docs(zc_report_doc *docs, size_t count)
+{
+    int clash = 0;
+    for (size_t i = 0; i < count && !clash; i++) {
+        for (size_t j = i + 1; j < count && !clash; j++)
+            clash = strcmp(zc__base_name(zc__shown_path(&docs[i])),
+                           zc__base_name(zc__shown_path(&docs[j]))) == 0;
+    }
+    size_t common = 0; /* length of the folders every path starts with, up to a '/' */
+    if (clash) {
+        const char *first = zc__shown_path(&docs[0]);
+        common = strlen(first);
+        for (size_t i = 1; i < count; i++) {
+            const char *other = zc__shown_path(&docs[i]);
+            size_t n = 0;
+            while (n < common && first[n] == other[n])
+                n++;
+            common = n;
+        }
+        while (common > 0 && first[common - 1] != '/')
+            common--;
+    }
+    for (size_t i = 0; i < count; i++) {
+        const char *path = zc__shown_path(&docs[i]);
+        snprintf(docs[i].name, sizeof docs[i].name, "%s",
+                 clash ? path + common : zc__base_name(path));
+    }
+}
+
+void zc_report_input_finish(zc_report_input *in)
+{
+    zc__name_docs(in->streams, in->stream_count);
+    zc__name_docs(in->benches, in->bench_count);
+    zc__name_docs(in->multis, in->multi_count);
+}
