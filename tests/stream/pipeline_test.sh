@@ -94,9 +94,14 @@ if [ $have_sox = 1 ]; then
     remix 1v0.5,2v0.5 || { echo "sox could not make the input"; exit 1; }
   sox "$work/in.wav" -t raw -e float -b 32 "$work/in.f32"
 else
+  # Without numpy the plain-Python reference is slow: 0.63 s of signal instead of 3.01.
   "$py" -c "
 import math, struct
-n = 144514
+try:
+    import numpy
+    n = 144514
+except ImportError:
+    n = 30107
 v = [0.5 * math.sin(2 * math.pi * 1000 * i / $rate) + 0.5 * math.sin(2 * math.pi * 12000 * i / $rate)
      for i in range(n)]
 open('$work/in.f32', 'wb').write(struct.pack(f'{n}f', *v))"
@@ -161,7 +166,7 @@ for mode in "${mode_list[@]}"; do
   [ "$quick" = 1 ] && continue
 
   # 2. A file, stdin and a FIFO, a multiple of the frame and not, real and complex.
-  head -c $((1024 * 4 * 20)) "$work/in.f32" >"$work/whole.f32"
+  head -c $((1024 * 4 * 20)) "$work/in.f32" >"$work/whole.f32" # 20 frames exactly
   for src in whole in; do
     # shellcheck disable=SC2086
     "$zc" stream "$work/$src.f32" $margs $filter_args --output "$work/o_file.f32" >/dev/null 2>&1
@@ -197,14 +202,14 @@ for mode in "${mode_list[@]}"; do
   [ $rc = 0 ] && [ "$(stat -c %s "$work/empty.f32")" = 0 ] && pass "$mode: empty input" ||
     fail "$mode: empty input: exit $rc, $(stat -c %s "$work/empty.f32") bytes out"
   # A truncated last sample: exit 2 naming the byte offset, every whole sample written.
-  head -c 100001 "$work/in.s16" >"$work/odd.s16"
+  head -c 40001 "$work/in.s16" >"$work/odd.s16"
   # shellcheck disable=SC2086
   "$zc" stream "$work/odd.s16" --format s16 $margs $filter_args --output "$work/odd.f32" \
     >/dev/null 2>"$work/err"
   rc=$?
-  if [ $rc = 2 ] && grep -q "byte offset 100000" "$work/err" &&
-    [ "$(stat -c %s "$work/odd.f32")" = $((50000 * 4)) ]; then
-    pass "$mode: truncated s16: exit 2, byte offset named, 50000 samples written"
+  if [ $rc = 2 ] && grep -q "byte offset 40000" "$work/err" &&
+    [ "$(stat -c %s "$work/odd.f32")" = $((20000 * 4)) ]; then
+    pass "$mode: truncated s16: exit 2, byte offset named, 20000 samples written"
   else
     fail "$mode: truncated s16: exit $rc, $(stat -c %s "$work/odd.f32") bytes: $(grep -v '^ ' "$work/err" | tail -2)"
   fi
