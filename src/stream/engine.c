@@ -163,6 +163,7 @@ static void zc__stream_free(zc_stream *s)
     free(s->rec);
     free(s->stage);
     free(s->tail);
+    free(s->next_tail);
     free(s->q);
     pthread_mutex_destroy(&s->produce_lock);
     pthread_mutex_destroy(&s->take_lock);
@@ -177,13 +178,14 @@ static zc_status zc__stream_alloc(zc_stream *s)
     const zc_stream_config *c = &s->config;
     s->stage = calloc(s->words, sizeof(float));
     s->tail = calloc(s->tail_len + 1, sizeof(float));
+    s->next_tail = calloc(s->tail_len + 1, sizeof(float));
     s->rec = calloc(s->recs, sizeof *s->rec);
     s->q_max = (c->queue_max_bytes ? c->queue_max_bytes : ZC__QUEUE_MAX_DEFAULT) / sizeof(float);
     if (s->q_max < s->words)
         s->q_max = s->words;
     s->q_cap = s->words * 4 < s->q_max ? s->words * 4 : s->q_max;
     s->q = c->discard_output ? NULL : malloc(s->q_cap * sizeof(float));
-    if (s->stage == NULL || s->tail == NULL || s->rec == NULL ||
+    if (s->stage == NULL || s->tail == NULL || s->next_tail == NULL || s->rec == NULL ||
         (!c->discard_output && s->q == NULL))
         return ZC_FAIL(ZC_ERR_NO_MEMORY, "zc_stream_create: no memory for %zu-value frames",
                        s->words);
@@ -199,6 +201,8 @@ static zc_status zc__stream_lanes(zc_stream *s)
         zc__lane *lane = &s->lane[i];
         lane->device = c->mode == ZC_STREAM_CPU ? -1 : s->devices[i];
         zc__latency_init(&lane->latency, ZC__LANE_LATENCY_KEPT, 0x9e3779b97f4a7c15ull + i);
+        if (s->n > 1)
+            zc__latency_reserve(&lane->latency, c->expected_frames / s->n + 1);
         fc.device = lane->device < 0 ? 0 : lane->device;
         zc_status st = zc_filter_create(&fc, &lane->f);
         if (st != ZC_OK) {
@@ -241,6 +245,9 @@ ZC_EXTERN zc_status zc_stream_create(const zc_stream_config *config, zc_stream *
     s->lane_words = s->lead + s->words;
     s->recs = (uint32_t)(s->n * (config->in_flight + 1u));
     zc__latency_init(&s->latency, ZC__LATENCY_KEPT, 0x2545f4914f6cdd1dull);
+    /* A stream of known length keeps every latency without growing its record while measured
+     * (each doubling copied the record between two frames: a pause in the tail). */
+    zc__latency_reserve(&s->latency, config->expected_frames);
     s->deferred_stride = 1;
     st = zc__stream_alloc(s);
     if (st == ZC_OK)
@@ -321,8 +328,10 @@ ZC_EXTERN zc_status zc_stream_stats_get(zc_stream *s, zc_stream_stats *st)
         ls->device = lane->device;
         ls->gpu_blocks = lane->blocks;
         ls->buffers = lane->buffers;
-        ls->frames = lane->latency.seen;
-        zc__latency_stats(&lane->latency, &ls->latency_us);
+        /* One lane is the whole stream: its figures are the stream's, recorded once. */
+        const zc__latency *lat = s->n == 1 ? &s->latency : &lane->latency;
+        ls->frames = lat->seen;
+        zc__latency_stats(lat, &ls->latency_us);
         zc__rates((double)ls->frames, st->seconds, s->words, &ls->frames_per_s, &ls->gb_per_s);
     }
     pthread_mutex_unlock(&s->take_lock);

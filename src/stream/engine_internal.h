@@ -19,6 +19,8 @@ typedef struct zc__latency {
 } zc__latency;
 
 void zc__latency_init(zc__latency *l, size_t kept_max, uint64_t seed);
+/* Room for n values (at most kept_max) now, so that no realloc pauses a measured stream. */
+void zc__latency_reserve(zc__latency *l, uint64_t n);
 /* 0 when memory for the kept values ran out (the value still counts in the histogram). */
 int zc__latency_add(zc__latency *l, double us);
 /* Summarise into *stats_p (count 0 when nothing was seen). */
@@ -75,10 +77,12 @@ struct zc_stream {
     pthread_mutex_t produce_lock, take_lock, verify_lock, queue_lock;
 
     /* Producer side (produce_lock). */
-    float *stage;  /* the frame being filled */
-    size_t staged; /* values in it */
-    float *tail;   /* the last tail_len values of the frames sent (zeros before the first) */
-    uint64_t sent; /* frames sent (atomic: read by the result side) */
+    float *stage;     /* the frame being filled */
+    size_t staged;    /* values in it */
+    float *tail;      /* the last tail_len values of the frames sent (zeros before the first) */
+    float *next_tail; /* the same once the frame being sent is out: made before its clock
+                         starts, swapped in when it went out */
+    uint64_t sent;    /* frames sent (atomic: read by the result side) */
     uint64_t offered;
     int flushed; /* atomic */
     int acquired;

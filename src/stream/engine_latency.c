@@ -17,6 +17,18 @@ void zc__latency_init(zc__latency *l, size_t kept_max, uint64_t seed)
     l->min = INFINITY;
 }
 
+void zc__latency_reserve(zc__latency *l, uint64_t n)
+{
+    size_t cap = n < l->kept_max ? (size_t)n : l->kept_max;
+    if (cap <= l->kept_cap)
+        return;
+    double *grown = realloc(l->kept, cap * sizeof *grown);
+    if (grown == NULL)
+        return; /* it grows as it goes instead */
+    l->kept = grown;
+    l->kept_cap = cap;
+}
+
 static uint64_t zc__xorshift(uint64_t *state)
 {
     uint64_t x = *state;

@@ -89,14 +89,15 @@ static void zc__count_drop(zc_stream *s, int measured, size_t valid)
         s->measured_dropped++;
 }
 
-/* Keep the last tail_len values of the stream sent so far (the next frame's history). */
-static void zc__tail_push(zc_stream *s, const float *body)
+/* The last tail_len values of the stream once body is sent (the next frame's history), into
+ * next_tail: made before the frame's clock starts, so that it costs the frame nothing. */
+static void zc__tail_prepare(zc_stream *s, const float *body)
 {
     if (s->words >= s->tail_len) {
-        memcpy(s->tail, body + (s->words - s->tail_len), s->tail_len * sizeof(float));
+        memcpy(s->next_tail, body + (s->words - s->tail_len), s->tail_len * sizeof(float));
     } else {
-        memmove(s->tail, s->tail + s->words, (s->tail_len - s->words) * sizeof(float));
-        memcpy(s->tail + (s->tail_len - s->words), body, s->words * sizeof(float));
+        memcpy(s->next_tail, s->tail + s->words, (s->tail_len - s->words) * sizeof(float));
+        memcpy(s->next_tail + (s->tail_len - s->words), body, s->words * sizeof(float));
     }
 }
 
@@ -112,8 +113,7 @@ static zc__frame_rec *zc__record(zc_stream *s, size_t valid, int measured, uint3
 }
 
 /* Frame seq went out on lane: check its number, then make it visible to the result side. */
-static zc_status zc__sent(zc_stream *s, zc__lane *lane, uint64_t seq, const float *body,
-                          int measured, const char *fn)
+static zc_status zc__sent(zc_stream *s, zc__lane *lane, uint64_t seq, int measured, const char *fn)
 {
     if (seq != lane->sent)
         return zc__stream_fail(
@@ -123,7 +123,9 @@ static zc_status zc__sent(zc_stream *s, zc__lane *lane, uint64_t seq, const floa
     zc__offer_end(s, measured);
     if (measured)
         s->measured_sent++;
-    zc__tail_push(s, body);
+    float *old = s->tail; /* the frame went out: its tail is the stream's now */
+    s->tail = s->next_tail;
+    s->next_tail = old;
     __atomic_store_n(&s->sent, s->sent + 1, __ATOMIC_RELEASE);
     return ZC_OK;
 }
@@ -145,6 +147,7 @@ static zc_status zc__send_copy(zc_stream *s, const float *body, size_t valid, co
     uint32_t slot;
     zc__frame_rec *rec = zc__record(s, valid, measured, &slot);
     zc__verify_submit(s, rec, slot, body); /* before the clock starts: not the path's cost */
+    zc__tail_prepare(s, body);
     uint64_t seq = 0;
     rec->t0 = zc_clock_ns();
     if (s->lead == 0) {
@@ -164,7 +167,7 @@ static zc_status zc__send_copy(zc_stream *s, const float *body, size_t valid, co
     }
     if (st != ZC_OK)
         return zc__stream_fail(s, st);
-    return zc__sent(s, lane, seq, body, measured, fn);
+    return zc__sent(s, lane, seq, measured, fn);
 }
 
 /* Send the full stage; a dropped frame is gone (and counted), so either way it is empty after,
@@ -346,6 +349,7 @@ ZC_EXTERN zc_status zc_stream_frame_publish(zc_stream *s)
     zc__frame_rec *rec = zc__record(s, s->config.frame_samples, measured, &slot);
     rec->t0 = s->acquired_t0;
     zc__verify_submit(s, rec, slot, body);
+    zc__tail_prepare(s, body);
     if (s->lead > 0)
         memcpy(buf, s->tail + (s->tail_len - s->lead), s->lead * sizeof(float));
     uint64_t seq = 0;
@@ -355,7 +359,7 @@ ZC_EXTERN zc_status zc_stream_frame_publish(zc_stream *s)
     if (st == ZC_OK) {
         s->acquired = 0;
         s->samples_in += s->config.frame_samples;
-        st = zc__sent(s, lane, seq, body, measured, fn);
+        st = zc__sent(s, lane, seq, measured, fn);
     } else {
         st = zc__stream_fail(s, st);
     }

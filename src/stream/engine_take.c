@@ -93,7 +93,8 @@ zc_status zc__take_next(zc_stream *s, uint64_t timeout_ns)
     if (rec->measured) {
         const double us = (double)(now - rec->t0) / 1e3;
         (void)zc__latency_add(&s->latency, us); /* out of memory: percentiles from fewer */
-        (void)zc__latency_add(&lane->latency, us);
+        if (s->n > 1)
+            (void)zc__latency_add(&lane->latency, us);
         s->frames_measured++;
         s->measured_samples += rec->valid;
         s->last_result_ns = now;
