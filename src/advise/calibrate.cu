@@ -8,6 +8,7 @@
 
 #include "advise/kernel_internal.h"
 #include "device/cuda_check.h"
+#include "zerocopy/device.h"
 #include "zerocopy/clock.h"
 
 #define ZC__BIG   ((size_t)64 << 20)
@@ -347,10 +348,23 @@ static zc_status zc__calibrate(zc__cal *c, int device, zc_profile *p)
     return zc_profile_fill_gaps(p, NULL, 0);
 }
 
+/* A GPU to measure on: without one, say why (no driver, too old, no GPU), as zc_device_count
+ * does, rather than the runtime's "insufficient driver" for a machine that has none. */
+static zc_status zc__cal_device(int device)
+{
+    int count = 0;
+    zc_status status = zc_device_count(&count);
+    if (status != ZC_OK)
+        return status;
+    return ZC_CUDA(cudaSetDevice(device));
+}
+
 ZC_EXTERN zc_status zc_advise_calibrate(int device, zc_profile *profile_p)
 {
     ZC_REQUIRE_ARG(profile_p);
-    ZC_CUDA_RETURN(cudaSetDevice(device));
+    zc_status st = zc__cal_device(device);
+    if (st != ZC_OK)
+        return st;
     zc_profile p;
     zc_status status = zc_profile_init(&p);
     if (status != ZC_OK)
@@ -386,7 +400,9 @@ ZC_EXTERN zc_status zc_advise_measure_host_write(double *gbps_p)
 ZC_EXTERN zc_status zc_advise_measure_alloc(int device, zc_profile *profile)
 {
     ZC_REQUIRE_ARG(profile);
-    ZC_CUDA_RETURN(cudaSetDevice(device));
+    zc_status st = zc__cal_device(device);
+    if (st != ZC_OK)
+        return st;
     zc_profile p = *profile;
     zc__cal c;
     memset(&c, 0, sizeof c);

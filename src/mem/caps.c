@@ -3,11 +3,13 @@
 #include "mem/caps.h"
 
 #include <pthread.h>
+#include <stdio.h>
 
 #include <cuda_runtime_api.h>
 
 #include "core/error.h"
 #include "device/cuda_check.h"
+#include "device/driver_probe.h"
 
 #define ZC__MAX_DEVICES 64
 
@@ -32,9 +34,11 @@ zc_status zc__caps_device_count(const char *fn, int *count_p)
     int count = zc__count;
     cudaError_t error = zc__count_error;
     pthread_mutex_unlock(&zc__caps_lock);
-    if (error != cudaSuccess)
-        return ZC_FAIL(ZC_ERR_NO_DEVICE, "%s: no CUDA device: cudaGetDeviceCount failed: %s (%s)",
-                       fn, cudaGetErrorName(error), cudaGetErrorString(error));
+    if (error != cudaSuccess) { /* no driver, too old or no GPU, in words (device/driver_probe.h) */
+        char call[160];
+        snprintf(call, sizeof call, "%s: cudaGetDeviceCount(&count)", fn);
+        return zc__device_count_failure(error, call, __FILE__, __LINE__);
+    }
     if (count == 0)
         return ZC_FAIL(ZC_ERR_NO_DEVICE, "%s: no CUDA device found", fn);
     *count_p = count;

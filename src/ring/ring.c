@@ -10,6 +10,7 @@
 #include "core/checked_math.h"
 #include "zerocopy/clock.h"
 #include "device/cuda_check.h"
+#include "zerocopy/device.h"
 
 #define ZC__RING_ALIGN 128u
 
@@ -258,7 +259,9 @@ ZC_EXTERN zc_status zc_ring_create(const zc_ring_config *config, zc_ring **ring_
     if (st != ZC_OK)
         return st;
     int count = 0, can_map = 0, sms = 0;
-    ZC_CUDA_RETURN(cudaGetDeviceCount(&count));
+    st = zc_device_count(&count); /* says why when there is no GPU or driver */
+    if (st != ZC_OK)
+        return st;
     if (config->device >= count)
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_ring_create: device %d does not exist (%d found)",
                        config->device, count);

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define H200 ZC_CLI_FIXTURES "/../advise/h200.profile.json"
@@ -187,6 +188,19 @@ static void test_full_outputs_fail(void **state)
     zc_test_expect_zc(
         (const char *[]){"stream", "--mode", "cpu", "--frames", "2", "-j", "/dev/full", NULL},
         NO_GPU, 1, NULL, "No space left on device");
+    /* Text to a full stdout: the command's output did not arrive. */
+    char cmd[512];
+    snprintf(cmd, sizeof cmd,
+             "ZC_TRACE_LIB= CUDA_VISIBLE_DEVICES=-1 %s stream --mode cpu --frames 2 > /dev/full "
+             "2>/dev/null",
+             ZC_TEST_ZC_BINARY);
+    int status = system(cmd);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 1);
+    snprintf(cmd, sizeof cmd, "%s help stream > /dev/full 2>/dev/null", ZC_TEST_ZC_BINARY);
+    status = system(cmd);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 1);
     /* zc trace's results count: the program succeeded, zc trace could not write. */
     zc_test_expect_zc((const char *[]){"trace", "-j", "/dev/full", "--", "/bin/true", NULL}, NO_GPU,
                       1, NULL, "No space left on device");

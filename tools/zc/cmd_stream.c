@@ -14,7 +14,7 @@
 static const char zc__stream_usage[] =
     "zc stream [SOURCE] [--mode MODE[,MODE...]|all] [--frames N | --duration S]\n"
     "                 [--frame-samples N] [--in-flight N] [--format F] [--lowpass HZ --taps N |\n"
-    "                 --taps-file F] [--paced RATE] [-o FILE|-] [-j FILE|-] [--force] [options]";
+    "                 --taps-file FILE] [--paced RATE] [-o FILE|-] [-j FILE|-] [--force] [options]";
 
 static void zc__stream_help(void)
 {
@@ -32,8 +32,8 @@ static void zc__stream_help(void)
            "SOURCE (or --source) is synth (default), a raw sample file, a FIFO, or - for stdin.\n"
            "The output has exactly as many samples as the input, in order: the last partial\n"
            "frame is filtered too. The filter is causal; a designed low-pass of N taps delays\n"
-           "the signal by (N - 1) / 2 samples. Every result is checked against a double-\n"
-           "precision CPU FIR (relative error <= 1e-5; --verify all checks every frame).\n\n"
+           "the signal by (N - 1) / 2 samples. Every result is checked against a CPU FIR in\n"
+           "double precision (relative error <= 1e-5; --verify all checks every frame).\n\n"
            "Options:\n"
            "  --mode LIST          modes to run, comma-separated, or all (default zerocopy)\n"
            "  --protocol P         zerocopy ring protocol: ll, flag or both (default ll; both\n"
@@ -65,9 +65,9 @@ static void zc__stream_help(void)
            "  --noise A            synthetic noise amplitude (default 0.1)\n"
            "  --lowpass HZ         windowed-sinc low-pass cutoff (default rate/8)\n"
            "  --taps N             taps of the designed filter (default 64)\n"
-           "  --taps-file F        taps from a text file instead\n"
-           "  --save-taps F        write the taps used, one per line (- for stdout)\n"
-           "  -o, --output F       filtered samples to file F, or - for stdout, each frame as\n"
+           "  --taps-file FILE     taps from a text file instead\n"
+           "  --save-taps FILE     write the taps used, one per line (- for stdout)\n"
+           "  -o, --output FILE    filtered samples to FILE, or - for stdout, each frame as\n"
            "                       soon as it is filtered (the first mode's results)\n"
            "  --nonfinite stop|zero  a NaN or infinite input sample stops the run (default,\n"
            "                       exit 2, naming sample and frame) or is filtered as 0 and\n"
@@ -80,7 +80,7 @@ static void zc__stream_help(void)
            "  --no-pin             do not pin\n"
            "  --timeout-ms N       longest wait for the GPU, and for input from a pipe or FIFO\n"
            "                       (default 2000; a stalled writer ends the run, exit 6)\n"
-           "  -j, --json F         results as JSON, schema \"%s\" (docs/json.md), to F or -\n"
+           "  -j, --json FILE      results as JSON, schema \"%s\" (docs/json.md), to FILE or -\n"
            "  --force              replace output files (--output, --json, --save-taps) that\n"
            "                       exist\n"
            "  -h, --help           this help\n",

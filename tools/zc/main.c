@@ -1,4 +1,5 @@
 /* zc: the command-line front of the zerocopy library. Dispatches to one command. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -85,6 +86,16 @@ static int zc__version(int argc, char **argv)
     return ZC_EXIT_OK;
 }
 
+/* Text written to stdout that did not arrive (a full disk, a closed pipe) is a failure: a
+ * command that succeeded otherwise exits 1 instead of 0. */
+static int zc__stdout_checked(int code)
+{
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return code;
+    fprintf(stderr, "zc: writing to stdout: %s\n", strerror(errno));
+    return code == ZC_EXIT_OK ? ZC_EXIT_FAILURE : code;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -94,10 +105,10 @@ int main(int argc, char **argv)
     const char *name = argv[1];
     const zc_command *own = zc__own_word_find(name);
     if (own != NULL)
-        return own->run(argc - 1, argv + 1);
+        return zc__stdout_checked(own->run(argc - 1, argv + 1));
     const zc_command *command = zc_command_find(name);
     if (command != NULL)
-        return command->run(argc - 1, argv + 1);
+        return zc__stdout_checked(command->run(argc - 1, argv + 1));
     fprintf(stderr, "zc: unknown command '%s'\nusage: zc <command> [options]\nTry 'zc --help'.\n",
             name);
     return ZC_EXIT_USAGE;
