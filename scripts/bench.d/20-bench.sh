@@ -8,14 +8,14 @@ mkdir -p "$results"
 
 status=0
 start=$SECONDS
-"$zc" bench --json "$results/bench.json" --csv "$results/bench.csv" \
+"$zc" bench --force --json "$results/bench.json" --csv "$results/bench.csv" \
   >"$results/bench.txt" 2>"$results/bench.err"
 rc=$?
 echo "zc bench (default): exit $rc, $((SECONDS - start)) s"
 [ $rc -eq 0 ] || { status=1; cat "$results/bench.err"; }
 
 start=$SECONDS
-"$zc" bench --json "$results/bench-repeat.json" >"$results/bench-repeat.txt" \
+"$zc" bench --force --json "$results/bench-repeat.json" >"$results/bench-repeat.txt" \
   2>"$results/bench-repeat.err"
 rc=$?
 echo "zc bench (repeat): exit $rc, $((SECONDS - start)) s"

@@ -15,7 +15,7 @@ run() {
   local name=$1
   shift
   echo "== zc stream $*" | tee "$results/$name.txt"
-  "$zc" stream "$@" --json "$results/$name.json" 2>&1 | tee -a "$results/$name.txt"
+  "$zc" stream "$@" --force --json "$results/$name.json" 2>&1 | tee -a "$results/$name.txt"
   local rc=${PIPESTATUS[0]}
   [ "$rc" = 0 ] || { echo "FAILED ($rc): zc stream $*"; status=1; }
 }

@@ -15,7 +15,7 @@ status=0
 run() {
   local name=$1
   shift
-  "$zc" stream "$@" --json "$dir/$name.json" >"$dir/$name.txt" 2>&1 ||
+  "$zc" stream "$@" --force --json "$dir/$name.json" >"$dir/$name.txt" 2>&1 ||
     { echo "FAILED: zc stream $*"; cat "$dir/$name.txt"; status=1; }
 }
 

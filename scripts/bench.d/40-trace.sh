@@ -35,7 +35,7 @@ traced() {
   local opts=()
   while [ "$1" != "--" ]; do opts+=("$1"); shift; done
   shift
-  timeout 300 "$zc" trace --json "$out/$name.json" --output "$out/$name.summary.txt" "${opts[@]}" \
+  timeout 300 "$zc" trace --force --json "$out/$name.json" --output "$out/$name.summary.txt" "${opts[@]}" \
     -- "$@" >"$out/$name.stdout.txt" 2>"$out/$name.stderr.txt"
   local rc=$?
   local got

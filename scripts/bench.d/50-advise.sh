@@ -18,7 +18,7 @@ else
 fi
 
 start=$SECONDS
-"$zc" advise --validate "${profile_args[@]}" --out "$results/advise" \
+"$zc" advise --validate --force "${profile_args[@]}" --out "$results/advise" \
   --save-profile "$results/advise/profile.json" >"$results/advise/validation.txt" \
   2>"$results/advise/validation.err"
 rc=$?
@@ -31,7 +31,7 @@ sed -n '1,/^## Every technique/p' "$results/advise/validation.md" 2>/dev/null | 
 # model owes to the profile.
 if [ ${#profile_args[@]} -gt 0 ] && [ $((SECONDS - start)) -lt 45 ]; then
   mkdir -p "$results/advise/calibrated"
-  "$zc" advise --validate --out "$results/advise/calibrated" \
+  "$zc" advise --validate --force --out "$results/advise/calibrated" \
     >"$results/advise/calibrated/validation.txt" 2>"$results/advise/calibrated/validation.err" ||
     status=1
   grep -m1 "Recommended technique measured fastest" "$results/advise/calibrated/validation.md"
@@ -51,6 +51,6 @@ for f in "$results"/bench.json "$results"/stream*.json "$results"/pinning.json; 
   [ -s "$f" ] && inputs+=("$f")
 done
 [ ${#inputs[@]} -gt 0 ] || inputs=("$results/advise/profile.json")
-"$zc" report -o "$results/report.html" --picture-dot "$results/picture.dot" "${inputs[@]}" ||
+"$zc" report --force -o "$results/report.html" --picture-dot "$results/picture.dot" "${inputs[@]}" ||
   status=1
 exit $status

@@ -18,7 +18,7 @@ mkdir -p "$results"
 status=0
 
 start=$SECONDS
-"$zc" bench --devices all --case multigpu --json "$results/multigpu.json" \
+"$zc" bench --force --devices all --case multigpu --json "$results/multigpu.json" \
   --csv "$results/multigpu.csv" >"$results/multigpu.txt" 2>"$results/multigpu.err"
 rc=$?
 echo "zc bench --devices all --case multigpu: exit $rc, $((SECONDS - start)) s ($gpus GPUs)"
@@ -33,7 +33,7 @@ if "$zc" stream --help 2>/dev/null | grep -q -- '--devices'; then
     start=$SECONDS
     echo "== zc stream --devices $devs (1 MiB frames)" | tee "$results/stream_multigpu_$n.txt"
     "$zc" stream --devices "$devs" --mode zerocopy --protocol flag --frame-samples 262144 \
-      --taps 64 --in-flight 16 --frames 3000 --warmup 100 --reuse \
+      --taps 64 --in-flight 16 --frames 3000 --warmup 100 --reuse --force \
       --json "$results/stream_multigpu_$n.json" 2>&1 | tee -a "$results/stream_multigpu_$n.txt"
     rc=${PIPESTATUS[0]}
     echo "zc stream --devices $devs: exit $rc, $((SECONDS - start)) s"
