@@ -254,40 +254,6 @@ zc_status zc_profile_from_json(const cJSON *doc, zc_profile *profile_p)
     return ZC_OK;
 }
 
-char *zc_advise_read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    while (buf != NULL) {
-        size_t got = fread(buf + len, 1, cap - len - 1, f);
-        len += got;
-        if (got == 0)
-            break;
-        if (cap - len - 1 == 0) {
-            char *bigger = realloc(buf, cap * 2);
-            if (bigger == NULL) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = bigger;
-            cap *= 2;
-        }
-    }
-    int failed = ferror(f);
-    fclose(f);
-    if (buf == NULL || failed) {
-        free(buf);
-        errno = failed ? EIO : ENOMEM;
-        return NULL;
-    }
-    buf[len] = '\0';
-    return buf;
-}
-
 zc_status zc_profile_load(const char *path, zc_profile *profile_p, zc_profile *measured_p,
                           char *notes, size_t notes_size)
 {

@@ -46,9 +46,6 @@ zc_status zc_profile_from_bench_json(const cJSON *doc, zc_profile *profile_p);
 zc_status zc_profile_load(const char *path, zc_profile *profile_p, zc_profile *measured_p,
                           char *notes, size_t notes_size);
 
-/* Read a whole file into a new NUL-terminated string; NULL with errno set on failure. */
-char *zc_advise_read_file(const char *path);
-
 /* Read a workload object ({"bytes": "4KiB", "direction": "h2d", ...}) over *workload_p, whose
  * other fields stay as they are. ZC_ERR_PARSE naming the bad field. */
 zc_status zc_workload_from_json(const cJSON *doc, zc_workload *workload_p);

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+
+#include "cli_io.h"
 #include <time.h>
 #include <unistd.h>
 
@@ -152,7 +154,8 @@ int zc_report_run_tool(const char *program, const char *env_override, const char
         snprintf(why, why_size, "%s took more than %.0f s and was stopped", program, timeout_s);
         goto cleanup;
     }
-    err = zc_advise_read_file(err_path);
+    int code_unused = 0;
+    err = zc_cli_read_input("report", err_path, ZC_CLI_INPUT_MAX, NULL, &code_unused);
     if (done < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         int code = done > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
         if (code == 127) {
@@ -169,7 +172,7 @@ int zc_report_run_tool(const char *program, const char *env_override, const char
         }
         goto cleanup;
     }
-    *out_p = zc_advise_read_file(out_path);
+    *out_p = zc_cli_read_input("report", out_path, ZC_CLI_INPUT_MAX, NULL, &code_unused);
     if (*out_p == NULL) {
         snprintf(why, why_size, "cannot read what %s wrote", program);
         goto cleanup;
