@@ -10,12 +10,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-
-#include "cli_io.h"
 #include <time.h>
 #include <unistd.h>
 
 #include "advise_json.h"
+#include "cli_io.h"
 
 extern char **environ;
 
