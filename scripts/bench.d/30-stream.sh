@@ -27,7 +27,8 @@ run stream_latency_4k --mode all --frame-samples 1024 --taps 64 --in-flight 1 \
 # Target: >= 45 GB/s of input through zerocopy. --reuse republishes frames already in the
 # buffers, so the CPU's memcpy does not stand in for the link.
 # Every GPU mode (the host filter takes about 9 ms a frame here: the latency run shows it).
-run stream_throughput_1m --mode zerocopy,mapped-launch,classic-pageable,classic-pinned,graph \
+run stream_throughput_1m \
+  --mode zerocopy,mapped-launch,classic-pageable,classic-pinned,classic-overlap,graph \
   --protocol both --frame-samples 262144 --taps 64 --in-flight 16 \
   --frames 3000 --warmup 100 --reuse
 # The block count that did best in the sweep (35-stream-sweep.sh) at 1 MiB, against the default.

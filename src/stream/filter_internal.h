@@ -8,6 +8,10 @@
 
 typedef struct zc__filter_ops zc__filter_ops;
 
+/* classic-overlap's streams: copy-in of one frame, the kernel of the one before and copy-out of
+ * the one before that can all run at once. */
+#define ZC__OVERLAP_STREAMS 3
+
 struct zc_filter {
     zc_filter_config config;
     const zc__filter_ops *ops;
@@ -35,7 +39,9 @@ struct zc_filter {
     float *d_hist;           /* two histories, used alternately */
     cudaEvent_t *events;     /* one per slot */
     cudaGraphExec_t *graphs; /* one per slot (graph mode) */
-    float *h_work;           /* cpu: the halo values before the next frame, then room for it */
+    cudaStream_t overlap[ZC__OVERLAP_STREAMS]; /* classic-overlap: frame seq on seq % 3 */
+    cudaEvent_t *kernel_done;                  /* classic-overlap: one per slot */
+    float *h_work; /* cpu: the halo values before the next frame, then room for it */
 };
 
 /*

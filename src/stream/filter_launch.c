@@ -1,5 +1,6 @@
-/* The four per-frame launch transports of a filter: a launch per frame on mapped memory,
- * pageable and pinned copies around a launch, and a CUDA graph of copy, kernel, copy. */
+/* The per-frame launch transports of a filter: a launch per frame on mapped memory, pageable
+ * and pinned copies around a launch, pinned copies overlapped over three streams, and a CUDA
+ * graph of copy, kernel, copy. */
 #include "stream/filter_internal.h"
 
 #include <stdlib.h>
@@ -33,6 +34,48 @@ static zc_status zc__enqueue_copy_kernel_copy(zc_filter *f, uint64_t seq)
     ZC_CUDA_RETURN(cudaMemcpyAsync(zc__filter_slot(f->h_out, f, seq),
                                    zc__filter_slot(f->d_out, f, seq), f->frame_bytes,
                                    cudaMemcpyDeviceToHost, f->stream));
+    return ZC_OK;
+}
+
+/*
+ * classic-overlap: frame seq's copy-in, kernel and copy-out on stream seq % 3, so that copying
+ * one frame in overlaps the kernel of the one before and the copy-out of the one before that
+ * (the copy engines run both directions at once). The kernels still run one after another, in
+ * order: each carries the filter's history to the next (hist parity), so frame seq's kernel
+ * waits for frame seq - 1's.
+ */
+static zc_status zc__enqueue_overlap(zc_filter *f, uint64_t seq)
+{
+    cudaStream_t s = f->overlap[seq % ZC__OVERLAP_STREAMS];
+    const float *hist_in;
+    float *hist_out;
+    zc__hist(f, seq, &hist_in, &hist_out);
+    ZC_CUDA_RETURN(cudaMemcpyAsync(zc__filter_slot(f->d_in, f, seq),
+                                   zc__filter_slot(f->h_in, f, seq), f->frame_bytes,
+                                   cudaMemcpyHostToDevice, s));
+    if (seq > 0)
+        ZC_CUDA_RETURN(cudaStreamWaitEvent(s, f->kernel_done[(seq - 1) % f->slots], 0));
+    zc_status st = zc__fir_launch_frame(&f->shape, zc__filter_slot(f->d_in, f, seq),
+                                        zc__filter_slot(f->d_out, f, seq), hist_in, hist_out,
+                                        f->d_taps, s, &f->blocks);
+    if (st != ZC_OK)
+        return st;
+    ZC_CUDA_RETURN(cudaEventRecord(f->kernel_done[seq % f->slots], s));
+    ZC_CUDA_RETURN(cudaMemcpyAsync(zc__filter_slot(f->h_out, f, seq),
+                                   zc__filter_slot(f->d_out, f, seq), f->frame_bytes,
+                                   cudaMemcpyDeviceToHost, s));
+    return ZC_CUDA(cudaEventRecord(f->events[seq % f->slots], s));
+}
+
+static zc_status zc__overlap_setup(zc_filter *f)
+{
+    for (int i = 0; i < ZC__OVERLAP_STREAMS; i++)
+        ZC_CUDA_RETURN(cudaStreamCreateWithFlags(&f->overlap[i], cudaStreamNonBlocking));
+    f->kernel_done = calloc(f->slots, sizeof *f->kernel_done);
+    if (f->kernel_done == NULL)
+        return ZC_FAIL(ZC_ERR_NO_MEMORY, "zc_filter_create: no memory for events");
+    for (uint32_t s = 0; s < f->slots; s++)
+        ZC_CUDA_RETURN(cudaEventCreateWithFlags(&f->kernel_done[s], cudaEventDisableTiming));
     return ZC_OK;
 }
 
@@ -101,6 +144,8 @@ static zc_status zc__launch_setup(zc_filter *f)
         ZC_CUDA_RETURN(cudaEventCreateWithFlags(&f->events[s], cudaEventDisableTiming));
     if (mode == ZC_STREAM_GRAPH)
         st = zc__build_graphs(f);
+    if (mode == ZC_STREAM_CLASSIC_OVERLAP)
+        st = zc__overlap_setup(f);
     if (st == ZC_OK)
         st = ZC_CUDA(cudaDeviceSynchronize());
     return st;
@@ -136,6 +181,8 @@ static zc_status zc__launch_publish(zc_filter *f)
     case ZC_STREAM_CLASSIC_PINNED:
         st = zc__enqueue_copy_kernel_copy(f, seq);
         break;
+    case ZC_STREAM_CLASSIC_OVERLAP:
+        return zc__enqueue_overlap(f, seq); /* records the frame's event on its own stream */
     case ZC_STREAM_GRAPH:
         st = ZC_CUDA(cudaGraphLaunch(f->graphs[seq % f->slots], f->stream));
         break;
@@ -189,6 +236,17 @@ static void zc__launch_teardown(zc_filter *f)
 {
     if (f->own_stream)
         zc__cuda_ignore(cudaStreamSynchronize(f->stream));
+    for (int i = 0; i < ZC__OVERLAP_STREAMS; i++) {
+        if (f->overlap[i] != NULL) {
+            zc__cuda_ignore(cudaStreamSynchronize(f->overlap[i]));
+            zc__cuda_ignore(cudaStreamDestroy(f->overlap[i]));
+        }
+    }
+    for (uint32_t s = 0; f->kernel_done != NULL && s < f->slots; s++) {
+        if (f->kernel_done[s] != NULL)
+            zc__cuda_ignore(cudaEventDestroy(f->kernel_done[s]));
+    }
+    free(f->kernel_done);
     for (uint32_t s = 0; f->graphs != NULL && s < f->slots; s++) {
         if (f->graphs[s] != NULL)
             zc__cuda_ignore(cudaGraphExecDestroy(f->graphs[s]));

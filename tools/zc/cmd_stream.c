@@ -27,6 +27,8 @@ static void zc__stream_help(void)
            "  mapped-launch     one kernel launch per frame on mapped memory, event sync\n"
            "  classic-pageable  malloc + cudaMemcpy + launch + cudaMemcpy\n"
            "  classic-pinned    pinned + cudaMemcpyAsync + launch + cudaMemcpyAsync + sync\n"
+           "  classic-overlap   the same over three streams: copies of one frame overlap the\n"
+           "                    kernel of another (with --in-flight 2 or more)\n"
            "  graph             a CUDA graph of copy, kernel, copy, launched per frame\n"
            "  cpu               the same filter on the host (no GPU needed): the baseline\n"
            "SOURCE (or --source) is synth (default), a raw sample file, a FIFO, or - for stdin.\n"
