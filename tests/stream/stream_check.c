@@ -1,6 +1,8 @@
 /* What the streaming engine's tests share: a signal, a run through a stream, the error. */
 #include "stream_check.h"
 
+#include <pthread.h>
+
 #include "test_support.h"
 
 float *stream_check_signal(size_t values, size_t halo, uint64_t seed)
@@ -58,4 +60,59 @@ double stream_check_error(const float *taps, size_t ntaps, const float *signal, 
     double err = zc_fir_error(ref, out, samples * channels, taps, ntaps, 1.0);
     free(ref);
     return err;
+}
+
+typedef struct stream_check_consumer {
+    zc_stream *s;
+    float *out;
+    size_t got, cap, pull_max;
+    zc_status st;
+    char error[512];
+} stream_check_consumer;
+
+static void *stream_check_consume(void *arg)
+{
+    stream_check_consumer *k = arg;
+    for (;;) {
+        size_t got = 0;
+        zc_status st = zc_stream_pull(k->s, k->out + k->got, k->pull_max, 2000000000ull, &got);
+        if (st == ZC_ERR_NOT_FOUND)
+            break;
+        if (st != ZC_OK) {
+            k->st = st;
+            snprintf(k->error, sizeof k->error, "%s", zc_last_error());
+            break;
+        }
+        k->got += got;
+        if (k->got > k->cap)
+            break;
+    }
+    return NULL;
+}
+
+size_t stream_check_two_threads(zc_stream *s, const float *x, size_t samples, size_t max_piece,
+                                size_t pull_max, float *out)
+{
+    stream_check_consumer k = {0};
+    k.s = s;
+    k.out = out;
+    k.cap = samples;
+    k.pull_max = pull_max;
+    pthread_t thread;
+    assert_int_equal(pthread_create(&thread, NULL, stream_check_consume, &k), 0);
+    size_t pushed = 0;
+    while (pushed < samples) {
+        size_t n = 1 + (pushed * 7919) % max_piece, accepted = 0;
+        if (n > samples - pushed)
+            n = samples - pushed;
+        zc_status st = zc_stream_push(s, x + pushed, n, &accepted);
+        if (st != ZC_OK)
+            fail_msg("push at sample %zu: %s", pushed, zc_last_error());
+        pushed += accepted;
+    }
+    assert_int_equal(zc_stream_flush(s), ZC_OK);
+    pthread_join(thread, NULL);
+    if (k.st != ZC_OK)
+        fail_msg("pull: %s: %s", zc_status_str(k.st), k.error);
+    return k.got;
 }

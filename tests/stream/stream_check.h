@@ -19,6 +19,14 @@ float *stream_check_signal(size_t values, size_t halo, uint64_t seed);
 size_t stream_check_run(zc_stream *s, const float *x, size_t samples, size_t channels,
                         const size_t *pieces, size_t npieces, float *out);
 
+/*
+ * The same from two threads: this one pushes x in pieces of 1 to max_piece samples (changing
+ * sizes) and flushes, while a second one pulls, up to pull_max samples a call, into out (room for
+ * samples + pull_max). Fails the test on any failure; gives the samples pulled.
+ */
+size_t stream_check_two_threads(zc_stream *s, const float *x, size_t samples, size_t max_piece,
+                                size_t pull_max, float *out);
+
 /* The output against zc_fir_reference over the whole signal (signal starts with its halo):
  * max |error| / (sum |h| x 1.0). */
 double stream_check_error(const float *taps, size_t ntaps, const float *signal, size_t halo,

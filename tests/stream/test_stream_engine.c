@@ -4,7 +4,6 @@
 #include "test_support.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <string.h>
 
 #include "stream_check.h"
@@ -133,71 +132,29 @@ static void test_empty_stream(void **state)
     zc_stream_destroy(s);
 }
 
-typedef struct consumer {
-    zc_stream *s;
-    float *out;
-    size_t cap, got;
-    zc_status st;
-} consumer;
-
-static void *consume(void *arg)
-{
-    consumer *k = arg;
-    for (;;) {
-        size_t got = 0;
-        zc_status st = zc_stream_pull(k->s, k->out + k->got, 300, 2000000000ull, &got);
-        if (st == ZC_ERR_NOT_FOUND)
-            break;
-        if (st != ZC_OK) {
-            k->st = st;
-            break;
-        }
-        k->got += got;
-        if (k->got > k->cap)
-            break;
-    }
-    return NULL;
-}
-
 static void test_two_threads(void **state)
 {
     (void)state;
     const size_t samples = 200000, halo = TAPS - 1;
     float *signal = stream_check_signal(samples, halo, 42);
-    consumer k = {0};
-    k.out = calloc(samples + 300, sizeof(float));
-    k.cap = samples;
+    float *out = calloc(samples + 300, sizeof(float));
     zc_stream_config c;
     config_cpu(&c, 512, 1, 2);
     c.in_flight = 2;
     c.queue_max_bytes = 4 * 512 * sizeof(float); /* a small queue: the producer waits for pull */
     c.verify = ZC_STREAM_VERIFY_SAMPLE;
-    assert_int_equal(zc_stream_create(&c, &k.s), ZC_OK);
-    pthread_t thread;
-    assert_int_equal(pthread_create(&thread, NULL, consume, &k), 0);
-    size_t pushed = 0;
-    while (pushed < samples) {
-        size_t n = 1 + (pushed * 7919) % 1500, accepted = 0;
-        if (n > samples - pushed)
-            n = samples - pushed;
-        zc_status st = zc_stream_push(k.s, signal + halo + pushed, n, &accepted);
-        if (st != ZC_OK)
-            fail_msg("push: %s", zc_last_error());
-        pushed += accepted;
-    }
-    assert_int_equal(zc_stream_flush(k.s), ZC_OK);
-    pthread_join(thread, NULL);
-    assert_int_equal(k.st, ZC_OK);
-    assert_int_equal(k.got, samples);
-    assert_true(whole_error(signal, halo, samples, 1, k.out) <= 1e-6);
+    zc_stream *s = NULL;
+    assert_int_equal(zc_stream_create(&c, &s), ZC_OK);
+    assert_int_equal(stream_check_two_threads(s, signal + halo, samples, 1500, 300, out), samples);
+    assert_true(whole_error(signal, halo, samples, 1, out) <= 1e-6);
     zc_stream_stats st;
-    assert_int_equal(zc_stream_stats_get(k.s, &st), ZC_OK);
+    assert_int_equal(zc_stream_stats_get(s, &st), ZC_OK);
     assert_int_equal(st.samples_out, samples);
     assert_true(st.verified >= 2);
     assert_true(st.verify_passed);
-    zc_stream_destroy(k.s);
+    zc_stream_destroy(s);
     free(signal);
-    free(k.out);
+    free(out);
 }
 
 static void test_drop_policy_counts_exactly(void **state)

@@ -3,7 +3,6 @@
  * several frames in flight; the zero-copy frame path; a producer and a consumer thread. */
 #include "test_support.h"
 
-#include <pthread.h>
 #include <string.h>
 
 #include "stream_check.h"
@@ -129,71 +128,29 @@ static void test_frame_acquire_flag(void **state)
     free(out);
 }
 
-typedef struct consumer {
-    zc_stream *s;
-    float *out;
-    size_t got, cap;
-    zc_status st;
-} consumer;
-
-static void *consume(void *arg)
-{
-    consumer *k = arg;
-    for (;;) {
-        size_t got = 0;
-        zc_status st = zc_stream_pull(k->s, k->out + k->got, 2048, 2000000000ull, &got);
-        if (st == ZC_ERR_NOT_FOUND)
-            break;
-        if (st != ZC_OK) {
-            k->st = st;
-            fprintf(stderr, "pull: %s\n", zc_last_error());
-            break;
-        }
-        k->got += got;
-        if (k->got > k->cap)
-            break;
-    }
-    return NULL;
-}
-
 static void test_two_threads(void **state)
 {
     (void)state;
     const size_t samples = (zc_test_under_sanitizer() ? 50000 : 2000000) + 17, halo = TAPS - 1;
     float *signal = stream_check_signal(samples, halo, 11);
     for (int p = 0; p < 2; p++) {
-        consumer k = {0};
-        k.out = calloc(samples + 2048, sizeof(float));
-        k.cap = samples;
+        float *out = calloc(samples + 2048, sizeof(float));
         zc_stream_config c;
         config_gpu(&c, ZC_STREAM_ZEROCOPY, p ? ZC_RING_PROTO_FLAG : ZC_RING_PROTO_LL, 1024, 1, 8);
         c.verify = ZC_STREAM_VERIFY_SAMPLE;
         c.queue_max_bytes = 8 * 1024 * sizeof(float); /* the producer waits for the consumer */
-        assert_int_equal(zc_stream_create(&c, &k.s), ZC_OK);
-        pthread_t thread;
-        assert_int_equal(pthread_create(&thread, NULL, consume, &k), 0);
-        size_t pushed = 0;
-        while (pushed < samples) {
-            size_t n = 1 + (pushed * 7919) % 3000, accepted = 0;
-            if (n > samples - pushed)
-                n = samples - pushed;
-            zc_status st = zc_stream_push(k.s, signal + halo + pushed, n, &accepted);
-            if (st != ZC_OK)
-                fail_msg("push: %s", zc_last_error());
-            pushed += accepted;
-        }
-        assert_int_equal(zc_stream_flush(k.s), ZC_OK);
-        pthread_join(thread, NULL);
-        assert_int_equal(k.st, ZC_OK);
-        assert_int_equal(k.got, samples);
-        assert_true(stream_check_error(g_taps, TAPS, signal, halo, samples, 1, k.out) <= 1e-5);
+        zc_stream *s = NULL;
+        assert_int_equal(zc_stream_create(&c, &s), ZC_OK);
+        assert_int_equal(stream_check_two_threads(s, signal + halo, samples, 3000, 2048, out),
+                         samples);
+        assert_true(stream_check_error(g_taps, TAPS, signal, halo, samples, 1, out) <= 1e-5);
         zc_stream_stats st;
-        assert_int_equal(zc_stream_stats_get(k.s, &st), ZC_OK);
+        assert_int_equal(zc_stream_stats_get(s, &st), ZC_OK);
         assert_true(st.verify_passed && st.verified >= 2);
         fprintf(stderr, "two threads, %s: %zu samples, p50 %.2f us, p99 %.2f us\n",
-                p ? "flag" : "ll", k.got, st.latency_us.median, st.latency_us.p99);
-        zc_stream_destroy(k.s);
-        free(k.out);
+                p ? "flag" : "ll", samples, st.latency_us.median, st.latency_us.p99);
+        zc_stream_destroy(s);
+        free(out);
     }
     free(signal);
 }

@@ -157,21 +157,25 @@ cJSON *zc_profile_to_json(const zc_profile *profile)
     return doc;
 }
 
-cJSON *zc_profile_to_saved_json(const zc_profile *measured, const char *notes)
+/* Each line of text (the notes of what was assumed) as a string of arr, cut at 255 bytes. */
+static void zc__add_lines(cJSON *arr, const char *text)
 {
-    cJSON *doc = zc_profile_to_json(measured);
-    if (doc == NULL)
-        return NULL;
-    cJSON *assumed = cJSON_AddArrayToObject(doc, "not_measured");
-    for (const char *line = notes; line != NULL && *line != '\0';) {
+    for (const char *line = text; arr != NULL && line != NULL && *line != '\0';) {
         const char *nl = strchr(line, '\n');
         size_t len = nl ? (size_t)(nl - line) : strlen(line);
         char buf[256];
         snprintf(buf, sizeof buf, "%.*s", (int)(len < 255 ? len : 255), line);
         if (len > 0)
-            cJSON_AddItemToArray(assumed, cJSON_CreateString(buf));
+            cJSON_AddItemToArray(arr, cJSON_CreateString(buf));
         line += len + (nl != NULL);
     }
+}
+
+cJSON *zc_profile_to_saved_json(const zc_profile *measured, const char *notes)
+{
+    cJSON *doc = zc_profile_to_json(measured);
+    if (doc != NULL)
+        zc__add_lines(cJSON_AddArrayToObject(doc, "not_measured"), notes);
     return doc;
 }
 
@@ -409,19 +413,7 @@ cJSON *zc_advise_json(const zc_profile *profile, const char *notes, const zc_wor
     cJSON *prof = cJSON_AddObjectToObject(doc, "profile");
     cJSON_AddStringToObject(prof, "device_name", profile->device_name);
     cJSON_AddStringToObject(prof, "source", profile->source);
-    cJSON *assumed = cJSON_AddArrayToObject(prof, "assumptions");
-    if (notes != NULL) {
-        const char *line = notes;
-        while (*line != '\0') {
-            const char *nl = strchr(line, '\n');
-            size_t len = nl ? (size_t)(nl - line) : strlen(line);
-            char buf[256];
-            snprintf(buf, sizeof buf, "%.*s", (int)(len < 255 ? len : 255), line);
-            if (len > 0)
-                cJSON_AddItemToArray(assumed, cJSON_CreateString(buf));
-            line += len + (nl != NULL);
-        }
-    }
+    zc__add_lines(cJSON_AddArrayToObject(prof, "assumptions"), notes);
     cJSON_AddItemToObject(doc, "workload", zc_workload_to_json(workload));
     cJSON_AddStringToObject(doc, "recommendation", zc_technique_key(rec->ranked[0].technique));
     cJSON_AddStringToObject(doc, "explanation", rec->explanation);
