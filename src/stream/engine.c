@@ -113,7 +113,7 @@ ZC_EXTERN zc_status zc_stream_config_check(const zc_stream_config *c)
     return zc_filter_config_check(&fc);
 }
 
-zc_status zc__lane_on(const zc_stream *s, const zc__lane *lane)
+zc_status zc__lane_on(const zc__lane *lane)
 {
     if (lane->device < 0)
         return ZC_OK;
@@ -121,7 +121,6 @@ zc_status zc__lane_on(const zc_stream *s, const zc__lane *lane)
     ZC_CUDA_RETURN(cudaGetDevice(&current));
     if (current != lane->device)
         ZC_CUDA_RETURN(cudaSetDevice(lane->device));
-    (void)s;
     return ZC_OK;
 }
 
@@ -153,7 +152,7 @@ static void zc__stream_free(zc_stream *s)
 {
     for (size_t i = s->n; i-- > 0;) {
         zc__lane *lane = &s->lane[i];
-        if (lane->f != NULL && zc__lane_on(s, lane) != ZC_OK)
+        if (lane->f != NULL && zc__lane_on(lane) != ZC_OK)
             zc_clear_error(); /* destroy anyway: it stops the kernel on its own stream */
         zc_filter_destroy(lane->f);
         zc__latency_free(&lane->latency);
@@ -248,7 +247,6 @@ ZC_EXTERN zc_status zc_stream_create(const zc_stream_config *config, zc_stream *
     /* A stream of known length keeps every latency without growing its record while measured
      * (each doubling copied the record between two frames: a pause in the tail). */
     zc__latency_reserve(&s->latency, config->expected_frames);
-    s->deferred_stride = 1;
     st = zc__stream_alloc(s);
     if (st == ZC_OK)
         st = zc__stream_lanes(s);

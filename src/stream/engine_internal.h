@@ -41,7 +41,6 @@ typedef struct zc__lane {
 /* What the engine remembers of a frame between its submission and its result. */
 typedef struct zc__frame_rec {
     uint64_t t0;      /* clock when it entered its path */
-    uint64_t k;       /* its number among the frames sent */
     size_t valid;     /* real samples in it (frame_samples but for the last) */
     uint8_t measured; /* after warm-up */
     uint8_t check;    /* 0 none, 1 checked when it comes back, 2 a deferred record */
@@ -122,7 +121,7 @@ struct zc_stream {
 };
 
 /* Make the lane's GPU current on the calling thread (a no-op on the host). */
-zc_status zc__lane_on(const zc_stream *s, const zc__lane *lane);
+zc_status zc__lane_on(const zc__lane *lane);
 
 /* Remember st (with the thread's last error) as the stream's failure, once; returns st. */
 zc_status zc__stream_fail(zc_stream *s, zc_status st);

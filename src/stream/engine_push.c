@@ -106,7 +106,6 @@ static zc__frame_rec *zc__record(zc_stream *s, size_t valid, int measured, uint3
 {
     *slot_p = (uint32_t)(s->sent % s->recs);
     zc__frame_rec *rec = &s->rec[*slot_p];
-    rec->k = s->sent;
     rec->valid = valid;
     rec->measured = (uint8_t)measured;
     return rec;
@@ -136,7 +135,7 @@ static zc_status zc__send_copy(zc_stream *s, const float *body, size_t valid, co
 {
     const int measured = zc__offer_begin(s);
     zc__lane *lane = &s->lane[s->sent % s->n];
-    zc_status st = zc__lane_on(s, lane);
+    zc_status st = zc__lane_on(lane);
     if (st != ZC_OK)
         return zc__stream_fail(s, st);
     st = zc__make_room(s, lane, fn);
@@ -307,7 +306,7 @@ ZC_EXTERN zc_status zc_stream_frame_acquire(zc_stream *s, float **frame_p)
     zc__lane *lane = &s->lane[s->sent % s->n];
     float *buf = NULL;
     uint64_t t0 = 0;
-    st = zc__lane_on(s, lane);
+    st = zc__lane_on(lane);
     if (st != ZC_OK)
         st = zc__stream_fail(s, st);
     if (st == ZC_OK)
@@ -353,7 +352,7 @@ ZC_EXTERN zc_status zc_stream_frame_publish(zc_stream *s)
     if (s->lead > 0)
         memcpy(buf, s->tail + (s->tail_len - s->lead), s->lead * sizeof(float));
     uint64_t seq = 0;
-    st = zc__lane_on(s, lane);
+    st = zc__lane_on(lane);
     if (st == ZC_OK)
         st = zc_filter_publish(lane->f, &seq);
     if (st == ZC_OK) {

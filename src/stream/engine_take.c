@@ -71,7 +71,7 @@ zc_status zc__take_next(zc_stream *s, uint64_t timeout_ns)
         if (!room)
             return ZC_ERR_NO_MEMORY; /* pull first; no detail: the caller says what it means */
     }
-    zc_status st = zc__lane_on(s, lane);
+    zc_status st = zc__lane_on(lane);
     if (st != ZC_OK)
         return zc__stream_fail(s, st);
     const float *res = NULL;

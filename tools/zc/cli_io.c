@@ -244,18 +244,3 @@ void zc_cli_output_abort(zc_cli_output *out)
         out->tmp = NULL;
     }
 }
-
-int zc_cli_output_write(const char *command, const char *path, int force, const char *const *inputs,
-                        size_t ninputs, const void *data, size_t len)
-{
-    zc_cli_output out;
-    int code = zc_cli_output_open(&out, command, path, force, inputs, ninputs);
-    if (code != ZC_EXIT_OK)
-        return code;
-    if (fwrite(data, 1, len, out.f) != len) {
-        fprintf(stderr, "zc %s: cannot write %s: %s\n", command, path, strerror(errno));
-        zc_cli_output_abort(&out);
-        return ZC_EXIT_FAILURE;
-    }
-    return zc_cli_output_commit(&out);
-}

@@ -49,8 +49,4 @@ int zc_cli_output_commit(zc_cli_output *out);
 /* Give up: close and remove the temporary file; the target is untouched. Accepts a closed one. */
 void zc_cli_output_abort(zc_cli_output *out);
 
-/* The whole of text into a new output at path, in one call (open, write, commit). */
-int zc_cli_output_write(const char *command, const char *path, int force, const char *const *inputs,
-                        size_t ninputs, const void *data, size_t len);
-
 #endif

@@ -111,8 +111,6 @@ zc_status zc_cli_stream_source_rewind(zc_cli_stream_source *src);
  */
 zc_status zc_cli_stream_source_read(zc_cli_stream_source *src, float *out, size_t max,
                                     size_t *got_p);
-/* Samples read so far. */
-uint64_t zc_cli_stream_source_samples(const zc_cli_stream_source *src);
 void zc_cli_stream_source_close(zc_cli_stream_source *src);
 
 /* Where filtered samples go: a file or stdout, in the output format, written as they come. */

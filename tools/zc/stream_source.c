@@ -30,7 +30,6 @@ struct zc_cli_stream_source {
     /* memory */
     float *values;
     size_t count, next; /* values */
-    uint64_t samples;   /* handed out since the last rewind */
 };
 
 static void zc__synth_reset(zc_cli_stream_source *s)
@@ -165,7 +164,6 @@ zc_status zc_cli_stream_source_read(zc_cli_stream_source *s, float *out, size_t 
     } else {
         st = zc__fd_read(s, out, max, got_p);
     }
-    s->samples += *got_p;
     return st;
 }
 
@@ -198,13 +196,11 @@ zc_status zc_cli_stream_source_preload(zc_cli_stream_source *s)
     }
     s->kind = ZC__SRC_MEMORY;
     s->next = 0;
-    s->samples = 0;
     return ZC_OK;
 }
 
 zc_status zc_cli_stream_source_rewind(zc_cli_stream_source *s)
 {
-    s->samples = 0;
     if (s->kind == ZC__SRC_MEMORY) {
         s->next = 0;
         return ZC_OK;
@@ -216,11 +212,6 @@ zc_status zc_cli_stream_source_rewind(zc_cli_stream_source *s)
         return ZC_OK; /* not read yet: it starts at its first sample */
     zc__synth_reset(s);
     return ZC_OK;
-}
-
-uint64_t zc_cli_stream_source_samples(const zc_cli_stream_source *s)
-{
-    return s->samples;
 }
 
 void zc_cli_stream_source_close(zc_cli_stream_source *s)
