@@ -566,19 +566,13 @@ int zc_cmd_stream(int argc, char **argv)
     /* The frame and filter the engine will get, checked before anything is opened or touched
      * (frames shorter than the filter's history, for one). */
     zc_stream_config check;
-    zc_stream_config_init(&check);
-    check.mode = o.modes[ZC_STREAM_CPU] ? ZC_STREAM_CPU : ZC_STREAM_ZEROCOPY;
-    check.taps = o.taps;
-    check.ntaps = o.ntaps;
-    check.frame_samples = o.frame_samples;
-    check.channels = o.channels;
-    check.in_flight = o.in_flight;
-    check.timeout_ns = o.timeout_ns;
-    int lanes[ZC_STREAM_MAX_LANES]; /* distinct numbers: the GPUs are checked later */
-    for (int i = 0; i < ZC_STREAM_MAX_LANES; i++)
-        lanes[i] = i;
-    check.devices = lanes;
-    check.device_count = o.devices_text != NULL ? 2 : o.lanes; /* 2: any count > 1 is alike */
+    zc_cli_stream_config(&o, o.modes[ZC_STREAM_CPU] ? ZC_STREAM_CPU : ZC_STREAM_ZEROCOPY,
+                         ZC_RING_PROTO_LL, 1, &check);
+    const int lanes[2] = {0, 1}; /* --devices is read later: any two GPUs check alike */
+    if (o.devices_text != NULL) {
+        check.devices = lanes;
+        check.device_count = 2;
+    }
     if ((st = zc_stream_config_check(&check)) != ZC_OK)
         return zc_cli_usage_error("stream", zc__stream_usage, "%s", zc_last_error());
     if (o.save_taps != NULL &&

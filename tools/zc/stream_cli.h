@@ -138,6 +138,11 @@ void zc_cli_stream_host_pin(const zc_cli_stream_opts *o, const zc_device_info *d
 /* Read load and frequency now. */
 void zc_cli_stream_host_sample(zc_cli_stream_host *host);
 
+/* The engine's configuration for a run of mode (with protocol for zerocopy); discard: nobody
+ * takes the output. */
+void zc_cli_stream_config(const zc_cli_stream_opts *o, zc_stream_mode mode,
+                          zc_ring_protocol protocol, int discard, zc_stream_config *c);
+
 /* Run mode (with protocol for zerocopy) over src through the streaming engine; sink (may be
  * NULL) receives every filtered sample as it comes. */
 void zc_cli_stream_run(const zc_cli_stream_opts *o, zc_stream_mode mode, zc_ring_protocol protocol,

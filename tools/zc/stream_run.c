@@ -29,8 +29,8 @@ typedef struct zc__run {
     char input_error[512];
 } zc__run;
 
-static void zc__config(const zc_cli_stream_opts *o, zc_stream_mode mode, zc_ring_protocol protocol,
-                       int discard, zc_stream_config *c)
+void zc_cli_stream_config(const zc_cli_stream_opts *o, zc_stream_mode mode,
+                          zc_ring_protocol protocol, int discard, zc_stream_config *c)
 {
     static const int host_lanes[ZC_STREAM_MAX_LANES];
     zc_stream_config_init(c);
@@ -247,7 +247,7 @@ void zc_cli_stream_run(const zc_cli_stream_opts *o, zc_stream_mode mode, zc_ring
     run.src = src;
     run.sink = sink;
     zc_stream_config c;
-    zc__config(o, mode, protocol, sink == NULL, &c);
+    zc_cli_stream_config(o, mode, protocol, sink == NULL, &c);
     zc_status st = zc_cli_stream_source_rewind(src);
     if (st != ZC_OK) {
         r->status = st;
