@@ -129,6 +129,17 @@ ZC_EXTERN void zc_filter_destroy(zc_filter *f)
     free(f);
 }
 
+zc_status zc__filter_acquire_host_slot(zc_filter *f, float **frame_p)
+{
+    *frame_p = zc__filter_slot(f->h_in, f, f->head);
+    return ZC_OK;
+}
+
+uint32_t zc__filter_host_slots(const zc_filter *f)
+{
+    return f->slots;
+}
+
 /* Room for one more frame under in_flight; under the drop policy a frame without room is
  * counted here. */
 static zc_status zc__filter_room(zc_filter *f, const char *fn)

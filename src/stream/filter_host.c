@@ -50,12 +50,6 @@ static zc_status zc__host_setup(zc_filter *f)
     return ZC_OK;
 }
 
-static zc_status zc__host_acquire(zc_filter *f, float **frame_p)
-{
-    *frame_p = zc__filter_slot(f->h_in, f, f->head);
-    return ZC_OK;
-}
-
 static zc_status zc__host_publish(zc_filter *f)
 {
     const zc__fir_shape *s = &f->shape;
@@ -73,11 +67,6 @@ static zc_status zc__host_wait(zc_filter *f, uint64_t timeout_ns, const float **
     return ZC_OK;
 }
 
-static uint32_t zc__host_buffers(const zc_filter *f)
-{
-    return f->slots;
-}
-
 static void zc__host_teardown(zc_filter *f)
 {
     free(f->h_in);
@@ -87,11 +76,11 @@ static void zc__host_teardown(zc_filter *f)
 
 const zc__filter_ops zc__filter_host_ops = {
     .setup = zc__host_setup,
-    .acquire = zc__host_acquire,
+    .acquire = zc__filter_acquire_host_slot,
     .publish = zc__host_publish,
     .submit = NULL,
     .wait = zc__host_wait,
     .release = NULL,
-    .buffers = zc__host_buffers,
+    .buffers = zc__filter_host_slots,
     .teardown = zc__host_teardown,
 };

@@ -88,6 +88,11 @@ static inline float *zc__filter_slot(float *base, const zc_filter *f, uint64_t s
     return base + (size_t)(seq % f->slots) * (f->frame_bytes / sizeof(float));
 }
 
+/* The acquire and buffer count of the families that keep frames in host buffers of slots
+ * frames (launch, host): frame head's buffer, and slots. */
+zc_status zc__filter_acquire_host_slot(zc_filter *f, float **frame_p);
+uint32_t zc__filter_host_slots(const zc_filter *f);
+
 /*
  * The host FIR of one frame (filter_host.c): work holds the shape's halo values before the frame
  * and then the frame itself; out gets the frame's words outputs. Double-precision sums in the

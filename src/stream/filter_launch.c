@@ -151,12 +151,6 @@ static zc_status zc__launch_setup(zc_filter *f)
     return st;
 }
 
-static zc_status zc__launch_acquire(zc_filter *f, float **frame_p)
-{
-    *frame_p = zc__filter_slot(f->h_in, f, f->head);
-    return ZC_OK;
-}
-
 static zc_status zc__launch_publish(zc_filter *f)
 {
     const uint64_t seq = f->head;
@@ -227,11 +221,6 @@ static zc_status zc__launch_wait(zc_filter *f, uint64_t timeout_ns, const float 
     return ZC_OK;
 }
 
-static uint32_t zc__launch_buffers(const zc_filter *f)
-{
-    return f->slots;
-}
-
 static void zc__launch_teardown(zc_filter *f)
 {
     if (f->own_stream)
@@ -275,11 +264,11 @@ static void zc__launch_teardown(zc_filter *f)
 
 const zc__filter_ops zc__filter_launch_ops = {
     .setup = zc__launch_setup,
-    .acquire = zc__launch_acquire,
+    .acquire = zc__filter_acquire_host_slot,
     .publish = zc__launch_publish,
     .submit = NULL,
     .wait = zc__launch_wait,
     .release = NULL,
-    .buffers = zc__launch_buffers,
+    .buffers = zc__filter_host_slots,
     .teardown = zc__launch_teardown,
 };
