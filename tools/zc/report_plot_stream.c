@@ -189,28 +189,76 @@ static int zc__stream_percentiles(const cJSON *mode, double pct[5])
     return 0;
 }
 
-void zc_report_plot_latency(const zc_report_input *in, zc_report_plot *plot)
+/* What both stream plots build: the modes, the series drawn (a run of one file each), which
+ * modes they use, the script, and the range of the values. */
+typedef struct zc__stream_plot {
+    zc__modes *m;
+    zc__series *series;
+    int *used;
+    zc_buf b;
+    size_t count, dropped;
+    double lo, hi;
+} zc__stream_plot;
+
+/* Start a stream plot with its caption: 0 (why said in plot) when there is nothing to draw. */
+static int zc__stream_plot_begin(const zc_report_input *in, zc_report_plot *plot,
+                                 const char *caption, zc__stream_plot *sp)
 {
-    snprintf(plot->caption, sizeof plot->caption,
-             "zc stream: frames through each mode, latency percentiles from publishing a frame "
-             "to its result seen by the CPU.");
+    memset(sp, 0, sizeof *sp);
+    sp->lo = INFINITY;
+    snprintf(plot->caption, sizeof plot->caption, "%s", caption);
     if (in->stream_count == 0) {
         plot->script = NULL;
         snprintf(plot->why, sizeof plot->why, "no zc stream result was given");
+        return 0;
+    }
+    sp->m = calloc(1, sizeof *sp->m);
+    sp->series = calloc(ZC__MAX_SERIES, sizeof *sp->series);
+    sp->used = calloc(ZC__MAX_SERIES, sizeof *sp->used);
+    if (sp->m == NULL || sp->series == NULL || sp->used == NULL) {
+        sp->b.failed = 1;
+        return 1; /* the end says out of memory */
+    }
+    zc__modes_collect(in, sp->m);
+    return 1;
+}
+
+/* A new series for run of file s: its index, or -1 when the plot holds as many as it may (the
+ * run is counted as left out). */
+static long zc__stream_plot_series(zc__stream_plot *sp, size_t s, const cJSON *run)
+{
+    if (sp->count >= ZC__MAX_SERIES) {
+        sp->dropped++;
+        return -1;
+    }
+    zc__series *x = &sp->series[sp->count];
+    x->file = s;
+    zc__run_name(run, x->mode, sizeof x->mode);
+    sp->used[zc__mode_index(sp->m, x->mode)] = 1;
+    return (long)sp->count++;
+}
+
+/* Finish: the script into plot when it was built, out of memory said when it was not. */
+static void zc__stream_plot_end(zc_report_plot *plot, zc__stream_plot *sp)
+{
+    if (sp->b.failed) {
+        zc_buf_free(&sp->b);
+        snprintf(plot->why, sizeof plot->why, "out of memory");
+    }
+    free(sp->m);
+    free(sp->series);
+    free(sp->used);
+}
+
+void zc_report_plot_latency(const zc_report_input *in, zc_report_plot *plot)
+{
+    zc__stream_plot sp;
+    if (!zc__stream_plot_begin(in, plot,
+                               "zc stream: frames through each mode, latency percentiles from "
+                               "publishing a frame to its result seen by the CPU.",
+                               &sp))
         return;
-    }
-    zc__modes *m = calloc(1, sizeof *m);
-    zc__series *series = calloc(ZC__MAX_SERIES, sizeof *series);
-    int *used = calloc(ZC__MAX_SERIES, sizeof *used);
-    zc_buf b = {0};
-    size_t count = 0, dropped = 0;
-    double lo = INFINITY, hi = 0.0;
-    if (m == NULL || series == NULL || used == NULL) {
-        b.failed = 1;
-        goto done;
-    }
-    zc__modes_collect(in, m);
-    for (size_t s = 0; s < in->stream_count; s++) {
+    for (size_t s = 0; s < in->stream_count && !sp.b.failed; s++) {
         for (size_t l = 0; l < 3; l++) {
             const cJSON *run;
             cJSON_ArrayForEach(run,
@@ -219,83 +267,59 @@ void zc_report_plot_latency(const zc_report_input *in, zc_report_plot *plot)
                 double pct[5];
                 if (!zc__stream_percentiles(run, pct))
                     continue;
-                if (count >= ZC__MAX_SERIES) {
-                    dropped++;
+                long k = zc__stream_plot_series(&sp, s, run);
+                if (k < 0)
                     continue;
-                }
-                series[count].file = s;
-                zc__run_name(run, series[count].mode, sizeof series[count].mode);
-                used[zc__mode_index(m, series[count].mode)] = 1;
-                zc_buf_printf(&b, "$s%zu << EOD\n", count);
+                zc_buf_printf(&sp.b, "$s%ld << EOD\n", k);
                 static const char *const labels[] = {"p50", "p90", "p99", "p99.9", "max"};
                 for (int i = 0; i < 5; i++) {
                     if (!isfinite(pct[i]))
                         continue;
-                    zc_buf_printf(&b, "%d %s %.6g\n", i, labels[i], pct[i]);
-                    lo = pct[i] < lo ? pct[i] : lo;
-                    hi = pct[i] > hi ? pct[i] : hi;
+                    zc_buf_printf(&sp.b, "%d %s %.6g\n", i, labels[i], pct[i]);
+                    sp.lo = pct[i] < sp.lo ? pct[i] : sp.lo;
+                    sp.hi = pct[i] > sp.hi ? pct[i] : sp.hi;
                 }
-                zc_buf_printf(&b, "EOD\n");
-                count++;
+                zc_buf_printf(&sp.b, "EOD\n");
             }
         }
     }
-    if (count == 0) {
-        zc_buf_free(&b);
+    if (!sp.b.failed && sp.count == 0) {
+        zc_buf_free(&sp.b);
         snprintf(plot->why, sizeof plot->why,
                  "the zc stream results given hold no latency percentiles");
-        goto done;
+    } else if (!sp.b.failed) {
+        zc_buf *b = &sp.b;
+        zc_report_plot_header(b, 900, zc__height_for_key(in, sp.m, sp.used), 1);
+        zc_buf_printf(b, "set title 'Frame round-trip latency per stream mode'\nset logscale y\n"
+                         "set xlabel 'percentile'\nset ylabel 'latency'\nset xrange [-0.5:4.5]\n");
+        zc_report_plot_time_tics(b, "y", sp.lo, sp.hi);
+        zc_buf_printf(b, "plot ");
+        for (size_t i = 0; i < sp.count; i++) {
+            const char *dash;
+            int point;
+            zc__file_style(sp.series[i].file, &dash, &point);
+            zc_buf_printf(b,
+                          "%s$s%zu using 1:3:xtic(2) with linespoints lw 2 dt %s pt %d lc rgb "
+                          "'%s' notitle",
+                          i ? ", " : "", i, dash, point, zc__mode_colour(sp.m, sp.series[i].mode));
+        }
+        zc__key(b, in, sp.m, sp.used, 1);
+        zc_buf_printf(b, "\n");
+        zc__caption_files(in, plot->caption, sizeof plot->caption, sp.dropped);
+        zc_report_plot_finish(plot, b);
     }
-    zc_report_plot_header(&b, 900, zc__height_for_key(in, m, used), 1);
-    zc_buf_printf(&b, "set title 'Frame round-trip latency per stream mode'\nset logscale y\n"
-                      "set xlabel 'percentile'\nset ylabel 'latency'\nset xrange [-0.5:4.5]\n");
-    zc_report_plot_time_tics(&b, "y", lo, hi);
-    zc_buf_printf(&b, "plot ");
-    for (size_t i = 0; i < count; i++) {
-        const char *dash;
-        int point;
-        zc__file_style(series[i].file, &dash, &point);
-        zc_buf_printf(&b,
-                      "%s$s%zu using 1:3:xtic(2) with linespoints lw 2 dt %s pt %d lc rgb '%s' "
-                      "notitle",
-                      i ? ", " : "", i, dash, point, zc__mode_colour(m, series[i].mode));
-    }
-    zc__key(&b, in, m, used, 1);
-    zc_buf_printf(&b, "\n");
-    zc__caption_files(in, plot->caption, sizeof plot->caption, dropped);
-    zc_report_plot_finish(plot, &b);
-done:
-    if (b.failed) {
-        zc_buf_free(&b);
-        snprintf(plot->why, sizeof plot->why, "out of memory");
-    }
-    free(m);
-    free(series);
-    free(used);
+    zc__stream_plot_end(plot, &sp);
 }
 
 void zc_report_plot_histogram(const zc_report_input *in, zc_report_plot *plot)
 {
-    snprintf(plot->caption, sizeof plot->caption,
-             "The whole distribution: share of frames per latency bucket (zc stream's "
-             "histogram, four buckets per octave).");
-    if (in->stream_count == 0) {
-        plot->script = NULL;
-        snprintf(plot->why, sizeof plot->why, "no zc stream result was given");
+    zc__stream_plot sp;
+    if (!zc__stream_plot_begin(in, plot,
+                               "The whole distribution: share of frames per latency bucket (zc "
+                               "stream's histogram, four buckets per octave).",
+                               &sp))
         return;
-    }
-    zc__modes *m = calloc(1, sizeof *m);
-    zc__series *series = calloc(ZC__MAX_SERIES, sizeof *series);
-    int *used = calloc(ZC__MAX_SERIES, sizeof *used);
-    zc_buf b = {0};
-    size_t count = 0, dropped = 0;
-    double lo = INFINITY, hi = 0.0;
-    if (m == NULL || series == NULL || used == NULL) {
-        b.failed = 1;
-        goto done;
-    }
-    zc__modes_collect(in, m);
-    for (size_t s = 0; s < in->stream_count; s++) {
+    for (size_t s = 0; s < in->stream_count && !sp.b.failed; s++) {
         const cJSON *run;
         cJSON_ArrayForEach(run, cJSON_GetObjectItemCaseSensitive(in->streams[s].doc, "runs"))
         {
@@ -310,56 +334,45 @@ void zc_report_plot_histogram(const zc_report_input *in, zc_report_plot *plot)
             }
             if (!(total > 0.0) || !isfinite(total))
                 continue;
-            if (count >= ZC__MAX_SERIES) {
-                dropped++;
+            long k = zc__stream_plot_series(&sp, s, run);
+            if (k < 0)
                 continue;
-            }
-            series[count].file = s;
-            zc__run_name(run, series[count].mode, sizeof series[count].mode);
-            used[zc__mode_index(m, series[count].mode)] = 1;
-            zc_buf_printf(&b, "$h%zu << EOD\n", count);
+            zc_buf_printf(&sp.b, "$h%ld << EOD\n", k);
             cJSON_ArrayForEach(bin, h)
             {
                 double l = zc_report_num(bin, "lo"), c = zc_report_num(bin, "count");
                 if (isfinite(l) && l > 0.0 && isfinite(c) && c > 0.0) {
-                    zc_buf_printf(&b, "%.6g %.6g\n", l, 100.0 * c / total);
-                    lo = l < lo ? l : lo;
-                    hi = l > hi ? l : hi;
+                    zc_buf_printf(&sp.b, "%.6g %.6g\n", l, 100.0 * c / total);
+                    sp.lo = l < sp.lo ? l : sp.lo;
+                    sp.hi = l > sp.hi ? l : sp.hi;
                 }
             }
-            zc_buf_printf(&b, "EOD\n");
-            count++;
+            zc_buf_printf(&sp.b, "EOD\n");
         }
     }
-    if (count == 0) {
-        zc_buf_free(&b);
+    if (!sp.b.failed && sp.count == 0) {
+        zc_buf_free(&sp.b);
         snprintf(plot->why, sizeof plot->why,
                  "the zc stream results given hold no latency histogram");
-        goto done;
+    } else if (!sp.b.failed) {
+        zc_buf *b = &sp.b;
+        zc_report_plot_header(b, 900, zc__height_for_key(in, sp.m, sp.used), 1);
+        zc_buf_printf(b, "set title 'Distribution of frame latency per stream run'\n"
+                         "set logscale xy\nset xlabel 'latency (bucket start)'\n"
+                         "set ylabel 'share of frames'\nset format y '%%g%%%%'\n");
+        zc_report_plot_time_tics(b, "x", sp.lo, sp.hi * 2.0);
+        zc_buf_printf(b, "plot ");
+        for (size_t i = 0; i < sp.count; i++) {
+            const char *dash;
+            int point;
+            zc__file_style(sp.series[i].file, &dash, &point);
+            zc_buf_printf(b, "%s$h%zu using 1:2 with steps lw 2 dt %s lc rgb '%s' notitle",
+                          i ? ", " : "", i, dash, zc__mode_colour(sp.m, sp.series[i].mode));
+        }
+        zc__key(b, in, sp.m, sp.used, 0);
+        zc_buf_printf(b, "\n");
+        zc__caption_files(in, plot->caption, sizeof plot->caption, sp.dropped);
+        zc_report_plot_finish(plot, b);
     }
-    zc_report_plot_header(&b, 900, zc__height_for_key(in, m, used), 1);
-    zc_buf_printf(&b, "set title 'Distribution of frame latency per stream run'\n"
-                      "set logscale xy\nset xlabel 'latency (bucket start)'\n"
-                      "set ylabel 'share of frames'\nset format y '%%g%%%%'\n");
-    zc_report_plot_time_tics(&b, "x", lo, hi * 2.0);
-    zc_buf_printf(&b, "plot ");
-    for (size_t i = 0; i < count; i++) {
-        const char *dash;
-        int point;
-        zc__file_style(series[i].file, &dash, &point);
-        zc_buf_printf(&b, "%s$h%zu using 1:2 with steps lw 2 dt %s lc rgb '%s' notitle",
-                      i ? ", " : "", i, dash, zc__mode_colour(m, series[i].mode));
-    }
-    zc__key(&b, in, m, used, 0);
-    zc_buf_printf(&b, "\n");
-    zc__caption_files(in, plot->caption, sizeof plot->caption, dropped);
-    zc_report_plot_finish(plot, &b);
-done:
-    if (b.failed) {
-        zc_buf_free(&b);
-        snprintf(plot->why, sizeof plot->why, "out of memory");
-    }
-    free(m);
-    free(series);
-    free(used);
+    zc__stream_plot_end(plot, &sp);
 }
