@@ -40,6 +40,60 @@ typedef struct zc_bench_case_info {
     const char *title;     /* one line for people */
 } zc_bench_case_info;
 
+/* Every case of the catalogue by a typed name, in catalogue order: zc_bench_case_at(id) is its
+ * entry. Code that needs one case's results names it here, so that a renamed key cannot silently
+ * leave it unfound. */
+typedef enum zc_bench_case_id {
+    ZC_BENCH_CASE_COPY_H2D_PAGEABLE = 0,
+    ZC_BENCH_CASE_COPY_H2D_PINNED = 1,
+    ZC_BENCH_CASE_COPY_H2D_WRITE_COMBINED = 2,
+    ZC_BENCH_CASE_COPY_H2D_REGISTERED = 3,
+    ZC_BENCH_CASE_COPY_D2H_PAGEABLE = 4,
+    ZC_BENCH_CASE_COPY_D2H_PINNED = 5,
+    ZC_BENCH_CASE_COPY_D2H_WRITE_COMBINED = 6,
+    ZC_BENCH_CASE_COPY_D2H_REGISTERED = 7,
+    ZC_BENCH_CASE_COPY_BIDIR_PAGEABLE = 8,
+    ZC_BENCH_CASE_COPY_BIDIR_PINNED = 9,
+    ZC_BENCH_CASE_COPY_BIDIR_WRITE_COMBINED = 10,
+    ZC_BENCH_CASE_COPY_BIDIR_REGISTERED = 11,
+    ZC_BENCH_CASE_ZEROCOPY_READ_16B = 12,
+    ZC_BENCH_CASE_ZEROCOPY_READ_4B = 13,
+    ZC_BENCH_CASE_ZEROCOPY_READ_STRIDED = 14,
+    ZC_BENCH_CASE_ZEROCOPY_READ_RANDOM128 = 15,
+    ZC_BENCH_CASE_ZEROCOPY_WRITE_16B = 16,
+    ZC_BENCH_CASE_ZEROCOPY_WRITE_4B = 17,
+    ZC_BENCH_CASE_ZEROCOPY_WRITE_STRIDED = 18,
+    ZC_BENCH_CASE_ZEROCOPY_WRITE_RANDOM128 = 19,
+    ZC_BENCH_CASE_ZEROCOPY_READ_TUNE = 20,
+    ZC_BENCH_CASE_ZEROCOPY_WRITE_TUNE = 21,
+    ZC_BENCH_CASE_DEVICE_READ_16B = 22,
+    ZC_BENCH_CASE_DEVICE_WRITE_16B = 23,
+    ZC_BENCH_CASE_MANAGED_FIRST_TOUCH = 24,
+    ZC_BENCH_CASE_MANAGED_PREFETCH = 25,
+    ZC_BENCH_CASE_MANAGED_PREFETCHED = 26,
+    ZC_BENCH_CASE_MANAGED_ADVISED = 27,
+    ZC_BENCH_CASE_LATENCY_COPY_PAGEABLE_H2D = 28,
+    ZC_BENCH_CASE_LATENCY_COPY_PAGEABLE_D2H = 29,
+    ZC_BENCH_CASE_LATENCY_COPY_PINNED_H2D = 30,
+    ZC_BENCH_CASE_LATENCY_COPY_PINNED_D2H = 31,
+    ZC_BENCH_CASE_LATENCY_LAUNCH = 32,
+    ZC_BENCH_CASE_LATENCY_ROUNDTRIP_PINNED = 33,
+    ZC_BENCH_CASE_LATENCY_ROUNDTRIP_PAGEABLE = 34,
+    ZC_BENCH_CASE_LATENCY_GPU_READ_HOST = 35,
+    ZC_BENCH_CASE_LATENCY_GPU_READ_DEVICE = 36,
+    ZC_BENCH_CASE_LATENCY_PINGPONG = 37,
+    ZC_BENCH_CASE_LATENCY_PINGPONG_ACQUIRE = 38,
+    ZC_BENCH_CASE_CROSSOVER_READ_K = 39,
+    ZC_BENCH_CASE_OVERLAP_PIPELINE = 40,
+    ZC_BENCH_CASE_ALLOC_COST = 41,
+    ZC_BENCH_CASE_MULTIGPU_H2D_ALL = 42,
+    ZC_BENCH_CASE_MULTIGPU_D2H_ALL = 43,
+    ZC_BENCH_CASE_MULTIGPU_PEER_COPY = 44,
+    ZC_BENCH_CASE_MULTIGPU_PEER_READ = 45,
+    ZC_BENCH_CASE_MULTIGPU_PEER_WRITE = 46,
+    ZC_BENCH_CASE_ID_COUNT = 47
+} zc_bench_case_id;
+
 #define ZC_BENCH_VARIANT_MAX 48
 #define ZC_BENCH_KEY_MAX     48
 #define ZC_BENCH_REASON_MAX  512
@@ -118,6 +172,9 @@ ZC_EXTERN size_t zc_bench_case_count(void);
 
 /* Case number index (0 .. count-1); NULL when out of range. */
 ZC_EXTERN const zc_bench_case_info *zc_bench_case_at(size_t index);
+
+/* The typed name of the case whose key is key; ZC_ERR_NOT_FOUND, naming it, when none has it. */
+ZC_EXTERN zc_status zc_bench_case_id_of(const char *key, zc_bench_case_id *id_p);
 
 /*
  * Whether key matches one pattern: with a '*' the pattern is a glob ('*' matches any run of

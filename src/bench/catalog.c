@@ -335,4 +335,9 @@ const zc__bench_case zc__bench_cases[] = {
      0},
 };
 
+/* Rows run in the order of zc_bench_case_id (zerocopy/bench.h): a row added without its name
+ * fails here, and cpu_bench_case_ids checks that each name still finds its own row. */
+_Static_assert(ZC__COUNT(zc__bench_cases) == ZC_BENCH_CASE_ID_COUNT,
+               "every bench case needs its zc_bench_case_id in zerocopy/bench.h");
+
 const size_t zc__bench_case_total = ZC__COUNT(zc__bench_cases);

@@ -19,6 +19,19 @@ ZC_EXTERN const zc_bench_case_info *zc_bench_case_at(size_t index)
     return &zc__bench_cases[index].info;
 }
 
+ZC_EXTERN zc_status zc_bench_case_id_of(const char *key, zc_bench_case_id *id_p)
+{
+    ZC_REQUIRE_ARG(key);
+    ZC_REQUIRE_ARG(id_p);
+    for (size_t i = 0; i < zc__bench_case_total; i++) {
+        if (zc__bench_cases[i].info.key != NULL && strcmp(zc__bench_cases[i].info.key, key) == 0) {
+            *id_p = (zc_bench_case_id)i;
+            return ZC_OK;
+        }
+    }
+    return ZC_FAIL(ZC_ERR_NOT_FOUND, "zc_bench_case_id_of: no bench case '%s'", key);
+}
+
 /*
  * A small glob: '*' any run of characters, '?' one character. Linear in the pattern times the
  * text: on a mismatch only the last '*' is moved on (a later star makes earlier ones final), so a
