@@ -20,11 +20,15 @@ typedef enum zc_stream_mode {
     ZC_STREAM_CLASSIC_PINNED = 3,   /* pinned + cudaMemcpyAsync + launch + cudaMemcpyAsync + sync */
     ZC_STREAM_GRAPH = 4,            /* a CUDA graph of copy, kernel, copy, launched per frame */
     ZC_STREAM_CPU = 5,              /* the filter on the host: no GPU, the pipeline's baseline */
-    ZC_STREAM_CLASSIC_OVERLAP = 6   /* pinned copies and kernels of consecutive frames on three
+    ZC_STREAM_CLASSIC_OVERLAP = 6,  /* pinned copies and kernels of consecutive frames on three
                                        streams, so that copy-in, kernel and copy-out overlap */
+    ZC_STREAM_STREAM_WAIT = 7       /* no persistent kernel: each frame's kernel is queued ahead
+                                       behind a stream wait on a word the CPU stores in mapped
+                                       memory (cuStreamWaitValue64); ZC_ERR_UNSUPPORTED where
+                                       the device lacks 64-bit stream memory operations */
 } zc_stream_mode;
 
-#define ZC_STREAM_MODE_COUNT 7
+#define ZC_STREAM_MODE_COUNT 8
 
 /* The most taps a filter may have. */
 #define ZC_FIR_MAX_TAPS 1024
@@ -71,7 +75,7 @@ typedef struct zc_synth {
 ZC_BEGIN_DECLS
 
 /* "zerocopy", "mapped-launch", "classic-pageable", "classic-pinned", "graph", "cpu",
- * "classic-overlap". */
+ * "classic-overlap", "stream-wait". */
 ZC_EXTERN const char *zc_stream_mode_name(zc_stream_mode mode);
 
 /* The mode named name (as zc_stream_mode_name gives it). */

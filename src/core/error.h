@@ -34,4 +34,21 @@ zc_status zc__fail(zc_status status, const char *file, int line, const char *fmt
             return ZC_FAIL(ZC_ERR_INVALID_ARG, "%s: argument '%s' is NULL", __func__, #arg);       \
     } while (0)
 
+/* Propagate a failed status in one line: evaluate expr (a zc_status) once and return it when it
+ * is not ZC_OK. */
+#define ZC_CHECK(expr)                                                                             \
+    do {                                                                                           \
+        zc_status zc__check_s = (expr);                                                            \
+        if (zc__check_s != ZC_OK)                                                                  \
+            return zc__check_s;                                                                    \
+    } while (0)
+
+/* The same for code that unwinds: store the status in status_var and goto label on failure. */
+#define ZC_CHECK_GOTO(expr, status_var, label)                                                     \
+    do {                                                                                           \
+        (status_var) = (expr);                                                                     \
+        if ((status_var) != ZC_OK)                                                                 \
+            goto label;                                                                            \
+    } while (0)
+
 #endif

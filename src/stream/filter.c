@@ -60,6 +60,8 @@ static const zc__filter_ops *zc__filter_ops_of(zc_stream_mode mode)
         return &zc__filter_ring_ops;
     if (mode == ZC_STREAM_CPU)
         return &zc__filter_host_ops;
+    if (mode == ZC_STREAM_STREAM_WAIT)
+        return &zc__filter_wait_ops;
     return &zc__filter_launch_ops;
 }
 

@@ -3,6 +3,7 @@
 #ifndef ZC_STREAM_FILTER_INTERNAL_H
 #define ZC_STREAM_FILTER_INTERNAL_H
 
+#include "device/stream_memops.h"
 #include "stream/fir_kernels.h"
 #include "zerocopy/filter.h"
 
@@ -42,6 +43,15 @@ struct zc_filter {
     cudaStream_t overlap[ZC__OVERLAP_STREAMS]; /* classic-overlap: frame seq on seq % 3 */
     cudaEvent_t *kernel_done;                  /* classic-overlap: one per slot */
     float *h_work; /* cpu: the halo values before the next frame, then room for it */
+
+    /* stream-wait: per slot, the word the CPU stores to let frame seq's queued work start
+     * (go) and the one the stream stores once its results are written (done), one 64-byte
+     * line each, in mapped memory; the driver's calls that wait on and write them; and the
+     * frames queued so far. */
+    uint64_t *h_go, *h_done;
+    unsigned long long d_go, d_done;
+    zc__stream_memops memops;
+    uint64_t queued;
 };
 
 /*
@@ -71,6 +81,7 @@ struct zc__filter_ops {
 extern const zc__filter_ops zc__filter_ring_ops;   /* zerocopy (filter_ring.c) */
 extern const zc__filter_ops zc__filter_launch_ops; /* the four launch modes (filter_launch.c) */
 extern const zc__filter_ops zc__filter_host_ops;   /* cpu (filter_host.c) */
+extern const zc__filter_ops zc__filter_wait_ops;   /* stream-wait (filter_wait.c) */
 
 static inline uint64_t zc__filter_head(const zc_filter *f)
 {

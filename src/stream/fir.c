@@ -9,7 +9,7 @@
 
 static const char *const zc__mode_names[ZC_STREAM_MODE_COUNT] = {
     "zerocopy", "mapped-launch", "classic-pageable", "classic-pinned",
-    "graph",    "cpu",           "classic-overlap"};
+    "graph",    "cpu",           "classic-overlap",  "stream-wait"};
 
 ZC_EXTERN const char *zc_stream_mode_name(zc_stream_mode mode)
 {
@@ -30,7 +30,7 @@ ZC_EXTERN zc_status zc_stream_mode_parse(const char *name, zc_stream_mode *mode_
     }
     return ZC_FAIL(ZC_ERR_PARSE,
                    "zc_stream_mode_parse: unknown mode '%s' (zerocopy, mapped-launch, "
-                   "classic-pageable, classic-pinned, graph, cpu, classic-overlap)",
+                   "classic-pageable, classic-pinned, graph, cpu, classic-overlap, stream-wait)",
                    name);
 }
 

@@ -19,6 +19,7 @@ typedef struct zc_cli_stream_opts {
     int device;
     int modes[ZC_STREAM_MODE_COUNT]; /* 1 for each mode to run, in order */
     int protocols;                   /* bit 0: LL, bit 1: FLAG (zerocopy runs) */
+    int modes_all;                   /* --mode all: a mode the GPU cannot run is skipped */
     uint64_t frames;                 /* 0: synth 10000; a file or pipe: all of it */
     int frames_given;
     double duration_s;

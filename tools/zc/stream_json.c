@@ -47,6 +47,7 @@ static cJSON *zc__run_json(const zc_cli_stream_result *r)
     else
         cJSON_AddNullToObject(o, "protocol");
     cJSON_AddBoolToObject(o, "ok", r->status == ZC_OK);
+    cJSON_AddBoolToObject(o, "skipped", r->status == ZC_ERR_UNSUPPORTED);
     if (r->status != ZC_OK) {
         cJSON_AddStringToObject(o, "status", zc_status_name(r->status));
         cJSON_AddStringToObject(o, "error", r->error);
