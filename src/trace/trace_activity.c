@@ -5,130 +5,137 @@
 #include <string.h>
 
 /* Large enough that a busy program fills few buffers; CUPTI asks for more as it needs them. */
-#define ZC__BUFFER_BYTES    (4u << 20)
-#define ZC__RECORD_ALIGN    8
-#define ZC__KERNEL_NAME_MAX 160
+#define ZC__BUFFER_BYTES (4u << 20)
+#define ZC__RECORD_ALIGN 8
 
-static const char *zc__copy_kind(uint8_t kind)
+static zc_trace_dir zc__copy_kind(uint8_t kind)
 {
     switch (kind) {
     case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
-        return "h2d";
+        return ZC_TRACE_DIR_H2D;
     case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
-        return "d2h";
+        return ZC_TRACE_DIR_D2H;
     case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA:
-        return "h2a";
+        return ZC_TRACE_DIR_H2A;
     case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH:
-        return "a2h";
+        return ZC_TRACE_DIR_A2H;
     case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA:
-        return "a2a";
+        return ZC_TRACE_DIR_A2A;
     case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD:
-        return "a2d";
+        return ZC_TRACE_DIR_A2D;
     case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA:
-        return "d2a";
+        return ZC_TRACE_DIR_D2A;
     case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD:
-        return "d2d";
+        return ZC_TRACE_DIR_D2D;
     case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH:
-        return "h2h";
+        return ZC_TRACE_DIR_H2H;
     case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP:
-        return "p2p";
+        return ZC_TRACE_DIR_P2P;
     default:
-        return "unknown";
+        return ZC_TRACE_DIR_UNKNOWN;
     }
 }
 
-static const char *zc__memory_kind(unsigned kind)
+static zc_trace_mem zc__memory_kind(unsigned kind)
 {
     switch (kind) {
     case CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE:
-        return "pageable";
+        return ZC_TRACE_MEM_PAGEABLE;
     case CUPTI_ACTIVITY_MEMORY_KIND_PINNED:
-        return "pinned";
+        return ZC_TRACE_MEM_PINNED;
     case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE:
-        return "device";
+        return ZC_TRACE_MEM_DEVICE;
     case CUPTI_ACTIVITY_MEMORY_KIND_ARRAY:
-        return "array";
+        return ZC_TRACE_MEM_ARRAY;
     case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED:
-        return "managed";
+        return ZC_TRACE_MEM_MANAGED;
     case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC:
-        return "device_static";
+        return ZC_TRACE_MEM_DEVICE_STATIC;
     case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC:
-        return "managed_static";
+        return ZC_TRACE_MEM_MANAGED_STATIC;
     default:
-        return "unknown";
+        return ZC_TRACE_MEM_UNKNOWN;
     }
 }
 
-static const char *zc__um_counter(CUpti_ActivityUnifiedMemoryCounterKind kind)
+static zc_trace_um_counter zc__um_counter(CUpti_ActivityUnifiedMemoryCounterKind kind)
 {
     switch (kind) {
     case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD:
-        return "bytes_h2d";
+        return ZC_TRACE_UM_BYTES_H2D;
     case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_DTOH:
-        return "bytes_d2h";
+        return ZC_TRACE_UM_BYTES_D2H;
     case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_CPU_PAGE_FAULT_COUNT:
-        return "cpu_faults";
+        return ZC_TRACE_UM_CPU_FAULTS;
     case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_GPU_PAGE_FAULT:
-        return "gpu_faults";
+        return ZC_TRACE_UM_GPU_FAULTS;
     case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_THRASHING:
-        return "thrashing";
+        return ZC_TRACE_UM_THRASHING;
     case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_THROTTLING:
-        return "throttling";
+        return ZC_TRACE_UM_THROTTLING;
     case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_REMOTE_MAP:
-        return "remote_map";
+        return ZC_TRACE_UM_REMOTE_MAP;
     case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_DTOD:
-        return "bytes_d2d";
+        return ZC_TRACE_UM_BYTES_D2D;
     default:
-        return "unknown";
+        return ZC_TRACE_UM_UNKNOWN;
     }
 }
 
-/* Kernel names go on one line as one word: keep printable characters other than spaces. */
-static void zc__kernel_name(const char *name, char out[ZC__KERNEL_NAME_MAX])
-{
-    size_t n = 0;
-    for (const char *c = name ? name : "?"; *c != '\0' && n + 1 < ZC__KERNEL_NAME_MAX; c++)
-        out[n++] = (*c > ' ' && *c < 127) ? *c : '_';
-    if (n == 0)
-        out[n++] = '?';
-    out[n] = '\0';
-}
-
-static void zc__write_record(const CUpti_Activity *record)
+/* One activity record as one log record. Call with the log locked. */
+static void zc__write_record(FILE *log, const CUpti_Activity *record)
 {
     switch (record->kind) {
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
         const CUpti_ActivityMemcpy6 *r = (const CUpti_ActivityMemcpy6 *)record;
-        zc__trace_writer_line("copy %s %s %s %llu %llu %llu %u %d %u", zc__copy_kind(r->copyKind),
-                              zc__memory_kind(r->srcKind), zc__memory_kind(r->dstKind),
-                              (unsigned long long)r->bytes, (unsigned long long)r->start,
-                              (unsigned long long)r->end, r->streamId,
-                              (r->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) ? 1 : 0, r->deviceId);
+        zc_trace_copy copy = {
+            .dir = zc__copy_kind(r->copyKind),
+            .src = zc__memory_kind(r->srcKind),
+            .dst = zc__memory_kind(r->dstKind),
+            .bytes = r->bytes,
+            .start = r->start,
+            .end = r->end,
+            .stream = r->streamId,
+            .async = (r->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) ? 1 : 0,
+        };
+        zc__trace_write_copy(log, &copy, r->deviceId);
         break;
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
         const CUpti_ActivityMemset4 *r = (const CUpti_ActivityMemset4 *)record;
-        zc__trace_writer_line("memset %s %llu %llu %llu %u %d", zc__memory_kind(r->memoryKind),
-                              (unsigned long long)r->bytes, (unsigned long long)r->start,
-                              (unsigned long long)r->end, r->streamId,
-                              (r->flags & CUPTI_ACTIVITY_FLAG_MEMSET_ASYNC) ? 1 : 0);
+        zc_trace_memset memset_record = {
+            .kind = zc__memory_kind(r->memoryKind),
+            .bytes = r->bytes,
+            .start = r->start,
+            .end = r->end,
+            .stream = r->streamId,
+            .async = (r->flags & CUPTI_ACTIVITY_FLAG_MEMSET_ASYNC) ? 1 : 0,
+        };
+        zc__trace_write_memset(log, &memset_record);
         break;
     }
     case CUPTI_ACTIVITY_KIND_KERNEL:
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
         const CUpti_ActivityKernel10 *r = (const CUpti_ActivityKernel10 *)record;
-        char name[ZC__KERNEL_NAME_MAX];
-        zc__kernel_name(r->name, name);
-        zc__trace_writer_line("kernel %llu %llu %u %s", (unsigned long long)r->start,
-                              (unsigned long long)r->end, r->streamId, name);
+        zc_trace_kernel kernel = {
+            .start = r->start,
+            .end = r->end,
+            .stream = r->streamId,
+            .correlation = r->correlationId,
+        };
+        zc__trace_write_kernel(log, &kernel, r->name);
         break;
     }
     case CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER: {
         const CUpti_ActivityUnifiedMemoryCounter3 *r =
             (const CUpti_ActivityUnifiedMemoryCounter3 *)record;
-        zc__trace_writer_line("um %s %llu %llu %llu", zc__um_counter(r->counterKind),
-                              (unsigned long long)r->value, (unsigned long long)r->start,
-                              (unsigned long long)r->end);
+        zc_trace_um um = {
+            .counter = zc__um_counter(r->counterKind),
+            .value = r->value,
+            .start = r->start,
+            .end = r->end,
+        };
+        zc__trace_write_um(log, &um);
         break;
     }
     default:
@@ -147,12 +154,17 @@ static void CUPTIAPI zc__buffer_completed(CUcontext context, uint32_t stream, ui
                                           size_t size, size_t valid_size)
 {
     CUpti_Activity *record = NULL;
-    while (cuptiActivityGetNextRecord(buffer, valid_size, &record) == CUPTI_SUCCESS)
-        zc__write_record(record);
+    FILE *log = zc__trace_writer_lock();
+    while (cuptiActivityGetNextRecord(buffer, valid_size, &record) == CUPTI_SUCCESS) {
+        if (log != NULL)
+            zc__write_record(log, record);
+    }
     size_t dropped = 0;
-    if (cuptiActivityGetNumDroppedRecords(context, stream, &dropped) == CUPTI_SUCCESS &&
+    if (log != NULL &&
+        cuptiActivityGetNumDroppedRecords(context, stream, &dropped) == CUPTI_SUCCESS &&
         dropped > 0)
-        zc__trace_writer_line("dropped %zu", dropped);
+        zc__trace_write_dropped(log, dropped);
+    zc__trace_writer_unlock();
     free(buffer);
 }
 

@@ -1,33 +1,31 @@
-/* Internal: the pieces of the zc trace injection library and the log lines they write. */
+/* Internal: the pieces of the zc trace injection library. The log it writes is defined, with
+ * its one writer per record, in trace_record.h. */
 #ifndef ZC_TRACE_INJECT_H
 #define ZC_TRACE_INJECT_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include <cupti.h>
 
-/*
- * The log is plain text, one record a line, so that `zc trace` and its tests can read and
- * write it by hand (docs/pitfalls.md describes each field):
- *   zctrace 1 pid=<pid> ram=<bytes>
- *   copy <dir> <src kind> <dst kind> <bytes> <start ns> <end ns> <stream> <async 0|1> <device>
- *   memset <mem kind> <bytes> <start ns> <end ns> <stream> <async 0|1>
- *   kernel <start ns> <end ns> <stream> <name>
- *   um <counter> <value> <start ns> <end ns>
- *   api <name> <bytes> <flags> <pointer hex> <start ns> <end ns> <ok 0|1> <rt|drv>
- *   note <key> <free text>
- *   dropped <records>
- *   end
- */
+#include "trace_record.h"
 
 /* Open "<dir>/<pid>.log" and write the header; 0 on success, -1 with a message on stderr. */
 int zc__trace_writer_open(const char *dir);
 
-/* Write one line (printf format, newline added) under the writer's lock; no-op when closed. */
-void zc__trace_writer_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The log, locked for one whole record (NULL when closed); always pair with unlock. Records
+ * arrive from CUPTI's buffer thread and from every application thread that calls CUDA. */
+FILE *zc__trace_writer_lock(void);
+void zc__trace_writer_unlock(void);
 
-/* Write the end line and close the log. */
+/* Write the launch counts and the end line, and close the log. */
 void zc__trace_writer_close(void);
+
+/* A note line: "note <key> <text>". */
+void zc__trace_note(const char *key, const char *text);
+
+/* Log a CUPTI failure as a note line: "note <key> <call>: <CUPTI error text>". */
+void zc__trace_note_cupti(const char *key, const char *call, CUptiResult result);
 
 /* Enable the activity kinds and register the buffer callbacks; notes what is unavailable. */
 void zc__trace_activity_start(void);
@@ -35,10 +33,23 @@ void zc__trace_activity_start(void);
 /* Deliver every buffered record to the log (cuptiActivityFlushAll) and note dropped records. */
 void zc__trace_activity_flush(void);
 
-/* Subscribe to the runtime and driver calls that allocate, pin and map host memory. */
+/* Subscribe to the runtime and driver calls that allocate, pin and map host memory, prefetch
+ * and advise managed memory, and launch kernels. */
 void zc__trace_callbacks_start(void);
 
-/* Log a CUPTI failure as a note line: "note <key> <call>: <CUPTI error text>". */
-void zc__trace_note_cupti(const char *key, const char *call, CUptiResult result);
+/* The allocations kernel arguments are matched against (trace_ranges.c). */
+void zc__trace_ranges_add(uint64_t base, uint64_t bytes, uint64_t host);
+void zc__trace_ranges_remove(uint64_t host);
+int zc__trace_ranges_host_of(uint64_t host, uint64_t *base_p, uint64_t *bytes_p);
+size_t zc__trace_ranges_match(const uint64_t *words, size_t count, uint64_t *hosts, size_t max);
+
+/* Kernel launches (trace_launch.c): one seen through the runtime, one whose arguments are to be
+ * read at the driver (params or extra as cuLaunchKernel takes them), and the counts. */
+void zc__trace_launch_runtime(void);
+void zc__trace_launch_inspect(CUfunction f, void **params, void **extra, uint32_t correlation);
+void zc__trace_launch_counts(uint64_t *runtime_p, uint64_t *inspected_p, uint64_t *failed_p);
+
+/* Why the kernels' PCIe read counters are not read, as a note (trace_counters.c). */
+void zc__trace_counters_note(void);
 
 #endif

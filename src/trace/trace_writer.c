@@ -2,12 +2,10 @@
 #include "trace_inject.h"
 
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <unistd.h>
 
-/* Records arrive from CUPTI's buffer thread and from every application thread that calls
- * the CUDA API, so each line is written whole under one lock. */
+/* Each record is written whole under one lock. */
 static pthread_mutex_t zc__writer_lock = PTHREAD_MUTEX_INITIALIZER;
 static FILE *zc__writer_file;
 
@@ -29,33 +27,42 @@ int zc__trace_writer_open(const char *dir)
         pages > 0 && page_size > 0 ? (unsigned long long)pages * (unsigned long long)page_size : 0;
     pthread_mutex_lock(&zc__writer_lock);
     zc__writer_file = file;
-    fprintf(file, "zctrace 1 pid=%ld ram=%llu\n", (long)getpid(), ram);
+    zc__trace_write_header(file, (long)getpid(), ram);
     pthread_mutex_unlock(&zc__writer_lock);
     return 0;
 }
 
-void zc__trace_writer_line(const char *fmt, ...)
+FILE *zc__trace_writer_lock(void)
 {
     pthread_mutex_lock(&zc__writer_lock);
-    if (zc__writer_file != NULL) {
-        va_list args;
-        va_start(args, fmt);
-        vfprintf(zc__writer_file, fmt, args);
-        va_end(args);
-        fputc('\n', zc__writer_file);
-    }
+    return zc__writer_file;
+}
+
+void zc__trace_writer_unlock(void)
+{
     pthread_mutex_unlock(&zc__writer_lock);
 }
 
 void zc__trace_writer_close(void)
 {
+    uint64_t runtime = 0, inspected = 0, failed = 0;
+    zc__trace_launch_counts(&runtime, &inspected, &failed);
     pthread_mutex_lock(&zc__writer_lock);
     if (zc__writer_file != NULL) {
-        fputs("end\n", zc__writer_file);
+        zc__trace_write_launches(zc__writer_file, runtime, inspected, failed);
+        zc__trace_write_end(zc__writer_file);
         fclose(zc__writer_file);
         zc__writer_file = NULL;
     }
     pthread_mutex_unlock(&zc__writer_lock);
+}
+
+void zc__trace_note(const char *key, const char *text)
+{
+    FILE *log = zc__trace_writer_lock();
+    if (log != NULL)
+        zc__trace_write_note(log, key, text);
+    zc__trace_writer_unlock();
 }
 
 void zc__trace_note_cupti(const char *key, const char *call, CUptiResult result)
@@ -63,5 +70,7 @@ void zc__trace_note_cupti(const char *key, const char *call, CUptiResult result)
     const char *text = NULL;
     if (cuptiGetResultString(result, &text) != CUPTI_SUCCESS || text == NULL)
         text = "unknown CUPTI error";
-    zc__trace_writer_line("note %s %s: %s", key, call, text);
+    char line[240];
+    snprintf(line, sizeof line, "%s: %s", call, text);
+    zc__trace_note(key, line);
 }

@@ -5,7 +5,7 @@
 #include <cjson/cJSON.h>
 
 #include "advise_json.h"
-#include "trace_ceiling.h"
+#include "trace_bench_ceiling.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         zc_recommendation rec;
         (void)zc_advise_rank(&p, &w, &rec);
     }
-    (void)zc_trace_ceiling_from_bench_json(doc);
+    (void)zc_cli_trace_ceiling_from_bench_json(doc);
     cJSON_Delete(doc);
     return 0;
 }

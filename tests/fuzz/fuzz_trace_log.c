@@ -1,8 +1,7 @@
 /* Fuzz target: a trace log as the injection library writes it, read and analysed. */
 #include "fuzz_support.h"
 
-#include "trace_analyze.h"
-#include "trace_log.h"
+#include "zerocopy/trace.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

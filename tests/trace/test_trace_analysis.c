@@ -4,11 +4,7 @@
 
 #include <string.h>
 
-#include <cjson/cJSON.h>
-
-#include "trace_analyze.h"
-#include "trace_ceiling.h"
-#include "trace_log.h"
+#include "zerocopy/trace.h"
 
 #define MiB (1024ull * 1024ull)
 #define GiB (1024ull * MiB)
@@ -413,7 +409,7 @@ static void test_parser_rejects_malformed_logs(void **state)
         const char *where;
     } bad[] = {
         {"not a log\n", ":1:"},
-        {"zctrace 2 pid=1 ram=1\n", "version"},
+        {"zctrace 3 pid=1 ram=1\n", "version"}, /* newer than this reader */
         {"zctrace 1 pid=1 ram=1\ncopy h2d pinned device 10 5 4 7 1 0\n", ":2:"},
         {"zctrace 1 pid=1 ram=1\ncopy sideways pinned device 10 1 4 7 1 0\n", ":2:"},
         {"zctrace 1 pid=1 ram=1\nkernel 1\n", ":2:"},
@@ -457,41 +453,6 @@ static void test_parser_counts_processes_and_truncation(void **state)
     assert_int_equal(zc_trace_log_read_text(NULL, "x", "n"), ZC_ERR_INVALID_ARG);
 }
 
-static void test_ceiling_from_bench_json(void **state)
-{
-    (void)state;
-    /* zerocopy.bench/1: cases with points; only ok pinned copy cases count. */
-    cJSON *doc = cJSON_Parse(
-        "{\"schema\":\"zerocopy.bench/1\",\"cases\":["
-        "{\"key\":\"copy.h2d.pageable\",\"group\":\"copy\",\"technique\":\"pageable\","
-        "\"direction\":\"h2d\",\"outcome\":\"ok\",\"points\":[{\"metric\":\"bandwidth\","
-        "\"stats\":{\"median\":70.0}}]},"
-        "{\"key\":\"copy.h2d.pinned\",\"group\":\"copy\",\"technique\":\"pinned\","
-        "\"direction\":\"h2d\",\"outcome\":\"ok\",\"points\":["
-        "{\"bytes\":4096,\"metric\":\"bandwidth\",\"stats\":{\"median\":3.1,\"max\":90}},"
-        "{\"bytes\":268435456,\"metric\":\"bandwidth\",\"stats\":{\"median\":55.4}}]},"
-        "{\"key\":\"copy.d2h.pinned\",\"group\":\"copy\",\"technique\":\"pinned\","
-        "\"direction\":\"d2h\",\"outcome\":\"FAIL\",\"points\":[{\"metric\":\"bandwidth\","
-        "\"stats\":{\"median\":80.0}}]},"
-        "{\"key\":\"latency.pinned\",\"group\":\"latency\",\"technique\":\"pinned\","
-        "\"direction\":\"h2d\",\"outcome\":\"ok\",\"points\":[{\"metric\":\"latency\","
-        "\"stats\":{\"median\":99.0}}]}]}");
-    assert_non_null(doc);
-    assert_double_equal(zc_trace_ceiling_from_bench_json(doc), 55.4, 1e-12);
-    cJSON_Delete(doc);
-    /* Another document: any object naming a pinned copy, with a "gbps" figure. */
-    doc = cJSON_Parse("{\"results\":[{\"name\":\"pageable h2d\",\"median_gbps\":70.0},"
-                      "{\"name\":\"pinned h2d\",\"stats\":{\"median_gbps\":54.9}},"
-                      "{\"name\":\"pinned d2h\",\"median_gbps\":55.3}]}");
-    assert_non_null(doc);
-    assert_double_equal(zc_trace_ceiling_from_bench_json(doc), 55.3, 1e-12);
-    cJSON_Delete(doc);
-    doc = cJSON_Parse("{\"cases\":[{\"key\":\"copy.pageable.h2d\",\"median_gbps\":7.0}]}");
-    assert_double_equal(zc_trace_ceiling_from_bench_json(doc), 0.0, 0.0);
-    cJSON_Delete(doc);
-    /* Reading the file is zc trace's (--bench, through cli_io): tests/cli checks it. */
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -506,7 +467,6 @@ int main(void)
         cmocka_unit_test(test_mapped_memory_note),
         cmocka_unit_test(test_parser_rejects_malformed_logs),
         cmocka_unit_test(test_parser_counts_processes_and_truncation),
-        cmocka_unit_test(test_ceiling_from_bench_json),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,8 +7,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "trace_log.h"
 #include "trace_run.h"
+#include "zerocopy/trace.h"
 
 static int run_host(const char *log_dir)
 {
@@ -32,7 +32,7 @@ static void test_library_writes_a_complete_log(void **state)
 {
     (void)state;
     char dir[256];
-    assert_int_equal(zc_trace_make_log_dir(dir, sizeof dir), 0);
+    assert_int_equal(zc_cli_trace_make_log_dir(dir, sizeof dir), 0);
     assert_int_equal(run_host(dir), 0);
 
     zc_trace_log log;
@@ -50,7 +50,7 @@ static void test_library_writes_a_complete_log(void **state)
     if (!zc_test_gpu_present())
         assert_true(log.note_count > 0); /* CUPTI said why it could not trace */
     zc_trace_log_free(&log);
-    zc_trace_remove_log_dir(dir);
+    zc_cli_trace_remove_log_dir(dir);
     assert_int_equal(access(dir, F_OK), -1);
 }
 
@@ -58,14 +58,14 @@ static void test_library_outside_zc_trace_does_nothing(void **state)
 {
     (void)state;
     char dir[256];
-    assert_int_equal(zc_trace_make_log_dir(dir, sizeof dir), 0);
+    assert_int_equal(zc_cli_trace_make_log_dir(dir, sizeof dir), 0);
     assert_int_equal(run_host(NULL), 0);
     zc_trace_log log;
     zc_trace_log_init(&log);
     assert_int_equal(zc_trace_log_read_dir(&log, dir), ZC_OK);
     assert_int_equal(log.process_count, 0);
     zc_trace_log_free(&log);
-    zc_trace_remove_log_dir(dir);
+    zc_cli_trace_remove_log_dir(dir);
 }
 
 int main(void)

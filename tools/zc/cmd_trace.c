@@ -10,9 +10,8 @@
 #include "cli.h"
 #include "cli_io.h"
 #include "cli_json.h"
-#include "trace_analyze.h"
-#include "trace_ceiling.h"
-#include "trace_log.h"
+#include "trace_bench_ceiling.h"
+#include "zerocopy/trace.h"
 #include "trace_output.h"
 #include "trace_run.h"
 
@@ -28,13 +27,17 @@ static void zc__trace_help(void)
            "managed or device memory, time, stream, synchronous or not), kernels,\n"
            "unified-memory faults and host allocations. When it exits, print bytes and time per\n"
            "path, the bandwidth reached against this machine's ceiling, and the copy pitfalls\n"
-           "found, each with its evidence and its fix (docs/pitfalls.md). zc trace exits with\n"
-           "the program's exit code (128 + N when signal N killed it, 127 when it could not\n"
-           "start), or 1 when the program succeeded but zc trace could not write its results.\n"
+           "found, each with its evidence and its fix (docs/pitfalls.md). Every process the\n"
+           "program starts that uses CUDA (fork and exec, Python multiprocessing) is traced\n"
+           "too, as long as it keeps the environment, and reported process by process.\n"
+           "zc trace exits with the program's exit code (128 + N when signal N killed it, 127\n"
+           "when it could not start); when the program exited 0, zc trace exits 1 if the\n"
+           "trace failed (no injection library, a log it cannot read) or its results could\n"
+           "not be written.\n"
            "Options are checked before the program runs (bad ones: exit 2, nothing run).\n\n"
            "Options:\n"
            "  -j, --json FILE   also write the results as JSON, schema \"%s\" (docs/json.md), to\n"
-           "                    FILE or - (stdout)\n"
+           "                    FILE or - (stdout, after whatever the program printed there)\n"
            "  -o, --output FILE  write the summary to FILE (- for stdout) instead of stderr\n"
            "  --bench FILE      take the ceiling from a zc bench --json file (best pinned copy;\n"
            "                    - for stdin)\n"
@@ -114,7 +117,7 @@ typedef struct zc__trace_options {
 } zc__trace_options;
 
 static void zc__choose_ceiling(const zc__trace_options *o, const zc_trace_report *report,
-                               zc_trace_run *run)
+                               zc_cli_trace_run *run)
 {
     if (o->ceiling_gbps > 0) {
         run->ceiling_gbps = o->ceiling_gbps;
@@ -148,7 +151,7 @@ static void zc__choose_ceiling(const zc__trace_options *o, const zc_trace_report
 
 /* After the program ran: read the logs, analyse, print and write the JSON. Gives ZC_EXIT_OK, or
  * the exit code of an output that could not be written. */
-static int zc__report(zc__trace_options *o, const char *log_dir, zc_trace_run *run)
+static int zc__report(zc__trace_options *o, const char *log_dir, zc_cli_trace_run *run)
 {
     zc_trace_log log;
     zc_trace_log_init(&log);
@@ -159,6 +162,7 @@ static int zc__report(zc__trace_options *o, const char *log_dir, zc_trace_run *r
         if (status != ZC_OK) {
             snprintf(run->why_not, sizeof run->why_not, "the trace log could not be read: %s",
                      log.error);
+            run->trace_failed = 1;
         } else if (log.process_count == 0) {
             snprintf(run->why_not, sizeof run->why_not,
                      "no CUDA activity: the program never initialised the CUDA driver (it "
@@ -168,6 +172,7 @@ static int zc__report(zc__trace_options *o, const char *log_dir, zc_trace_run *r
             zc_trace_params params = {0, NULL, o->ram_bytes};
             if (report == NULL || zc_trace_analyze(&log, &params, report) != ZC_OK) {
                 snprintf(run->why_not, sizeof run->why_not, "analysis failed: out of memory");
+                run->trace_failed = 1;
             } else {
                 zc__choose_ceiling(o, report, run);
                 /* The ceiling decides the pageable saving: analyse again with it. */
@@ -182,12 +187,12 @@ static int zc__report(zc__trace_options *o, const char *log_dir, zc_trace_run *r
 
     int code = ZC_EXIT_OK;
     FILE *out = o->output_path != NULL ? o->summary_out.f : stderr;
-    zc_trace_print_summary(out, run, have_log ? &log : NULL, have_log ? report : NULL);
+    zc_cli_trace_print_summary(out, run, have_log ? &log : NULL, have_log ? report : NULL);
     if (o->output_path != NULL)
         code = zc_cli_output_commit(&o->summary_out);
     if (o->json_path != NULL) {
         int rc = zc_cli_json_commit(
-            "trace", zc_trace_json(run, have_log ? &log : NULL, have_log ? report : NULL),
+            "trace", zc_cli_trace_json(run, have_log ? &log : NULL, have_log ? report : NULL),
             &o->json_out);
         if (code == ZC_EXIT_OK)
             code = rc;
@@ -233,18 +238,18 @@ static int zc__check_keep_dir(const char *dir)
 
 /* Everything that can be wrong with the options, found before the program runs. */
 static int zc__check_before_run(zc__trace_options *o, char *library, size_t library_size,
-                                zc_trace_run *run)
+                                zc_cli_trace_run *run)
 {
     if (o->bench_path != NULL) {
         int code = 0;
         cJSON *doc = zc_cli_read_json("trace", o->bench_path, &code);
         if (doc == NULL)
             return code;
-        o->bench_gbps = zc_trace_ceiling_from_bench_json(doc);
+        o->bench_gbps = zc_cli_trace_ceiling_from_bench_json(doc);
         cJSON_Delete(doc);
     }
-    run->traced = zc_trace_find_library(o->lib_path, library, library_size, run->why_not,
-                                        sizeof run->why_not);
+    run->traced = zc_cli_trace_find_library(o->lib_path, library, library_size, run->why_not,
+                                            sizeof run->why_not);
     if (!run->traced && o->lib_path != NULL) {
         fprintf(stderr, "zc trace: --lib: %s\n", run->why_not);
         return ZC_EXIT_USAGE;
@@ -342,7 +347,7 @@ int zc_cmd_trace(int argc, char **argv)
         return zc_cli_usage_error("trace", zc__trace_usage,
                                   "--bench and --ceiling exclude each other");
 
-    zc_trace_run run;
+    zc_cli_trace_run run;
     memset(&run, 0, sizeof run);
     run.argv = argv + optind;
     char library[PATH_MAX], log_dir[PATH_MAX] = "";
@@ -353,22 +358,29 @@ int zc_cmd_trace(int argc, char **argv)
         char *absolute = realpath(o.keep_dir, NULL);
         snprintf(log_dir, sizeof log_dir, "%s", absolute ? absolute : o.keep_dir);
         free(absolute);
-    } else if (run.traced && zc_trace_make_log_dir(log_dir, sizeof log_dir) != 0) {
+    } else if (run.traced && zc_cli_trace_make_log_dir(log_dir, sizeof log_dir) != 0) {
         snprintf(run.why_not, sizeof run.why_not, "no folder for the trace logs: %s",
                  strerror(errno));
         run.traced = 0;
     }
+    /* Without the library (not found, no log folder) the program runs untraced: the trace
+     * failed, which the exit code says when the program itself succeeded. */
+    run.trace_failed = !run.traced;
 
     const char *displaced = getenv(ZC_TRACE_INJECTION_ENV);
     if (run.traced && displaced != NULL && displaced[0] != '\0')
         fprintf(stderr, "zc trace: %s was set (%s); the program gets zc trace's library instead\n",
                 ZC_TRACE_INJECTION_ENV, displaced);
     run.exit_code =
-        zc_trace_run_program(run.argv, run.traced ? library : NULL, log_dir, &run.signal);
+        zc_cli_trace_run_program(run.argv, run.traced ? library : NULL, log_dir, &run.signal);
     code = zc__report(&o, log_dir, &run);
     if (run.traced && o.keep_dir == NULL)
-        zc_trace_remove_log_dir(log_dir);
-    /* The program's own code, unless zc trace failed to give its results of a program that
-     * succeeded. */
-    return run.exit_code == 0 && code != ZC_EXIT_OK ? code : run.exit_code;
+        zc_cli_trace_remove_log_dir(log_dir);
+    /* The program's own code, unless the program succeeded and zc trace did not: its trace
+     * failed (no library, a log it cannot read) or its results could not be written. */
+    if (run.exit_code != 0)
+        return run.exit_code;
+    if (code != ZC_EXIT_OK)
+        return code;
+    return run.trace_failed ? ZC_EXIT_FAILURE : ZC_EXIT_OK;
 }

@@ -28,7 +28,8 @@ static double zc__gbps(uint64_t bytes, uint64_t ns)
     return ns ? (double)bytes / (double)ns : 0.0; /* bytes per ns is GB/s */
 }
 
-static void zc__print_path(FILE *out, const zc_trace_run *run, const zc_trace_path *p, int memset)
+static void zc__print_path(FILE *out, const zc_cli_trace_run *run, const zc_trace_path *p,
+                           int memset)
 {
     char label[64], b[32], t[32], share[32] = "";
     if (memset)
@@ -44,8 +45,8 @@ static void zc__print_path(FILE *out, const zc_trace_run *run, const zc_trace_pa
             zc_trace_format_time((double)p->time_ns * 1e-9, t, sizeof t), gbps, share);
 }
 
-void zc_trace_print_summary(FILE *out, const zc_trace_run *run, const zc_trace_log *log,
-                            const zc_trace_report *report)
+void zc_cli_trace_print_summary(FILE *out, const zc_cli_trace_run *run, const zc_trace_log *log,
+                                const zc_trace_report *report)
 {
     char b[32], t[32], s[32];
     const char *program = run->argv && run->argv[0] ? run->argv[0] : "?";
@@ -73,6 +74,14 @@ void zc_trace_print_summary(FILE *out, const zc_trace_run *run, const zc_trace_l
     if (log->dropped)
         fprintf(out, "; CUPTI dropped %llu records", (unsigned long long)log->dropped);
     fputc('\n', out);
+    /* A program that starts CUDA children (fork and exec, multiprocessing): one line each. */
+    for (size_t i = 0; log->process_count > 1 && i < log->process_count; i++) {
+        const zc_trace_process *p = &log->processes[i];
+        fprintf(out, "  process %ld: %llu copies, %llu kernels, %llu host-memory calls%s\n", p->pid,
+                (unsigned long long)p->copies, (unsigned long long)p->kernels,
+                (unsigned long long)p->api_calls,
+                p->complete ? "" : " (ended without flushing its records)");
+    }
     for (size_t i = 0; i < log->note_count; i++)
         fprintf(out, "  note: %s\n", log->notes[i]);
 
@@ -115,6 +124,14 @@ void zc_trace_print_summary(FILE *out, const zc_trace_run *run, const zc_trace_l
                 (unsigned long long)report->um_fault_records,
                 zc_trace_format_bytes(report->um_bytes, s, sizeof s));
 
+    if (report->launch_args_seen)
+        fprintf(out, "Kernel arguments: read for %llu launches%s\n",
+                (unsigned long long)report->launches_inspected,
+                report->launches_failed ? " (some could not be read)" : "");
+    else if (report->kernel_count > 0)
+        fprintf(out, "Kernel arguments: not seen (managed and mapped findings rest on call "
+                     "counts)\n");
+
     if (report->finding_count == 0) {
         fprintf(out, "\nFindings: none.\n");
         return;
@@ -133,7 +150,7 @@ void zc_trace_print_summary(FILE *out, const zc_trace_run *run, const zc_trace_l
 }
 
 /* Each adder returns the item, or NULL when out of memory (cJSON's convention). */
-static cJSON *zc__path_json(const zc_trace_run *run, const zc_trace_path *p, int memset)
+static cJSON *zc__path_json(const zc_cli_trace_run *run, const zc_trace_path *p, int memset)
 {
     cJSON *o = cJSON_CreateObject();
     if (o == NULL)
@@ -176,12 +193,38 @@ static cJSON *zc__finding_json(const zc_trace_finding *f)
     return o;
 }
 
-static void zc__report_json(cJSON *doc, const zc_trace_run *run, const zc_trace_log *log,
+static void zc__report_json(cJSON *doc, const zc_cli_trace_run *run, const zc_trace_log *log,
                             const zc_trace_report *r)
 {
     cJSON_AddNumberToObject(doc, "processes", (double)log->process_count);
     cJSON_AddBoolToObject(doc, "complete", log->complete_count == log->process_count);
     cJSON_AddNumberToObject(doc, "dropped_records", (double)log->dropped);
+    cJSON *list = cJSON_AddArrayToObject(doc, "process_list");
+    for (size_t i = 0; list && i < log->process_count; i++) {
+        const zc_trace_process *p = &log->processes[i];
+        cJSON *o = cJSON_CreateObject();
+        if (o == NULL || !cJSON_AddItemToArray(list, o)) {
+            cJSON_Delete(o);
+            break;
+        }
+        cJSON_AddNumberToObject(o, "pid", (double)p->pid);
+        cJSON_AddBoolToObject(o, "complete", p->complete);
+        cJSON_AddNumberToObject(o, "copies", (double)p->copies);
+        cJSON_AddNumberToObject(o, "kernels", (double)p->kernels);
+        cJSON_AddNumberToObject(o, "api_calls", (double)p->api_calls);
+        cJSON_AddNumberToObject(o, "launches_inspected", (double)p->launches_inspected);
+        cJSON_AddNumberToObject(o, "launches_failed", (double)p->launches_failed);
+    }
+    cJSON *args = cJSON_AddObjectToObject(doc, "kernel_arguments");
+    if (args) {
+        cJSON_AddBoolToObject(args, "seen", r->launch_args_seen);
+        cJSON_AddNumberToObject(args, "inspected", (double)r->launches_inspected);
+        cJSON_AddNumberToObject(args, "failed", (double)r->launches_failed);
+    }
+    if (log->pcie_counters[0] != '\0')
+        cJSON_AddStringToObject(doc, "pcie_counters", log->pcie_counters);
+    else
+        cJSON_AddNullToObject(doc, "pcie_counters");
     cJSON *notes = cJSON_AddArrayToObject(doc, "notes");
     for (size_t i = 0; notes && i < log->note_count; i++)
         cJSON_AddItemToArray(notes, cJSON_CreateString(log->notes[i]));
@@ -211,6 +254,7 @@ static void zc__report_json(cJSON *doc, const zc_trace_run *run, const zc_trace_
         cJSON_AddNumberToObject(host, "managed_calls", (double)r->managed_calls);
         cJSON_AddNumberToObject(host, "managed_bytes", (double)r->managed_bytes);
         cJSON_AddNumberToObject(host, "prefetch_calls", (double)r->prefetch_calls);
+        cJSON_AddNumberToObject(host, "advise_calls", (double)r->advise_calls);
     }
     cJSON *um = cJSON_AddObjectToObject(doc, "unified_memory");
     if (um) {
@@ -224,8 +268,8 @@ static void zc__report_json(cJSON *doc, const zc_trace_run *run, const zc_trace_
         cJSON_AddItemToArray(findings, zc__finding_json(&r->findings[i]));
 }
 
-cJSON *zc_trace_json(const zc_trace_run *run, const zc_trace_log *log,
-                     const zc_trace_report *report)
+cJSON *zc_cli_trace_json(const zc_cli_trace_run *run, const zc_trace_log *log,
+                         const zc_trace_report *report)
 {
     cJSON *doc = cJSON_CreateObject();
     if (doc == NULL)

@@ -6,28 +6,29 @@
 
 #include <cjson/cJSON.h>
 
-#include "trace_analyze.h"
+#include "zerocopy/trace.h"
 
 #define ZC_TRACE_SCHEMA "zerocopy.trace/1"
 
 /* How the traced program ran, and what the trace could see of it. */
-typedef struct zc_trace_run {
+typedef struct zc_cli_trace_run {
     char *const *argv;   /* the program and its arguments, NULL-terminated */
     int exit_code;       /* what zc trace returns: the program's code, or 128 + signal */
     int signal;          /* the signal that ended it, or 0 */
     int traced;          /* 1 when the injection library was given to the program */
+    int trace_failed;    /* 1 when the trace itself failed (no library, an unreadable log) */
     char why_not[512];   /* when nothing was recorded: why, in one sentence */
     double ceiling_gbps; /* 0 when unknown */
     char ceiling_source[192];
-} zc_trace_run;
+} zc_cli_trace_run;
 
 /* The summary: paths, kernels, host memory, ceiling, findings. log and report may be NULL when
  * nothing was recorded; then one line says why. */
-void zc_trace_print_summary(FILE *out, const zc_trace_run *run, const zc_trace_log *log,
-                            const zc_trace_report *report);
+void zc_cli_trace_print_summary(FILE *out, const zc_cli_trace_run *run, const zc_trace_log *log,
+                                const zc_trace_report *report);
 
 /* The JSON document (docs/json.md); NULL when out of memory. log and report may be NULL. */
-cJSON *zc_trace_json(const zc_trace_run *run, const zc_trace_log *log,
-                     const zc_trace_report *report);
+cJSON *zc_cli_trace_json(const zc_cli_trace_run *run, const zc_trace_log *log,
+                         const zc_trace_report *report);
 
 #endif

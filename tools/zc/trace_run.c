@@ -27,8 +27,8 @@ static int zc__readable(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, R_OK) == 0;
 }
 
-int zc_trace_find_library(const char *explicit_path, char *path_p, size_t path_size, char *why,
-                          size_t why_size)
+int zc_cli_trace_find_library(const char *explicit_path, char *path_p, size_t path_size, char *why,
+                              size_t why_size)
 {
     const char *given = explicit_path ? explicit_path : getenv(ZC_TRACE_LIB_ENV);
     if (given != NULL && given[0] != '\0') {
@@ -77,7 +77,7 @@ int zc_trace_find_library(const char *explicit_path, char *path_p, size_t path_s
     return 0;
 }
 
-int zc_trace_make_log_dir(char *dir_p, size_t size)
+int zc_cli_trace_make_log_dir(char *dir_p, size_t size)
 {
     const char *tmp = getenv("TMPDIR");
     if (tmp == NULL || tmp[0] == '\0')
@@ -88,7 +88,7 @@ int zc_trace_make_log_dir(char *dir_p, size_t size)
     return mkdtemp(dir_p) != NULL ? 0 : -1;
 }
 
-void zc_trace_remove_log_dir(const char *dir)
+void zc_cli_trace_remove_log_dir(const char *dir)
 {
     DIR *folder = opendir(dir);
     if (folder != NULL) {
@@ -106,7 +106,8 @@ void zc_trace_remove_log_dir(const char *dir)
     rmdir(dir);
 }
 
-int zc_trace_run_program(char *const *argv, const char *library, const char *log_dir, int *signal_p)
+int zc_cli_trace_run_program(char *const *argv, const char *library, const char *log_dir,
+                             int *signal_p)
 {
     *signal_p = 0;
     /* Like system(): while the program runs, Ctrl-C is for the program, not for zc. */

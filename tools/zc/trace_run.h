@@ -15,14 +15,14 @@
  * the zc binary, else in the install's library folder beside its bin folder. 1 and the path in
  * path_p when found; 0 and the places looked at in why (one sentence) when not.
  */
-int zc_trace_find_library(const char *explicit_path, char *path_p, size_t path_size, char *why,
-                          size_t why_size);
+int zc_cli_trace_find_library(const char *explicit_path, char *path_p, size_t path_size, char *why,
+                              size_t why_size);
 
 /* Create a fresh private folder for the logs (in $TMPDIR or /tmp); 0 on success. */
-int zc_trace_make_log_dir(char *dir_p, size_t size);
+int zc_cli_trace_make_log_dir(char *dir_p, size_t size);
 
 /* Remove the "*.log" files zc trace's library wrote in dir, then dir itself. */
-void zc_trace_remove_log_dir(const char *dir);
+void zc_cli_trace_remove_log_dir(const char *dir);
 
 /*
  * Run argv (searched on PATH) with the same stdin, stdout and stderr, with the injection
@@ -31,7 +31,7 @@ void zc_trace_remove_log_dir(const char *dir);
  * code as a shell would: the program's own, 128 + signal when killed (and *signal_p set), 127
  * when it could not be started.
  */
-int zc_trace_run_program(char *const *argv, const char *library, const char *log_dir,
-                         int *signal_p);
+int zc_cli_trace_run_program(char *const *argv, const char *library, const char *log_dir,
+                             int *signal_p);
 
 #endif

@@ -1,12 +1,10 @@
-/* The bandwidth zc trace holds copies against: measured by zc bench, or the PCIe link's. */
-#include "trace_ceiling.h"
+/* The ceiling zc trace holds copies against, read from a zc bench --json document. */
+#include "trace_bench_ceiling.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "zerocopy/device.h"
 
 /* Case-insensitive strstr for short ASCII keys. */
 static int zc__contains(const char *text, const char *word)
@@ -85,7 +83,7 @@ static double zc__bench_cases(const cJSON *doc)
     return best;
 }
 
-double zc_trace_ceiling_from_bench_json(const cJSON *doc)
+double zc_cli_trace_ceiling_from_bench_json(const cJSON *doc)
 {
     if (doc == NULL)
         return 0.0;
@@ -101,30 +99,9 @@ double zc_trace_ceiling_from_bench_json(const cJSON *doc)
     cJSON_ArrayForEach(item, doc)
     {
         if (cJSON_IsObject(item) || cJSON_IsArray(item)) {
-            double inner = zc_trace_ceiling_from_bench_json(item);
+            double inner = zc_cli_trace_ceiling_from_bench_json(item);
             best = inner > best ? inner : best;
         }
     }
     return best;
-}
-
-double zc_trace_ceiling_from_link(int device, char *source, size_t source_size)
-{
-    zc_device_info info;
-    zc_status status = zc_device_info_get(device, &info);
-    if (status != ZC_OK) {
-        snprintf(source, source_size, "no GPU %d to read the PCIe link of: %s", device,
-                 zc_last_error());
-        return 0.0;
-    }
-    if (!info.link.known) {
-        snprintf(source, source_size, "PCIe link of GPU %d unknown: %s", device,
-                 info.link.why_unknown);
-        return 0.0;
-    }
-    snprintf(source, source_size,
-             "PCIe Gen%d x%d theoretical of GPU %d (pinned copies reach about 88%% of it; pass "
-             "--bench FILE from zc bench --json for a measured figure)",
-             info.link.gen_current, info.link.width_current, device);
-    return info.link.gbps_current;
 }

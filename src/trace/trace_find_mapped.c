@@ -1,0 +1,194 @@
+/* The mapped-memory note: kernels that were given pointers into pinned host memory read it over
+ * PCIe. It says which kernels, how much host memory each could reach, and how long they took
+ * against one pass over it; it claims nothing the trace did not see. */
+#include "trace_analyze_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ZC__MAPPED_KERNELS 3 /* kernels named in the evidence */
+
+static const char zc__mapped_fix[] =
+    "Read mapped memory once per byte with coalesced 16-byte loads; if a kernel reads the same "
+    "bytes more than once, copy them to device memory first (cudaMemcpyAsync) and read them "
+    "there.";
+
+/* One kernel (by name) given pinned host memory. */
+typedef struct zc__reader {
+    char name[ZC_TRACE_LAUNCH_NAME];
+    uint64_t launches;
+    uint64_t reach;       /* the most pinned host bytes one launch could reach */
+    uint64_t gpu_ns;      /* time of its launches on the GPU (those joined to a kernel record) */
+    uint64_t timed_reach; /* reach summed over the launches that were timed */
+} zc__reader;
+
+static int zc__by_correlation(const void *a, const void *b)
+{
+    const zc_trace_kernel *x = a, *y = b;
+    if (x->process != y->process)
+        return x->process < y->process ? -1 : 1;
+    return x->correlation < y->correlation ? -1 : x->correlation > y->correlation;
+}
+
+static const zc_trace_kernel *zc__kernel_of(const zc_trace_kernel *sorted, size_t count,
+                                            int process, uint32_t correlation)
+{
+    zc_trace_kernel key = {.process = process, .correlation = correlation};
+    return correlation == 0 ? NULL
+                            : bsearch(&key, sorted, count, sizeof *sorted, zc__by_correlation);
+}
+
+static const char *zc__pcie_counters(const zc_trace_log *log)
+{
+    return log->pcie_counters[0] != '\0' ? log->pcie_counters
+                                         : "not read by this run (the log does not say why)";
+}
+
+/* Kernel arguments not seen: say what was pinned and mapped, and that reads were not seen. */
+static void zc__without_arguments(const zc_trace_log *log, zc_trace_report *r)
+{
+    char b[32], what[256];
+    if ((r->mapped_bytes == 0 && r->devptr_calls == 0) || r->kernel_count == 0)
+        return;
+    if (r->mapped_bytes > 0)
+        snprintf(what, sizeof what, "%s was pinned with the mapped flag",
+                 zc_trace_format_bytes(r->mapped_bytes, b, sizeof b));
+    else
+        snprintf(what, sizeof what,
+                 "the program asked for %llu device pointers of pinned host memory "
+                 "(cudaHostGetDevicePointer; under unified addressing all pinned memory, "
+                 "cudaMallocHost's too, is mapped)",
+                 (unsigned long long)r->devptr_calls);
+    zc__trace_finding(r, "mapped_memory_reads", "Mapped host memory and kernels (reads not seen)",
+                      ZC_TRACE_NOTE, r->kernel_count, r->mapped_bytes, 0.0, -1.0,
+                      "%s and %llu kernels ran; the kernels' arguments were not seen in this run, "
+                      "so zc trace cannot tell whether any kernel read that memory. A kernel "
+                      "that does reads it across PCIe (about 51 GB/s at best on the H200 "
+                      "machine, against 4 TB/s from device memory). PCIe read counters: %s",
+                      what, (unsigned long long)r->kernel_count, zc__pcie_counters(log));
+    zc__trace_fix(r, zc__mapped_fix);
+}
+
+/* The readers of pinned host memory, by kernel name; their count in *count_p. */
+static zc_status zc__readers(const zc_trace_log *log, const zc__trace_allocs *allocs,
+                             zc__reader **readers_p, size_t *count_p, uint64_t *launches_p,
+                             uint64_t *reached_p)
+{
+    *readers_p = NULL;
+    *count_p = 0;
+    *launches_p = 0;
+    *reached_p = 0;
+    zc_trace_kernel *sorted = NULL;
+    size_t sorted_count = log->kernel_count;
+    if (sorted_count > 0) {
+        sorted = malloc(sorted_count * sizeof *sorted);
+        if (sorted == NULL)
+            return ZC_ERR_NO_MEMORY;
+        memcpy(sorted, log->kernels, sorted_count * sizeof *sorted);
+        qsort(sorted, sorted_count, sizeof *sorted, zc__by_correlation);
+    }
+    zc__reader *readers = log->launch_count ? calloc(log->launch_count, sizeof *readers) : NULL;
+    if (log->launch_count > 0 && readers == NULL) {
+        free(sorted);
+        return ZC_ERR_NO_MEMORY;
+    }
+    size_t count = 0;
+    for (size_t i = 0; i < log->launch_count; i++) {
+        const zc_trace_launch *l = &log->launches[i];
+        uint64_t reach = 0;
+        for (size_t j = 0; j < l->range_count; j++) {
+            const zc__trace_alloc *a =
+                zc__trace_allocs_at(allocs, l->process, l->ranges[j], l->time);
+            if (a != NULL && a->call != ZC_TRACE_CALL_MALLOCMANAGED)
+                reach += a->bytes;
+        }
+        if (reach == 0)
+            continue;
+        size_t k = 0;
+        while (k < count && strcmp(readers[k].name, l->name) != 0)
+            k++;
+        if (k == count)
+            snprintf(readers[count++].name, sizeof readers[0].name, "%s", l->name);
+        zc__reader *reader = &readers[k];
+        reader->launches++;
+        reader->reach = reach > reader->reach ? reach : reader->reach;
+        const zc_trace_kernel *kernel =
+            zc__kernel_of(sorted, sorted_count, l->process, l->correlation);
+        if (kernel != NULL) {
+            reader->gpu_ns += kernel->end - kernel->start;
+            reader->timed_reach += reach;
+        }
+        (*launches_p)++;
+    }
+    /* The pinned bytes some launch reached, each allocation counted once. */
+    for (size_t i = 0; i < allocs->count; i++) {
+        const zc__trace_alloc *a = &allocs->items[i];
+        if (a->call != ZC_TRACE_CALL_MALLOCMANAGED && a->launches > 0)
+            *reached_p += a->bytes;
+    }
+    free(sorted);
+    *readers_p = readers;
+    *count_p = count;
+    return ZC_OK;
+}
+
+static int zc__by_gpu_time(const void *a, const void *b)
+{
+    const zc__reader *x = a, *y = b;
+    return x->gpu_ns > y->gpu_ns ? -1 : x->gpu_ns < y->gpu_ns;
+}
+
+zc_status zc__trace_find_mapped(const zc_trace_log *log, const zc_trace_params *params,
+                                const zc__trace_allocs *allocs, zc_trace_report *r)
+{
+    if (!r->launch_args_seen) {
+        zc__without_arguments(log, r);
+        return ZC_OK;
+    }
+    zc__reader *readers = NULL;
+    size_t count = 0;
+    uint64_t launches = 0, reached = 0;
+    zc_status status = zc__readers(log, allocs, &readers, &count, &launches, &reached);
+    if (status != ZC_OK || count == 0) {
+        free(readers);
+        return status;
+    }
+    qsort(readers, count, sizeof *readers, zc__by_gpu_time);
+    char list[480] = "", b[32], t[32], o[32];
+    size_t at = 0;
+    for (size_t k = 0; k < count && k < ZC__MAPPED_KERNELS && at < sizeof list; k++) {
+        const zc__reader *x = &readers[k];
+        char pass[160] = "";
+        if (params->ceiling_gbps > 0 && x->timed_reach > 0 && x->gpu_ns > 0) {
+            /* One pass over what it could reach at the link's best, against its GPU time:
+             * far more time suggests reading bytes again (or work that is not reading). */
+            double once_s = (double)x->timed_reach / (params->ceiling_gbps * 1e9);
+            snprintf(pass, sizeof pass,
+                     ", %s on the GPU where one pass over that memory at %.1f "
+                     "GB/s takes %s (%.1fx)",
+                     zc_trace_format_time(zc__trace_seconds(x->gpu_ns), t, sizeof t),
+                     params->ceiling_gbps, zc_trace_format_time(once_s, o, sizeof o),
+                     zc__trace_seconds(x->gpu_ns) / once_s);
+        }
+        int n = snprintf(list + at, sizeof list - at,
+                         "%s%s (%llu launch%s, up to %s of host "
+                         "memory%s)",
+                         k > 0 ? "; " : "", x->name, (unsigned long long)x->launches,
+                         x->launches == 1 ? "" : "es", zc_trace_format_bytes(x->reach, b, sizeof b),
+                         pass);
+        at += n > 0 ? (size_t)n : 0;
+    }
+    zc__trace_finding(r, "mapped_memory_reads", "Mapped host memory read by kernels (not measured)",
+                      ZC_TRACE_NOTE, launches, reached, 0.0, -1.0,
+                      "%zu kernel%s %s given pointers into pinned host memory (%s), so every "
+                      "read of it crosses PCIe (about 51 GB/s at best on the H200 machine, "
+                      "against 4 TB/s from device memory): %s%s. How often each byte was read "
+                      "was not measured; PCIe read counters: %s",
+                      count, count == 1 ? "" : "s", count == 1 ? "was" : "were",
+                      zc_trace_format_bytes(reached, o, sizeof o), list,
+                      count > ZC__MAPPED_KERNELS ? "; ..." : "", zc__pcie_counters(log));
+    zc__trace_fix(r, zc__mapped_fix);
+    free(readers);
+    return ZC_OK;
+}

@@ -1,0 +1,154 @@
+/* Kernel launches: read each launch's arguments (their sizes from cuFuncGetParamInfo) and log
+ * the pinned host and managed allocations they point into, so that the analysis knows which
+ * kernels were given which memory. Counts what it could and could not read. */
+#include "trace_inject.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <string.h>
+
+#define ZC__PARAMS_MAX 64  /* arguments read per kernel; more are rare */
+#define ZC__WORDS_MAX  512 /* 8-byte words scanned per launch (4 KiB of arguments) */
+#define ZC__FUNCS_MAX  1024
+#define ZC__BUFFER_MAX 4096
+
+typedef CUresult (*zc__param_info_fn)(CUfunction, size_t, size_t *, size_t *);
+typedef CUresult (*zc__name_fn)(const char **, CUfunction);
+
+static pthread_once_t zc__resolve_once = PTHREAD_ONCE_INIT;
+static zc__param_info_fn zc__param_info;
+static zc__name_fn zc__func_name;
+
+static uint64_t zc__runtime_launches, zc__inspected, zc__failed;
+
+/* The argument layout of one kernel, cached: asking the driver for every launch would cost a
+ * call per argument. */
+typedef struct zc__func {
+    CUfunction f;
+    int count; /* arguments; -1 when the driver could not say */
+    uint16_t offset[ZC__PARAMS_MAX], size[ZC__PARAMS_MAX];
+    char name[ZC_TRACE_LAUNCH_NAME];
+} zc__func;
+
+static pthread_mutex_t zc__funcs_lock = PTHREAD_MUTEX_INITIALIZER;
+static zc__func zc__funcs[ZC__FUNCS_MAX];
+static size_t zc__func_count;
+
+/* The driver is loaded already (it loaded this library); take its functions from it without
+ * linking to it, so that the library also loads on a machine with no driver. */
+static void zc__resolve(void)
+{
+    void *driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    if (driver == NULL)
+        return;
+    zc__param_info = (zc__param_info_fn)dlsym(driver, "cuFuncGetParamInfo");
+    zc__func_name = (zc__name_fn)dlsym(driver, "cuFuncGetName");
+}
+
+static void zc__layout(CUfunction f, zc__func *out)
+{
+    memset(out, 0, sizeof *out);
+    out->f = f;
+    out->count = -1;
+    if (zc__param_info == NULL)
+        return;
+    int count = 0;
+    for (; count < ZC__PARAMS_MAX; count++) {
+        size_t offset = 0, size = 0;
+        if (zc__param_info(f, (size_t)count, &offset, &size) != CUDA_SUCCESS)
+            break;
+        out->offset[count] = (uint16_t)(offset < UINT16_MAX ? offset : UINT16_MAX);
+        out->size[count] = (uint16_t)(size < UINT16_MAX ? size : UINT16_MAX);
+    }
+    out->count = count;
+    const char *name = NULL;
+    if (zc__func_name == NULL || zc__func_name(&name, f) != CUDA_SUCCESS)
+        name = NULL;
+    zc__trace_word(name, out->name, sizeof out->name);
+}
+
+/* The layout of f, from the cache or the driver. */
+static void zc__lookup(CUfunction f, zc__func *out)
+{
+    pthread_mutex_lock(&zc__funcs_lock);
+    for (size_t i = 0; i < zc__func_count; i++) {
+        if (zc__funcs[i].f == f) {
+            *out = zc__funcs[i];
+            pthread_mutex_unlock(&zc__funcs_lock);
+            return;
+        }
+    }
+    pthread_mutex_unlock(&zc__funcs_lock);
+    zc__layout(f, out);
+    pthread_mutex_lock(&zc__funcs_lock);
+    if (zc__func_count < ZC__FUNCS_MAX && out->count >= 0)
+        zc__funcs[zc__func_count++] = *out;
+    pthread_mutex_unlock(&zc__funcs_lock);
+}
+
+/* Append the aligned 8-byte words of [value, value + size) to words. */
+static size_t zc__words(const void *value, size_t size, uint64_t *words, size_t count)
+{
+    for (size_t at = 0; at + 8 <= size && count < ZC__WORDS_MAX; at += 8)
+        memcpy(&words[count++], (const unsigned char *)value + at, 8);
+    return count;
+}
+
+/* The argument buffer of a launch that passes "extra" instead of kernelParams. */
+static size_t zc__extra_words(void **extra, uint64_t *words)
+{
+    const void *buffer = NULL;
+    size_t size = 0;
+    for (size_t i = 0; extra != NULL && extra[i] != CU_LAUNCH_PARAM_END && i < 16; i += 2) {
+        if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER)
+            buffer = extra[i + 1];
+        else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE && extra[i + 1] != NULL)
+            size = *(const size_t *)extra[i + 1];
+    }
+    if (buffer == NULL)
+        return 0;
+    return zc__words(buffer, size < ZC__BUFFER_MAX ? size : ZC__BUFFER_MAX, words, 0);
+}
+
+void zc__trace_launch_runtime(void)
+{
+    __atomic_add_fetch(&zc__runtime_launches, 1, __ATOMIC_RELAXED);
+}
+
+void zc__trace_launch_inspect(CUfunction f, void **params, void **extra, uint32_t correlation)
+{
+    pthread_once(&zc__resolve_once, zc__resolve);
+    zc__func layout;
+    zc__lookup(f, &layout);
+    if (layout.count < 0 || (params == NULL && extra == NULL && layout.count > 0)) {
+        __atomic_add_fetch(&zc__failed, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    __atomic_add_fetch(&zc__inspected, 1, __ATOMIC_RELAXED);
+    uint64_t words[ZC__WORDS_MAX];
+    size_t count = 0;
+    if (params != NULL) {
+        for (int i = 0; i < layout.count; i++)
+            count = zc__words(params[i], layout.size[i], words, count);
+    } else {
+        count = zc__extra_words(extra, words);
+    }
+    zc_trace_launch launch = {.correlation = correlation};
+    launch.range_count =
+        zc__trace_ranges_match(words, count, launch.ranges, ZC_TRACE_LAUNCH_RANGES);
+    if (launch.range_count == 0)
+        return;
+    cuptiGetTimestamp(&launch.time);
+    snprintf(launch.name, sizeof launch.name, "%s", layout.name);
+    FILE *log = zc__trace_writer_lock();
+    if (log != NULL)
+        zc__trace_write_launch(log, &launch);
+    zc__trace_writer_unlock();
+}
+
+void zc__trace_launch_counts(uint64_t *runtime_p, uint64_t *inspected_p, uint64_t *failed_p)
+{
+    *runtime_p = __atomic_load_n(&zc__runtime_launches, __ATOMIC_RELAXED);
+    *inspected_p = __atomic_load_n(&zc__inspected, __ATOMIC_RELAXED);
+    *failed_p = __atomic_load_n(&zc__failed, __ATOMIC_RELAXED);
+}
