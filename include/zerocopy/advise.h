@@ -4,7 +4,9 @@
 #define ZEROCOPY_ADVISE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
+#include "zerocopy/bench.h"
 #include "zerocopy/export.h"
 #include "zerocopy/status.h"
 
@@ -50,13 +52,100 @@ typedef struct zc_curve {
     double gbps[ZC_CURVE_MAX_POINTS]; /* bytes / measured time, 1e9 bytes per second */
 } zc_curve;
 
+/* Where a figure of a profile came from. Only MEASURED and DERIVED figures are saved as the
+ * machine's; an ASSUMED one is listed apart and never shown or plotted as a measurement. */
+typedef enum zc_origin {
+    ZC_ORIGIN_NONE = 0,     /* not known: 0 */
+    ZC_ORIGIN_MEASURED = 1, /* a measured figure, as measured */
+    ZC_ORIGIN_DERIVED =
+        2,                /* computed from measured figures of this machine (a fit, a difference) */
+    ZC_ORIGIN_ASSUMED = 3 /* a stand-in: not measured on this machine */
+} zc_origin;
+
+/* Allocation and pinning calls whose cost the model prices (setup). */
+typedef enum zc_alloc_kind {
+    ZC_ALLOC_PINNED = 0,   /* cudaHostAlloc */
+    ZC_ALLOC_REGISTER = 1, /* cudaHostRegister of touched malloc memory */
+    ZC_ALLOC_MANAGED = 2,  /* cudaMallocManaged */
+    ZC_ALLOC_DEVICE = 3,   /* cudaMalloc */
+    ZC_ALLOC_KIND_COUNT = 4
+} zc_alloc_kind;
+
+/* Measured time of one call against its size (allocation costs), sizes ascending. */
+typedef struct zc_cost_curve {
+    size_t count;
+    size_t bytes[ZC_CURVE_MAX_POINTS];
+    double us[ZC_CURVE_MAX_POINTS];
+} zc_cost_curve;
+
+/* One measured `zc stream` run: a mode (and protocol) at one frame size. */
+typedef struct zc_stream_point {
+    int mode;            /* zc_stream_mode (zerocopy/filter.h) */
+    int protocol;        /* zc_ring_protocol for the zerocopy mode; 0 otherwise */
+    size_t frame_bytes;  /* input bytes per frame */
+    unsigned in_flight;  /* frames in flight at most */
+    unsigned gpu_blocks; /* the blocks it ran with */
+    double p50_us;       /* frame latency, submit to result */
+    double p99_us;
+    double gbps; /* input bytes per second / 1e9, over the whole run */
+} zc_stream_point;
+
+/* Most stream runs a profile keeps. */
+#define ZC_PROFILE_STREAM_MAX 96
+
+/*
+ * The scalar figures of a profile: enum name, stable key (as in JSON; "a.b" is member b of
+ * object a) and the member. One list, so that reading, writing and provenance cannot drift.
+ */
+#define ZC_PROFILE_FIELDS(X)                                                                       \
+    X(LAUNCH_SYNC_US, "launch_sync_us", launch_sync_us)                                            \
+    X(ENQUEUE_US, "enqueue_us", enqueue_us)                                                        \
+    X(BOTH_DIRECTIONS_GBPS, "both_directions_gbps", both_directions_gbps)                          \
+    X(COPY_LATENCY_PAGEABLE, "copy_latency_us.pageable", copy_latency_us[ZC_HOST_PAGEABLE])        \
+    X(COPY_LATENCY_PINNED, "copy_latency_us.pinned", copy_latency_us[ZC_HOST_PINNED])              \
+    X(COPY_LATENCY_WRITE_COMBINED, "copy_latency_us.write_combined",                               \
+      copy_latency_us[ZC_HOST_WRITE_COMBINED])                                                     \
+    X(COPY_LATENCY_REGISTERED, "copy_latency_us.registered", copy_latency_us[ZC_HOST_REGISTERED])  \
+    X(MAPPED_READ_COALESCED, "mapped_read_gbps.coalesced", mapped_read_gbps[ZC_ACCESS_COALESCED])  \
+    X(MAPPED_READ_STRIDED, "mapped_read_gbps.strided", mapped_read_gbps[ZC_ACCESS_STRIDED])        \
+    X(MAPPED_READ_RANDOM, "mapped_read_gbps.random", mapped_read_gbps[ZC_ACCESS_RANDOM])           \
+    X(MAPPED_WRITE_COALESCED, "mapped_write_gbps.coalesced",                                       \
+      mapped_write_gbps[ZC_ACCESS_COALESCED])                                                      \
+    X(MAPPED_WRITE_STRIDED, "mapped_write_gbps.strided", mapped_write_gbps[ZC_ACCESS_STRIDED])     \
+    X(MAPPED_WRITE_RANDOM, "mapped_write_gbps.random", mapped_write_gbps[ZC_ACCESS_RANDOM])        \
+    X(MAPPED_LATENCY_US, "mapped_latency_us", mapped_latency_us)                                   \
+    X(DEVICE_GBPS, "device_gbps", device_gbps)                                                     \
+    X(MANAGED_PREFETCH_GBPS, "managed_prefetch_gbps", managed_prefetch_gbps)                       \
+    X(MANAGED_PREFETCH_US, "managed_prefetch_us", managed_prefetch_us)                             \
+    X(MANAGED_FIRST_TOUCH_GBPS, "managed_first_touch_gbps", managed_first_touch_gbps)              \
+    X(MANAGED_PREFETCHED_GBPS, "managed_prefetched_gbps", managed_prefetched_gbps)                 \
+    X(MANAGED_ADVISED_GBPS, "managed_advised_gbps", managed_advised_gbps)                          \
+    X(MANAGED_FAULT_US_PER_MIB, "managed_fault_us_per_mib", managed_fault_us_per_mib)              \
+    X(MANAGED_CPU_TOUCH_GBPS, "managed_cpu_touch_gbps", managed_cpu_touch_gbps)                    \
+    X(HOST_WRITE_GBPS, "host_write_gbps", host_write_gbps)                                         \
+    X(PINGPONG_US, "pingpong_us", pingpong_us)                                                     \
+    X(OVERLAP_EFFICIENCY, "overlap_efficiency", overlap_efficiency)                                \
+    X(ALLOC_PINNED_US_PER_MIB, "alloc_pinned_us_per_mib", alloc_pinned_us_per_mib)                 \
+    X(ALLOC_PINNED_FIXED_US, "alloc_pinned_fixed_us", alloc_pinned_fixed_us)                       \
+    X(REGISTER_US_PER_MIB, "register_us_per_mib", register_us_per_mib)                             \
+    X(REGISTER_FIXED_US, "register_fixed_us", register_fixed_us)                                   \
+    X(ALLOC_MANAGED_US_PER_MIB, "alloc_managed_us_per_mib", alloc_managed_us_per_mib)              \
+    X(ALLOC_DEVICE_US_PER_MIB, "alloc_device_us_per_mib", alloc_device_us_per_mib)
+
+#define ZC__PROFILE_FIELD_ENUM(name, key, member) ZC_PF_##name,
+typedef enum zc_profile_field {
+    ZC_PROFILE_FIELDS(ZC__PROFILE_FIELD_ENUM) ZC_PF_COUNT
+} zc_profile_field;
+#undef ZC__PROFILE_FIELD_ENUM
+
 /*
  * What the cost model needs to know about one machine, every figure measured there. A figure
  * of 0 is "not measured"; zc_profile_fill_gaps derives what it can and says what it assumed.
+ * origin[] says for every scalar figure where it came from, copy_origin[] for every curve.
  */
 typedef struct zc_profile {
     char device_name[128]; /* as cudaDeviceProp.name, cut to fit */
-    char source[256];      /* where the figures came from: a file, "calibration", ... */
+    char source[256];      /* where the figures came from: a file, "zc bench --quick", ... */
 
     zc_curve copy[ZC_HOST_KIND_COUNT][2];       /* [kind][ZC_DIR_H2D or ZC_DIR_D2H] */
     double copy_latency_us[ZC_HOST_KIND_COUNT]; /* the fixed cost of one copy queued between
@@ -71,16 +160,28 @@ typedef struct zc_profile {
     double managed_prefetch_gbps;               /* cudaMemPrefetchAsync host to device */
     double managed_prefetch_us;                 /* fixed cost of one prefetch */
     double managed_first_touch_gbps;            /* GPU faulting pages in without prefetch */
-    double managed_cpu_touch_gbps;              /* CPU writing pages that live on the GPU */
-    double host_write_gbps;                     /* CPU filling its own memory (the runner's fill) */
-    double pingpong_us;                         /* CPU-GPU flag round trip through mapped memory */
-    double overlap_efficiency;                  /* 0..1: how much of copy and compute overlap */
-    double alloc_pinned_us_per_mib;             /* cudaHostAlloc */
+    double managed_prefetched_gbps;             /* kernel reading managed pages on the GPU */
+    double managed_advised_gbps;     /* kernel reading pages advised to stay on the host */
+    double managed_fault_us_per_mib; /* what faulting a MiB in costs beyond reading it */
+    double managed_cpu_touch_gbps;   /* CPU writing pages that live on the GPU */
+    double host_write_gbps;          /* CPU filling its own memory (the runner's fill) */
+    double pingpong_us;              /* CPU-GPU flag round trip through mapped memory */
+    double overlap_efficiency;       /* 0..1: how much of copy and compute overlap */
+    double alloc_pinned_us_per_mib;  /* cudaHostAlloc */
     double alloc_pinned_fixed_us;
     double register_us_per_mib; /* cudaHostRegister of touched malloc memory */
     double register_fixed_us;
     double alloc_managed_us_per_mib; /* cudaMallocManaged */
     double alloc_device_us_per_mib;  /* cudaMalloc */
+
+    zc_cost_curve alloc[ZC_ALLOC_KIND_COUNT];      /* measured allocation times by size, when known:
+                                                      the model prefers them to the straight line */
+    zc_stream_point stream[ZC_PROFILE_STREAM_MAX]; /* `zc stream` runs, for stream advice */
+    size_t stream_count;
+
+    unsigned char origin[ZC_PF_COUNT];                /* zc_origin of each scalar figure */
+    unsigned char copy_origin[ZC_HOST_KIND_COUNT][2]; /* zc_origin of each copy curve */
+    unsigned char alloc_origin[ZC_ALLOC_KIND_COUNT];  /* zc_origin of each cost curve */
 } zc_profile;
 
 /* What the user's program does. */
@@ -198,22 +299,241 @@ ZC_EXTERN zc_status zc_host_kind_from_key(const char *key, zc_host_kind *kind_p)
 ZC_EXTERN zc_status zc_advise_run(int device, const zc_workload *workload, zc_technique technique,
                                   double max_seconds, zc_measurement *measurement_p);
 
-/*
- * Measure, in about a second, the figures the model needs on GPU device: copy curves for
- * pageable, pinned and registered memory both ways, launch and per-copy costs, mapped and
- * device-memory bandwidth, managed prefetch, allocation costs. For machines where no
- * `zc bench` profile is at hand.
- */
-ZC_EXTERN zc_status zc_advise_calibrate(int device, zc_profile *profile_p);
-
-/* Measure on GPU device what allocating and pinning costs (cudaHostAlloc and cudaHostRegister:
- * a fixed part and a part per MiB; cudaMallocManaged and cudaMalloc per MiB) into the profile's
- * allocation figures, leaving the others as they are. About a tenth of a second. */
-ZC_EXTERN zc_status zc_advise_measure_alloc(int device, zc_profile *profile);
-
 /* The rate at which this CPU fills its own, already touched memory the way the runner's
  * producer does (GB/s); a CPU-only measurement of about 50 ms. */
 ZC_EXTERN zc_status zc_advise_measure_host_write(double *gbps_p);
+
+/* ---- The profile's figures by name, and where each came from ---- */
+
+/* Stable key of a scalar figure ("launch_sync_us", "copy_latency_us.pinned"); NULL out of
+ * range. */
+ZC_EXTERN const char *zc_profile_field_key(zc_profile_field field);
+
+/* The field whose key is key; ZC_ERR_NOT_FOUND when none. */
+ZC_EXTERN zc_status zc_profile_field_from_key(const char *key, zc_profile_field *field_p);
+
+/* The figure itself, to read or set; NULL for a NULL profile or a field out of range. */
+ZC_EXTERN double *zc_profile_field_value(zc_profile *profile, zc_profile_field field);
+
+/* Set a figure and its origin together. ZC_ERR_INVALID_ARG for a value not finite or < 0. */
+ZC_EXTERN zc_status zc_profile_set(zc_profile *profile, zc_profile_field field, double value,
+                                   zc_origin origin);
+
+/* "none", "measured", "derived", "assumed"; NULL out of range. */
+ZC_EXTERN const char *zc_origin_key(zc_origin origin);
+ZC_EXTERN zc_status zc_origin_from_key(const char *key, zc_origin *origin_p);
+
+/* Keys of the allocation kinds: "pinned", "register", "managed", "device". */
+ZC_EXTERN const char *zc_alloc_kind_key(zc_alloc_kind kind);
+
+/* Add one measured (size, microseconds) point to a cost curve, kept sorted; a repeated size
+ * replaces the point. */
+ZC_EXTERN zc_status zc_cost_curve_add(zc_cost_curve *curve, size_t bytes, double us);
+
+/* Microseconds one call of the kind costs for bytes: along the measured curve when the profile
+ * has one (linear between points, the last two points' slope beyond), else the fixed and
+ * per-MiB figures. *us_p is 0 when neither is known. */
+ZC_EXTERN zc_status zc_profile_alloc_us(const zc_profile *profile, zc_alloc_kind kind, size_t bytes,
+                                        double *us_p);
+
+/*
+ * Build a profile from `zc bench` results in memory (results[0 .. count-1], any order; each
+ * found by its typed name, zc_bench_case_id_of(result->key)): the copy curves of every host
+ * kind, latencies, zero-copy, managed (first touch, prefetch, prefetched, advised), overlap
+ * (overlap.pipeline) and allocation (alloc.cost) figures, each marked MEASURED or DERIVED.
+ * Results that are not ZC_BENCH_OK are left out. notes (may be NULL) get one line per case the
+ * model could use and did not find. ZC_ERR_INVALID_ARG naming what is missing when the results
+ * lack the pinned H2D copies or the launch latency, which the model needs.
+ */
+ZC_EXTERN zc_status zc_profile_from_bench(const zc_bench_result *results, size_t count,
+                                          zc_profile *profile_p, char *notes, size_t notes_size);
+
+/*
+ * The bench cases zc_profile_from_bench reads, for a caller that runs only those
+ * (zc advise without a profile): ids[0 .. *count_p - 1], at most capacity of them.
+ */
+ZC_EXTERN zc_status zc_profile_bench_cases(zc_bench_case_id *ids, size_t capacity, size_t *count_p);
+
+/*
+ * Measure a profile on GPU device with the bench engine, in process: the cases
+ * zc_profile_bench_cases names, in mode (ZC_BENCH_QUICK: seconds), then zc_profile_from_bench.
+ * progress (may be NULL) is told of each case. The profile is not completed (call
+ * zc_profile_fill_gaps); notes get the cases that did not run or failed, with why.
+ */
+ZC_EXTERN zc_status zc_profile_measure(int device, zc_bench_mode mode,
+                                       zc_bench_progress_fn progress, void *progress_user,
+                                       zc_profile *profile_p, char *notes, size_t notes_size);
+
+/* ---- Stream advice: which zc stream mode for a frame size and a rate ---- */
+
+/* A stream workload: frames of frame_bytes arriving at rate_hz (0: as fast as possible). */
+typedef struct zc_stream_workload {
+    size_t frame_bytes;
+    double rate_hz;
+} zc_stream_workload;
+
+/* One mode (and protocol) priced for a stream workload from the profile's zc stream runs. */
+typedef struct zc_stream_option {
+    int mode;            /* zc_stream_mode */
+    int protocol;        /* zc_ring_protocol (zerocopy), else 0 */
+    int usable;          /* 0: the profile has no run of this mode */
+    unsigned gpu_blocks; /* the blocks of the nearest measured run */
+    unsigned in_flight;  /* the frames in flight that give gbps */
+    double p50_us;       /* expected latency, one frame in flight (interpolated in size) */
+    double p99_us;
+    double gbps;          /* expected input GB/s with in_flight frames (interpolated) */
+    double max_hz;        /* frames per second it can take: gbps / frame size */
+    int meets_rate;       /* 1 when max_hz >= the rate (or no rate) */
+    size_t nearest_bytes; /* the measured frame size nearest the workload's */
+} zc_stream_option;
+
+/* Most rows a stream ranking has: every mode, the zerocopy mode once per protocol. */
+#define ZC_STREAM_OPTION_MAX 16
+
+typedef struct zc_stream_advice {
+    zc_stream_option ranked[ZC_STREAM_OPTION_MAX];
+    size_t count;
+    char explanation[512];
+} zc_stream_advice;
+
+/* "zerocopy-ll", "zerocopy-flag", "mapped-launch", ... (the names zc stream's runs have). */
+ZC_EXTERN zc_status zc_stream_option_name(int mode, int protocol, char *out, size_t size);
+
+/*
+ * Rank every stream mode for the workload from the profile's zc stream runs: with a rate, those
+ * that keep it first, by latency (p50); as fast as possible, by input GB/s. Every mode of
+ * zc_stream_mode is a row (zerocopy once per protocol); a mode with no run is ranked last,
+ * usable 0. ZC_ERR_NOT_FOUND when the profile holds no stream run at all.
+ */
+ZC_EXTERN zc_status zc_stream_advise(const zc_profile *profile, const zc_stream_workload *workload,
+                                     zc_stream_advice *advice_p);
+
+/* Add one zc stream run to the profile (a repeated mode, protocol, size and in-flight count
+ * replaces the run). ZC_ERR_OVERFLOW when full. */
+ZC_EXTERN zc_status zc_profile_add_stream(zc_profile *profile, const zc_stream_point *point);
+
+/* Stream advice held against zc stream runs that the profile did not see. */
+typedef struct zc_stream_check {
+    zc_stream_workload workload;
+    zc_stream_advice advice; /* from the profile */
+    zc_stream_option pick;   /* the advice's first row, as the checked runs measured it */
+    zc_stream_option best;   /* the checked runs' best row */
+    double noise;            /* how far the same modes moved between the profile's runs and
+                                the checked ones (relative; at least 3%) */
+    int pick_wins;           /* the advice is the checked runs' best */
+    int pick_tied;           /* ... or within the noise of it */
+} zc_stream_check;
+
+/* Advise the workload from profile and judge the advice by the runs of measured (a profile
+ * holding only other zc stream runs of the same sizes): with a rate by latency (p50), as fast
+ * as possible by input GB/s. */
+ZC_EXTERN zc_status zc_stream_check_advice(const zc_profile *profile, const zc_profile *measured,
+                                           const zc_stream_workload *workload,
+                                           zc_stream_check *check_p);
+
+/* ---- Validation: workloads run for real with every technique, against the model ---- */
+
+/* Most rounds one validation interleaves. */
+#define ZC_VALIDATION_ROUNDS_MAX 16
+
+/* One named workload of a validation set. */
+typedef struct zc_validation_workload {
+    char name[48];
+    zc_workload workload;
+} zc_validation_workload;
+
+/* The twelve fixed workloads, varied in size, direction, reuse and pattern. */
+ZC_EXTERN size_t zc_validation_fixed_count(void);
+ZC_EXTERN const zc_validation_workload *zc_validation_fixed_at(size_t index);
+
+/* Workload index of the random set of seed: the same seed and index give the same workload on
+ * every machine. Sizes 4 KiB to 64 MiB, every direction and pattern, 1 to 32 accesses. */
+ZC_EXTERN zc_status zc_validation_random(unsigned long long seed, size_t index,
+                                         zc_validation_workload *workload_p);
+
+/* One technique of one workload: predicted, and measured in every round. */
+typedef struct zc_validation_technique {
+    int ran;       /* 1 measured, 0 not usable in the profile, -1 a run failed */
+    char why[192]; /* when a run failed */
+    zc_prediction predicted;
+    size_t rounds;                             /* rounds measured */
+    double total_us[ZC_VALIDATION_ROUNDS_MAX]; /* each round's measured total, in round order */
+    double median_us;                          /* the median of the rounds' totals */
+    double noise;           /* relative standard error of that median (robust: from the MAD) */
+    double setup_us;        /* median measured setup */
+    double per_transfer_us; /* median measured time of one transfer alone */
+    double error;           /* (predicted - median) / median */
+} zc_validation_technique;
+
+/* One workload's verdict. */
+typedef struct zc_validation_result {
+    zc_validation_workload workload;
+    zc_recommendation rec;
+    zc_validation_technique tech[ZC_TECH_COUNT]; /* by technique */
+    int winner;         /* the technique of the lowest median; -1 when none ran */
+    int runner_up;      /* the next; -1 when fewer than two ran */
+    double margin;      /* (runner-up - winner) / winner, medians */
+    double noise;       /* the noise a difference to the winner must beat (relative to it) */
+    int pick_wins;      /* the recommendation is the winner */
+    int pick_tied;      /* ... or within the noise of it */
+    int runner_up_tied; /* the runner-up is within the noise of the winner */
+} zc_validation_result;
+
+/* The summary of a validation. */
+typedef struct zc_validation_summary {
+    size_t workloads;
+    size_t pick_wins;         /* recommendation measured fastest */
+    size_t pick_wins_or_tied; /* ... or within the noise of it */
+    size_t pick_within_20pct; /* the recommendation's prediction within 20% of its median */
+    size_t techniques_measured;
+    double median_abs_error; /* over every technique measured */
+    double max_abs_error;
+    size_t rounds;
+    double host_write_gbps; /* the CPU's fill rate the predictions used: measured here when the
+                               profile had none measured */
+} zc_validation_summary;
+
+/* Called after each workload: done of total, the workload's name. */
+typedef void (*zc_validation_progress_fn)(void *user, size_t done, size_t total,
+                                          const zc_validation_result *result);
+
+/* How a validation runs. */
+typedef struct zc_validation_config {
+    int device;
+    size_t rounds;          /* interleaved rounds per workload, 1..ZC_VALIDATION_ROUNDS_MAX */
+    double seconds_per_run; /* timed work per technique and round */
+    zc_validation_progress_fn progress;
+    void *progress_user;
+} zc_validation_config;
+
+/* rounds 5, 0.04 s per run, device 0. */
+ZC_EXTERN void zc_validation_config_init(zc_validation_config *config_p);
+
+/*
+ * Run each of the count workloads on the GPU with every technique the profile can price:
+ * rounds interleaved (A B C .. A B C ..: the order turns by one each round, so that no
+ * technique always runs first), the median of each technique's totals, and a tie when a
+ * technique's median is within the measured noise of the winner's. results[i] for workload
+ * i, *summary_p over all. ZC_ERR_VERIFY when a run's data was wrong (the others still run);
+ * ZC_ERR_NO_DEVICE without a GPU.
+ */
+ZC_EXTERN zc_status zc_advise_validate(const zc_profile *profile,
+                                       const zc_validation_workload *workloads, size_t count,
+                                       const zc_validation_config *config,
+                                       zc_validation_result *results,
+                                       zc_validation_summary *summary_p);
+
+/* Recompute the verdicts (winner, ties, summary) of results whose rounds are filled in; the
+ * part of zc_advise_validate that needs no GPU, apart for tests. */
+ZC_EXTERN zc_status zc_validation_judge(zc_validation_result *results, size_t count,
+                                        zc_validation_summary *summary_p);
+
+/* The comparison table in Markdown: the summary, per workload the winner, runner-up, margin,
+ * noise and whether the advice picked either, then every technique's prediction against its
+ * median. title heads it. */
+ZC_EXTERN zc_status zc_validation_markdown(const zc_profile *profile, const char *title,
+                                           const zc_validation_result *results, size_t count,
+                                           const zc_validation_summary *summary, FILE *out);
 
 ZC_END_DECLS
 

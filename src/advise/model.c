@@ -9,8 +9,6 @@
 #include "advise/model_internal.h"
 #include "core/error.h"
 
-#define ZC__MIB (1024.0 * 1024.0)
-
 size_t zc__overlap_chunks(size_t bytes)
 {
     /* Chunks small enough to pipeline, large enough that the per-copy cost stays small. */
@@ -82,6 +80,19 @@ static zc__traffic zc__traffic_of(const zc_workload *w)
     return t;
 }
 
+/* Setup: one call of kind per buffer the technique allocates (sets of input and output
+ * buffers), priced along the measured allocation curve, since the cost is not linear in size. */
+static double zc__setup_us(const zc_profile *p, zc_alloc_kind kind, const zc__traffic *t,
+                           double sets)
+{
+    double in = 0.0, out = 0.0;
+    if (t->in)
+        (void)zc_profile_alloc_us(p, kind, (size_t)t->in_bytes, &in);
+    if (t->out)
+        (void)zc_profile_alloc_us(p, kind, (size_t)t->out_bytes, &out);
+    return sets * (in + out);
+}
+
 /* Copies from host memory of one kind: one transfer at a time, synchronised each time. */
 static void zc__predict_copy(const zc_profile *p, const zc_workload *w, zc_host_kind kind,
                              const zc__traffic *t, zc_prediction *r)
@@ -97,11 +108,10 @@ static void zc__predict_copy(const zc_profile *p, const zc_workload *w, zc_host_
     r->cpu_us = zc__us_at(t->fill_bytes, p->host_write_gbps);
     r->per_transfer_us = r->fixed_us + r->link_us + r->compute_us + r->cpu_us;
     r->steady_us = r->per_transfer_us;
-    double host_mib = (t->in_bytes + t->out_bytes) / ZC__MIB;
     if (kind == ZC_HOST_PINNED)
-        r->setup_us = p->alloc_pinned_fixed_us + host_mib * p->alloc_pinned_us_per_mib;
+        r->setup_us = zc__setup_us(p, ZC_ALLOC_PINNED, t, 1.0);
     else if (kind == ZC_HOST_REGISTERED)
-        r->setup_us = p->register_fixed_us + host_mib * p->register_us_per_mib;
+        r->setup_us = zc__setup_us(p, ZC_ALLOC_REGISTER, t, 1.0);
 }
 
 /* Pinned copies in chunks on streams: copy-in, kernel and copy-out of successive chunks and
@@ -144,8 +154,8 @@ static void zc__predict_overlapped(const zc_profile *p, const zc_workload *w, co
         p->launch_sync_us + r->cpu_us + c_in + c_kernel + c_out + (n - 1.0) * stage_max;
     /* Back to back: the slowest part sets the pace; imperfect overlap adds part of the rest. */
     r->steady_us = max + (1.0 - p->overlap_efficiency) * (sum - max);
-    r->setup_us = p->alloc_pinned_fixed_us +
-                  2.0 * (t->in_bytes + t->out_bytes) / ZC__MIB * p->alloc_pinned_us_per_mib;
+    /* Two sets of buffers, so that the CPU fills one while the GPU works on the other. */
+    r->setup_us = zc__setup_us(p, ZC_ALLOC_PINNED, t, 2.0);
 }
 
 /* The kernel reads and writes mapped host memory in place: every access crosses the link. */
@@ -165,8 +175,7 @@ static void zc__predict_mapped(const zc_profile *p, const zc_workload *w, const 
     r->cpu_us = zc__us_at(t->fill_bytes, p->host_write_gbps);
     r->per_transfer_us = r->fixed_us + r->link_us + r->cpu_us;
     r->steady_us = r->per_transfer_us;
-    r->setup_us = p->alloc_pinned_fixed_us +
-                  (t->in_bytes + t->out_bytes) / ZC__MIB * p->alloc_pinned_us_per_mib;
+    r->setup_us = zc__setup_us(p, ZC_ALLOC_PINNED, t, 1.0);
 }
 
 /* Managed memory moved by cudaMemPrefetchAsync each way; the CPU's writes fault the pages back. */
@@ -180,11 +189,17 @@ static void zc__predict_managed(const zc_profile *p, const zc__traffic *t, zc_pr
     double prefetches = t->in + 2.0 * t->out;
     r->fixed_us = p->launch_sync_us + prefetches * p->managed_prefetch_us;
     r->link_us = zc__us_at(t->in_bytes + 2.0 * t->out_bytes, p->managed_prefetch_gbps);
-    r->compute_us = zc__us_at(t->reads + t->writes, p->device_gbps);
-    r->cpu_us = t->in ? zc__us_at(t->fill_bytes, p->managed_cpu_touch_gbps) : 0.0;
+    /* The kernel reads pages that were prefetched: the rate managed.prefetched measured. */
+    double on_gpu = p->managed_prefetched_gbps > 0.0 ? p->managed_prefetched_gbps : p->device_gbps;
+    r->compute_us = zc__us_at(t->reads + t->writes, on_gpu);
+    /* The CPU's fill finds the pages on the GPU (the last prefetch put them there) and faults
+     * each back before writing it, on top of the write itself. */
+    r->cpu_us = t->in ? zc__us_at(t->fill_bytes, p->managed_cpu_touch_gbps) +
+                            zc__us_at(t->fill_bytes, p->host_write_gbps)
+                      : 0.0;
     r->per_transfer_us = r->fixed_us + r->link_us + r->compute_us + r->cpu_us;
     r->steady_us = r->per_transfer_us;
-    r->setup_us = (t->in_bytes + t->out_bytes) / ZC__MIB * p->alloc_managed_us_per_mib;
+    r->setup_us = zc__setup_us(p, ZC_ALLOC_MANAGED, t, 1.0);
 }
 
 ZC_EXTERN zc_status zc_advise_predict(const zc_profile *profile, const zc_workload *workload,
@@ -252,8 +267,7 @@ static int zc__compare_predictions(const void *a, const void *b)
     return (int)x->technique - (int)y->technique;
 }
 
-/* "4 KiB", "1.5 MiB": sizes as people say them. */
-static void zc__size_text(double bytes, char *out, size_t size)
+void zc__size_text(double bytes, char *out, size_t size)
 {
     static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
     int u = 0;

@@ -19,6 +19,9 @@ double zc__curve_peak_gbps(const zc_curve *curve);
 /* The size-dependent part of one copy along a curve, without the synchronous fixed cost. */
 double zc__curve_increment_us(const zc_curve *curve, size_t bytes);
 
+/* "4 KiB", "1.5 MiB": sizes as people say them (the explanations and the validation table). */
+void zc__size_text(double bytes, char *out, size_t size);
+
 /* How many chunks the overlapped technique splits one transfer into. */
 size_t zc__overlap_chunks(size_t bytes);
 

@@ -117,13 +117,37 @@ static void zc__note(char *notes, size_t size, const char *fmt, ...)
     }
 }
 
-/* Fill *value with fallback when it is unmeasured, noting the assumption. */
-static void zc__default(double *value, double fallback, const char *what, char *notes, size_t size)
+/* Fill a figure with fallback when it is unknown, marking it assumed and noting it. */
+static void zc__default(zc_profile *p, zc_profile_field field, double fallback, char *notes,
+                        size_t size)
 {
-    if (*value > 0.0 || !(fallback > 0.0))
+    double *value = zc_profile_field_value(p, field);
+    if (*value > 0.0 || !(fallback > 0.0) || !isfinite(fallback))
         return;
     *value = fallback;
-    zc__note(notes, size, "assumed %s = %.3g (not measured)", what, fallback);
+    p->origin[field] = ZC_ORIGIN_ASSUMED;
+    zc__note(notes, size, "assumed %s = %.3g (not measured)", zc_profile_field_key(field),
+             fallback);
+}
+
+/* A figure set without an origin (an older profile, a test) counts as measured. */
+static void zc__origins_known(zc_profile *p)
+{
+    for (int f = 0; f < ZC_PF_COUNT; f++) {
+        double *v = zc_profile_field_value(p, (zc_profile_field)f);
+        if (*v > 0.0 && p->origin[f] == ZC_ORIGIN_NONE)
+            p->origin[f] = ZC_ORIGIN_MEASURED;
+    }
+    for (int k = 0; k < ZC_HOST_KIND_COUNT; k++) {
+        for (int d = 0; d < 2; d++) {
+            if (p->copy[k][d].count > 0 && p->copy_origin[k][d] == ZC_ORIGIN_NONE)
+                p->copy_origin[k][d] = ZC_ORIGIN_MEASURED;
+        }
+    }
+    for (int a = 0; a < ZC_ALLOC_KIND_COUNT; a++) {
+        if (p->alloc[a].count > 0 && p->alloc_origin[a] == ZC_ORIGIN_NONE)
+            p->alloc_origin[a] = ZC_ORIGIN_MEASURED;
+    }
 }
 
 ZC_EXTERN zc_status zc_profile_fill_gaps(zc_profile *profile, char *notes, size_t notes_size)
@@ -138,15 +162,18 @@ ZC_EXTERN zc_status zc_profile_fill_gaps(zc_profile *profile, char *notes, size_
     if (!(p->launch_sync_us > 0.0))
         return ZC_FAIL(ZC_ERR_INVALID_ARG,
                        "zc_profile_fill_gaps: the profile has no kernel launch + sync latency");
+    zc__origins_known(p);
     /* A missing direction mirrors the other: PCIe is symmetric to within a few percent. */
     for (int k = 0; k < ZC_HOST_KIND_COUNT; k++) {
         zc_curve *h2d = &p->copy[k][ZC_DIR_H2D], *d2h = &p->copy[k][ZC_DIR_D2H];
         if (h2d->count > 0 && d2h->count == 0) {
             *d2h = *h2d;
+            p->copy_origin[k][ZC_DIR_D2H] = ZC_ORIGIN_ASSUMED;
             zc__note(notes, notes_size, "assumed %s D2H copies run as fast as H2D",
                      zc_host_kind_key((zc_host_kind)k));
         } else if (d2h->count > 0 && h2d->count == 0) {
             *h2d = *d2h;
+            p->copy_origin[k][ZC_DIR_H2D] = ZC_ORIGIN_ASSUMED;
             zc__note(notes, notes_size, "assumed %s H2D copies run as fast as D2H",
                      zc_host_kind_key((zc_host_kind)k));
         }
@@ -156,6 +183,8 @@ ZC_EXTERN zc_status zc_profile_fill_gaps(zc_profile *profile, char *notes, size_
         if (p->copy[k][ZC_DIR_H2D].count == 0) {
             p->copy[k][ZC_DIR_H2D] = p->copy[ZC_HOST_PINNED][ZC_DIR_H2D];
             p->copy[k][ZC_DIR_D2H] = p->copy[ZC_HOST_PINNED][ZC_DIR_D2H];
+            p->copy_origin[k][ZC_DIR_H2D] = ZC_ORIGIN_ASSUMED;
+            p->copy_origin[k][ZC_DIR_D2H] = ZC_ORIGIN_ASSUMED;
             zc__note(notes, notes_size, "assumed %s copies run as pinned ones",
                      zc_host_kind_key((zc_host_kind)k));
         }
@@ -173,45 +202,39 @@ ZC_EXTERN zc_status zc_profile_fill_gaps(zc_profile *profile, char *notes, size_
         if ((k == ZC_HOST_WRITE_COMBINED || k == ZC_HOST_REGISTERED) &&
             p->copy_latency_us[ZC_HOST_PINNED] > 0.0)
             guess = p->copy_latency_us[ZC_HOST_PINNED];
-        char what[64];
-        snprintf(what, sizeof what, "copy_latency_us[%s]", zc_host_kind_key((zc_host_kind)k));
-        zc__default(&p->copy_latency_us[k], guess, what, notes, notes_size);
+        zc__default(p, (zc_profile_field)(ZC_PF_COPY_LATENCY_PAGEABLE + k), guess, notes,
+                    notes_size);
     }
-    zc__default(&p->enqueue_us, p->copy_latency_us[ZC_HOST_PINNED], "enqueue_us", notes,
-                notes_size);
+    zc__default(p, ZC_PF_ENQUEUE_US, p->copy_latency_us[ZC_HOST_PINNED], notes, notes_size);
     double pinned_peak = zc__curve_peak_gbps(&p->copy[ZC_HOST_PINNED][ZC_DIR_H2D]);
-    zc__default(&p->both_directions_gbps, 1.8 * pinned_peak, "both_directions_gbps", notes,
-                notes_size);
+    zc__default(p, ZC_PF_BOTH_DIRECTIONS_GBPS, 1.8 * pinned_peak, notes, notes_size);
     /* Mapped access patterns: the strided and random figures fall back to a fraction of the
      * coalesced one (one useful 4-byte word per 32-byte sector or worse). */
-    for (int w = 0; w < 2; w++) {
-        double *v = w ? p->mapped_write_gbps : p->mapped_read_gbps;
-        const char *name = w ? "mapped_write_gbps" : "mapped_read_gbps";
-        char what[64];
-        if (w == 1 && !(v[ZC_ACCESS_COALESCED] > 0.0) && p->mapped_read_gbps[0] > 0.0) {
-            snprintf(what, sizeof what, "%s.coalesced", name);
-            zc__default(&v[ZC_ACCESS_COALESCED], p->mapped_read_gbps[0], what, notes, notes_size);
-        }
-        snprintf(what, sizeof what, "%s.strided", name);
-        zc__default(&v[ZC_ACCESS_STRIDED], v[ZC_ACCESS_COALESCED] / 8.0, what, notes, notes_size);
-        snprintf(what, sizeof what, "%s.random", name);
-        zc__default(&v[ZC_ACCESS_RANDOM], v[ZC_ACCESS_COALESCED] / 16.0, what, notes, notes_size);
-    }
-    zc__default(&p->mapped_latency_us, p->pingpong_us > 0.0 ? p->pingpong_us / 2.0 : 1.2,
-                "mapped_latency_us", notes, notes_size);
-    zc__default(&p->host_write_gbps, 10.0, "host_write_gbps", notes, notes_size);
-    zc__default(&p->overlap_efficiency, 0.9, "overlap_efficiency", notes, notes_size);
-    zc__default(&p->managed_prefetch_us, p->launch_sync_us, "managed_prefetch_us", notes,
+    zc__default(p, ZC_PF_MAPPED_WRITE_COALESCED, p->mapped_read_gbps[ZC_ACCESS_COALESCED], notes,
                 notes_size);
-    zc__default(&p->managed_cpu_touch_gbps, p->managed_first_touch_gbps, "managed_cpu_touch_gbps",
+    for (int w = 0; w < 2; w++) {
+        const double *v = w ? p->mapped_write_gbps : p->mapped_read_gbps;
+        zc_profile_field base = w ? ZC_PF_MAPPED_WRITE_COALESCED : ZC_PF_MAPPED_READ_COALESCED;
+        zc__default(p, (zc_profile_field)(base + ZC_ACCESS_STRIDED), v[ZC_ACCESS_COALESCED] / 8.0,
+                    notes, notes_size);
+        zc__default(p, (zc_profile_field)(base + ZC_ACCESS_RANDOM), v[ZC_ACCESS_COALESCED] / 16.0,
+                    notes, notes_size);
+    }
+    zc__default(p, ZC_PF_MAPPED_LATENCY_US, p->pingpong_us > 0.0 ? p->pingpong_us / 2.0 : 1.2,
                 notes, notes_size);
+    zc__default(p, ZC_PF_HOST_WRITE_GBPS, 10.0, notes, notes_size);
+    zc__default(p, ZC_PF_OVERLAP_EFFICIENCY, 0.9, notes, notes_size);
+    zc__default(p, ZC_PF_MANAGED_PREFETCH_US, p->launch_sync_us, notes, notes_size);
+    zc__default(p, ZC_PF_MANAGED_PREFETCHED_GBPS, p->device_gbps, notes, notes_size);
+    zc__default(p, ZC_PF_MANAGED_CPU_TOUCH_GBPS, p->managed_first_touch_gbps, notes, notes_size);
     /* Allocation costs: without them pinning would look free. The fallbacks are what an H200
-     * host measured (cudaHostAlloc 0.6 s per GiB, cudaHostRegister 55 ms per GiB). */
-    zc__default(&p->alloc_pinned_fixed_us, 10.0, "alloc_pinned_fixed_us", notes, notes_size);
-    zc__default(&p->alloc_pinned_us_per_mib, 580.0, "alloc_pinned_us_per_mib", notes, notes_size);
-    zc__default(&p->register_fixed_us, 10.0, "register_fixed_us", notes, notes_size);
-    zc__default(&p->register_us_per_mib, 54.0, "register_us_per_mib", notes, notes_size);
-    zc__default(&p->alloc_managed_us_per_mib, 2.0, "alloc_managed_us_per_mib", notes, notes_size);
-    zc__default(&p->alloc_device_us_per_mib, 1.5, "alloc_device_us_per_mib", notes, notes_size);
+     * host measured (cudaHostAlloc 0.6 s per GiB, cudaHostRegister 55 ms per GiB); a profile
+     * from zc bench has alloc.cost's measured curves instead, and these are not used. */
+    zc__default(p, ZC_PF_ALLOC_PINNED_FIXED_US, 10.0, notes, notes_size);
+    zc__default(p, ZC_PF_ALLOC_PINNED_US_PER_MIB, 580.0, notes, notes_size);
+    zc__default(p, ZC_PF_REGISTER_FIXED_US, 10.0, notes, notes_size);
+    zc__default(p, ZC_PF_REGISTER_US_PER_MIB, 54.0, notes, notes_size);
+    zc__default(p, ZC_PF_ALLOC_MANAGED_US_PER_MIB, 2.0, notes, notes_size);
+    zc__default(p, ZC_PF_ALLOC_DEVICE_US_PER_MIB, 1.5, notes, notes_size);
     return ZC_OK;
 }

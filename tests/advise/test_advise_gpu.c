@@ -1,5 +1,6 @@
-/* The advise runner and calibration on a real GPU: every technique moves the right data, and the
- * model's prediction from the calibrated profile lands near the measurement. */
+/* The advise runner and the in-process profile on a real GPU: every technique moves the right
+ * data, the model's prediction from a profile measured by the bench engine lands near the
+ * measurement, and a short interleaved validation gives a verdict for every workload. */
 #include "test_support.h"
 
 #include <math.h>
@@ -12,13 +13,21 @@ static zc_profile profile;
 static int setup(void **state)
 {
     (void)state;
-    zc_status status = zc_advise_calibrate(0, &profile);
+    char notes[4096];
+    zc_status status =
+        zc_profile_measure(0, ZC_BENCH_QUICK, NULL, NULL, &profile, notes, sizeof notes);
+    if (status == ZC_OK)
+        status = zc_profile_fill_gaps(&profile, notes, sizeof notes);
+    double gbps = 0.0;
+    if (status == ZC_OK && (status = zc_advise_measure_host_write(&gbps)) == ZC_OK)
+        status = zc_profile_set(&profile, ZC_PF_HOST_WRITE_GBPS, gbps, ZC_ORIGIN_MEASURED);
     if (status != ZC_OK) {
-        fprintf(stderr, "calibration failed: %s: %s\n", zc_status_str(status), zc_last_error());
+        fprintf(stderr, "measuring the profile failed: %s: %s\n", zc_status_str(status),
+                zc_last_error());
         return -1;
     }
     fprintf(stderr,
-            "calibrated: launch+sync %.2f us, pinned copy latency %.2f us, pinned H2D peak at "
+            "measured: launch+sync %.2f us, pinned copy latency %.2f us, pinned H2D peak at "
             "%zu B %.1f GB/s, mapped read %.1f GB/s, device %.0f GB/s, managed prefetch %.1f "
             "GB/s\n",
             profile.launch_sync_us, profile.copy_latency_us[ZC_HOST_PINNED],
@@ -88,6 +97,48 @@ static void test_runner_refuses_bad_sizes(void **state)
     assert_int_equal(zc_advise_run(0, &w, ZC_TECH_PINNED, 0.1, &m), ZC_ERR_INVALID_ARG);
 }
 
+/* A short validation: two workloads, three interleaved rounds each, every technique measured
+ * in every round, a winner and a verdict for each, the table written. */
+static void test_validation_interleaved(void **state)
+{
+    (void)state;
+    zc_validation_workload w[2];
+    memset(w, 0, sizeof w);
+    w[0] = *zc_validation_fixed_at(0);
+    assert_int_equal(zc_validation_random(7, 3, &w[1]), ZC_OK);
+    w[1].workload.transfers = w[1].workload.transfers > 20 ? 20 : w[1].workload.transfers;
+    zc_validation_config config;
+    zc_validation_config_init(&config);
+    config.rounds = 3;
+    config.seconds_per_run = 0.01;
+    zc_validation_result r[2];
+    zc_validation_summary s;
+    zc_status status = zc_advise_validate(&profile, w, 2, &config, r, &s);
+    if (status != ZC_OK)
+        fail_msg("validation: %s: %s", zc_status_str(status), zc_last_error());
+    assert_int_equal(s.workloads, 2);
+    assert_int_equal(s.rounds, 3);
+    assert_true(s.host_write_gbps > 0.0);
+    for (int i = 0; i < 2; i++) {
+        assert_true(r[i].winner >= 0);
+        for (int t = 0; t < ZC_TECH_COUNT; t++) {
+            if (r[i].tech[t].ran == 1)
+                assert_int_equal(r[i].tech[t].rounds, 3);
+            assert_true(r[i].tech[t].ran != -1);
+        }
+        const zc_validation_technique *win = &r[i].tech[r[i].winner];
+        for (int t = 0; t < ZC_TECH_COUNT; t++) {
+            if (r[i].tech[t].ran == 1)
+                assert_true(r[i].tech[t].median_us >= win->median_us);
+        }
+    }
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    assert_int_equal(zc_validation_markdown(&profile, "test", r, 2, &s, f), ZC_OK);
+    assert_true(ftell(f) > 500);
+    fclose(f);
+}
+
 int main(void)
 {
     zc_test_require_gpu("gpu_advise_run");
@@ -96,6 +147,7 @@ int main(void)
         cmocka_unit_test(test_both_chunked),
         cmocka_unit_test(test_d2h_random),
         cmocka_unit_test(test_runner_refuses_bad_sizes),
+        cmocka_unit_test(test_validation_interleaved),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

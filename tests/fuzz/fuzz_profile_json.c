@@ -14,14 +14,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     zc_profile p;
     for (int as_bench = 0; as_bench < 2; as_bench++) {
-        zc_status st =
-            as_bench ? zc_profile_from_bench_json(doc, &p) : zc_profile_from_json(doc, &p);
+        zc_status st = as_bench ? zc_cli_profile_from_bench_json(doc, &p, NULL, 0)
+                                : zc_cli_profile_from_json(doc, &p);
         if (st != ZC_OK)
             continue;
         char notes[2048] = "";
         if (zc_profile_fill_gaps(&p, notes, sizeof notes) != ZC_OK)
             continue;
-        cJSON_Delete(zc_profile_to_saved_json(&p, notes));
+        cJSON_Delete(zc_cli_profile_to_saved_json(&p, notes));
         zc_workload w;
         memset(&w, 0, sizeof w);
         w.bytes = 4096;
@@ -29,6 +29,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         w.gpu_accesses = 1.0;
         zc_recommendation rec;
         (void)zc_advise_rank(&p, &w, &rec);
+        /* And stream advice, for a profile that carries zc stream runs. */
+        zc_stream_workload s = {65536, 0.0};
+        zc_stream_advice adv;
+        (void)zc_stream_advise(&p, &s, &adv);
+        s.rate_hz = 1000.0;
+        (void)zc_stream_advise(&p, &s, &adv);
     }
     (void)zc_cli_trace_ceiling_from_bench_json(doc);
     cJSON_Delete(doc);

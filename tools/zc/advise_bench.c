@@ -1,84 +1,115 @@
-/* Reading a `zc bench --json` document ("zerocopy.bench/1") into a machine profile. */
+/* A `zc bench --json` document ("zerocopy.bench/1") read back into bench results, for the
+ * library to build a profile from (zc_profile_from_bench): the file's keys are read here once,
+ * and the profile finds each case by its typed name. */
 #include "advise_json.h"
 #include "cli.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-/* The case with this key, when it was measured (outcome "ok"); NULL otherwise. */
-static const cJSON *zc__case(const cJSON *doc, const char *key)
+#define ZC__SAMPLES_MAX 100000
+
+static double zc__number(const cJSON *o, const char *name, double fallback)
 {
-    const cJSON *c;
-    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(doc, "cases"))
-    {
-        const cJSON *k = cJSON_GetObjectItemCaseSensitive(c, "key");
-        const cJSON *o = cJSON_GetObjectItemCaseSensitive(c, "outcome");
-        if (cJSON_IsString(k) && strcmp(k->valuestring, key) == 0)
-            return cJSON_IsString(o) && strcmp(o->valuestring, "ok") == 0 ? c : NULL;
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+    return cJSON_IsNumber(v) && isfinite(v->valuedouble) ? v->valuedouble : fallback;
+}
+
+static zc_bench_metric zc__metric(const cJSON *pt)
+{
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(pt, "metric");
+    for (int i = ZC_BENCH_BANDWIDTH; i <= ZC_BENCH_DURATION; i++) {
+        if (cJSON_IsString(m) && strcmp(m->valuestring, zc_bench_metric_name(i)) == 0)
+            return (zc_bench_metric)i;
     }
-    return NULL;
+    return ZC_BENCH_BANDWIDTH;
 }
 
-static double zc__median(const cJSON *point)
+/* One point: its samples when the file has them, else its median as the one sample. A point
+ * that is not a measurement (no finite positive figure, a size out of range) is left out. */
+static void zc__point(const cJSON *pt, zc_bench_result *r)
 {
-    const cJSON *m = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(point, "stats"), "median");
-    return cJSON_IsNumber(m) ? m->valuedouble : NAN;
-}
-
-static double zc__bytes(const cJSON *point)
-{
-    const cJSON *b = cJSON_GetObjectItemCaseSensitive(point, "bytes");
-    return cJSON_IsNumber(b) ? b->valuedouble : 0.0;
-}
-
-/* The median of the point of a case at its largest size (variant filter may be NULL: any). */
-static double zc__at_largest(const cJSON *doc, const char *key, const char *variant)
-{
-    const cJSON *c = zc__case(doc, key), *pt, *best = NULL;
-    cJSON_ArrayForEach(pt, cJSON_GetObjectItemCaseSensitive(c, "points"))
+    double b = zc__number(pt, "bytes", -1.0);
+    size_t bytes = 0;
+    if (!(b >= 0.0) || (b > 0.0 && !zc_cli_double_to_size(b, 1125899906842624.0, &bytes)))
+        return;
+    const cJSON *samples = cJSON_GetObjectItemCaseSensitive(pt, "samples");
+    int n = cJSON_IsArray(samples) ? cJSON_GetArraySize(samples) : 0;
+    double one = zc__number(cJSON_GetObjectItemCaseSensitive(pt, "stats"), "median", NAN);
+    double *v = n > 0 && n <= ZC__SAMPLES_MAX ? malloc((size_t)n * sizeof *v) : NULL;
+    size_t count = 0;
+    const cJSON *s, *from = v != NULL ? samples : NULL;
+    cJSON_ArrayForEach(s, from)
     {
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(pt, "variant");
-        if (variant != NULL && (!cJSON_IsString(v) || strcmp(v->valuestring, variant) != 0))
+        if (cJSON_IsNumber(s) && isfinite(s->valuedouble))
+            v[count++] = s->valuedouble;
+    }
+    if (count == 0 && isfinite(one)) {
+        free(v);
+        v = NULL;
+        count = 1;
+    }
+    const cJSON *variant = cJSON_GetObjectItemCaseSensitive(pt, "variant");
+    const cJSON *verified = cJSON_GetObjectItemCaseSensitive(pt, "verified");
+    if (count > 0)
+        (void)zc_bench_result_add(r, cJSON_IsString(variant) ? variant->valuestring : NULL, bytes,
+                                  NULL, 0.0, zc__metric(pt), zc__number(pt, "bytes_per_sample", 0),
+                                  zc__number(pt, "ops_per_sample", 1), v != NULL ? v : &one, count,
+                                  0, cJSON_IsTrue(verified));
+    free(v);
+}
+
+/* The document's measured cases ("ok", a known key) as results; *count_p of them. */
+static zc_bench_result *zc__results(const cJSON *doc, size_t *count_p)
+{
+    const cJSON *cases = cJSON_GetObjectItemCaseSensitive(doc, "cases"), *c;
+    int n = cJSON_IsArray(cases) ? cJSON_GetArraySize(cases) : 0;
+    zc_bench_result *rs = calloc(n > 0 ? (size_t)n : 1, sizeof *rs);
+    size_t count = 0;
+    const cJSON *from = rs != NULL ? cases : NULL;
+    cJSON_ArrayForEach(c, from)
+    {
+        const cJSON *key = cJSON_GetObjectItemCaseSensitive(c, "key");
+        const cJSON *outcome = cJSON_GetObjectItemCaseSensitive(c, "outcome");
+        zc_bench_case_id id;
+        if (!cJSON_IsString(key) || !cJSON_IsString(outcome) ||
+            strcmp(outcome->valuestring, "ok") != 0 ||
+            zc_bench_case_id_of(key->valuestring, &id) != ZC_OK ||
+            zc_bench_result_init(&rs[count], key->valuestring) != ZC_OK)
             continue;
-        if (!isfinite(zc__median(pt)))
-            continue;
-        if (best == NULL || zc__bytes(pt) >= zc__bytes(best))
-            best = pt;
+        const cJSON *pt;
+        cJSON_ArrayForEach(pt, cJSON_GetObjectItemCaseSensitive(c, "points"))
+            zc__point(pt, &rs[count]);
+        count++;
     }
-    return best != NULL ? zc__median(best) : NAN;
+    zc_clear_error();
+    *count_p = count;
+    return rs;
 }
 
-/* The best median over every point of a case. */
-static double zc__max(const cJSON *doc, const char *key)
-{
-    const cJSON *pt;
-    double best = NAN;
-    cJSON_ArrayForEach(pt, cJSON_GetObjectItemCaseSensitive(zc__case(doc, key), "points"))
-    {
-        double m = zc__median(pt);
-        if (isfinite(m) && (!isfinite(best) || m > best))
-            best = m;
-    }
-    return best;
-}
-
-static void zc__set(double *field, double value)
-{
-    if (isfinite(value) && value > 0.0)
-        *field = value;
-}
-
-zc_status zc_profile_from_bench_json(const cJSON *doc, zc_profile *profile_p)
+zc_status zc_cli_profile_from_bench_json(const cJSON *doc, zc_profile *profile_p, char *notes,
+                                         size_t notes_size)
 {
     const cJSON *schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
     if (!cJSON_IsString(schema) || strcmp(schema->valuestring, "zerocopy.bench/1") != 0) {
         fprintf(stderr, "profile: not a zerocopy.bench/1 document\n");
         return ZC_ERR_PARSE;
     }
+    size_t count = 0;
+    zc_bench_result *rs = zc__results(doc, &count);
+    if (rs == NULL)
+        return ZC_ERR_NO_MEMORY;
     zc_profile p;
-    zc_profile_init(&p);
+    zc_status status = zc_profile_from_bench(rs, count, &p, notes, notes_size);
+    for (size_t i = 0; i < count; i++)
+        zc_bench_result_clear(&rs[i]);
+    free(rs);
+    if (status != ZC_OK) {
+        fprintf(stderr, "profile: %s\n", zc_last_error());
+        return ZC_ERR_PARSE;
+    }
     const cJSON *dev =
         cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(
                                cJSON_GetObjectItemCaseSensitive(doc, "machine"), "devices"),
@@ -91,61 +122,6 @@ zc_status zc_profile_from_bench_json(const cJSON *doc, zc_profile *profile_p)
     snprintf(p.source, sizeof p.source, "zc bench%s%s, %s", cJSON_IsString(mode) ? " --" : "",
              cJSON_IsString(mode) ? mode->valuestring : "",
              cJSON_IsString(created) ? created->valuestring : "undated");
-
-    /* Copy curves: one point per size, the median rate. */
-    for (int k = 0; k < ZC_HOST_KIND_COUNT; k++) {
-        for (int d = 0; d < 2; d++) {
-            char key[64];
-            snprintf(key, sizeof key, "copy.%s.%s", zc_direction_key((zc_direction)d),
-                     zc_host_kind_key((zc_host_kind)k));
-            const cJSON *pt;
-            cJSON_ArrayForEach(pt, cJSON_GetObjectItemCaseSensitive(zc__case(doc, key), "points"))
-            {
-                double b = zc__bytes(pt), g = zc__median(pt);
-                size_t bytes = 0;
-                /* A point whose size is not a whole byte count in range is not a measurement
-                 * (the cast alone would be undefined behaviour for 1e30). */
-                if (b >= 1.0 && zc_cli_double_to_size(b, 1125899906842624.0, &bytes) &&
-                    isfinite(g) && g > 0.0)
-                    (void)zc_curve_add(&p.copy[k][d], bytes, g);
-            }
-        }
-    }
-    zc__set(&p.both_directions_gbps, zc__max(doc, "copy.bidir.pinned"));
-    zc__set(&p.launch_sync_us, zc__at_largest(doc, "latency.launch", NULL));
-    /* A round trip is launch + sync + two queued copies: what is left is two copies' cost. */
-    double rt_pinned = zc__at_largest(doc, "latency.roundtrip.pinned", NULL);
-    double rt_pageable = zc__at_largest(doc, "latency.roundtrip.pageable", NULL);
-    if (p.launch_sync_us > 0.0) {
-        zc__set(&p.copy_latency_us[ZC_HOST_PINNED], (rt_pinned - p.launch_sync_us) / 2.0);
-        zc__set(&p.copy_latency_us[ZC_HOST_PAGEABLE], (rt_pageable - p.launch_sync_us) / 2.0);
-    }
-    static const char *const reads[ZC_ACCESS_COUNT] = {"zerocopy.read.16b", "zerocopy.read.strided",
-                                                       "zerocopy.read.random128"};
-    static const char *const writes[ZC_ACCESS_COUNT] = {
-        "zerocopy.write.16b", "zerocopy.write.strided", "zerocopy.write.random128"};
-    for (int a = 0; a < ZC_ACCESS_COUNT; a++) {
-        /* Strided: one word per 128-byte line is the model's strided walk. */
-        const char *variant = a == ZC_ACCESS_STRIDED ? "stride 128 B" : NULL;
-        double r = zc__at_largest(doc, reads[a], variant);
-        double w = zc__at_largest(doc, writes[a], variant);
-        if (a == ZC_ACCESS_STRIDED && !isfinite(r))
-            r = zc__at_largest(doc, reads[a], NULL);
-        if (a == ZC_ACCESS_STRIDED && !isfinite(w))
-            w = zc__at_largest(doc, writes[a], NULL);
-        zc__set(&p.mapped_read_gbps[a], r);
-        zc__set(&p.mapped_write_gbps[a], w);
-    }
-    zc__set(&p.mapped_latency_us, zc__at_largest(doc, "latency.gpu_read.host", NULL));
-    zc__set(&p.pingpong_us, zc__at_largest(doc, "latency.pingpong", NULL));
-    zc__set(&p.device_gbps, zc__at_largest(doc, "device.read.16b", NULL));
-    zc__set(&p.managed_prefetch_gbps, zc__at_largest(doc, "managed.prefetch", NULL));
-    zc__set(&p.managed_first_touch_gbps, zc__at_largest(doc, "managed.first_touch", NULL));
-    if (p.copy[ZC_HOST_PINNED][ZC_DIR_H2D].count == 0 || !(p.launch_sync_us > 0.0)) {
-        fprintf(stderr, "profile: the bench result lacks copy.h2d.pinned or latency.launch, which "
-                        "the model needs\n");
-        return ZC_ERR_PARSE;
-    }
     *profile_p = p;
     return ZC_OK;
 }

@@ -13,7 +13,7 @@
 /* The largest byte count a profile or workload may name: 1 PiB. */
 #define ZC__BYTES_MAX 1125899906842624.0
 
-int zc_advise_parse_size(const char *text, size_t *bytes_p)
+int zc_cli_advise_parse_size(const char *text, size_t *bytes_p)
 {
     /* Decimal only, as every number of zc: no sign, space, hex, "inf" or "nan". */
     if (text == NULL || !((*text >= '0' && *text <= '9') || *text == '.') ||
@@ -55,7 +55,7 @@ int zc_advise_parse_size(const char *text, size_t *bytes_p)
     return 1;
 }
 
-void zc_advise_size_text(double bytes, char *out, size_t size)
+void zc_cli_advise_size_text(double bytes, char *out, size_t size)
 {
     static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
     int u = 0;
@@ -67,45 +67,6 @@ void zc_advise_size_text(double bytes, char *out, size_t size)
         snprintf(out, size, "%.0f %s", bytes, units[u]);
     else
         snprintf(out, size, "%.1f %s", bytes, units[u]);
-}
-
-/* The scalar figures of a profile, by name, so that reading and writing cannot drift apart. */
-typedef struct zc__field {
-    const char *name;
-    size_t offset;
-} zc__field;
-
-#define ZC__F(field)                                                                               \
-    {                                                                                              \
-#field, offsetof(zc_profile, field)                                                        \
-    }
-
-static const zc__field zc__scalars[] = {
-    ZC__F(launch_sync_us),
-    ZC__F(enqueue_us),
-    ZC__F(both_directions_gbps),
-    ZC__F(mapped_latency_us),
-    ZC__F(device_gbps),
-    ZC__F(managed_prefetch_gbps),
-    ZC__F(managed_prefetch_us),
-    ZC__F(managed_first_touch_gbps),
-    ZC__F(managed_cpu_touch_gbps),
-    ZC__F(host_write_gbps),
-    ZC__F(pingpong_us),
-    ZC__F(overlap_efficiency),
-    ZC__F(alloc_pinned_us_per_mib),
-    ZC__F(alloc_pinned_fixed_us),
-    ZC__F(register_us_per_mib),
-    ZC__F(register_fixed_us),
-    ZC__F(alloc_managed_us_per_mib),
-    ZC__F(alloc_device_us_per_mib),
-};
-
-#define ZC__SCALAR_COUNT (sizeof zc__scalars / sizeof zc__scalars[0])
-
-static double *zc__scalar(zc_profile *p, const zc__field *f)
-{
-    return (double *)((char *)p + f->offset);
 }
 
 static cJSON *zc__curve_json(const zc_curve *c)
@@ -120,41 +81,118 @@ static cJSON *zc__curve_json(const zc_curve *c)
     return arr;
 }
 
-cJSON *zc_profile_to_json(const zc_profile *profile)
+static cJSON *zc__cost_json(const zc_cost_curve *c)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t i = 0; arr != NULL && i < c->count; i++) {
+        cJSON *pt = cJSON_CreateArray();
+        cJSON_AddItemToArray(pt, cJSON_CreateNumber((double)c->bytes[i]));
+        cJSON_AddItemToArray(pt, cJSON_CreateNumber(c->us[i]));
+        cJSON_AddItemToArray(arr, pt);
+    }
+    return arr;
+}
+
+/* The object a dotted key's last part lives in ("copy_latency_us.pinned": doc's
+ * "copy_latency_us"), made when create is set; *leaf_p: the last part. */
+static cJSON *zc__holder(cJSON *doc, const char *key, int create, const char **leaf_p)
+{
+    const char *dot = strchr(key, '.');
+    if (dot == NULL) {
+        *leaf_p = key;
+        return doc;
+    }
+    char head[64];
+    snprintf(head, sizeof head, "%.*s", (int)(dot - key), key);
+    *leaf_p = dot + 1;
+    cJSON *o = cJSON_GetObjectItemCaseSensitive(doc, head);
+    if (o == NULL && create)
+        o = cJSON_AddObjectToObject(doc, head);
+    return cJSON_IsObject(o) ? o : NULL;
+}
+
+/* Whether a figure of this origin is written among the machine's own (saved: not assumed). */
+static int zc__keep(unsigned char origin, int saved)
+{
+    return origin != ZC_ORIGIN_NONE && !(saved && origin == ZC_ORIGIN_ASSUMED);
+}
+
+/* The document of a profile: every figure of the given origins and, under "origin", where each
+ * came from; saved: the assumed ones apart, under "assumed", never among the measured. */
+static cJSON *zc__profile_doc(const zc_profile *profile, int saved)
 {
     cJSON *doc = cJSON_CreateObject();
     if (doc == NULL)
         return NULL;
+    zc_profile p = *profile;
     cJSON_AddStringToObject(doc, "schema", ZC_PROFILE_SCHEMA);
-    cJSON_AddStringToObject(doc, "device_name", profile->device_name);
-    cJSON_AddStringToObject(doc, "source", profile->source);
+    cJSON_AddStringToObject(doc, "device_name", p.device_name);
+    cJSON_AddStringToObject(doc, "source", p.source);
+    cJSON *origin = cJSON_AddObjectToObject(doc, "origin");
+    cJSON *assumed = saved ? cJSON_AddObjectToObject(doc, "assumed") : NULL;
     cJSON *copy = cJSON_AddObjectToObject(doc, "copy_gbps");
-    cJSON *lat = cJSON_AddObjectToObject(doc, "copy_latency_us");
     for (int k = 0; k < ZC_HOST_KIND_COUNT; k++) {
         const char *key = zc_host_kind_key((zc_host_kind)k);
-        if (profile->copy[k][0].count == 0 && profile->copy[k][1].count == 0)
+        cJSON *kind = NULL;
+        for (int d = 0; d < 2; d++) {
+            if (p.copy[k][d].count == 0 || !zc__keep(p.copy_origin[k][d], saved))
+                continue;
+            if (kind == NULL)
+                kind = cJSON_AddObjectToObject(copy, key);
+            const char *dir = zc_direction_key((zc_direction)d);
+            cJSON_AddItemToObject(kind, dir, zc__curve_json(&p.copy[k][d]));
+            char name[64];
+            snprintf(name, sizeof name, "copy_gbps.%s.%s", key, dir);
+            cJSON_AddStringToObject(origin, name, zc_origin_key((zc_origin)p.copy_origin[k][d]));
+        }
+    }
+    cJSON *alloc = cJSON_AddObjectToObject(doc, "alloc_us");
+    for (int a = 0; a < ZC_ALLOC_KIND_COUNT; a++) {
+        if (p.alloc[a].count == 0 || !zc__keep(p.alloc_origin[a], saved))
             continue;
-        cJSON *kind = cJSON_AddObjectToObject(copy, key);
-        cJSON_AddItemToObject(kind, "h2d", zc__curve_json(&profile->copy[k][ZC_DIR_H2D]));
-        cJSON_AddItemToObject(kind, "d2h", zc__curve_json(&profile->copy[k][ZC_DIR_D2H]));
-        if (profile->copy_latency_us[k] > 0.0)
-            cJSON_AddNumberToObject(lat, key, profile->copy_latency_us[k]);
+        const char *key = zc_alloc_kind_key((zc_alloc_kind)a);
+        cJSON_AddItemToObject(alloc, key, zc__cost_json(&p.alloc[a]));
+        char name[64];
+        snprintf(name, sizeof name, "alloc_us.%s", key);
+        cJSON_AddStringToObject(origin, name, zc_origin_key((zc_origin)p.alloc_origin[a]));
     }
-    cJSON *rd = cJSON_AddObjectToObject(doc, "mapped_read_gbps");
-    cJSON *wr = cJSON_AddObjectToObject(doc, "mapped_write_gbps");
-    for (int a = 0; a < ZC_ACCESS_COUNT; a++) {
-        if (profile->mapped_read_gbps[a] > 0.0)
-            cJSON_AddNumberToObject(rd, zc_access_key((zc_access)a), profile->mapped_read_gbps[a]);
-        if (profile->mapped_write_gbps[a] > 0.0)
-            cJSON_AddNumberToObject(wr, zc_access_key((zc_access)a), profile->mapped_write_gbps[a]);
+    for (int f = 0; f < ZC_PF_COUNT; f++) {
+        double v = *zc_profile_field_value(&p, (zc_profile_field)f);
+        const char *key = zc_profile_field_key((zc_profile_field)f);
+        if (!(v > 0.0) || p.origin[f] == ZC_ORIGIN_NONE)
+            continue;
+        if (saved && p.origin[f] == ZC_ORIGIN_ASSUMED) {
+            cJSON_AddNumberToObject(assumed, key, v);
+            continue;
+        }
+        const char *leaf = NULL;
+        cJSON *holder = zc__holder(doc, key, 1, &leaf);
+        if (holder != NULL)
+            cJSON_AddNumberToObject(holder, leaf, v);
+        cJSON_AddStringToObject(origin, key, zc_origin_key((zc_origin)p.origin[f]));
     }
-    zc_profile copy_of = *profile;
-    for (size_t i = 0; i < ZC__SCALAR_COUNT; i++) {
-        double v = *zc__scalar(&copy_of, &zc__scalars[i]);
-        if (v > 0.0)
-            cJSON_AddNumberToObject(doc, zc__scalars[i].name, v);
+    cJSON *runs = cJSON_AddArrayToObject(doc, "stream");
+    for (size_t i = 0; i < p.stream_count; i++) {
+        const zc_stream_point *s = &p.stream[i];
+        char name[48];
+        if (zc_stream_option_name(s->mode, s->protocol, name, sizeof name) != ZC_OK)
+            continue;
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", name);
+        cJSON_AddNumberToObject(o, "frame_bytes", (double)s->frame_bytes);
+        cJSON_AddNumberToObject(o, "in_flight", s->in_flight);
+        cJSON_AddNumberToObject(o, "gpu_blocks", s->gpu_blocks);
+        cJSON_AddNumberToObject(o, "p50_us", s->p50_us);
+        cJSON_AddNumberToObject(o, "p99_us", s->p99_us);
+        cJSON_AddNumberToObject(o, "gb_per_s", s->gbps);
+        cJSON_AddItemToArray(runs, o);
     }
     return doc;
+}
+
+cJSON *zc_cli_profile_to_json(const zc_profile *profile)
+{
+    return zc__profile_doc(profile, 0);
 }
 
 /* Each line of text (the notes of what was assumed) as a string of arr, cut at 255 bytes. */
@@ -171,15 +209,17 @@ static void zc__add_lines(cJSON *arr, const char *text)
     }
 }
 
-cJSON *zc_profile_to_saved_json(const zc_profile *measured, const char *notes)
+cJSON *zc_cli_profile_to_saved_json(const zc_profile *profile, const char *notes)
 {
-    cJSON *doc = zc_profile_to_json(measured);
+    cJSON *doc = zc__profile_doc(profile, 1);
     if (doc != NULL)
         zc__add_lines(cJSON_AddArrayToObject(doc, "not_measured"), notes);
     return doc;
 }
 
-static zc_status zc__curve_from_json(const cJSON *arr, zc_curve *c, const char *what)
+/* [[bytes, value], ...] into add(curve, bytes, value). */
+static zc_status zc__points_from_json(const cJSON *arr, const char *what, void *curve,
+                                      zc_status (*add)(void *, size_t, double))
 {
     const cJSON *pt;
     if (!cJSON_IsArray(arr))
@@ -191,24 +231,90 @@ static zc_status zc__curve_from_json(const cJSON *arr, zc_curve *c, const char *
         if (!cJSON_IsNumber(b) || !cJSON_IsNumber(g) || b->valuedouble < 1.0 ||
             !zc_cli_double_to_size(b->valuedouble, ZC__BYTES_MAX, &bytes)) {
             fprintf(stderr,
-                    "profile: %s: each point must be [bytes, GB/s], bytes whole, 1 to 2^50\n",
+                    "profile: %s: each point must be [bytes, value], bytes whole, 1 to "
+                    "2^50\n",
                     what);
             return ZC_ERR_PARSE;
         }
-        zc_status status = zc_curve_add(c, bytes, g->valuedouble);
-        if (status != ZC_OK)
+        zc_status status = add(curve, bytes, g->valuedouble);
+        if (status != ZC_OK) {
+            fprintf(stderr, "profile: %s: %s\n", what, zc_last_error());
             return status;
+        }
     }
     return ZC_OK;
 }
 
-zc_status zc_profile_from_json(const cJSON *doc, zc_profile *profile_p)
+static zc_status zc__add_copy(void *c, size_t bytes, double v)
+{
+    return zc_curve_add(c, bytes, v);
+}
+
+static zc_status zc__add_cost(void *c, size_t bytes, double v)
+{
+    return zc_cost_curve_add(c, bytes, v);
+}
+
+/* The origin named at doc's "origin" object under key; MEASURED when not said (profile/1). */
+static unsigned char zc__origin_of(const cJSON *doc, const char *key)
+{
+    const cJSON *o =
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "origin"), key);
+    zc_origin origin = ZC_ORIGIN_MEASURED;
+    if (cJSON_IsString(o) && zc_origin_from_key(o->valuestring, &origin) != ZC_OK)
+        origin = ZC_ORIGIN_MEASURED;
+    return (unsigned char)(origin == ZC_ORIGIN_NONE ? ZC_ORIGIN_MEASURED : origin);
+}
+
+/* A profile/1 document saved its assumptions among its figures and listed them under
+ * "not_measured" ("assumed NAME = VALUE (not measured)"): those figures are assumed. */
+static void zc__old_assumptions(const cJSON *doc, zc_profile *p)
+{
+    const cJSON *line;
+    cJSON_ArrayForEach(line, cJSON_GetObjectItemCaseSensitive(doc, "not_measured"))
+    {
+        char name[64];
+        zc_profile_field f;
+        if (cJSON_IsString(line) && sscanf(line->valuestring, "assumed %63s =", name) == 1 &&
+            zc_profile_field_from_key(name, &f) == ZC_OK)
+            p->origin[f] = ZC_ORIGIN_ASSUMED;
+        /* The old keys of array figures were "copy_latency_us[pinned]". */
+        char *open = strchr(name, '[');
+        if (cJSON_IsString(line) && open != NULL && strchr(open, ']') != NULL) {
+            *strchr(open, ']') = '\0';
+            *open = '.';
+            if (zc_profile_field_from_key(name, &f) == ZC_OK)
+                p->origin[f] = ZC_ORIGIN_ASSUMED;
+        }
+    }
+    zc_clear_error();
+}
+
+static zc_status zc__stream_from_json(const cJSON *doc, zc_profile *p)
+{
+    const cJSON *run;
+    cJSON_ArrayForEach(run, cJSON_GetObjectItemCaseSensitive(doc, "stream"))
+    {
+        zc_stream_point s;
+        if (zc_cli_stream_point_from_json(run, &s) != ZC_OK ||
+            zc_profile_add_stream(p, &s) != ZC_OK) {
+            fprintf(stderr, "profile: stream: each run needs a known name, frame_bytes, "
+                            "in_flight, p50_us, p99_us and gb_per_s\n");
+            return ZC_ERR_PARSE;
+        }
+    }
+    return ZC_OK;
+}
+
+zc_status zc_cli_profile_from_json(const cJSON *doc, zc_profile *profile_p)
 {
     zc_profile p;
     zc_profile_init(&p);
     const cJSON *schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
-    if (!cJSON_IsString(schema) || strcmp(schema->valuestring, ZC_PROFILE_SCHEMA) != 0) {
-        fprintf(stderr, "profile: schema is not \"%s\"\n", ZC_PROFILE_SCHEMA);
+    int old = cJSON_IsString(schema) && strcmp(schema->valuestring, "zerocopy.profile/1") == 0;
+    if (!old && (!cJSON_IsString(schema) || strcmp(schema->valuestring, ZC_PROFILE_SCHEMA) != 0)) {
+        fprintf(stderr, "profile: schema is not \"%s\" (or \"zerocopy.profile/1\")\n",
+                ZC_PROFILE_SCHEMA);
         return ZC_ERR_PARSE;
     }
     const cJSON *s = cJSON_GetObjectItemCaseSensitive(doc, "device_name");
@@ -218,48 +324,57 @@ zc_status zc_profile_from_json(const cJSON *doc, zc_profile *profile_p)
     if (cJSON_IsString(s))
         snprintf(p.source, sizeof p.source, "%s", s->valuestring);
     const cJSON *copy = cJSON_GetObjectItemCaseSensitive(doc, "copy_gbps");
-    const cJSON *lat = cJSON_GetObjectItemCaseSensitive(doc, "copy_latency_us");
     for (int k = 0; k < ZC_HOST_KIND_COUNT; k++) {
         const char *key = zc_host_kind_key((zc_host_kind)k);
         const cJSON *kind = cJSON_GetObjectItemCaseSensitive(copy, key);
         for (int d = 0; kind != NULL && d < 2; d++) {
-            const cJSON *arr =
-                cJSON_GetObjectItemCaseSensitive(kind, zc_direction_key((zc_direction)d));
+            const char *dir = zc_direction_key((zc_direction)d);
+            const cJSON *arr = cJSON_GetObjectItemCaseSensitive(kind, dir);
             char what[64];
-            snprintf(what, sizeof what, "copy_gbps.%s.%s", key, zc_direction_key((zc_direction)d));
-            if (arr != NULL && zc__curve_from_json(arr, &p.copy[k][d], what) != ZC_OK)
+            snprintf(what, sizeof what, "copy_gbps.%s.%s", key, dir);
+            if (arr == NULL)
+                continue;
+            if (zc__points_from_json(arr, what, &p.copy[k][d], zc__add_copy) != ZC_OK)
                 return ZC_ERR_PARSE;
+            if (p.copy[k][d].count > 0)
+                p.copy_origin[k][d] = zc__origin_of(doc, what);
         }
-        const cJSON *l = cJSON_GetObjectItemCaseSensitive(lat, key);
-        if (cJSON_IsNumber(l))
-            p.copy_latency_us[k] = l->valuedouble;
     }
-    for (int a = 0; a < ZC_ACCESS_COUNT; a++) {
-        const char *key = zc_access_key((zc_access)a);
-        const cJSON *v =
-            cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItem(doc, "mapped_read_gbps"), key);
-        if (cJSON_IsNumber(v))
-            p.mapped_read_gbps[a] = v->valuedouble;
-        v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItem(doc, "mapped_write_gbps"), key);
-        if (cJSON_IsNumber(v))
-            p.mapped_write_gbps[a] = v->valuedouble;
+    const cJSON *alloc = cJSON_GetObjectItemCaseSensitive(doc, "alloc_us");
+    for (int a = 0; a < ZC_ALLOC_KIND_COUNT; a++) {
+        const cJSON *arr = cJSON_GetObjectItemCaseSensitive(alloc, zc_alloc_kind_key(a));
+        char what[64];
+        snprintf(what, sizeof what, "alloc_us.%s", zc_alloc_kind_key(a));
+        if (arr == NULL)
+            continue;
+        if (zc__points_from_json(arr, what, &p.alloc[a], zc__add_cost) != ZC_OK)
+            return ZC_ERR_PARSE;
+        if (p.alloc[a].count > 0)
+            p.alloc_origin[a] = zc__origin_of(doc, what);
     }
-    for (size_t i = 0; i < ZC__SCALAR_COUNT; i++) {
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(doc, zc__scalars[i].name);
+    for (int f = 0; f < ZC_PF_COUNT; f++) {
+        const char *key = zc_profile_field_key((zc_profile_field)f), *leaf = NULL;
+        const cJSON *holder = zc__holder((cJSON *)doc, key, 0, &leaf);
+        const cJSON *v = holder != NULL ? cJSON_GetObjectItemCaseSensitive(holder, leaf) : NULL;
         if (v == NULL)
             continue;
-        if (!cJSON_IsNumber(v) || v->valuedouble < 0.0) {
-            fprintf(stderr, "profile: %s must be a number >= 0\n", zc__scalars[i].name);
+        if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0.0) || !isfinite(v->valuedouble)) {
+            fprintf(stderr, "profile: %s must be a number >= 0\n", key);
             return ZC_ERR_PARSE;
         }
-        *zc__scalar(&p, &zc__scalars[i]) = v->valuedouble;
+        if (v->valuedouble > 0.0)
+            (void)zc_profile_set(&p, (zc_profile_field)f, v->valuedouble, zc__origin_of(doc, key));
     }
+    if (old)
+        zc__old_assumptions(doc, &p);
+    if (zc__stream_from_json(doc, &p) != ZC_OK)
+        return ZC_ERR_PARSE;
     *profile_p = p;
     return ZC_OK;
 }
 
-zc_status zc_profile_load(const char *path, zc_profile *profile_p, zc_profile *measured_p,
-                          char *notes, size_t notes_size)
+zc_status zc_cli_profile_load(const char *path, zc_profile *profile_p, zc_profile *measured_p,
+                              char *notes, size_t notes_size)
 {
     int code = 0;
     cJSON *doc = zc_cli_read_json("advise", path, &code); /* says why on stderr */
@@ -268,10 +383,11 @@ zc_status zc_profile_load(const char *path, zc_profile *profile_p, zc_profile *m
     const cJSON *schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
     zc_profile p;
     zc_status status;
+    char missing[1024] = "";
     if (cJSON_IsString(schema) && strncmp(schema->valuestring, "zerocopy.bench/", 15) == 0)
-        status = zc_profile_from_bench_json(doc, &p);
+        status = zc_cli_profile_from_bench_json(doc, &p, missing, sizeof missing);
     else
-        status = zc_profile_from_json(doc, &p);
+        status = zc_cli_profile_from_json(doc, &p);
     cJSON_Delete(doc);
     if (status != ZC_OK)
         return status;
@@ -280,13 +396,23 @@ zc_status zc_profile_load(const char *path, zc_profile *profile_p, zc_profile *m
     if (measured_p != NULL)
         *measured_p = p;
     status = zc_profile_fill_gaps(&p, notes, notes_size);
+    /* A profile of zc stream runs alone serves stream advice, which needs nothing else. */
+    if (status != ZC_OK && p.stream_count > 0 && p.copy[ZC_HOST_PINNED][ZC_DIR_H2D].count == 0) {
+        zc_clear_error();
+        status = ZC_OK;
+    }
     if (status != ZC_OK)
         return status;
+    /* The bench cases the profile lacked, after what was assumed for them. */
+    if (notes != NULL && notes_size > 0) {
+        size_t used = strlen(notes);
+        snprintf(notes + used, notes_size - used, "%s", missing);
+    }
     *profile_p = p;
     return ZC_OK;
 }
 
-zc_status zc_workload_from_json(const cJSON *doc, zc_workload *workload_p)
+zc_status zc_cli_workload_from_json(const cJSON *doc, zc_workload *workload_p)
 {
     zc_workload w = *workload_p;
     if (!cJSON_IsObject(doc)) {
@@ -315,7 +441,7 @@ zc_status zc_workload_from_json(const cJSON *doc, zc_workload *workload_p)
     if (cJSON_IsNumber(v) && v->valuedouble >= 1.0 &&
         zc_cli_double_to_size(v->valuedouble, ZC__BYTES_MAX, &w.bytes))
         ;
-    else if (cJSON_IsString(v) && zc_advise_parse_size(v->valuestring, &w.bytes))
+    else if (cJSON_IsString(v) && zc_cli_advise_parse_size(v->valuestring, &w.bytes))
         ;
     else if (v != NULL) {
         fprintf(stderr, "workload: bytes must be a whole size, 1 to 2^50 (4096 or \"4KiB\")\n");
@@ -363,7 +489,7 @@ zc_status zc_workload_from_json(const cJSON *doc, zc_workload *workload_p)
     return ZC_OK;
 }
 
-cJSON *zc_workload_to_json(const zc_workload *w)
+cJSON *zc_cli_workload_to_json(const zc_workload *w)
 {
     cJSON *o = cJSON_CreateObject();
     if (o == NULL)
@@ -379,7 +505,7 @@ cJSON *zc_workload_to_json(const zc_workload *w)
     return o;
 }
 
-cJSON *zc_prediction_to_json(const zc_prediction *r)
+cJSON *zc_cli_prediction_to_json(const zc_prediction *r)
 {
     cJSON *o = cJSON_CreateObject();
     if (o == NULL)
@@ -402,8 +528,8 @@ cJSON *zc_prediction_to_json(const zc_prediction *r)
     return o;
 }
 
-cJSON *zc_advise_json(const zc_profile *profile, const char *notes, const zc_workload *workload,
-                      const zc_recommendation *rec)
+cJSON *zc_cli_advise_json(const zc_profile *profile, const char *notes, const zc_workload *workload,
+                          const zc_recommendation *rec)
 {
     cJSON *doc = cJSON_CreateObject();
     if (doc == NULL)
@@ -414,11 +540,11 @@ cJSON *zc_advise_json(const zc_profile *profile, const char *notes, const zc_wor
     cJSON_AddStringToObject(prof, "device_name", profile->device_name);
     cJSON_AddStringToObject(prof, "source", profile->source);
     zc__add_lines(cJSON_AddArrayToObject(prof, "assumptions"), notes);
-    cJSON_AddItemToObject(doc, "workload", zc_workload_to_json(workload));
+    cJSON_AddItemToObject(doc, "workload", zc_cli_workload_to_json(workload));
     cJSON_AddStringToObject(doc, "recommendation", zc_technique_key(rec->ranked[0].technique));
     cJSON_AddStringToObject(doc, "explanation", rec->explanation);
     cJSON *ranked = cJSON_AddArrayToObject(doc, "ranked");
     for (size_t i = 0; i < rec->count; i++)
-        cJSON_AddItemToArray(ranked, zc_prediction_to_json(&rec->ranked[i]));
+        cJSON_AddItemToArray(ranked, zc_cli_prediction_to_json(&rec->ranked[i]));
     return doc;
 }

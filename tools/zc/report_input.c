@@ -104,7 +104,8 @@ static int zc__add_bench(zc_report_input *in, const char *path, const cJSON *doc
         return ZC_EXIT_OK;
     }
     zc_profile p;
-    zc_status status = bench ? zc_profile_from_bench_json(doc, &p) : zc_profile_from_json(doc, &p);
+    zc_status status = bench ? zc_cli_profile_from_bench_json(doc, &p, NULL, 0)
+                             : zc_cli_profile_from_json(doc, &p);
     if (status != ZC_OK) {
         fprintf(stderr, "zc report: %s: no usable profile in it (%s)\n", where,
                 zc_status_str(status));

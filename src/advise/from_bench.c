@@ -1,0 +1,361 @@
+/* The machine profile from zc bench's results in memory, each case found by its typed name. */
+#include "zerocopy/advise.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "advise/model_internal.h"
+#include "core/error.h"
+
+#define ZC__MIB (1024.0 * 1024.0)
+
+/* The results by case: NULL where the case was not run or did not end ZC_BENCH_OK. */
+typedef struct zc__by_id {
+    const zc_bench_result *r[ZC_BENCH_CASE_ID_COUNT];
+} zc__by_id;
+
+/* The cases zc_profile_from_bench reads: asked for by a caller that runs only these. */
+static const zc_bench_case_id zc__used[] = {
+    ZC_BENCH_CASE_COPY_H2D_PAGEABLE,
+    ZC_BENCH_CASE_COPY_H2D_PINNED,
+    ZC_BENCH_CASE_COPY_H2D_WRITE_COMBINED,
+    ZC_BENCH_CASE_COPY_H2D_REGISTERED,
+    ZC_BENCH_CASE_COPY_D2H_PAGEABLE,
+    ZC_BENCH_CASE_COPY_D2H_PINNED,
+    ZC_BENCH_CASE_COPY_D2H_WRITE_COMBINED,
+    ZC_BENCH_CASE_COPY_D2H_REGISTERED,
+    ZC_BENCH_CASE_COPY_BIDIR_PINNED,
+    ZC_BENCH_CASE_ZEROCOPY_READ_16B,
+    ZC_BENCH_CASE_ZEROCOPY_READ_STRIDED,
+    ZC_BENCH_CASE_ZEROCOPY_READ_RANDOM128,
+    ZC_BENCH_CASE_ZEROCOPY_WRITE_16B,
+    ZC_BENCH_CASE_ZEROCOPY_WRITE_STRIDED,
+    ZC_BENCH_CASE_ZEROCOPY_WRITE_RANDOM128,
+    ZC_BENCH_CASE_DEVICE_READ_16B,
+    ZC_BENCH_CASE_MANAGED_FIRST_TOUCH,
+    ZC_BENCH_CASE_MANAGED_PREFETCH,
+    ZC_BENCH_CASE_MANAGED_PREFETCHED,
+    ZC_BENCH_CASE_MANAGED_ADVISED,
+    ZC_BENCH_CASE_LATENCY_LAUNCH,
+    ZC_BENCH_CASE_LATENCY_ROUNDTRIP_PINNED,
+    ZC_BENCH_CASE_LATENCY_ROUNDTRIP_PAGEABLE,
+    ZC_BENCH_CASE_LATENCY_GPU_READ_HOST,
+    ZC_BENCH_CASE_LATENCY_PINGPONG,
+    ZC_BENCH_CASE_OVERLAP_PIPELINE,
+    ZC_BENCH_CASE_ALLOC_COST,
+};
+
+#define ZC__USED_COUNT (sizeof zc__used / sizeof zc__used[0])
+
+ZC_EXTERN zc_status zc_profile_bench_cases(zc_bench_case_id *ids, size_t capacity, size_t *count_p)
+{
+    ZC_REQUIRE_ARG(ids);
+    ZC_REQUIRE_ARG(count_p);
+    if (capacity < ZC__USED_COUNT)
+        return ZC_FAIL(ZC_ERR_OVERFLOW, "zc_profile_bench_cases: %zu ids need room, %zu given",
+                       ZC__USED_COUNT, capacity);
+    memcpy(ids, zc__used, sizeof zc__used);
+    *count_p = ZC__USED_COUNT;
+    return ZC_OK;
+}
+
+static void zc__note(char *notes, size_t size, const char *fmt, ...) ZC__PRINTF(3, 4);
+static void zc__note(char *notes, size_t size, const char *fmt, ...)
+{
+    if (notes == NULL || size == 0)
+        return;
+    size_t used = strlen(notes);
+    if (used + 2 >= size)
+        return;
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(notes + used, size - used - 1, fmt, args);
+    va_end(args);
+    used = strlen(notes);
+    notes[used] = '\n';
+    notes[used + 1] = '\0';
+}
+
+/* A point's median, when it is a usable figure. */
+static int zc__median(const zc_bench_point *pt, double *v_p)
+{
+    double v = pt->stats.median;
+    if (pt->stats.count == 0 || !isfinite(v) || !(v > 0.0))
+        return 0;
+    *v_p = v;
+    return 1;
+}
+
+/* Whether a point's variant starts with prefix (NULL: any point). */
+static int zc__variant_is(const zc_bench_point *pt, const char *prefix)
+{
+    return prefix == NULL || strncmp(pt->variant, prefix, strlen(prefix)) == 0;
+}
+
+/* The median at the largest size of a case's points whose variant starts with prefix. */
+static double zc__at_largest(const zc__by_id *b, zc_bench_case_id id, const char *prefix)
+{
+    const zc_bench_result *r = b->r[id];
+    const zc_bench_point *best = NULL;
+    double v = 0.0;
+    for (size_t i = 0; r != NULL && i < r->point_count; i++) {
+        const zc_bench_point *pt = &r->points[i];
+        if (zc__variant_is(pt, prefix) && zc__median(pt, &v) &&
+            (best == NULL || pt->bytes >= best->bytes))
+            best = pt;
+    }
+    return best != NULL && zc__median(best, &v) ? v : 0.0;
+}
+
+/* The best median over every point of a case. */
+static double zc__max(const zc__by_id *b, zc_bench_case_id id)
+{
+    const zc_bench_result *r = b->r[id];
+    double best = 0.0, v = 0.0;
+    for (size_t i = 0; r != NULL && i < r->point_count; i++) {
+        if (zc__median(&r->points[i], &v) && v > best)
+            best = v;
+    }
+    return best;
+}
+
+/* Set a figure when the value is one, with its origin. */
+static void zc__put(zc_profile *p, zc_profile_field f, double value, zc_origin origin)
+{
+    if (isfinite(value) && value > 0.0)
+        (void)zc_profile_set(p, f, value, origin);
+}
+
+static void zc__copies(const zc__by_id *b, zc_profile *p)
+{
+    static const zc_bench_case_id ids[2][ZC_HOST_KIND_COUNT] = {
+        {ZC_BENCH_CASE_COPY_H2D_PAGEABLE, ZC_BENCH_CASE_COPY_H2D_PINNED,
+         ZC_BENCH_CASE_COPY_H2D_WRITE_COMBINED, ZC_BENCH_CASE_COPY_H2D_REGISTERED},
+        {ZC_BENCH_CASE_COPY_D2H_PAGEABLE, ZC_BENCH_CASE_COPY_D2H_PINNED,
+         ZC_BENCH_CASE_COPY_D2H_WRITE_COMBINED, ZC_BENCH_CASE_COPY_D2H_REGISTERED},
+    };
+    for (int d = 0; d < 2; d++) {
+        for (int k = 0; k < ZC_HOST_KIND_COUNT; k++) {
+            const zc_bench_result *r = b->r[ids[d][k]];
+            double v = 0.0;
+            for (size_t i = 0; r != NULL && i < r->point_count; i++) {
+                const zc_bench_point *pt = &r->points[i];
+                if (pt->bytes > 0 && zc__median(pt, &v) &&
+                    zc_curve_add(&p->copy[k][d], pt->bytes, v) == ZC_OK)
+                    p->copy_origin[k][d] = ZC_ORIGIN_MEASURED;
+            }
+        }
+    }
+}
+
+/* Round trips (launch + sync + two queued 4 KiB copies) less the launch: two copies' cost. */
+static void zc__latencies(const zc__by_id *b, zc_profile *p)
+{
+    zc__put(p, ZC_PF_LAUNCH_SYNC_US, zc__at_largest(b, ZC_BENCH_CASE_LATENCY_LAUNCH, NULL),
+            ZC_ORIGIN_MEASURED);
+    double rt_pinned = zc__at_largest(b, ZC_BENCH_CASE_LATENCY_ROUNDTRIP_PINNED, NULL);
+    double rt_pageable = zc__at_largest(b, ZC_BENCH_CASE_LATENCY_ROUNDTRIP_PAGEABLE, NULL);
+    if (p->launch_sync_us > 0.0) {
+        if (rt_pinned > 0.0) {
+            double each = (rt_pinned - p->launch_sync_us) / 2.0;
+            zc__put(p, ZC_PF_COPY_LATENCY_PINNED, each, ZC_ORIGIN_DERIVED);
+            /* Write-combined and registered memory are pinned memory to the copy engine. */
+            zc__put(p, ZC_PF_COPY_LATENCY_WRITE_COMBINED, each, ZC_ORIGIN_DERIVED);
+            zc__put(p, ZC_PF_COPY_LATENCY_REGISTERED, each, ZC_ORIGIN_DERIVED);
+        }
+        if (rt_pageable > 0.0)
+            zc__put(p, ZC_PF_COPY_LATENCY_PAGEABLE, (rt_pageable - p->launch_sync_us) / 2.0,
+                    ZC_ORIGIN_DERIVED);
+    }
+    zc__put(p, ZC_PF_MAPPED_LATENCY_US,
+            zc__at_largest(b, ZC_BENCH_CASE_LATENCY_GPU_READ_HOST, NULL), ZC_ORIGIN_MEASURED);
+    zc__put(p, ZC_PF_PINGPONG_US, zc__at_largest(b, ZC_BENCH_CASE_LATENCY_PINGPONG, NULL),
+            ZC_ORIGIN_MEASURED);
+}
+
+static void zc__mapped(const zc__by_id *b, zc_profile *p)
+{
+    static const zc_bench_case_id reads[ZC_ACCESS_COUNT] = {ZC_BENCH_CASE_ZEROCOPY_READ_16B,
+                                                            ZC_BENCH_CASE_ZEROCOPY_READ_STRIDED,
+                                                            ZC_BENCH_CASE_ZEROCOPY_READ_RANDOM128};
+    static const zc_bench_case_id writes[ZC_ACCESS_COUNT] = {
+        ZC_BENCH_CASE_ZEROCOPY_WRITE_16B, ZC_BENCH_CASE_ZEROCOPY_WRITE_STRIDED,
+        ZC_BENCH_CASE_ZEROCOPY_WRITE_RANDOM128};
+    for (int a = 0; a < ZC_ACCESS_COUNT; a++) {
+        /* Strided: one word per 128-byte line is the model's strided walk. */
+        const char *variant = a == ZC_ACCESS_STRIDED ? "stride 128 B" : NULL;
+        double r = zc__at_largest(b, reads[a], variant);
+        double w = zc__at_largest(b, writes[a], variant);
+        if (a == ZC_ACCESS_STRIDED && !(r > 0.0))
+            r = zc__at_largest(b, reads[a], NULL);
+        if (a == ZC_ACCESS_STRIDED && !(w > 0.0))
+            w = zc__at_largest(b, writes[a], NULL);
+        zc__put(p, (zc_profile_field)(ZC_PF_MAPPED_READ_COALESCED + a), r, ZC_ORIGIN_MEASURED);
+        zc__put(p, (zc_profile_field)(ZC_PF_MAPPED_WRITE_COALESCED + a), w, ZC_ORIGIN_MEASURED);
+    }
+    zc__put(p, ZC_PF_DEVICE_GBPS, zc__at_largest(b, ZC_BENCH_CASE_DEVICE_READ_16B, NULL),
+            ZC_ORIGIN_MEASURED);
+    zc__put(p, ZC_PF_BOTH_DIRECTIONS_GBPS, zc__max(b, ZC_BENCH_CASE_COPY_BIDIR_PINNED),
+            ZC_ORIGIN_MEASURED);
+}
+
+/* Managed memory: the four cases, the fault cost beyond reading, the prefetch's fixed part. */
+static void zc__managed(const zc__by_id *b, zc_profile *p)
+{
+    zc__put(p, ZC_PF_MANAGED_PREFETCH_GBPS, zc__at_largest(b, ZC_BENCH_CASE_MANAGED_PREFETCH, NULL),
+            ZC_ORIGIN_MEASURED);
+    double touch = zc__at_largest(b, ZC_BENCH_CASE_MANAGED_FIRST_TOUCH, NULL);
+    double on_gpu = zc__at_largest(b, ZC_BENCH_CASE_MANAGED_PREFETCHED, NULL);
+    zc__put(p, ZC_PF_MANAGED_FIRST_TOUCH_GBPS, touch, ZC_ORIGIN_MEASURED);
+    zc__put(p, ZC_PF_MANAGED_PREFETCHED_GBPS, on_gpu, ZC_ORIGIN_MEASURED);
+    zc__put(p, ZC_PF_MANAGED_ADVISED_GBPS, zc__at_largest(b, ZC_BENCH_CASE_MANAGED_ADVISED, NULL),
+            ZC_ORIGIN_MEASURED);
+    if (touch > 0.0 && on_gpu > touch)
+        zc__put(p, ZC_PF_MANAGED_FAULT_US_PER_MIB,
+                zc__us_at(ZC__MIB, touch) - zc__us_at(ZC__MIB, on_gpu), ZC_ORIGIN_DERIVED);
+    /* Two prefetch sizes give the fixed part: time = fixed + bytes / rate. */
+    const zc_bench_result *r = b->r[ZC_BENCH_CASE_MANAGED_PREFETCH];
+    const zc_bench_point *lo = NULL, *hi = NULL;
+    double v = 0.0;
+    for (size_t i = 0; r != NULL && i < r->point_count; i++) {
+        const zc_bench_point *pt = &r->points[i];
+        if (!zc__median(pt, &v) || pt->bytes == 0)
+            continue;
+        if (lo == NULL || pt->bytes < lo->bytes)
+            lo = pt;
+        if (hi == NULL || pt->bytes > hi->bytes)
+            hi = pt;
+    }
+    if (lo != NULL && hi != NULL && hi->bytes > lo->bytes) {
+        double t_lo = zc__us_at((double)lo->bytes, lo->stats.median);
+        double t_hi = zc__us_at((double)hi->bytes, hi->stats.median);
+        double per_byte = (t_hi - t_lo) / ((double)hi->bytes - (double)lo->bytes);
+        double fixed = t_lo - per_byte * (double)lo->bytes;
+        if (per_byte > 0.0 && fixed > 0.0)
+            zc__put(p, ZC_PF_MANAGED_PREFETCH_US, fixed, ZC_ORIGIN_DERIVED);
+    }
+}
+
+/*
+ * overlap.pipeline times a copy-in, kernel, copy-out job in one stream and chunked on several:
+ * the overlapped time is the slowest stage plus what overlap fails to hide of the rest,
+ * T_o = max + (1 - e) (T_s - max), so e = 1 - (T_o - max) / (T_s - max), where the slowest
+ * stage is a copy alone or both copies sharing the link.
+ */
+static void zc__overlap(const zc__by_id *b, zc_profile *p)
+{
+    const zc_bench_result *r = b->r[ZC_BENCH_CASE_OVERLAP_PIPELINE];
+    double serial = 0.0, best = 0.0, v = 0.0;
+    size_t bytes = 0;
+    for (size_t i = 0; r != NULL && i < r->point_count; i++) {
+        const zc_bench_point *pt = &r->points[i];
+        if (!zc__median(pt, &v))
+            continue;
+        if (zc__variant_is(pt, "copy, then compute")) {
+            serial = v;
+            bytes = pt->bytes;
+        } else if (zc__variant_is(pt, "overlap") && v > best) {
+            best = v;
+        }
+    }
+    const zc_curve *h2d = &p->copy[ZC_HOST_PINNED][ZC_DIR_H2D];
+    const zc_curve *d2h = &p->copy[ZC_HOST_PINNED][ZC_DIR_D2H];
+    if (!(serial > 0.0) || !(best > 0.0) || bytes == 0 || h2d->count == 0 || d2h->count == 0)
+        return;
+    double t_s = zc__us_at((double)bytes, serial), t_o = zc__us_at((double)bytes, best);
+    double t_in = 0.0, t_out = 0.0;
+    (void)zc_curve_time_us(h2d, bytes, &t_in);
+    (void)zc_curve_time_us(d2h, bytes, &t_out);
+    double slowest = fmax(t_in, t_out);
+    if (p->both_directions_gbps > 0.0)
+        slowest = fmax(slowest, zc__us_at(2.0 * (double)bytes, p->both_directions_gbps));
+    if (!(t_s > slowest))
+        return;
+    double e = 1.0 - (t_o - slowest) / (t_s - slowest);
+    zc__put(p, ZC_PF_OVERLAP_EFFICIENCY, fmin(fmax(e, 0.01), 1.0), ZC_ORIGIN_DERIVED);
+}
+
+/* alloc.cost: the measured allocation curves, and the straight line through their two largest
+ * points as the fixed and per-MiB figures (what the large allocations that dominate cost). */
+static void zc__alloc(const zc__by_id *b, zc_profile *p)
+{
+    static const struct {
+        const char *variant;
+        zc_alloc_kind kind;
+        zc_profile_field fixed, per_mib;
+    } rows[] = {
+        {"cudaHostAlloc: allocate", ZC_ALLOC_PINNED, ZC_PF_ALLOC_PINNED_FIXED_US,
+         ZC_PF_ALLOC_PINNED_US_PER_MIB},
+        {"zc_buffer_register: allocate", ZC_ALLOC_REGISTER, ZC_PF_REGISTER_FIXED_US,
+         ZC_PF_REGISTER_US_PER_MIB},
+        {"zc_buffer_alloc managed: allocate", ZC_ALLOC_MANAGED, ZC_PF_COUNT,
+         ZC_PF_ALLOC_MANAGED_US_PER_MIB},
+        {"zc_buffer_alloc device: allocate", ZC_ALLOC_DEVICE, ZC_PF_COUNT,
+         ZC_PF_ALLOC_DEVICE_US_PER_MIB},
+    };
+    const zc_bench_result *r = b->r[ZC_BENCH_CASE_ALLOC_COST];
+    for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+        zc_cost_curve *c = &p->alloc[rows[k].kind];
+        double v = 0.0;
+        for (size_t i = 0; r != NULL && i < r->point_count; i++) {
+            const zc_bench_point *pt = &r->points[i];
+            if (strcmp(pt->variant, rows[k].variant) == 0 && pt->bytes > 0 && zc__median(pt, &v))
+                (void)zc_cost_curve_add(c, pt->bytes, v);
+        }
+        if (c->count == 0)
+            continue;
+        p->alloc_origin[rows[k].kind] = ZC_ORIGIN_MEASURED;
+        size_t n = c->count;
+        double per_mib = 0.0, fixed = c->us[n - 1];
+        if (n >= 2) {
+            per_mib = (c->us[n - 1] - c->us[n - 2]) /
+                      (((double)c->bytes[n - 1] - (double)c->bytes[n - 2]) / ZC__MIB);
+            fixed = c->us[n - 1] - per_mib * (double)c->bytes[n - 1] / ZC__MIB;
+        }
+        /* The figures of the straight line; a negative intercept is the driver's cache of
+         * small allocations showing, so the smallest measured call stands for it. */
+        if (rows[k].fixed != ZC_PF_COUNT)
+            zc__put(p, rows[k].fixed, fixed > 0.0 ? fixed : c->us[0], ZC_ORIGIN_DERIVED);
+        zc__put(p, rows[k].per_mib, per_mib, ZC_ORIGIN_DERIVED);
+    }
+}
+
+ZC_EXTERN zc_status zc_profile_from_bench(const zc_bench_result *results, size_t count,
+                                          zc_profile *profile_p, char *notes, size_t notes_size)
+{
+    ZC_REQUIRE_ARG(profile_p);
+    if (results == NULL && count > 0)
+        return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_profile_from_bench: %zu results at NULL", count);
+    if (notes != NULL && notes_size > 0)
+        notes[0] = '\0';
+    zc__by_id b;
+    memset(&b, 0, sizeof b);
+    for (size_t i = 0; i < count; i++) {
+        zc_bench_case_id id;
+        if (results[i].outcome != ZC_BENCH_OK || zc_bench_case_id_of(results[i].key, &id) != ZC_OK)
+            continue;
+        b.r[id] = &results[i];
+    }
+    zc_clear_error();
+    zc_profile p;
+    zc_profile_init(&p);
+    zc__copies(&b, &p);
+    zc__latencies(&b, &p);
+    zc__mapped(&b, &p);
+    zc__managed(&b, &p);
+    zc__overlap(&b, &p);
+    zc__alloc(&b, &p);
+    for (size_t i = 0; i < ZC__USED_COUNT; i++) {
+        if (b.r[zc__used[i]] == NULL)
+            zc__note(notes, notes_size, "no usable result of bench case %s",
+                     zc_bench_case_at((size_t)zc__used[i])->key);
+    }
+    if (p.copy[ZC_HOST_PINNED][ZC_DIR_H2D].count == 0 || !(p.launch_sync_us > 0.0))
+        return ZC_FAIL(ZC_ERR_INVALID_ARG,
+                       "zc_profile_from_bench: the results lack copy.h2d.pinned or "
+                       "latency.launch, which the model needs");
+    *profile_p = p;
+    return ZC_OK;
+}
