@@ -1,0 +1,285 @@
+"""Finding and loading libzerocopy.so, and the C prototypes of every function the package calls.
+
+The library is looked for, in order (the first that loads wins):
+  1. ZEROCOPY_LIBRARY: the library file itself, or a folder that holds libzerocopy.so;
+  2. the build trees of the zerocopy checkout this package comes from (<checkout>/build/*/src,
+     builds configured with a sanitizer left out, the newest first): when the package is
+     imported from the checkout's python/ folder, or was installed from it (the wheel records
+     the checkout's path);
+  3. the system's dynamic loader (LD_LIBRARY_PATH, the ldconfig cache, /usr/lib), as
+     libzerocopy.so.<major>;
+  4. lib/, lib64/ and lib/<multiarch>/ under sys.prefix, /usr/local and /usr: an install made
+     with `cmake --install build --prefix PREFIX`.
+"""
+
+import ctypes
+import glob
+import os
+import sys
+from ctypes import (
+    POINTER,
+    c_char_p,
+    c_double,
+    c_float,
+    c_int,
+    c_size_t,
+    c_ubyte,
+    c_uint,
+    c_uint64,
+    c_void_p,
+)
+
+from . import _structs as S
+from ._version import __version__
+
+LIBRARY_ENV = "ZEROCOPY_LIBRARY"
+_MAJOR = __version__.split(".")[0]
+_SONAME = "libzerocopy.so." + _MAJOR
+
+c_enum = c_int
+c_status = c_int
+
+
+def _checkout_roots():
+    """The zerocopy checkouts this package may belong to: its own parent (imported from
+    <checkout>/python) and the one recorded when the wheel was built."""
+    roots = []
+    here = os.path.dirname(os.path.abspath(__file__))
+    parent = os.path.dirname(os.path.dirname(here))
+    if os.path.isfile(os.path.join(parent, "include", "zerocopy", "version.h")):
+        roots.append(parent)
+    try:
+        from . import _install_info  # written by the build backend; absent in a checkout
+
+        recorded = getattr(_install_info, "CHECKOUT", None)
+        if recorded and recorded not in roots:
+            roots.append(recorded)
+    except ImportError:
+        pass
+    return roots
+
+
+def _sanitized(build_dir):
+    """True when a build was configured with ZC_SANITIZE: its library needs the sanitizer's
+    runtime loaded first, which a plain interpreter does not have."""
+    try:
+        with open(os.path.join(build_dir, "CMakeCache.txt"), encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.startswith("ZC_SANITIZE:"):
+                    return line.split("=", 1)[1].strip() != ""
+    except OSError:
+        pass
+    return False
+
+
+def build_tree_candidates(root):
+    """Libraries built under <root>/build (the project's build trees), newest first."""
+    found = []
+    for pattern in ("build/src/libzerocopy.so", "build/*/src/libzerocopy.so"):
+        for path in glob.glob(os.path.join(root, pattern)):
+            build_dir = os.path.dirname(os.path.dirname(path))
+            if not _sanitized(build_dir):
+                found.append(path)
+    found.sort(key=lambda p: os.path.getmtime(p), reverse=True)
+    return found
+
+
+def _prefix_candidates():
+    multiarch = getattr(sys.implementation, "_multiarch", "") or ""
+    paths = []
+    for prefix in dict.fromkeys((sys.prefix, "/usr/local", "/usr")):
+        for libdir in ("lib", "lib64", os.path.join("lib", multiarch) if multiarch else None):
+            if libdir:
+                paths.append(os.path.join(prefix, libdir, _SONAME))
+    return paths
+
+
+def candidates():
+    """Every place looked at, in order, as (where, path) pairs."""
+    out = []
+    env = os.environ.get(LIBRARY_ENV)
+    if env:
+        path = os.path.join(env, "libzerocopy.so") if os.path.isdir(env) else env
+        out.append((LIBRARY_ENV, path))
+        return out  # an explicit choice is never second-guessed
+    for root in _checkout_roots():
+        for path in build_tree_candidates(root):
+            out.append(("build tree", path))
+    out.append(("dynamic loader", _SONAME))
+    for path in _prefix_candidates():
+        out.append(("prefix", path))
+    return out
+
+
+# Prototypes: name -> (restype, argtypes). Every call goes through these, so that ctypes
+# converts and checks the arguments instead of guessing int for everything.
+_P = POINTER
+_PROTOTYPES = {
+    # status.h, version.h, clock.h, stats.h
+    "zc_status_str": (c_char_p, [c_status]),
+    "zc_status_name": (c_char_p, [c_status]),
+    "zc_last_error": (c_char_p, []),
+    "zc_clear_error": (None, []),
+    "zc_version": (c_uint, []),
+    "zc_version_string": (c_char_p, []),
+    "zc_clock_ns": (c_uint64, []),
+    "zc_stats_compute": (c_status, [_P(c_double), c_size_t, _P(S.zc_stats)]),
+    # buffer.h
+    "zc_buffer_alloc": (c_status, [c_size_t, c_enum, c_uint, c_int, _P(c_void_p)]),
+    "zc_buffer_register": (c_status, [c_void_p, c_size_t, c_uint, c_int, _P(c_void_p)]),
+    "zc_buffer_free": (c_status, [c_void_p]),
+    "zc_buffer_info_get": (c_status, [c_void_p, _P(S.zc_buffer_info)]),
+    "zc_buffer_device_ptr_for": (c_status, [c_void_p, c_int, _P(c_void_p)]),
+    "zc_buffer_prefetch": (c_status, [c_void_p, c_size_t, c_size_t, c_int, c_void_p]),
+    "zc_buffer_advise": (c_status, [c_void_p, c_size_t, c_size_t, c_enum, c_int]),
+    "zc_pointer_query": (c_status, [c_void_p, _P(S.zc_pointer_info)]),
+    "zc_buffer_totals_get": (c_status, [_P(S.zc_buffer_totals)]),
+    "zc_buffer_kind_name": (c_char_p, [c_enum]),
+    "zc_buffer_method_name": (c_char_p, [c_enum]),
+    # pool.h
+    "zc_pool_create": (c_status, [c_enum, c_uint, c_int, c_size_t, _P(c_void_p)]),
+    "zc_pool_destroy": (None, [c_void_p]),
+    "zc_pool_alloc": (c_status, [c_void_p, c_size_t, _P(c_void_p)]),
+    "zc_pool_trim": (c_status, [c_void_p, c_size_t]),
+    "zc_pool_stats_get": (c_status, [c_void_p, _P(S.zc_pool_stats)]),
+    # filter.h, stream.h
+    "zc_stream_mode_name": (c_char_p, [c_enum]),
+    "zc_stream_mode_parse": (c_status, [c_char_p, _P(c_enum)]),
+    "zc_fir_design_lowpass": (c_status, [c_double, c_size_t, _P(c_float)]),
+    "zc_fir_reference": (
+        c_status,
+        [_P(c_float), c_size_t, c_size_t, _P(c_float), _P(c_float), c_size_t, _P(c_double)],
+    ),
+    "zc_fir_error": (
+        c_double,
+        [_P(c_double), _P(c_float), c_size_t, _P(c_float), c_size_t, c_double],
+    ),
+    "zc_stream_config_init": (None, [_P(S.zc_stream_config)]),
+    "zc_stream_config_check": (c_status, [_P(S.zc_stream_config)]),
+    "zc_stream_create": (c_status, [_P(S.zc_stream_config), _P(c_void_p)]),
+    "zc_stream_destroy": (None, [c_void_p]),
+    "zc_stream_push": (c_status, [c_void_p, _P(c_float), c_size_t, _P(c_size_t)]),
+    "zc_stream_flush": (c_status, [c_void_p]),
+    "zc_stream_pull": (c_status, [c_void_p, _P(c_float), c_size_t, c_uint64, _P(c_size_t)]),
+    "zc_stream_frame_acquire": (c_status, [c_void_p, _P(_P(c_float))]),
+    "zc_stream_frame_publish": (c_status, [c_void_p]),
+    "zc_stream_buffers": (c_status, [c_void_p, _P(ctypes.c_uint32)]),
+    "zc_stream_stats_get": (c_status, [c_void_p, _P(S.zc_stream_stats)]),
+    # device.h
+    "zc_device_count": (c_status, [_P(c_int)]),
+    "zc_device_info_get": (c_status, [c_int, _P(S.zc_device_info)]),
+    "zc_device_technique_notes": (c_status, [_P(S.zc_device_info), _P(S.zc_technique_note)]),
+    "zc_device_peer_link_get": (c_status, [c_int, c_int, _P(S.zc_peer_link)]),
+    # bench.h
+    "zc_bench_case_count": (c_size_t, []),
+    "zc_bench_case_at": (_P(S.zc_bench_case_info), [c_size_t]),
+    "zc_bench_select": (c_status, [c_char_p, _P(c_ubyte), c_size_t, _P(c_size_t)]),
+    "zc_bench_sizes_parse": (c_status, [c_char_p, _P(c_size_t), c_size_t, _P(c_size_t)]),
+    "zc_bench_config_init": (None, [_P(S.zc_bench_config)]),
+    "zc_bench_method_get": (c_status, [c_enum, _P(S.zc_bench_method)]),
+    "zc_bench_method_text": (c_char_p, []),
+    "zc_bench_mode_name": (c_char_p, [c_enum]),
+    "zc_bench_outcome_name": (c_char_p, [c_enum]),
+    "zc_bench_metric_unit": (c_char_p, [c_enum]),
+    "zc_bench_metric_name": (c_char_p, [c_enum]),
+    "zc_bench_ctx_create": (c_status, [_P(S.zc_bench_config), _P(c_void_p)]),
+    "zc_bench_ctx_destroy": (None, [c_void_p]),
+    "zc_bench_ctx_plan": (c_status, [c_void_p, c_size_t]),
+    "zc_bench_run": (c_status, [c_void_p, c_size_t, _P(S.zc_bench_result)]),
+    "zc_bench_result_clear": (None, [_P(S.zc_bench_result)]),
+    # advise.h
+    "zc_curve_add": (c_status, [_P(S.zc_curve), c_size_t, c_double]),
+    "zc_profile_init": (c_status, [c_void_p]),
+    "zc_profile_fill_gaps": (c_status, [c_void_p, c_char_p, c_size_t]),
+    "zc_workload_check": (c_status, [_P(S.zc_workload)]),
+    "zc_workload_transfer_count": (c_double, [_P(S.zc_workload)]),
+    "zc_advise_rank": (c_status, [c_void_p, _P(S.zc_workload), _P(S.zc_recommendation)]),
+    "zc_technique_key": (c_char_p, [c_enum]),
+    "zc_technique_title": (c_char_p, [c_enum]),
+    "zc_technique_from_key": (c_status, [c_char_p, _P(c_enum)]),
+    "zc_direction_key": (c_char_p, [c_enum]),
+    "zc_access_key": (c_char_p, [c_enum]),
+    "zc_host_kind_key": (c_char_p, [c_enum]),
+    "zc_direction_from_key": (c_status, [c_char_p, _P(c_enum)]),
+    "zc_access_from_key": (c_status, [c_char_p, _P(c_enum)]),
+    "zc_host_kind_from_key": (c_status, [c_char_p, _P(c_enum)]),
+    "zc_advise_run": (
+        c_status,
+        [c_int, _P(S.zc_workload), c_enum, c_double, _P(S.zc_measurement)],
+    ),
+}
+
+# Functions some versions of the library have and others not: the package uses them where they
+# are (has() says) and says which is missing where they are not.
+_OPTIONAL = {
+    # the profile's figures by key, and measuring a profile with the bench engine in process
+    "zc_profile_field_key": (c_char_p, [c_int]),
+    "zc_profile_field_from_key": (c_status, [c_char_p, _P(c_int)]),
+    "zc_profile_field_value": (_P(c_double), [c_void_p, c_int]),
+    "zc_profile_set": (c_status, [c_void_p, c_int, c_double, c_int]),
+    "zc_profile_measure": (
+        c_status,
+        [c_int, c_enum, S.BENCH_PROGRESS_FN, c_void_p, c_void_p, c_char_p, c_size_t],
+    ),
+    # the one-second calibration of older libraries
+    "zc_advise_calibrate": (c_status, [c_int, c_void_p]),
+}
+
+
+def _usable(candidate):
+    """Why a loaded library cannot serve this package ("" when it can): a missing function (an
+    older build) or another major.minor version (other struct layouts)."""
+    missing = [name for name in _PROTOTYPES if not hasattr(candidate, name)]
+    if missing:
+        return f"lacks {missing[0]} (an older build?)"
+    candidate.zc_version_string.restype = c_char_p
+    loaded = candidate.zc_version_string().decode()
+    if loaded.split(".")[:2] != __version__.split(".")[:2]:
+        return f"is version {loaded}, the package {__version__}"
+    return ""
+
+
+def _load():
+    tried = []
+    for where, path in candidates():
+        if os.sep in path and not os.path.exists(path):
+            tried.append(f"  {where}: {path} (no such file)")
+            continue
+        try:
+            candidate = ctypes.CDLL(path)
+        except OSError as e:
+            tried.append(f"  {where}: {path} ({e})")
+            continue
+        why = _usable(candidate)
+        if not why:
+            return candidate, path
+        tried.append(f"  {where}: {path} {why}")
+    raise ImportError(
+        "zerocopy: no usable libzerocopy.so. Build the library (cmake -S . -B build && "
+        "cmake --build build), install it (cmake --install build), or point "
+        f"{LIBRARY_ENV} at it. Looked at:\n" + "\n".join(tried)
+    )
+
+
+lib, path = _load()
+
+for _name, (_restype, _argtypes) in list(_PROTOTYPES.items()) + list(_OPTIONAL.items()):
+    if hasattr(lib, _name):
+        _fn = getattr(lib, _name)
+        _fn.restype = _restype
+        _fn.argtypes = _argtypes
+
+
+def has(name):
+    """Whether the loaded library has the function name (for the optional ones)."""
+    return hasattr(lib, name)
+
+
+def text(raw):
+    """A C string the library returned, as str ('' for NULL)."""
+    return raw.decode("utf-8", errors="replace") if raw else ""
+
+
+def library_version():
+    """The loaded library's version, "MAJOR.MINOR.PATCH"."""
+    return text(lib.zc_version_string())

@@ -1,0 +1,432 @@
+"""ctypes mirrors of the public C structs (include/zerocopy/*.h), field for field.
+
+tests/python/test_layout.py compares every offset and size here with what the C compiler gives
+(tests/python/layout.c), so a header change that is not followed here fails a test instead of
+corrupting memory.
+"""
+
+import ctypes
+from ctypes import (
+    POINTER,
+    Structure,
+    c_char,
+    c_char_p,
+    c_double,
+    c_float,
+    c_int,
+    c_size_t,
+    c_uint,
+    c_uint32,
+    c_uint64,
+    c_void_p,
+)
+
+c_enum = c_int  # C enums of this API are all int-sized
+
+BUFFER_KIND_COUNT = 8
+STREAM_MAX_LANES = 64
+STREAM_HISTO_BINS = 96
+BENCH_VARIANT_MAX = 48
+BENCH_KEY_MAX = 48
+BENCH_REASON_MAX = 512
+CURVE_MAX_POINTS = 32
+HOST_KIND_COUNT = 4
+ACCESS_COUNT = 3
+TECH_COUNT = 6
+TECHNIQUE_NOTE_COUNT = 9
+
+
+class zc_buffer_info(Structure):
+    _fields_ = [
+        ("kind", c_enum),
+        ("requested_kind", c_enum),
+        ("flags", c_uint),
+        ("notes", c_uint),
+        ("method", c_enum),
+        ("device", c_int),
+        ("host_ptr", c_void_p),
+        ("device_ptr", c_void_p),
+        ("size", c_size_t),
+        ("capacity", c_size_t),
+        ("fallback_status", c_enum),
+    ]
+
+
+class zc_pointer_info(Structure):
+    _fields_ = [
+        ("kind", c_enum),
+        ("flags", c_uint),
+        ("flags_known", c_int),
+        ("from_zerocopy", c_int),
+        ("device", c_int),
+        ("device_ptr", c_void_p),
+        ("base", c_void_p),
+        ("size", c_size_t),
+        ("offset", c_size_t),
+        ("kernel_can_access", c_int),
+        ("device_mask", c_uint64),
+    ]
+
+
+class zc_buffer_totals(Structure):
+    _fields_ = [
+        ("live_buffers", c_size_t),
+        ("live_blocks", c_size_t),
+        ("bytes", c_size_t * BUFFER_KIND_COUNT),
+        ("pinned_bytes", c_size_t),
+        ("allocs", c_uint64),
+        ("frees", c_uint64),
+    ]
+
+
+class zc_pool_stats(Structure):
+    _fields_ = [
+        ("bytes_requested", c_size_t),
+        ("bytes_in_use", c_size_t),
+        ("bytes_cached", c_size_t),
+        ("bytes_pinned", c_size_t),
+        ("peak_bytes_pinned", c_size_t),
+        ("blocks_in_use", c_size_t),
+        ("blocks_cached", c_size_t),
+        ("hits", c_uint64),
+        ("misses", c_uint64),
+        ("releases", c_uint64),
+        ("waits_skipped", c_uint64),
+    ]
+
+
+class zc_stats(Structure):
+    _fields_ = [
+        ("count", c_size_t),
+        ("min", c_double),
+        ("max", c_double),
+        ("mean", c_double),
+        ("median", c_double),
+        ("stddev", c_double),
+        ("cov", c_double),
+        ("p90", c_double),
+        ("p99", c_double),
+        ("p999", c_double),
+    ]
+
+
+class zc_stream_config(Structure):
+    _fields_ = [
+        ("mode", c_enum),
+        ("protocol", c_enum),
+        ("policy", c_enum),
+        ("taps", POINTER(c_float)),
+        ("ntaps", c_size_t),
+        ("frame_samples", c_size_t),
+        ("channels", c_size_t),
+        ("in_flight", c_uint32),
+        ("gpu_blocks", c_uint32),
+        ("devices", POINTER(c_int)),
+        ("device_count", c_size_t),
+        ("timeout_ns", c_uint64),
+        ("watchdog_ns", c_uint64),
+        ("verify", c_enum),
+        ("nonfinite", c_enum),
+        ("warmup_frames", c_uint64),
+        ("expected_frames", c_uint64),
+        ("discard_output", c_int),
+        ("queue_max_bytes", c_size_t),
+    ]
+
+
+class zc_stream_lane_stats(Structure):
+    _fields_ = [
+        ("device", c_int),
+        ("gpu_blocks", c_uint32),
+        ("buffers", c_uint32),
+        ("frames", c_uint64),
+        ("latency_us", zc_stats),
+        ("frames_per_s", c_double),
+        ("gb_per_s", c_double),
+    ]
+
+
+class zc_stream_histo_bin(Structure):
+    _fields_ = [("lo_us", c_double), ("hi_us", c_double), ("count", c_uint64)]
+
+
+class zc_stream_stats(Structure):
+    _fields_ = [
+        ("samples_in", c_uint64),
+        ("samples_out", c_uint64),
+        ("samples_dropped", c_uint64),
+        ("samples_padded", c_uint64),
+        ("nonfinite", c_uint64),
+        ("first_nonfinite", c_uint64),
+        ("frames_submitted", c_uint64),
+        ("frames_received", c_uint64),
+        ("frames_dropped", c_uint64),
+        ("full_waits", c_uint64),
+        ("measured_offered", c_uint64),
+        ("measured_dropped", c_uint64),
+        ("frames_measured", c_uint64),
+        ("latency_us", zc_stats),
+        ("latency_kept", c_uint64),
+        ("histogram", zc_stream_histo_bin * STREAM_HISTO_BINS),
+        ("seconds", c_double),
+        ("frames_per_s", c_double),
+        ("samples_per_s", c_double),
+        ("gb_per_s", c_double),
+        ("verified", c_uint64),
+        ("max_rel_error", c_double),
+        ("verify_passed", c_int),
+        ("finished", c_int),
+        ("lead_values", c_size_t),
+        ("lanes", c_size_t),
+        ("lane", zc_stream_lane_stats * STREAM_MAX_LANES),
+    ]
+
+
+class zc_bench_case_info(Structure):
+    _fields_ = [
+        ("key", c_char_p),
+        ("group", c_char_p),
+        ("technique", c_char_p),
+        ("direction", c_char_p),
+        ("title", c_char_p),
+    ]
+
+
+class zc_bench_point(Structure):
+    _fields_ = [
+        ("variant", c_char * BENCH_VARIANT_MAX),
+        ("bytes", c_size_t),
+        ("param_name", c_char_p),
+        ("param", c_double),
+        ("metric", c_enum),
+        ("bytes_per_sample", c_double),
+        ("ops_per_sample", c_double),
+        ("stats", zc_stats),
+        ("samples", POINTER(c_double)),
+        ("warmups", c_size_t),
+        ("verified", c_int),
+    ]
+
+
+class zc_bench_result(Structure):
+    _fields_ = [
+        ("key", c_char * BENCH_KEY_MAX),
+        ("outcome", c_enum),
+        ("status", c_enum),
+        ("reason", c_char * BENCH_REASON_MAX),
+        ("points", POINTER(zc_bench_point)),
+        ("point_count", c_size_t),
+        ("seconds", c_double),
+    ]
+
+
+BENCH_PROGRESS_FN = ctypes.CFUNCTYPE(None, c_void_p, c_char_p, c_double)
+
+
+class zc_bench_config(Structure):
+    _fields_ = [
+        ("device", c_int),
+        ("mode", c_enum),
+        ("sizes", POINTER(c_size_t)),
+        ("size_count", c_size_t),
+        ("corrupt_key", c_char_p),
+        ("cov_target", c_double),
+        ("gate_timeout_s", c_double),
+        ("ungated", c_int),
+        ("progress", BENCH_PROGRESS_FN),
+        ("progress_user", c_void_p),
+        ("devices", POINTER(c_int)),
+        ("device_count", c_size_t),
+    ]
+
+
+class zc_bench_method(Structure):
+    _fields_ = [
+        ("warmups", c_size_t),
+        ("min_samples", c_size_t),
+        ("max_samples", c_size_t),
+        ("cov_target", c_double),
+        ("point_cap_s", c_double),
+        ("latency_samples", c_size_t),
+        ("pingpong_samples", c_size_t),
+        ("gate_timeout_s", c_double),
+        ("gb_bytes", c_double),
+    ]
+
+
+class zc_curve(Structure):
+    _fields_ = [
+        ("count", c_size_t),
+        ("bytes", c_size_t * CURVE_MAX_POINTS),
+        ("gbps", c_double * CURVE_MAX_POINTS),
+    ]
+
+
+# zc_profile is mirrored only as far as its stable first members: its scalar figures are read
+# and set through the library by key (zc_profile_field_value), so the struct can grow without
+# this file changing. Profiles are allocated PROFILE_BYTES long; the layout test checks that
+# sizeof(zc_profile) fits.
+PROFILE_BYTES = 1 << 20
+
+
+class zc_profile(Structure):
+    _fields_ = [
+        ("device_name", c_char * 128),
+        ("source", c_char * 256),
+        ("copy", (zc_curve * 2) * HOST_KIND_COUNT),
+    ]
+
+
+class zc_workload(Structure):
+    _fields_ = [
+        ("bytes", c_size_t),
+        ("transfers", c_double),
+        ("rate_hz", c_double),
+        ("direction", c_enum),
+        ("gpu_accesses", c_double),
+        ("pattern", c_enum),
+        ("concurrent", c_int),
+        ("latency_budget_us", c_double),
+    ]
+
+
+class zc_prediction(Structure):
+    _fields_ = [
+        ("technique", c_enum),
+        ("usable", c_int),
+        ("per_transfer_us", c_double),
+        ("steady_us", c_double),
+        ("setup_us", c_double),
+        ("total_us", c_double),
+        ("fixed_us", c_double),
+        ("link_us", c_double),
+        ("compute_us", c_double),
+        ("cpu_us", c_double),
+        ("meets_budget", c_int),
+        ("meets_rate", c_int),
+    ]
+
+
+class zc_recommendation(Structure):
+    _fields_ = [
+        ("ranked", zc_prediction * TECH_COUNT),
+        ("count", c_size_t),
+        ("explanation", c_char * 512),
+    ]
+
+
+class zc_measurement(Structure):
+    _fields_ = [
+        ("technique", c_enum),
+        ("transfers", c_double),
+        ("setup_us", c_double),
+        ("per_transfer_us", c_double),
+        ("total_us", c_double),
+        ("verified", c_int),
+    ]
+
+
+class zc_pcie_link(Structure):
+    _fields_ = [
+        ("known", c_int),
+        ("gen_current", c_int),
+        ("width_current", c_int),
+        ("gen_max", c_int),
+        ("width_max", c_int),
+        ("gts_current", c_double),
+        ("gts_max", c_double),
+        ("gbps_current", c_double),
+        ("gbps_max", c_double),
+        ("source", c_char * 64),
+        ("why_unknown", c_char * 160),
+    ]
+
+
+# The capability fields of zc_device_info, in order, all int.
+DEVICE_CAPABILITIES = (
+    "unified_addressing",
+    "can_map_host_memory",
+    "integrated",
+    "pageable_memory_access",
+    "pageable_memory_access_uses_host_page_tables",
+    "concurrent_managed_access",
+    "managed_memory",
+    "host_native_atomic_supported",
+    "only_partial_host_native_atomic_supported",
+    "host_register_supported",
+    "host_register_read_only_supported",
+    "can_use_host_pointer_for_registered_mem",
+    "async_engine_count",
+    "direct_managed_mem_access_from_host",
+)
+
+
+class zc_device_info(Structure):
+    _fields_ = [
+        ("ordinal", c_int),
+        ("name", c_char * 256),
+        ("cc_major", c_int),
+        ("cc_minor", c_int),
+        ("sm_count", c_int),
+        ("total_memory", c_size_t),
+        ("free_memory", c_size_t),
+        ("driver_version", c_int),
+        ("runtime_version", c_int),
+        ("pci_bus_id", c_char * 32),
+        ("numa_node", c_int),
+        ("link", zc_pcie_link),
+    ] + [(name, c_int) for name in DEVICE_CAPABILITIES]
+
+
+class zc_technique_note(Structure):
+    _fields_ = [
+        ("key", c_char_p),
+        ("title", c_char_p),
+        ("verdict", c_enum),
+        ("text", c_char * 256),
+    ]
+
+
+class zc_peer_link(Structure):
+    _fields_ = [
+        ("from_", c_int),  # "from" in C; a Python keyword
+        ("to", c_int),
+        ("can_access_peer", c_int),
+        ("access_enabled", c_int),
+        ("performance_rank", c_int),
+        ("native_atomics", c_int),
+        ("nvlink", c_int),
+        ("path", c_char * 160),
+    ]
+
+
+# Every mirrored struct, by its C name (the layout test walks this).
+ALL = {
+    cls.__name__: cls
+    for cls in (
+        zc_buffer_info,
+        zc_pointer_info,
+        zc_buffer_totals,
+        zc_pool_stats,
+        zc_stats,
+        zc_stream_config,
+        zc_stream_lane_stats,
+        zc_stream_histo_bin,
+        zc_stream_stats,
+        zc_bench_case_info,
+        zc_bench_point,
+        zc_bench_result,
+        zc_bench_config,
+        zc_bench_method,
+        zc_curve,
+        zc_profile,
+        zc_workload,
+        zc_prediction,
+        zc_recommendation,
+        zc_measurement,
+        zc_pcie_link,
+        zc_device_info,
+        zc_technique_note,
+        zc_peer_link,
+    )
+}

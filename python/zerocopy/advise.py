@@ -1,0 +1,316 @@
+"""Which technique fits a workload (zc_advise_*): the machine profile, the ranking of every
+technique with its predicted cost, and the runner that measures one for real; the engine
+behind `zc advise`, as Python objects."""
+
+import ctypes
+from ctypes import byref, c_int
+from dataclasses import dataclass
+
+from . import _lib
+from . import _structs as S
+from .errors import by_status, call
+
+lib = _lib.lib
+HOST_KINDS = [_lib.text(lib.zc_host_kind_key(k)) for k in range(S.HOST_KIND_COUNT)]
+DIRECTIONS = [_lib.text(lib.zc_direction_key(d)) for d in range(3)]
+ACCESSES = [_lib.text(lib.zc_access_key(a)) for a in range(S.ACCESS_COUNT)]
+TECHNIQUES = [_lib.text(lib.zc_technique_key(t)) for t in range(S.TECH_COUNT)]
+_NOTES_SIZE = 4096
+
+
+def _key(parse, key, what):
+    value = c_int()
+    call(parse, str(key).encode(), byref(value))
+    return value.value
+
+
+def _size(size):
+    if isinstance(size, str):
+        out = (ctypes.c_size_t * 1)()
+        n = ctypes.c_size_t()
+        call("zc_bench_sizes_parse", size.encode(), out, 1, byref(n))
+        return out[0]
+    return int(size)
+
+
+def _unsupported(function, what):
+    return by_status[-6](-6, f"this libzerocopy ({_lib.path}) has no {function}", what)
+
+
+class Profile:
+    """zc_profile: the measured figures of one machine that the cost model needs.
+
+    Figures are read and set by their stable keys, the ones `zc advise --save-profile` writes
+    ("launch_sync_us", "copy_latency_us.pinned"; 0 is "not measured"): profile["device_gbps"],
+    profile["device_gbps"] = 3900.0. Copy curves are set with add_copy. measure_profile()
+    measures one on a GPU; to_dict/from_dict keep it.
+    """
+
+    def __init__(self, device_name="", source="python"):
+        # Opaque storage the size of any zc_profile (see _structs.PROFILE_BYTES); only its
+        # first members are mirrored.
+        self._mem = ctypes.create_string_buffer(S.PROFILE_BYTES)
+        self._raw = S.zc_profile.from_buffer(self._mem)
+        call("zc_profile_init", self._ptr())
+        self.device_name = device_name
+        self.source = source
+
+    def _ptr(self):
+        return ctypes.addressof(self._mem)
+
+    @property
+    def device_name(self):
+        return _lib.text(self._raw.device_name)
+
+    @device_name.setter
+    def device_name(self, value):
+        self._raw.device_name = str(value).encode()[:127]
+
+    @property
+    def source(self):
+        return _lib.text(self._raw.source)
+
+    @source.setter
+    def source(self, value):
+        self._raw.source = str(value).encode()[:255]
+
+    # -- scalar figures by key -----------------------------------------------------------
+    @staticmethod
+    def keys():
+        """Every scalar figure's key, in the library's order."""
+        if not _lib.has("zc_profile_field_key"):
+            raise _unsupported("zc_profile_field_key", "Profile.keys")
+        out = []
+        for i in range(1024):
+            key = lib.zc_profile_field_key(i)
+            if not key:
+                break
+            out.append(_lib.text(key))
+        return out
+
+    def _field(self, key):
+        if not _lib.has("zc_profile_field_from_key"):
+            raise _unsupported("zc_profile_field_from_key", "Profile figures")
+        field = c_int()
+        lib.zc_clear_error()
+        status = lib.zc_profile_field_from_key(str(key).encode(), byref(field))
+        if status != 0:
+            raise KeyError(f"zerocopy: no profile figure {key!r}")
+        return field.value
+
+    def __getitem__(self, key):
+        return lib.zc_profile_field_value(self._ptr(), self._field(key))[0]
+
+    def __setitem__(self, key, value):
+        # A figure given from Python is the caller's measurement (ZC_ORIGIN_MEASURED).
+        call("zc_profile_set", self._ptr(), self._field(key), float(value), 1)
+
+    # -- copy curves ---------------------------------------------------------------------
+    def _curve(self, kind, direction):
+        k = _key("zc_host_kind_from_key", kind, "host kind")
+        d = _key("zc_direction_from_key", direction, "direction")
+        if d > 1:
+            raise ValueError("zerocopy: a copy curve is h2d or d2h")
+        return self._raw.copy[k][d]
+
+    def add_copy(self, kind, direction, size, gbps):
+        """zc_curve_add: one measured synchronous copy (bytes, GB/s) of a host kind
+        ("pageable", "pinned", "write_combined", "registered"), "h2d" or "d2h"."""
+        call("zc_curve_add", byref(self._curve(kind, direction)), _size(size), float(gbps))
+
+    def copy_curve(self, kind, direction):
+        c = self._curve(kind, direction)
+        return [(c.bytes[i], c.gbps[i]) for i in range(c.count)]
+
+    # -- whole profiles ------------------------------------------------------------------
+    def copy(self):
+        other = Profile()
+        ctypes.memmove(other._ptr(), self._ptr(), S.PROFILE_BYTES)
+        return other
+
+    def fill_gaps(self):
+        """zc_profile_fill_gaps: derive what can be derived; returns the assumptions made, one
+        per line. InvalidArgumentError naming what is missing when it cannot be completed."""
+        notes = ctypes.create_string_buffer(_NOTES_SIZE)
+        call("zc_profile_fill_gaps", self._ptr(), notes, _NOTES_SIZE)
+        return [line for line in _lib.text(notes.value).splitlines() if line.strip()]
+
+    def to_dict(self):
+        figures = {key: self[key] for key in self.keys()}
+        return {
+            "device_name": self.device_name,
+            "source": self.source,
+            "figures": {k: v for k, v in figures.items() if v},
+            "copy": {
+                f"{kind}.{direction}": self.copy_curve(kind, direction)
+                for kind in HOST_KINDS
+                for direction in DIRECTIONS[:2]
+                if self.copy_curve(kind, direction)
+            },
+        }
+
+    @classmethod
+    def from_dict(cls, d):
+        p = cls(d.get("device_name", ""), d.get("source", "python"))
+        for key, value in d.get("figures", {}).items():
+            p[key] = value
+        for key, points in d.get("copy", {}).items():
+            kind, direction = key.split(".")
+            for size, gbps in points:
+                p.add_copy(kind, direction, size, gbps)
+        return p
+
+
+def measure_profile(device=0, mode="quick", progress=None):
+    """Measure this machine's profile on GPU device with the library's own engine, in this
+    process (zc_profile_measure: the bench cases the model reads, then the profile built from
+    their results; zc_advise_calibrate in libraries before it). Returns (profile, notes)."""
+    p = Profile()
+    notes = ctypes.create_string_buffer(_NOTES_SIZE)
+    if _lib.has("zc_profile_measure"):
+        from .bench import _mode
+
+        callback = None
+        if progress is not None:
+            callback = S.BENCH_PROGRESS_FN(lambda user, key, fraction: progress(_lib.text(key), fraction))
+        call("zc_profile_measure", int(device), _mode(mode), callback, None, p._ptr(), notes, _NOTES_SIZE)
+    elif _lib.has("zc_advise_calibrate"):
+        call("zc_advise_calibrate", int(device), p._ptr())
+    else:
+        raise _unsupported("zc_profile_measure", "measure_profile")
+    return p, [line for line in _lib.text(notes.value).splitlines() if line.strip()]
+
+
+@dataclass(frozen=True)
+class Prediction:
+    technique: str
+    title: str
+    usable: bool
+    per_transfer_us: float
+    steady_us: float
+    setup_us: float
+    total_us: float
+    fixed_us: float
+    link_us: float
+    compute_us: float
+    cpu_us: float
+    meets_budget: bool
+    meets_rate: bool
+
+
+@dataclass(frozen=True)
+class Advice:
+    """The ranking of every technique for the workload, best first, and why the first wins."""
+
+    device_name: str
+    profile_source: str
+    assumptions: list
+    workload: dict
+    transfers: float
+    ranked: list
+    explanation: str
+
+    @property
+    def best(self):
+        return self.ranked[0]
+
+
+@dataclass(frozen=True)
+class Measurement:
+    technique: str
+    transfers: float
+    setup_us: float
+    per_transfer_us: float
+    total_us: float
+    verified: bool
+
+
+def workload(size=4096, transfers=1000, rate_hz=0.0, direction="h2d", accesses=1.0,
+             pattern="coalesced", concurrent=False, latency_budget_us=0.0):
+    """A checked zc_workload (zc_workload_check)."""
+    w = S.zc_workload()
+    w.bytes = _size(size)
+    w.transfers = float(transfers)
+    w.rate_hz = float(rate_hz)
+    w.direction = _key("zc_direction_from_key", direction, "direction")
+    w.gpu_accesses = float(accesses)
+    w.pattern = _key("zc_access_from_key", pattern, "pattern")
+    w.concurrent = 1 if concurrent else 0
+    w.latency_budget_us = float(latency_budget_us)
+    call("zc_workload_check", byref(w))
+    return w
+
+
+def _workload_dict(w):
+    return {
+        "bytes": w.bytes,
+        "transfers": w.transfers,
+        "rate_hz": w.rate_hz,
+        "direction": DIRECTIONS[w.direction],
+        "accesses": w.gpu_accesses,
+        "pattern": ACCESSES[w.pattern],
+        "concurrent": bool(w.concurrent),
+        "latency_budget_us": w.latency_budget_us,
+    }
+
+
+def advise(size=4096, transfers=1000, rate_hz=0.0, direction="h2d", accesses=1.0,
+           pattern="coalesced", concurrent=False, latency_budget_us=0.0, profile=None, device=0):
+    """Rank every technique for the workload (zc_advise_rank). profile: a Profile (copied and
+    completed with fill_gaps, which needs no GPU), or None to measure one on GPU device now
+    (measure_profile, as `zc advise` without --profile does)."""
+    w = workload(size, transfers, rate_hz, direction, accesses, pattern, concurrent, latency_budget_us)
+    notes = []
+    if profile is None:
+        p, notes = measure_profile(device)
+    else:
+        p = profile.copy()
+    assumptions = notes + p.fill_gaps()
+    rec = S.zc_recommendation()
+    call("zc_advise_rank", p._ptr(), byref(w), byref(rec))
+    ranked = []
+    for r in rec.ranked[: rec.count]:
+        ranked.append(
+            Prediction(
+                technique=TECHNIQUES[r.technique],
+                title=_lib.text(lib.zc_technique_title(r.technique)),
+                usable=bool(r.usable),
+                per_transfer_us=r.per_transfer_us,
+                steady_us=r.steady_us,
+                setup_us=r.setup_us,
+                total_us=r.total_us,
+                fixed_us=r.fixed_us,
+                link_us=r.link_us,
+                compute_us=r.compute_us,
+                cpu_us=r.cpu_us,
+                meets_budget=bool(r.meets_budget),
+                meets_rate=bool(r.meets_rate),
+            )
+        )
+    return Advice(
+        device_name=p.device_name,
+        profile_source=p.source,
+        assumptions=assumptions,
+        workload=_workload_dict(w),
+        transfers=lib.zc_workload_transfer_count(byref(w)),
+        ranked=ranked,
+        explanation=_lib.text(rec.explanation),
+    )
+
+
+def measure(technique, size=4096, transfers=1000, rate_hz=0.0, direction="h2d", accesses=1.0,
+            pattern="coalesced", concurrent=False, latency_budget_us=0.0, device=0, max_seconds=0.2):
+    """zc_advise_run: run the workload for real with one technique on GPU device and measure
+    it (the result verified); what `zc advise --validate` compares the predictions with."""
+    w = workload(size, transfers, rate_hz, direction, accesses, pattern, concurrent, latency_budget_us)
+    tech = _key("zc_technique_from_key", technique, "technique")
+    m = S.zc_measurement()
+    call("zc_advise_run", int(device), byref(w), tech, float(max_seconds), byref(m))
+    return Measurement(
+        technique=TECHNIQUES[m.technique],
+        transfers=m.transfers,
+        setup_us=m.setup_us,
+        per_transfer_us=m.per_transfer_us,
+        total_us=m.total_us,
+        verified=bool(m.verified),
+    )

@@ -1,0 +1,86 @@
+"""info(), bench() and advise() without a GPU: partial info with the reason, the bench catalogue,
+NoDeviceError for a run, and the cost model ranking a profile given by hand."""
+import pytest
+
+import zerocopy
+
+try:
+    zerocopy.device_count()
+    HAVE_GPU = True
+except zerocopy.Error:
+    HAVE_GPU = False
+
+
+@pytest.mark.skipif(HAVE_GPU, reason="checks what happens without a GPU")
+def test_info_without_gpu_is_partial_and_says_why():
+    info = zerocopy.info()
+    assert info.version == zerocopy.__version__ and info.library == zerocopy.library_path
+    assert info.device_count == 0 and info.devices == [] and info.peers == []
+    assert "ERR_NO_DEVICE" in info.error and "cudaGetDeviceCount" in info.error
+
+
+def test_bench_catalogue():
+    cases = zerocopy.bench_cases()
+    keys = [c.key for c in cases]
+    assert "copy.h2d.pinned" in keys and len(keys) == len(set(keys))
+    assert all(c.title for c in cases)
+    m = zerocopy.bench_method("quick")
+    assert m.mode == "quick" and m.warmups >= 1 and "median" in m.text
+
+
+def test_bench_selection_errors_name_the_pattern():
+    with pytest.raises(zerocopy.NotFoundError) as info:
+        zerocopy.bench("no.such.case")
+    assert "no.such.case" in info.value.detail
+
+
+@pytest.mark.skipif(HAVE_GPU, reason="checks what happens without a GPU")
+def test_bench_without_gpu_is_no_device():
+    with pytest.raises(zerocopy.NoDeviceError):
+        zerocopy.bench("copy.h2d.pinned")
+
+
+def hand_profile():
+    p = zerocopy.Profile("a hand-made GPU", "test_engines.py")
+    for size, gbps in ((4096, 2.0), (1 << 20, 30.0), (64 << 20, 50.0)):
+        for kind, scale in (("pinned", 1.0), ("pageable", 0.25)):
+            p.add_copy(kind, "h2d", size, gbps * scale)
+            p.add_copy(kind, "d2h", size, gbps * scale)
+    figures = {"launch_sync_us": 8.0, "enqueue_us": 2.0, "device_gbps": 3900.0,
+               "host_write_gbps": 10.0, "mapped_read_gbps.coalesced": 50.0,
+               "mapped_write_gbps.coalesced": 50.0}
+    for key, value in figures.items():
+        p[key] = value
+    return p
+
+
+def test_advise_ranks_a_profile_given_by_hand():
+    if not zerocopy._lib.has("zc_profile_field_value"):
+        pytest.skip("this libzerocopy sets profile figures by struct only")
+    p = hand_profile()
+    assert p["launch_sync_us"] == 8.0 and "launch_sync_us" in zerocopy.Profile.keys()
+    a = zerocopy.advise(size="4K", transfers=1000, direction="h2d", profile=p)
+    assert a.device_name == "a hand-made GPU" and a.workload["bytes"] == 4096
+    assert a.ranked and a.best.usable and a.best.per_transfer_us > 0
+    assert a.explanation and a.best.per_transfer_us <= a.best.total_us
+    assert any("assumed" in line for line in a.assumptions)
+    totals = [r.total_us for r in a.ranked if r.usable and r.meets_budget and r.meets_rate]
+    assert totals == sorted(totals)  # best first
+    assert p["copy_latency_us.pageable"] == 0.0  # the caller's profile is left as it was
+    again = zerocopy.Profile.from_dict(p.to_dict())
+    assert again.to_dict() == p.to_dict()
+
+
+def test_advise_refuses_a_bad_workload_or_profile():
+    if not zerocopy._lib.has("zc_profile_field_value"):
+        pytest.skip("this libzerocopy sets profile figures by struct only")
+    with pytest.raises(zerocopy.InvalidArgumentError):
+        zerocopy.advise(size=0, profile=hand_profile())
+    with pytest.raises(zerocopy.Error):
+        zerocopy.advise(direction="sideways", profile=hand_profile())
+    empty = zerocopy.Profile()
+    with pytest.raises(zerocopy.InvalidArgumentError) as info:
+        zerocopy.advise(profile=empty)
+    assert "pinned" in info.value.detail or "launch" in info.value.detail
+    with pytest.raises(KeyError):
+        empty["no_such_figure"]
