@@ -90,6 +90,8 @@ typedef struct zc_ring_dev {
                             are free to reuse, as far as that block is concerned */
     uint64_t *arrivals;  /* device memory, [slot]: blocks that have finished their part of a
                             result in the slot, counted up for ever (FLAG) */
+    uint64_t *seen;      /* device memory, [slot]: the input stamp as block 0 saw it, for the
+                            other blocks to wait on (FLAG) */
     zc_ring_ctrl *ctrl;
     uint64_t watchdog_ns;   /* exit when the heartbeat has not moved for this long */
     uint64_t poll_check_ns; /* how often a waiting kernel reads stop and heartbeat */

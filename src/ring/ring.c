@@ -236,6 +236,7 @@ zc_status zc__ring_setup(zc_ring *ring, const zc_ring_config *config, unsigned c
     v->in_stamp = (uint64_t *)(dev + l.in_stamp);
     v->out_stamp = (uint64_t *)(dev + l.out_stamp);
     v->arrivals = NULL; /* device memory: zc_ring_create (or a CPU test) provides it */
+    v->seen = NULL;     /* the same; without it every FLAG block polls the host's stamp */
     v->in = dev + l.in;
     v->out = dev + l.out;
     v->watchdog_ns = config->watchdog_ns;
@@ -291,14 +292,15 @@ ZC_EXTERN zc_status zc_ring_create(const zc_ring_config *config, zc_ring **ring_
     st = zc__ring_setup(ring, config, host, dev, 0);
     if (st != ZC_OK)
         goto fail_host;
-    /* The FLAG results' arrival counters: only the GPU's blocks touch them, with atomics, so
-     * they live in device memory (atomics on host memory cross PCIe, where they are not even
-     * native on every machine). */
-    ZC_CUDA_GOTO(cudaMalloc((void **)&ring->arrivals, (size_t)config->slots * sizeof(uint64_t)), st,
+    /* The FLAG results' arrival counters, then the input stamps as block 0 passes them on: only
+     * the GPU's blocks touch them, so they live in device memory (atomics on host memory cross
+     * PCIe, where they are not even native on every machine). */
+    const size_t gpu_words = 2 * (size_t)config->slots;
+    ZC_CUDA_GOTO(cudaMalloc((void **)&ring->arrivals, gpu_words * sizeof(uint64_t)), st,
                  fail_stage);
-    ZC_CUDA_GOTO(cudaMemset(ring->arrivals, 0, (size_t)config->slots * sizeof(uint64_t)), st,
-                 fail_arrivals);
+    ZC_CUDA_GOTO(cudaMemset(ring->arrivals, 0, gpu_words * sizeof(uint64_t)), st, fail_arrivals);
     ring->view.arrivals = ring->arrivals;
+    ring->view.seen = ring->arrivals + config->slots;
     /* Non-blocking, so that work on the legacy default stream (cudaMemcpy, a
      * cudaDeviceSynchronize elsewhere) never waits for the kernel that never ends by itself. */
     ZC_CUDA_GOTO(cudaStreamCreateWithFlags(&ring->stream, cudaStreamNonBlocking), st,
