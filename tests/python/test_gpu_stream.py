@@ -1,0 +1,71 @@
+"""The streaming engine on a GPU from numpy: zerocopy (both protocols) and copy-based modes,
+every result checked against numpy's FIR."""
+import os
+
+import numpy as np
+import pytest
+
+import zerocopy
+
+SMALL = bool(os.environ.get("ZC_UNDER_SANITIZER"))
+TAPS = zerocopy.fir_lowpass(0.1, 63)
+
+
+def check(y, x):
+    ref = np.convolve(x.astype(np.float64), TAPS.astype(np.float64))[: x.size]
+    assert y.shape == x.shape
+    err = zerocopy.fir_error(ref, y, TAPS, float(np.max(np.abs(x))))
+    assert err <= zerocopy.stream.VERIFY_TOLERANCE, err
+
+
+def signal(n, seed=11):
+    return np.random.default_rng(seed).uniform(-1.0, 1.0, n).astype(np.float32)
+
+
+@pytest.mark.parametrize("protocol", ["ll", "flag"])
+def test_zerocopy_stream_from_numpy(gpu, protocol):
+    frames = 20 if SMALL else 400
+    x = signal(1024 * frames + 77)
+    with zerocopy.Stream(TAPS, mode="zerocopy", protocol=protocol, frame_samples=1024,
+                         in_flight=4, verify="all", devices=[gpu]) as s:
+        y = s.process(x)
+        st = s.stats()
+    check(y, x)
+    assert st.frames_received == frames + 1 and st.verified == frames + 1 and st.verify_passed
+    assert st.samples_out == x.size and st.latency_us.count == frames + 1
+    assert st.lanes[0].device == gpu and st.lanes[0].gpu_blocks >= 1
+
+
+@pytest.mark.parametrize("mode", ["mapped-launch", "classic-pinned", "classic-overlap"])
+def test_copy_and_launch_modes(gpu, mode):
+    x = signal(4096 * (10 if SMALL else 60) + 5, 12)
+    with zerocopy.Stream(TAPS, mode=mode, frame_samples=4096, in_flight=2, verify="all") as s:
+        y = s.process(x)
+        assert s.stats().verify_passed
+    check(y, x)
+
+
+def test_one_frame_at_a_time_round_trip(gpu):
+    x = signal(1024 * (20 if SMALL else 500), 13)
+    out = []
+    with zerocopy.Stream(TAPS, mode="zerocopy", frame_samples=1024, verify="none") as s:
+        for k in range(0, x.size, 1024):
+            assert s.push(x[k : k + 1024]) == 1024
+            got = s.pull(max_samples=1024, timeout=2.0)
+            assert got is not None and got.size == 1024  # one frame in, its result out
+            out.append(got.copy())
+        s.flush()
+        assert s.pull(timeout=1.0) is None
+    check(np.concatenate(out), x)
+
+
+def test_frames_written_into_the_mapped_ring(gpu):
+    x = signal(1024 * 30, 14)
+    out = []
+    with zerocopy.Stream(TAPS, mode="zerocopy", protocol="flag", frame_samples=1024) as s:
+        for k in range(30):
+            s.acquire_frame()[:] = x[k * 1024 : (k + 1) * 1024]
+            s.publish_frame()
+            out.append(s.pull(max_samples=1024, timeout=2.0).copy())
+        s.flush()
+    check(np.concatenate(out), x)
