@@ -174,14 +174,20 @@ typedef struct zc_profile {
     double alloc_managed_us_per_mib; /* cudaMallocManaged */
     double alloc_device_us_per_mib;  /* cudaMalloc */
 
-    zc_cost_curve alloc[ZC_ALLOC_KIND_COUNT];      /* measured allocation times by size, when known:
-                                                      the model prefers them to the straight line */
+    zc_cost_curve alloc[ZC_ALLOC_KIND_COUNT]; /* measured allocation times by size, when known:
+                                                 the model prefers them to the straight line */
+    zc_curve device_curve[2];    /* the kernel reading [0] and writing [1] device memory, by size:
+                                    small kernels are launch-bound, far below device_gbps */
+    zc_cost_curve mapped_reread; /* what one more pass over mapped memory costs a kernel, by
+                                    size (us): small buffers are read again from the GPU's cache */
     zc_stream_point stream[ZC_PROFILE_STREAM_MAX]; /* `zc stream` runs, for stream advice */
     size_t stream_count;
 
     unsigned char origin[ZC_PF_COUNT];                /* zc_origin of each scalar figure */
     unsigned char copy_origin[ZC_HOST_KIND_COUNT][2]; /* zc_origin of each copy curve */
     unsigned char alloc_origin[ZC_ALLOC_KIND_COUNT];  /* zc_origin of each cost curve */
+    unsigned char device_origin[2];                   /* of device_curve */
+    unsigned char mapped_reread_origin;               /* of mapped_reread */
 } zc_profile;
 
 /* What the user's program does. */

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "advise/model_internal.h"
 #include "core/error.h"
 
 #define ZC__MIB (1024.0 * 1024.0)
@@ -121,7 +122,7 @@ ZC_EXTERN zc_status zc_cost_curve_add(zc_cost_curve *curve, size_t bytes, double
 /* Along a measured cost curve: linear between points; beyond the largest, the slope of the
  * last two (allocation grows with the pages pinned); below the smallest, the smallest's time
  * (small allocations come from the driver's cache and cost about the same). */
-static double zc__cost_at(const zc_cost_curve *c, size_t bytes)
+double zc__cost_curve_at(const zc_cost_curve *c, size_t bytes)
 {
     size_t n = c->count;
     double b = (double)bytes;
@@ -150,7 +151,7 @@ ZC_EXTERN zc_status zc_profile_alloc_us(const zc_profile *profile, zc_alloc_kind
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_profile_alloc_us: unknown kind %d", (int)kind);
     const zc_profile *p = profile;
     if (p->alloc[kind].count > 0) {
-        *us_p = zc__cost_at(&p->alloc[kind], bytes);
+        *us_p = zc__cost_curve_at(&p->alloc[kind], bytes);
         return ZC_OK;
     }
     double mib = (double)bytes / ZC__MIB;

@@ -45,6 +45,8 @@ static const zc_bench_case_id zc__used[] = {
     ZC_BENCH_CASE_LATENCY_PINGPONG,
     ZC_BENCH_CASE_OVERLAP_PIPELINE,
     ZC_BENCH_CASE_ALLOC_COST,
+    ZC_BENCH_CASE_DEVICE_WRITE_16B,
+    ZC_BENCH_CASE_CROSSOVER_READ_K,
 };
 
 #define ZC__USED_COUNT (sizeof zc__used / sizeof zc__used[0])
@@ -192,11 +194,32 @@ static void zc__mapped(const zc__by_id *b, zc_profile *p)
             r = zc__at_largest(b, reads[a], NULL);
         if (a == ZC_ACCESS_STRIDED && !(w > 0.0))
             w = zc__at_largest(b, writes[a], NULL);
-        zc__put(p, (zc_profile_field)(ZC_PF_MAPPED_READ_COALESCED + a), r, ZC_ORIGIN_MEASURED);
-        zc__put(p, (zc_profile_field)(ZC_PF_MAPPED_WRITE_COALESCED + a), w, ZC_ORIGIN_MEASURED);
+        /* The model's random walk touches one 4-byte word per line, as the strided walk does;
+         * random128 reads whole 128-byte lines at random, nearly the coalesced rate (51 against
+         * 2.6 GB/s on the H200), so it prices random words far too cheaply (validation: -47%).
+         * The strided figure stands for random words. */
+        zc_origin o = ZC_ORIGIN_MEASURED;
+        if (a == ZC_ACCESS_RANDOM && p->mapped_read_gbps[ZC_ACCESS_STRIDED] > 0.0) {
+            r = p->mapped_read_gbps[ZC_ACCESS_STRIDED];
+            w = p->mapped_write_gbps[ZC_ACCESS_STRIDED];
+            o = ZC_ORIGIN_DERIVED;
+        }
+        zc__put(p, (zc_profile_field)(ZC_PF_MAPPED_READ_COALESCED + a), r, o);
+        zc__put(p, (zc_profile_field)(ZC_PF_MAPPED_WRITE_COALESCED + a), w, o);
     }
     zc__put(p, ZC_PF_DEVICE_GBPS, zc__at_largest(b, ZC_BENCH_CASE_DEVICE_READ_16B, NULL),
             ZC_ORIGIN_MEASURED);
+    static const zc_bench_case_id device[2] = {ZC_BENCH_CASE_DEVICE_READ_16B,
+                                               ZC_BENCH_CASE_DEVICE_WRITE_16B};
+    for (int d = 0; d < 2; d++) {
+        const zc_bench_result *r = b->r[device[d]];
+        double v = 0.0;
+        for (size_t i = 0; r != NULL && i < r->point_count; i++) {
+            if (r->points[i].bytes > 0 && zc__median(&r->points[i], &v) &&
+                zc_curve_add(&p->device_curve[d], r->points[i].bytes, v) == ZC_OK)
+                p->device_origin[d] = ZC_ORIGIN_MEASURED;
+        }
+    }
     zc__put(p, ZC_PF_BOTH_DIRECTIONS_GBPS, zc__max(b, ZC_BENCH_CASE_COPY_BIDIR_PINNED),
             ZC_ORIGIN_MEASURED);
 }
@@ -277,6 +300,34 @@ static void zc__overlap(const zc__by_id *b, zc_profile *p)
     zc__put(p, ZC_PF_OVERLAP_EFFICIENCY, fmin(fmax(e, 0.01), 1.0), ZC_ORIGIN_DERIVED);
 }
 
+/* crossover.read_k: a kernel reading mapped memory k times, by size. What a pass beyond the
+ * first costs, (t(k_max) - t(1)) / (k_max - 1), is the reread curve: near nothing while the
+ * buffer fits the GPU's cache, the link's full price beyond. */
+static void zc__reread(const zc__by_id *b, zc_profile *p)
+{
+    const zc_bench_result *r = b->r[ZC_BENCH_CASE_CROSSOVER_READ_K];
+    for (size_t i = 0; r != NULL && i < r->point_count; i++) {
+        const zc_bench_point *one = &r->points[i];
+        double t1 = 0.0;
+        if (strcmp(one->variant, "zero-copy") != 0 || one->param != 1.0 || one->bytes == 0 ||
+            !zc__median(one, &t1))
+            continue;
+        const zc_bench_point *most = NULL;
+        for (size_t j = 0; j < r->point_count; j++) {
+            const zc_bench_point *pt = &r->points[j];
+            double v = 0.0;
+            if (strcmp(pt->variant, "zero-copy") == 0 && pt->bytes == one->bytes &&
+                pt->param > 1.0 && zc__median(pt, &v) && (most == NULL || pt->param > most->param))
+                most = pt;
+        }
+        if (most == NULL)
+            continue;
+        double extra = (most->stats.median - t1) / (most->param - 1.0);
+        if (zc_cost_curve_add(&p->mapped_reread, one->bytes, extra > 0.0 ? extra : 0.0) == ZC_OK)
+            p->mapped_reread_origin = ZC_ORIGIN_DERIVED;
+    }
+}
+
 /* alloc.cost: the measured allocation curves, and the straight line through their two largest
  * points as the fixed and per-MiB figures (what the large allocations that dominate cost). */
 static void zc__alloc(const zc__by_id *b, zc_profile *p)
@@ -347,6 +398,7 @@ ZC_EXTERN zc_status zc_profile_from_bench(const zc_bench_result *results, size_t
     zc__managed(&b, &p);
     zc__overlap(&b, &p);
     zc__alloc(&b, &p);
+    zc__reread(&b, &p);
     for (size_t i = 0; i < ZC__USED_COUNT; i++) {
         if (b.r[zc__used[i]] == NULL)
             zc__note(notes, notes_size, "no usable result of bench case %s",

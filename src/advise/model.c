@@ -80,6 +80,38 @@ static zc__traffic zc__traffic_of(const zc_workload *w)
     return t;
 }
 
+/* The kernel's time on device memory: along the measured read and write curves when the
+ * profile has them (a small kernel is launch-bound, far below the peak), else at the peak. */
+static double zc__device_us(const zc_profile *p, const zc_workload *w, const zc__traffic *t)
+{
+    double us = 0.0, one = 0.0;
+    for (int d = 0; d < 2; d++) {
+        double bytes = d ? t->writes : t->reads;
+        if (!(bytes > 0.0))
+            continue;
+        if (p->device_curve[d].count > 0 &&
+            zc_curve_time_us(&p->device_curve[d], w->bytes, &one) == ZC_OK)
+            us += one * bytes / (double)w->bytes;
+        else
+            us += zc__us_at(bytes, p->device_gbps);
+    }
+    return us;
+}
+
+/* A kernel's reads of mapped memory: the first pass over the link; every later pass at what
+ * crossover.read_k measured one more pass to cost at this size (the GPU's cache keeps a small
+ * buffer), or over the link again when the profile lacks that curve. */
+static double zc__mapped_reads_us(const zc_profile *p, const zc_workload *w, const zc__traffic *t,
+                                  double rd)
+{
+    double passes = t->reads / (double)w->bytes;
+    if (p->mapped_reread.count == 0 || passes <= 1.0)
+        return zc__us_at(t->reads, rd);
+    double extra = zc__cost_curve_at(&p->mapped_reread, w->bytes);
+    return zc__us_at((double)w->bytes, rd) +
+           (passes - 1.0) * fmin(extra, zc__us_at((double)w->bytes, rd));
+}
+
 /* Setup: one call of kind per buffer the technique allocates (sets of input and output
  * buffers), priced along the measured allocation curve, since the cost is not linear in size. */
 static double zc__setup_us(const zc_profile *p, zc_alloc_kind kind, const zc__traffic *t,
@@ -104,7 +136,7 @@ static void zc__predict_copy(const zc_profile *p, const zc_workload *w, zc_host_
     r->fixed_us = p->launch_sync_us + (t->in + t->out) * p->copy_latency_us[kind];
     r->link_us = (t->in ? zc__curve_increment_us(h2d, w->bytes) : 0.0) +
                  (t->out ? zc__curve_increment_us(d2h, w->bytes) : 0.0);
-    r->compute_us = zc__us_at(t->reads + t->writes, p->device_gbps);
+    r->compute_us = zc__device_us(p, w, t);
     r->cpu_us = zc__us_at(t->fill_bytes, p->host_write_gbps);
     r->per_transfer_us = r->fixed_us + r->link_us + r->compute_us + r->cpu_us;
     r->steady_us = r->per_transfer_us;
@@ -129,8 +161,7 @@ static void zc__predict_overlapped(const zc_profile *p, const zc_workload *w, co
     double lat = p->copy_latency_us[ZC_HOST_PINNED];
     double c_in = t->in ? lat + zc__curve_increment_us(h2d, chunk) : 0.0;
     double c_out = t->out ? lat + zc__curve_increment_us(d2h, chunk) : 0.0;
-    double c_kernel =
-        p->enqueue_us + zc__us_at((t->reads + t->writes) / (double)chunks, p->device_gbps);
+    double c_kernel = p->enqueue_us + zc__device_us(p, w, t) / (double)chunks;
     double n = (double)chunks;
     /* The host queues per chunk: the copies, the launch and the event that frees the set. */
     double cpu =
@@ -147,7 +178,7 @@ static void zc__predict_overlapped(const zc_profile *p, const zc_workload *w, co
     r->fixed_us = p->launch_sync_us + n * (t->in + t->out) * lat;
     r->link_us = n * ((t->in ? zc__curve_increment_us(h2d, chunk) : 0.0) +
                       (t->out ? zc__curve_increment_us(d2h, chunk) : 0.0));
-    r->compute_us = zc__us_at(t->reads + t->writes, p->device_gbps);
+    r->compute_us = zc__device_us(p, w, t);
     r->cpu_us = zc__us_at(t->fill_bytes, p->host_write_gbps);
     /* One transfer alone: its chunks pipeline through the three stages. */
     r->per_transfer_us =
@@ -169,7 +200,7 @@ static void zc__predict_mapped(const zc_profile *p, const zc_workload *w, const 
     /* A persistent kernel answers a flag instead of being launched for every transfer. */
     r->fixed_us = w->concurrent && p->pingpong_us > 0.0 ? p->pingpong_us
                                                         : p->launch_sync_us + p->mapped_latency_us;
-    r->link_us = (t->reads > 0.0 ? zc__us_at(t->reads, rd) : 0.0) +
+    r->link_us = (t->reads > 0.0 ? zc__mapped_reads_us(p, w, t, rd) : 0.0) +
                  (t->writes > 0.0 ? zc__us_at(t->writes, wr) : 0.0);
     r->compute_us = 0.0;
     r->cpu_us = zc__us_at(t->fill_bytes, p->host_write_gbps);

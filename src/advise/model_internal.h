@@ -22,6 +22,9 @@ double zc__curve_increment_us(const zc_curve *curve, size_t bytes);
 /* "4 KiB", "1.5 MiB": sizes as people say them (the explanations and the validation table). */
 void zc__size_text(double bytes, char *out, size_t size);
 
+/* Microseconds along a cost curve with points (see zc_profile_alloc_us for the rules). */
+double zc__cost_curve_at(const zc_cost_curve *curve, size_t bytes);
+
 /* How many chunks the overlapped technique splits one transfer into. */
 size_t zc__overlap_chunks(size_t bytes);
 

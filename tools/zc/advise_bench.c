@@ -53,9 +53,13 @@ static void zc__point(const cJSON *pt, zc_bench_result *r)
     }
     const cJSON *variant = cJSON_GetObjectItemCaseSensitive(pt, "variant");
     const cJSON *verified = cJSON_GetObjectItemCaseSensitive(pt, "verified");
+    /* The parameter's value matters (crossover's k); its name is not kept past the document,
+     * so a name that outlives it stands in. */
+    double param = zc__number(pt, "param", NAN);
     if (count > 0)
         (void)zc_bench_result_add(r, cJSON_IsString(variant) ? variant->valuestring : NULL, bytes,
-                                  NULL, 0.0, zc__metric(pt), zc__number(pt, "bytes_per_sample", 0),
+                                  isfinite(param) ? "param" : NULL, isfinite(param) ? param : 0.0,
+                                  zc__metric(pt), zc__number(pt, "bytes_per_sample", 0),
                                   zc__number(pt, "ops_per_sample", 1), v != NULL ? v : &one, count,
                                   0, cJSON_IsTrue(verified));
     free(v);

@@ -156,6 +156,21 @@ static cJSON *zc__profile_doc(const zc_profile *profile, int saved)
         snprintf(name, sizeof name, "alloc_us.%s", key);
         cJSON_AddStringToObject(origin, name, zc_origin_key((zc_origin)p.alloc_origin[a]));
     }
+    static const char *const rw[2] = {"read", "write"};
+    cJSON *dev = cJSON_AddObjectToObject(doc, "device_gbps_curve");
+    for (int d = 0; d < 2; d++) {
+        if (p.device_curve[d].count == 0 || !zc__keep(p.device_origin[d], saved))
+            continue;
+        cJSON_AddItemToObject(dev, rw[d], zc__curve_json(&p.device_curve[d]));
+        char name[64];
+        snprintf(name, sizeof name, "device_gbps_curve.%s", rw[d]);
+        cJSON_AddStringToObject(origin, name, zc_origin_key((zc_origin)p.device_origin[d]));
+    }
+    if (p.mapped_reread.count > 0 && zc__keep(p.mapped_reread_origin, saved)) {
+        cJSON_AddItemToObject(doc, "mapped_reread_us", zc__cost_json(&p.mapped_reread));
+        cJSON_AddStringToObject(origin, "mapped_reread_us",
+                                zc_origin_key((zc_origin)p.mapped_reread_origin));
+    }
     for (int f = 0; f < ZC_PF_COUNT; f++) {
         double v = *zc_profile_field_value(&p, (zc_profile_field)f);
         const char *key = zc_profile_field_key((zc_profile_field)f);
@@ -351,6 +366,27 @@ zc_status zc_cli_profile_from_json(const cJSON *doc, zc_profile *profile_p)
             return ZC_ERR_PARSE;
         if (p.alloc[a].count > 0)
             p.alloc_origin[a] = zc__origin_of(doc, what);
+    }
+    static const char *const rw[2] = {"read", "write"};
+    const cJSON *dev = cJSON_GetObjectItemCaseSensitive(doc, "device_gbps_curve");
+    for (int d = 0; d < 2; d++) {
+        const cJSON *arr = cJSON_GetObjectItemCaseSensitive(dev, rw[d]);
+        char what[64];
+        snprintf(what, sizeof what, "device_gbps_curve.%s", rw[d]);
+        if (arr == NULL)
+            continue;
+        if (zc__points_from_json(arr, what, &p.device_curve[d], zc__add_copy) != ZC_OK)
+            return ZC_ERR_PARSE;
+        if (p.device_curve[d].count > 0)
+            p.device_origin[d] = zc__origin_of(doc, what);
+    }
+    const cJSON *reread = cJSON_GetObjectItemCaseSensitive(doc, "mapped_reread_us");
+    if (reread != NULL) {
+        if (zc__points_from_json(reread, "mapped_reread_us", &p.mapped_reread, zc__add_cost) !=
+            ZC_OK)
+            return ZC_ERR_PARSE;
+        if (p.mapped_reread.count > 0)
+            p.mapped_reread_origin = zc__origin_of(doc, "mapped_reread_us");
     }
     for (int f = 0; f < ZC_PF_COUNT; f++) {
         const char *key = zc_profile_field_key((zc_profile_field)f), *leaf = NULL;
