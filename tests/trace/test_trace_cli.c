@@ -238,6 +238,89 @@ static void test_malformed_log_is_reported(void **state)
     zc_test_output_free(&r);
 }
 
+/* --json - puts the document on stdout (after what the program printed there); a trace that
+ * failed, or results that could not be written, turn a program's 0 into 1; a program's own
+ * failure always wins. */
+static void test_json_to_stdout_and_exit_codes(void **state)
+{
+    (void)state;
+    zc_test_output r;
+    zc_test_run_zc((const char *[]){"trace", "--lib", ZC_TEST_EXIT_SEVEN, "--json", "-", "--",
+                                    "/bin/sh", "-c", "exit 0", NULL},
+                   NULL, &r);
+    assert_int_equal(r.exit_code, 0);
+    cJSON *doc = cJSON_Parse(r.out);
+    if (doc == NULL)
+        fail_msg("stdout is not JSON: %s", r.out);
+    assert_string_equal(cJSON_GetObjectItem(doc, "schema")->valuestring, "zerocopy.trace/1");
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(doc, "traced")));
+    assert_non_null(
+        strstr(cJSON_GetObjectItem(doc, "why_not_traced")->valuestring, "no CUDA activity"));
+    cJSON_Delete(doc);
+    zc_test_output_free(&r);
+
+    /* No injection library: the program ran untraced; the trace failed. */
+    zc_test_run_zc((const char *[]){"trace", "--json", "-", "--", "/bin/sh", "-c", "exit 0", NULL},
+                   (const char *[]){"ZC_TRACE_LIB=/nonexistent/lib.so", NULL}, &r);
+    assert_int_equal(r.exit_code, 1);
+    doc = cJSON_Parse(r.out);
+    assert_non_null(doc);
+    assert_non_null(
+        strstr(cJSON_GetObjectItem(doc, "why_not_traced")->valuestring, "ZC_TRACE_LIB"));
+    cJSON_Delete(doc);
+    zc_test_output_free(&r);
+
+    /* A log it cannot read, of a program that succeeded. */
+    zc_test_run_zc((const char *[]){"trace", "--lib", ZC_TEST_EXIT_SEVEN, "--", "/bin/sh", "-c",
+                                    "echo garbage > \"$ZC_TRACE_DIR/9.log\"", NULL},
+                   NULL, &r);
+    assert_int_equal(r.exit_code, 1);
+    assert_non_null(strstr(r.err, "could not be read"));
+    zc_test_output_free(&r);
+
+    /* A JSON write that fails (a full disk): 1, unless the program failed itself. */
+    if (access("/dev/full", W_OK) == 0) {
+        zc_test_run_zc((const char *[]){"trace", "--lib", ZC_TEST_EXIT_SEVEN, "--json", "/dev/full",
+                                        "--", "/bin/sh", "-c", "exit 0", NULL},
+                       NULL, &r);
+        assert_int_equal(r.exit_code, 1);
+        zc_test_output_free(&r);
+        zc_test_run_zc((const char *[]){"trace", "--lib", ZC_TEST_EXIT_SEVEN, "--json", "/dev/full",
+                                        "--", "/bin/sh", "-c", "exit 3", NULL},
+                       NULL, &r);
+        assert_int_equal(r.exit_code, 3);
+        zc_test_output_free(&r);
+    }
+}
+
+/* Two processes (a program and the child it started) write a log each: both are read and
+ * reported one by one. */
+static void test_every_process_is_reported(void **state)
+{
+    (void)state;
+    const char *script =
+        "for p in 101 102; do { echo \"zctrace 2 pid=$p ram=68719476736\"; "
+        "echo \"copy h2d pinned device 4096 100 200 7 1 0\"; echo 'launches 0 0 0'; "
+        "echo end; } > \"$ZC_TRACE_DIR/$p.log\"; done";
+    zc_test_output r;
+    zc_test_run_zc((const char *[]){"trace", "--lib", ZC_TEST_EXIT_SEVEN, "--ceiling", "50",
+                                    "--json", "-", "--", "/bin/sh", "-c", script, NULL},
+                   NULL, &r);
+    fprintf(stderr, "stderr was:\n%s", r.err);
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.err, "2 processes traced"));
+    assert_non_null(strstr(r.err, "process 101: 1 copies"));
+    assert_non_null(strstr(r.err, "process 102: 1 copies"));
+    cJSON *doc = cJSON_Parse(r.out);
+    assert_non_null(doc);
+    const cJSON *list = cJSON_GetObjectItem(doc, "process_list");
+    assert_int_equal(cJSON_GetArraySize(list), 2);
+    assert_int_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(list, 0), "pid")->valueint, 101);
+    assert_int_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(list, 1), "pid")->valueint, 102);
+    cJSON_Delete(doc);
+    zc_test_output_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -249,6 +332,8 @@ int main(void)
         cmocka_unit_test(test_usage_errors),
         cmocka_unit_test(test_log_written_in_the_program_is_reported),
         cmocka_unit_test(test_malformed_log_is_reported),
+        cmocka_unit_test(test_json_to_stdout_and_exit_codes),
+        cmocka_unit_test(test_every_process_is_reported),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,9 +11,10 @@
 typedef struct planted {
     const char *name;
     const char *program;
-    const char *runtime;  /* how it links the CUDA runtime */
-    const char *expected; /* the finding it must produce; NULL for the clean program */
-    const char *extra[3]; /* extra zc trace options */
+    const char *runtime;            /* how it links the CUDA runtime */
+    const char *expected;           /* the finding it must produce; NULL for the clean program */
+    const char *extra[3];           /* extra zc trace options */
+    void (*more)(const cJSON *doc); /* further checks of the document, or NULL */
 } planted;
 
 static cJSON *read_json(const char *path)
@@ -75,6 +76,18 @@ static int has_finding(const cJSON *doc, const char *key)
     return 0;
 }
 
+static const cJSON *finding(const cJSON *doc, const char *key)
+{
+    const cJSON *f;
+    cJSON_ArrayForEach(f, cJSON_GetObjectItem(doc, "findings"))
+    {
+        const cJSON *k = cJSON_GetObjectItem(f, "key");
+        if (cJSON_IsString(k) && strcmp(k->valuestring, key) == 0)
+            return f;
+    }
+    return NULL;
+}
+
 static void check(const planted *p)
 {
     cJSON *doc = trace(p);
@@ -82,6 +95,16 @@ static void check(const planted *p)
         fail_msg("planted %s: not traced: %s", p->name,
                  cJSON_GetStringValue(cJSON_GetObjectItem(doc, "why_not_traced")));
     assert_true(cJSON_IsTrue(cJSON_GetObjectItem(doc, "complete")));
+    /* Every planted program launches kernels: their arguments must have been read, or the
+     * managed and mapped findings fall back to call counts. */
+    const cJSON *args = cJSON_GetObjectItem(doc, "kernel_arguments");
+    if (!cJSON_IsTrue(cJSON_GetObjectItem(args, "seen")))
+        fail_msg("planted %s: kernel arguments not seen (inspected %d, failed %d)", p->name,
+                 cJSON_GetObjectItem(args, "inspected")
+                     ? cJSON_GetObjectItem(args, "inspected")->valueint
+                     : -1,
+                 cJSON_GetObjectItem(args, "failed") ? cJSON_GetObjectItem(args, "failed")->valueint
+                                                     : -1);
     int findings = cJSON_GetArraySize(cJSON_GetObjectItem(doc, "findings"));
     if (p->expected == NULL) {
         if (findings != 0)
@@ -94,33 +117,40 @@ static void check(const planted *p)
                  "above)",
                  p->name, p->expected, findings);
     }
+    if (p->more != NULL)
+        p->more(doc);
     cJSON_Delete(doc);
 }
 
 static void test_clean(void **state)
 {
     (void)state;
-    check(&(planted){"clean", ZC_PLANTED_CLEAN, "statically", NULL, {NULL}});
+    check(&(planted){"clean", ZC_PLANTED_CLEAN, "statically", NULL, {NULL}, NULL});
 }
 
 static void test_pageable(void **state)
 {
     (void)state;
-    check(&(planted){"pageable", ZC_PLANTED_PAGEABLE, "statically", "pageable_transfers", {NULL}});
+    check(&(planted){
+        "pageable", ZC_PLANTED_PAGEABLE, "statically", "pageable_transfers", {NULL}, NULL});
 }
 
 static void test_small_copies(void **state)
 {
     (void)state;
     check(&(planted){
-        "small_copies", ZC_PLANTED_SMALL_COPIES, "dynamically", "small_transfers", {NULL}});
+        "small_copies", ZC_PLANTED_SMALL_COPIES, "dynamically", "small_transfers", {NULL}, NULL});
 }
 
 static void test_sync_copies(void **state)
 {
     (void)state;
-    check(&(planted){
-        "sync_copies", ZC_PLANTED_SYNC_COPIES, "statically", "sync_copies_serialize", {NULL}});
+    check(&(planted){"sync_copies",
+                     ZC_PLANTED_SYNC_COPIES,
+                     "statically",
+                     "sync_copies_serialize",
+                     {NULL},
+                     NULL});
 }
 
 static void test_hostalloc_loop(void **state)
@@ -130,14 +160,15 @@ static void test_hostalloc_loop(void **state)
                      ZC_PLANTED_HOSTALLOC_LOOP,
                      "dynamically",
                      "pinned_alloc_in_loop",
-                     {NULL}});
+                     {NULL},
+                     NULL});
 }
 
 static void test_managed_faults(void **state)
 {
     (void)state;
     check(&(planted){
-        "managed_faults", ZC_PLANTED_MANAGED_FAULTS, "statically", "managed_faults", {NULL}});
+        "managed_faults", ZC_PLANTED_MANAGED_FAULTS, "statically", "managed_faults", {NULL}, NULL});
 }
 
 static void test_over_pinning(void **state)
@@ -148,14 +179,93 @@ static void test_over_pinning(void **state)
                      ZC_PLANTED_OVER_PINNING,
                      "dynamically",
                      "over_pinning",
-                     {"--ram", "1536M", NULL}});
+                     {"--ram", "1536M", NULL},
+                     NULL});
+}
+
+static void mapped_reread_names_its_kernel(const cJSON *doc)
+{
+    const cJSON *f = finding(doc, "mapped_memory_reads");
+    const char *evidence = cJSON_GetStringValue(cJSON_GetObjectItem(f, "evidence"));
+    assert_non_null(evidence);
+    if (strstr(evidence, "reread") == NULL)
+        fail_msg("mapped_memory_reads should name the kernel reread: %s", evidence);
+    /* The 4 MiB buffer the kernel was given, and nothing else. */
+    assert_true(cJSON_GetObjectItem(f, "bytes")->valuedouble == 4.0 * 1024 * 1024);
 }
 
 static void test_mapped_reread(void **state)
 {
     (void)state;
+    check(&(planted){"mapped_reread",
+                     ZC_PLANTED_MAPPED_REREAD,
+                     "dynamically",
+                     "mapped_memory_reads",
+                     {NULL},
+                     mapped_reread_names_its_kernel});
+}
+
+static void test_startup_pinning(void **state)
+{
+    (void)state;
+    /* Eight pinned buffers at start-up: no finding at all, pinned_alloc_in_loop least. */
     check(&(planted){
-        "mapped_reread", ZC_PLANTED_MAPPED_REREAD, "dynamically", "mapped_memory_reads", {NULL}});
+        "startup_pinning", ZC_PLANTED_STARTUP_PINNING, "statically", NULL, {NULL}, NULL});
+}
+
+static void managed_mixed_names_the_unprefetched(const cJSON *doc)
+{
+    const cJSON *f = finding(doc, "managed_faults");
+    const char *evidence = cJSON_GetStringValue(cJSON_GetObjectItem(f, "evidence"));
+    assert_non_null(evidence);
+    if (strstr(evidence, "touch_unprefetched") == NULL || strstr(evidence, "touch_prefetched"))
+        fail_msg("managed_faults should name touch_unprefetched only: %s", evidence);
+    assert_int_equal(cJSON_GetObjectItem(f, "count")->valueint, 1);
+    assert_true(cJSON_GetObjectItem(f, "bytes")->valuedouble == 32.0 * 1024 * 1024);
+}
+
+static void test_managed_mixed(void **state)
+{
+    (void)state;
+    check(&(planted){"managed_mixed",
+                     ZC_PLANTED_MANAGED_MIXED,
+                     "dynamically",
+                     "managed_faults",
+                     {NULL},
+                     managed_mixed_names_the_unprefetched});
+}
+
+static void test_mapped_copied(void **state)
+{
+    (void)state;
+    /* Registered with the mapped flag, only copied: no note that kernels read it. */
+    check(&(planted){"mapped_copied", ZC_PLANTED_MAPPED_COPIED, "statically", NULL, {NULL}, NULL});
+}
+
+static void children_reported_one_by_one(const cJSON *doc)
+{
+    assert_int_equal(cJSON_GetObjectItem(doc, "processes")->valueint, 3);
+    const cJSON *list = cJSON_GetObjectItem(doc, "process_list");
+    assert_int_equal(cJSON_GetArraySize(list), 3);
+    int with_copies = 0;
+    const cJSON *p;
+    cJSON_ArrayForEach(p, list)
+    {
+        assert_true(cJSON_IsTrue(cJSON_GetObjectItem(p, "complete")));
+        with_copies += cJSON_GetObjectItem(p, "copies")->valueint > 0;
+    }
+    assert_int_equal(with_copies, 3);
+}
+
+static void test_children(void **state)
+{
+    (void)state;
+    check(&(planted){"children",
+                     ZC_PLANTED_CHILDREN,
+                     "dynamically",
+                     "pageable_transfers",
+                     {NULL},
+                     children_reported_one_by_one});
 }
 
 /* Another CUDA tool that injects itself (compute-sanitizer, Nsight) would be displaced by zc
@@ -186,10 +296,12 @@ int main(void)
         return ZC_TEST_SKIP;
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_clean),          cmocka_unit_test(test_pageable),
-        cmocka_unit_test(test_small_copies),   cmocka_unit_test(test_sync_copies),
-        cmocka_unit_test(test_hostalloc_loop), cmocka_unit_test(test_managed_faults),
-        cmocka_unit_test(test_over_pinning),   cmocka_unit_test(test_mapped_reread),
+        cmocka_unit_test(test_clean),           cmocka_unit_test(test_pageable),
+        cmocka_unit_test(test_small_copies),    cmocka_unit_test(test_sync_copies),
+        cmocka_unit_test(test_hostalloc_loop),  cmocka_unit_test(test_managed_faults),
+        cmocka_unit_test(test_over_pinning),    cmocka_unit_test(test_mapped_reread),
+        cmocka_unit_test(test_startup_pinning), cmocka_unit_test(test_managed_mixed),
+        cmocka_unit_test(test_mapped_copied),   cmocka_unit_test(test_children),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
