@@ -65,6 +65,10 @@ traced planted-hostalloc_loop pinned_alloc_in_loop -- "$bin/trace_planted_hostal
 traced planted-managed_faults managed_faults -- "$bin/trace_planted_managed_faults"
 traced planted-over_pinning over_pinning --ram 1536M -- "$bin/trace_planted_over_pinning"
 traced planted-mapped_reread mapped_memory_reads -- "$bin/trace_planted_mapped_reread"
+traced planted-startup_pinning none -- "$bin/trace_planted_startup_pinning"
+traced planted-managed_mixed managed_faults -- "$bin/trace_planted_managed_mixed"
+traced planted-mapped_copied none -- "$bin/trace_planted_mapped_copied"
+traced planted-children pageable_transfers -- "$bin/trace_planted_children"
 
 echo "## zc trace on pitfall demonstrations" | tee -a "$text"
 traced zc-on-demo-pageable-copy pageable_transfers -- "$demos" pageable-copy

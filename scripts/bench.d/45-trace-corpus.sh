@@ -29,6 +29,9 @@ status=0
 
 while IFS=$'\t' read -r name tree repo path extra args expected what; do
   case "$name" in '#'* | '') continue ;; esac
+  # "-" stands for an empty field (read would run two tabs together).
+  [ "$extra" = - ] && extra=
+  [ "$args" = - ] && args=
   dir=$corpus/$tree
   src=$dir/$path
   rc=-
@@ -63,6 +66,7 @@ out = sys.argv[1]
 rows, right = [], 0
 for line in open(os.path.join(out, "rows.tsv")):
     name, repo, path, args, expected, what, rc, outcome = line.rstrip("\n").split("\t")
+    args = "" if args == "-" else args
     want = set() if expected == "none" else {k for k in expected.split(",") if not k.endswith("?")}
     maybe = {k[:-1] for k in expected.split(",") if k.endswith("?")}
     doc, found, traced = None, None, False
