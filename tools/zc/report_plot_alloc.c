@@ -249,12 +249,20 @@ static void zc__plot_model(const zc_profile *p, zc_report_plot *plot)
     struct {
         const char *name;
         double fixed, per_mib;
+        zc_profile_field field;
     } kinds[] = {
-        {"cudaHostAlloc (pinned)", p->alloc_pinned_fixed_us, p->alloc_pinned_us_per_mib},
-        {"cudaHostRegister", p->register_fixed_us, p->register_us_per_mib},
-        {"cudaMallocManaged", 0.0, p->alloc_managed_us_per_mib},
-        {"cudaMalloc", 0.0, p->alloc_device_us_per_mib},
+        {"cudaHostAlloc (pinned)", p->alloc_pinned_fixed_us, p->alloc_pinned_us_per_mib,
+         ZC_PF_ALLOC_PINNED_US_PER_MIB},
+        {"cudaHostRegister", p->register_fixed_us, p->register_us_per_mib,
+         ZC_PF_REGISTER_US_PER_MIB},
+        {"cudaMallocManaged", 0.0, p->alloc_managed_us_per_mib, ZC_PF_ALLOC_MANAGED_US_PER_MIB},
+        {"cudaMalloc", 0.0, p->alloc_device_us_per_mib, ZC_PF_ALLOC_DEVICE_US_PER_MIB},
     };
+    /* An assumed figure is not plotted under "from the measured costs". */
+    for (int i = 0; i < 4; i++) {
+        if (p->origin[kinds[i].field] == ZC_ORIGIN_ASSUMED)
+            kinds[i].per_mib = 0.0;
+    }
     snprintf(plot->caption, sizeof plot->caption,
              "Allocation cost from the profile's fixed and per-MiB figures (a straight-line "
              "model, not measured points). Pinning is expensive: allocate pinned buffers once "
