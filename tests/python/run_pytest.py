@@ -38,6 +38,9 @@ def main():
     p.add_argument("--suite", choices=("cpu", "gpu"), required=True)
     p.add_argument("files", nargs="+")
     a = p.parse_args()
+    for name in ("library", "package", "layout", "work"):
+        if getattr(a, name):
+            setattr(a, name, os.path.abspath(getattr(a, name)))
 
     # Nothing written into the source tree: no __pycache__, no .pytest_cache.
     sys.dont_write_bytecode = True

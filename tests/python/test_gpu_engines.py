@@ -19,6 +19,7 @@ def test_info_describes_every_gpu(gpu):
     assert zerocopy.info(device=0).devices[0].pci_bus_id == d.pci_bus_id
 
 
+@pytest.mark.skipif(SANITIZER, reason="the bench engine has its own tests under the sanitizer")
 def test_bench_one_case(gpu):
     run = zerocopy.bench("copy.h2d.pinned", mode="quick", sizes="1M", device=gpu)
     r = run.result("copy.h2d.pinned")
@@ -36,6 +37,7 @@ def test_advise_measures_this_machine(gpu):
     assert len(a.ranked) >= 5
 
 
+@pytest.mark.skipif(SANITIZER, reason="the advise runner has its own tests under the sanitizer")
 def test_measure_one_technique(gpu):
     m = zerocopy.measure("pinned", size="64K", transfers=100, device=gpu, max_seconds=0.05)
     assert m.verified and m.per_transfer_us > 0
