@@ -181,8 +181,8 @@ static void zc__explain(const zc_stream_workload *w, const zc_stream_advice *a, 
                        top->in_flight, top->gpu_blocks);
     else
         len = snprintf(out, size,
-                       "%s: %.3g GB/s of input (%.3g frames/s) with %u frames in flight and %u "
-                       "GPU blocks; one frame alone takes %.3g us (p50)",
+                       "%s: %.3g GB/s of input (%.3g frames/s) with %u in flight and %u GPU "
+                       "blocks; one frame alone takes %.3g us (p50)",
                        name, top->gbps, top->max_hz, top->in_flight, top->gpu_blocks, top->p50_us);
     if (len < 0 || (size_t)len >= size)
         return;

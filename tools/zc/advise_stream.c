@@ -86,6 +86,12 @@ int zc_cli_profile_add_stream_file(zc_profile *profile, const char *path)
         cJSON_Delete(doc);
         return ZC_EXIT_OK;
     }
+    const cJSON *device =
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "device"), "name");
+    if (profile->device_name[0] == '\0' && cJSON_IsString(device))
+        snprintf(profile->device_name, sizeof profile->device_name, "%s", device->valuestring);
+    if (profile->source[0] == '\0')
+        snprintf(profile->source, sizeof profile->source, "zc stream results (%s, ...)", path);
     size_t added = 0;
     const cJSON *run;
     cJSON_ArrayForEach(run, cJSON_GetObjectItemCaseSensitive(doc, "runs"))
