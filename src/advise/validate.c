@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "zerocopy/device.h"
 
 ZC_EXTERN void zc_validation_config_init(zc_validation_config *config_p)
 {
@@ -101,13 +102,22 @@ ZC_EXTERN zc_status zc_advise_validate(const zc_profile *profile,
         return ZC_FAIL(ZC_ERR_INVALID_ARG,
                        "zc_advise_validate: %g seconds per run, more than 0 and at most 60 allowed",
                        config->seconds_per_run);
+    /* No GPU, no validation: said at once (as zc_device_count says why), not as a table of
+     * failed runs. */
+    int devices = 0;
+    zc_status st = zc_device_count(&devices);
+    if (st != ZC_OK)
+        return st;
+    if (config->device < 0 || config->device >= devices)
+        return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_advise_validate: GPU %d of %d", config->device,
+                       devices);
     /* The CPU's part of each transfer is priced at the host write rate; zc bench does not
      * measure it, so a profile that only assumes it gets it measured here, on the machine
      * being validated, the way the runner fills (a CPU-only figure, not a second bench). */
     zc_profile local = *profile;
     if (local.origin[ZC_PF_HOST_WRITE_GBPS] != ZC_ORIGIN_MEASURED) {
         double gbps = 0.0;
-        zc_status st = zc_advise_measure_host_write(&gbps);
+        st = zc_advise_measure_host_write(&gbps);
         if (st != ZC_OK)
             return st;
         (void)zc_profile_set(&local, ZC_PF_HOST_WRITE_GBPS, gbps, ZC_ORIGIN_MEASURED);

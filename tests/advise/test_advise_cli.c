@@ -6,6 +6,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "zerocopy/device.h"
+
 #define H200 ZC_ADVISE_FIXTURES "/h200.profile.json"
 
 static void test_json_ranking(void **state)
@@ -78,12 +80,68 @@ static void test_bad_input(void **state)
     zc_test_output_free(&r);
 }
 
+/* Without a GPU, --validate says so and exits 3 before measuring anything; the outputs' folder
+ * is checked first. On a machine with a GPU this test has nothing to check here (the GPU tests
+ * validate) and skips. */
+static void test_validate_needs_a_gpu(void **state)
+{
+    (void)state;
+    int count = 0;
+    if (zc_device_count(&count) == ZC_OK && count > 0)
+        skip();
+    char dir[] = "/tmp/zc-advise-validate-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    zc_test_output r;
+    zc_test_run_zc((const char *[]){"advise", "--validate", "--profile", H200, "--out", dir,
+                                    "--rounds", "2", NULL},
+                   NULL, &r);
+    assert_int_equal(r.exit_code, 3);
+    zc_test_output_free(&r);
+    zc_test_run_zc((const char *[]){"advise", "--validate", "--rounds", "17", NULL}, NULL, &r);
+    assert_int_equal(r.exit_code, 2);
+    assert_non_null(strstr(r.err, "--rounds"));
+    zc_test_output_free(&r);
+    char path[512];
+    snprintf(path, sizeof path, "%s/validation.md", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/validation.json", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
+/* Stream advice from the committed H200 zc stream runs, through the command line. */
+static void test_stream_advice(void **state)
+{
+    (void)state;
+    zc_test_output r;
+    zc_test_run_zc(
+        (const char *[]){"advise", "--stream",
+                         ZC_ADVISE_FIXTURES
+                         "/../../bench/results/h200-20261201/engine/stream_latency_4k.json",
+                         "--frame", "4K", "--frame-rate", "1000", "--json", "-", NULL},
+        NULL, &r);
+    if (r.exit_code != 0)
+        fail_msg("exit %d, stderr: %s", r.exit_code, r.err);
+    cJSON *doc = cJSON_Parse(r.out);
+    assert_non_null(doc);
+    assert_string_equal(cJSON_GetObjectItem(doc, "schema")->valuestring,
+                        "zerocopy.stream-advice/1");
+    assert_string_equal(cJSON_GetObjectItem(doc, "recommendation")->valuestring, "zerocopy-ll");
+    assert_string_equal(cJSON_GetObjectItem(doc, "device_name")->valuestring, "NVIDIA H200");
+    cJSON_Delete(doc);
+    zc_test_output_free(&r);
+    zc_test_run_zc((const char *[]){"advise", "--frame", "4K", NULL}, NULL, &r);
+    assert_int_equal(r.exit_code, 2);
+    assert_non_null(strstr(r.err, "--stream"));
+    zc_test_output_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_json_ranking),
-        cmocka_unit_test(test_text_and_workload_file),
-        cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_json_ranking),  cmocka_unit_test(test_text_and_workload_file),
+        cmocka_unit_test(test_bad_input),     cmocka_unit_test(test_validate_needs_a_gpu),
+        cmocka_unit_test(test_stream_advice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
