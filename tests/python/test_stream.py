@@ -65,8 +65,10 @@ def test_complex_samples_are_filtered_apart():
 def test_push_and_pull_by_hand_from_two_threads():
     x = signal(200000, 4)
     out = []
+    # A long timeout: the producer waits for the consumer thread, which a busy machine may
+    # leave unscheduled for a while.
     with zerocopy.Stream(TAPS, mode="cpu", frame_samples=512, lanes=2, in_flight=2,
-                         queue_max_bytes=4 * 512 * 4) as s:
+                         queue_max_bytes=4 * 512 * 4, timeout=20.0) as s:
 
         def consume():
             while True:
