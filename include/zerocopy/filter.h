@@ -44,7 +44,7 @@ typedef struct zc_filter_config {
     zc_ring_protocol protocol;  /* zerocopy: FLAG or LL */
     zc_ring_full_policy policy; /* zerocopy: when the GPU falls behind, wait or drop */
     uint32_t gpu_blocks;        /* zerocopy: persistent blocks (0: one per 256 values of a
-                                   frame, samples x channels, up to one per SM) */
+                                   frame, samples x channels, up to half the SMs) */
     uint64_t timeout_ns;        /* longest wait of any call (default 2 s) */
     uint64_t watchdog_ns;       /* zerocopy: kernel ends when the host is silent this long */
 } zc_filter_config;

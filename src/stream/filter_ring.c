@@ -19,9 +19,11 @@ static zc_status zc__ring_setup(zc_filter *f)
     ZC_CUDA_RETURN(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, c->device));
     uint32_t blocks = c->gpu_blocks;
     if (blocks == 0) {
+        /* At most half the SMs: 1 MiB FLAG frames, 16 in flight, moved 28.9 GB/s through 66
+         * blocks and 18.0 through 132 on the H200 (bench/results/h200-20261202). */
         blocks = (f->shape.words + ZC__FIR_THREADS - 1) / ZC__FIR_THREADS;
-        if (blocks > (uint32_t)sms)
-            blocks = (uint32_t)sms;
+        if (blocks > (uint32_t)(sms + 1) / 2)
+            blocks = (uint32_t)(sms + 1) / 2;
     }
     zc_ring_config rc;
     zc_ring_config_init(&rc);

@@ -55,7 +55,7 @@ static void zc__stream_help(void)
            "  --frame-samples N    samples per frame per channel (default 1024)\n"
            "  --in-flight N        frames outstanding at most, per GPU (default 1)\n"
            "  --gpu-blocks N       zerocopy: persistent blocks (default one per 256 values,\n"
-           "                       samples x channels, at most one per SM)\n"
+           "                       samples x channels, at most half the SMs)\n"
            "  --policy wait|drop   when the GPU falls behind (default wait; paced runs drop)\n"
            "  --source S           as SOURCE\n"
            "  --format F           raw input: f32 (default), s16, u8, or cf32, cs16, cu8 for\n"
