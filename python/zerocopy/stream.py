@@ -263,17 +263,22 @@ class Stream:
         for start in range(0, arr.size, step):
             piece = arr[start : start + step]
             while piece.size:
+                timed_out = None
                 try:
                     taken = self.push(piece)
                 except Error as e:
                     if getattr(e, "accepted", None) is None or e.status != _ERR_TIMEOUT:
                         raise
-                    taken = e.accepted  # the output queue was full: pull, then push the rest
+                    taken, timed_out = e.accepted, e  # the output queue was full: pull first
                 piece = piece[taken * self.channels :]
+                pulled = 0
                 got = self.pull(timeout=0)
                 while got is not None and got.size:
                     outs.append(got.copy())
+                    pulled += got.size
                     got = self.pull(timeout=0)
+                if timed_out is not None and taken == 0 and pulled == 0:
+                    raise timed_out  # neither side moves: the lanes are stuck
         self.flush()
         while True:
             got = self.pull()
