@@ -14,7 +14,17 @@ docs/python.md is the guide.
 from . import _lib
 from ._common import Stats, stats
 from ._version import __version__
-from .advise import Advice, Measurement, Prediction, Profile, advise, measure, measure_profile
+from .advise import (
+    Advice,
+    Measurement,
+    Prediction,
+    Profile,
+    StreamAdvice,
+    advise,
+    advise_stream,
+    measure,
+    measure_profile,
+)
 from .bench import bench
 from .bench import cases as bench_cases
 from .bench import method as bench_method

@@ -221,6 +221,13 @@ _OPTIONAL = {
         c_status,
         [c_int, c_enum, S.BENCH_PROGRESS_FN, c_void_p, c_void_p, c_char_p, c_size_t],
     ),
+    # stream advice: which zc stream mode for a frame size and a rate
+    "zc_stream_option_name": (c_status, [c_int, c_int, c_char_p, c_size_t]),
+    "zc_stream_advise": (
+        c_status,
+        [c_void_p, _P(S.zc_stream_workload), _P(S.zc_stream_advice)],
+    ),
+    "zc_profile_add_stream": (c_status, [c_void_p, _P(S.zc_stream_point)]),
     # the one-second calibration of older libraries
     "zc_advise_calibrate": (c_status, [c_int, c_void_p]),
 }

@@ -277,6 +277,50 @@ class zc_profile(Structure):
     ]
 
 
+class zc_stream_point(Structure):
+    _fields_ = [
+        ("mode", c_int),
+        ("protocol", c_int),
+        ("frame_bytes", c_size_t),
+        ("in_flight", c_uint),
+        ("gpu_blocks", c_uint),
+        ("p50_us", c_double),
+        ("p99_us", c_double),
+        ("gbps", c_double),
+    ]
+
+
+class zc_stream_workload(Structure):
+    _fields_ = [("frame_bytes", c_size_t), ("rate_hz", c_double)]
+
+
+class zc_stream_option(Structure):
+    _fields_ = [
+        ("mode", c_int),
+        ("protocol", c_int),
+        ("usable", c_int),
+        ("gpu_blocks", c_uint),
+        ("in_flight", c_uint),
+        ("p50_us", c_double),
+        ("p99_us", c_double),
+        ("gbps", c_double),
+        ("max_hz", c_double),
+        ("meets_rate", c_int),
+        ("nearest_bytes", c_size_t),
+    ]
+
+
+STREAM_OPTION_MAX = 16
+
+
+class zc_stream_advice(Structure):
+    _fields_ = [
+        ("ranked", zc_stream_option * STREAM_OPTION_MAX),
+        ("count", c_size_t),
+        ("explanation", c_char * 512),
+    ]
+
+
 class zc_workload(Structure):
     _fields_ = [
         ("bytes", c_size_t),
@@ -420,6 +464,10 @@ ALL = {
         zc_bench_method,
         zc_curve,
         zc_profile,
+        zc_stream_point,
+        zc_stream_workload,
+        zc_stream_option,
+        zc_stream_advice,
         zc_workload,
         zc_prediction,
         zc_recommendation,

@@ -122,6 +122,39 @@ class Profile:
         c = self._curve(kind, direction)
         return [(c.bytes[i], c.gbps[i]) for i in range(c.count)]
 
+    # -- zc stream runs, for stream advice -----------------------------------------------
+    def add_stream_run(self, mode, frame_bytes, p50_us, p99_us, gbps, protocol="ll", in_flight=1,
+                       gpu_blocks=0):
+        """zc_profile_add_stream: one measured run of a stream mode at one frame size."""
+        if not _lib.has("zc_profile_add_stream"):
+            raise _unsupported("zc_profile_add_stream", "Profile.add_stream_run")
+        from .stream import _PROTOCOLS, mode_value
+
+        point = S.zc_stream_point()
+        point.mode = mode_value(mode)
+        point.protocol = _PROTOCOLS[str(protocol).lower()] if point.mode == 0 else 0
+        point.frame_bytes = _size(frame_bytes)
+        point.in_flight = int(in_flight)
+        point.gpu_blocks = int(gpu_blocks)
+        point.p50_us, point.p99_us, point.gbps = float(p50_us), float(p99_us), float(gbps)
+        call("zc_profile_add_stream", self._ptr(), byref(point))
+
+    def add_stream(self, stream):
+        """Add what a finished zerocopy.Stream measured (its mode, frame size, latency, GB/s)."""
+        st = stream.stats()
+        c = stream._config
+        lane = st.lanes[0] if st.lanes else None
+        self.add_stream_run(
+            stream.mode,
+            stream.frame_samples * stream.channels * 4,
+            st.latency_us.median,
+            st.latency_us.p99,
+            st.gb_per_s,
+            protocol="ll" if c.protocol == 1 else "flag",
+            in_flight=c.in_flight,
+            gpu_blocks=lane.gpu_blocks if lane else 0,
+        )
+
     # -- whole profiles ------------------------------------------------------------------
     def copy(self):
         other = Profile()
@@ -314,3 +347,63 @@ def measure(technique, size=4096, transfers=1000, rate_hz=0.0, direction="h2d", 
         total_us=m.total_us,
         verified=bool(m.verified),
     )
+
+
+@dataclass(frozen=True)
+class StreamOption:
+    name: str  # "zerocopy-ll", "mapped-launch", ... as zc stream names its runs
+    usable: bool
+    gpu_blocks: int
+    in_flight: int
+    p50_us: float
+    p99_us: float
+    gbps: float
+    max_hz: float
+    meets_rate: bool
+    nearest_bytes: int
+
+
+@dataclass(frozen=True)
+class StreamAdvice:
+    frame_bytes: int
+    rate_hz: float
+    ranked: list
+    explanation: str
+
+    @property
+    def best(self):
+        return self.ranked[0]
+
+
+def advise_stream(frame_bytes, rate_hz=0.0, profile=None):
+    """zc_stream_advise: rank the stream modes for frames of frame_bytes arriving at rate_hz
+    (0: as fast as possible) from the profile's stream runs (Profile.add_stream)."""
+    if not _lib.has("zc_stream_advise"):
+        raise _unsupported("zc_stream_advise", "advise_stream")
+    if profile is None:
+        raise ValueError("zerocopy: advise_stream needs a Profile holding stream runs")
+    w = S.zc_stream_workload()
+    w.frame_bytes = _size(frame_bytes)
+    w.rate_hz = float(rate_hz)
+    advice = S.zc_stream_advice()
+    call("zc_stream_advise", profile._ptr(), byref(w), byref(advice))
+    ranked = []
+    name = ctypes.create_string_buffer(64)
+    for o in advice.ranked[: advice.count]:
+        call("zc_stream_option_name", o.mode, o.protocol, name, 64)
+        ranked.append(
+            StreamOption(
+                name=_lib.text(name.value),
+                usable=bool(o.usable),
+                gpu_blocks=o.gpu_blocks,
+                in_flight=o.in_flight,
+                p50_us=o.p50_us,
+                p99_us=o.p99_us,
+                gbps=o.gbps,
+                max_hz=o.max_hz,
+                meets_rate=bool(o.meets_rate),
+                nearest_bytes=o.nearest_bytes,
+            )
+        )
+    return StreamAdvice(frame_bytes=w.frame_bytes, rate_hz=w.rate_hz, ranked=ranked,
+                        explanation=_lib.text(advice.explanation))

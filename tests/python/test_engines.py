@@ -84,3 +84,25 @@ def test_advise_refuses_a_bad_workload_or_profile():
     assert "pinned" in info.value.detail or "launch" in info.value.detail
     with pytest.raises(KeyError):
         empty["no_such_figure"]
+
+
+def test_stream_advice_from_runs_measured_here():
+    if not zerocopy._lib.has("zc_stream_advise"):
+        pytest.skip("this libzerocopy has no stream advice")
+    import numpy as np
+
+    taps = zerocopy.fir_lowpass(0.1, 33)
+    p = zerocopy.Profile("this CPU")
+    with pytest.raises(zerocopy.NotFoundError):
+        zerocopy.advise_stream(4096, profile=p)  # no stream run yet
+    with zerocopy.Stream(taps, mode="cpu", frame_samples=1024) as s:
+        s.process(np.zeros(1024 * 50, np.float32))
+        p.add_stream(s)  # a run measured just now, in the cpu mode
+    p.add_stream_run("zerocopy", 4096, p50_us=5.0, p99_us=6.0, gbps=0.8, protocol="ll")
+    a = zerocopy.advise_stream(4096, rate_hz=1000.0, profile=p)
+    names = [o.name for o in a.ranked]
+    assert "cpu" in names and "zerocopy-ll" in names and len(names) == len(set(names))
+    usable = [o for o in a.ranked if o.usable]
+    assert {o.name for o in usable} == {"cpu", "zerocopy-ll"}
+    assert a.ranked[0].usable and a.explanation
+    assert all(o.nearest_bytes == 4096 for o in usable)
