@@ -144,3 +144,16 @@ def test_cupy_reads_device_mapped_and_pinned_memory(cupy):
     pinned = zerocopy.empty((1000,), "float32", kind="pinned", flags="mapped")
     np.asarray(pinned)[:] = 0.5
     assert float(cupy.from_dlpack(pinned.device_view()).sum()) == 500.0
+
+
+def test_torch_is_told_cpu_for_pinned_and_cuda_for_managed(gpu):
+    # What torch.from_dlpack (module torch.utils.dlpack) is told, without torch: the same call
+    # made from code whose module bears that name.
+    as_torch = {"__name__": "torch.utils.dlpack"}
+    pinned = zerocopy.empty((256,), "float32", kind="pinned")
+    managed = zerocopy.empty((256,), "float32", kind="managed")
+    assert pinned.__dlpack_device__() == (3, 0)
+    assert eval("buf.__dlpack_device__()", as_torch, {"buf": pinned}) == (1, 0)
+    assert eval("buf.__dlpack_device__()", as_torch, {"buf": managed}) == (2, gpu)
+    arr = np.from_dlpack(pinned)  # numpy takes kDLCUDAHost as host memory
+    assert arr.ctypes.data == pinned.host_ptr
