@@ -37,7 +37,7 @@ size_t zc__sm_sizes(const zc_bench_ctx *ctx, const size_t **sizes_p);
 size_t zc__sm_one_size(const zc_bench_ctx *ctx);
 size_t zc__sm_launches(const zc_bench_ctx *ctx, size_t bytes, int device);
 zc_status zc__verify_host_dst(zc_bench_ctx *ctx, const char *key, const char *what,
-                              zc__host_kind kind, void *p, size_t bytes, uint32_t seed);
+                              zc_buffer_kind kind, void *p, size_t bytes, uint32_t seed);
 
 int zc__can_copy(const zc_bench_ctx *ctx, const zc__bench_case *self, char *reason, size_t n);
 int zc__can_map(const zc_bench_ctx *ctx, const zc__bench_case *self, char *reason, size_t n);

@@ -8,6 +8,7 @@
 #include <cuda_runtime_api.h>
 
 #include "zerocopy/bench.h"
+#include "zerocopy/buffer.h"
 #include "zerocopy/device.h"
 
 #define ZC__BENCH_STREAMS    4
@@ -18,16 +19,8 @@
  * driver's queue, so that queuing never blocks the host while the gate holds the GPU. */
 #define ZC__BENCH_QUEUE_MAX  128
 
-/* How host memory for a technique is obtained, exactly as a user would hand-roll it. */
-typedef enum zc__host_kind {
-    ZC__HOST_PAGEABLE = 0,       /* malloc, pages touched */
-    ZC__HOST_PINNED = 1,         /* cudaHostAlloc(cudaHostAllocDefault) */
-    ZC__HOST_WRITE_COMBINED = 2, /* cudaHostAlloc(cudaHostAllocWriteCombined | Mapped) */
-    ZC__HOST_REGISTERED = 3,     /* aligned malloc + cudaHostRegister(cudaHostRegisterMapped) */
-    ZC__HOST_MAPPED = 4,         /* cudaHostAlloc(cudaHostAllocMapped) */
-    ZC__HOST_KINDS = 5
-} zc__host_kind;
-
+/* Memory the cases use: of a zc_buffer_kind, from the exact call a user would hand-roll
+ * (src/mem/exact.h), kept for the next case that needs as much or less. */
 typedef struct zc__buffer {
     void *ptr;
     size_t bytes;
@@ -58,7 +51,7 @@ struct zc_bench_ctx {
     int gate_open;                /* 1 while a gate kernel may be waiting */
     uint32_t *d_slots;            /* device: ZC__BENCH_SLOTS checksum slots */
     unsigned long long *d_report; /* device: verification report (count, first bad) */
-    zc__buffer host[ZC__HOST_KINDS][ZC__BENCH_HOST_SLOTS];
+    zc__buffer host[ZC_BUFFER_KIND_COUNT][ZC__BENCH_HOST_SLOTS];
     zc__buffer device[2];
     uint64_t rng;
     size_t case_total;
@@ -97,7 +90,7 @@ int zc__bench_corrupt(const zc_bench_ctx *ctx, const char *key);
 void zc__bench_tick(zc_bench_ctx *ctx, size_t done, size_t total);
 
 /* A host buffer of a kind, at least bytes long, kept by the context for the whole run. */
-zc_status zc__bench_host(zc_bench_ctx *ctx, zc__host_kind kind, int slot, size_t bytes,
+zc_status zc__bench_host(zc_bench_ctx *ctx, zc_buffer_kind kind, int slot, size_t bytes,
                          void **ptr_p);
 
 /* A device buffer (slot 0 or 1), kept by the context. */

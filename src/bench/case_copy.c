@@ -96,14 +96,14 @@ static zc_status zc__copy_sample_host(zc_bench_ctx *ctx, void *varg, size_t slot
 
 int zc__can_copy(const zc_bench_ctx *ctx, const zc__bench_case *self, char *reason, size_t n)
 {
-    zc__host_kind kind = (zc__host_kind)self->arg;
-    if (kind == ZC__HOST_REGISTERED && !ctx->info.host_register_supported) {
+    zc_buffer_kind kind = (zc_buffer_kind)self->arg;
+    if (kind == ZC_BUFFER_REGISTERED && !ctx->info.host_register_supported) {
         snprintf(reason, n,
                  "cudaHostRegister is not supported on this device "
                  "(hostRegisterSupported = 0)");
         return 0;
     }
-    if (kind != ZC__HOST_PAGEABLE && !ctx->info.can_map_host_memory) {
+    if (kind != ZC_BUFFER_PAGEABLE && !ctx->info.can_map_host_memory) {
         snprintf(reason, n, "the timing gate needs mapped host memory (canMapHostMemory = 0)");
         return 0;
     }
@@ -112,9 +112,9 @@ int zc__can_copy(const zc_bench_ctx *ctx, const zc__bench_case *self, char *reas
 
 /* Check a host destination: on the GPU when the CPU reads it slowly (write-combined). */
 zc_status zc__verify_host_dst(zc_bench_ctx *ctx, const char *key, const char *what,
-                              zc__host_kind kind, void *p, size_t bytes, uint32_t seed)
+                              zc_buffer_kind kind, void *p, size_t bytes, uint32_t seed)
 {
-    if (kind == ZC__HOST_WRITE_COMBINED) {
+    if (kind == ZC_BUFFER_WRITE_COMBINED) {
         void *dev = NULL;
         zc_status st = zc__bench_devptr(p, &dev);
         if (st != ZC_OK)
@@ -129,7 +129,7 @@ zc_status zc__verify_host_dst(zc_bench_ctx *ctx, const char *key, const char *wh
 
 zc_status zc__run_copy(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_result *res)
 {
-    zc__host_kind kind = (zc__host_kind)self->arg;
+    zc_buffer_kind kind = (zc_buffer_kind)self->arg;
     int dir = self->arg2;
     const char *key = self->info.key;
     const size_t *sizes;
@@ -154,7 +154,7 @@ zc_status zc__run_copy(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_r
         if ((st = zc__bench_device(ctx, 1, maxb, &a.d_src)) != ZC_OK)
             return st;
     }
-    int gated = kind != ZC__HOST_PAGEABLE;
+    int gated = kind != ZC_BUFFER_PAGEABLE;
     size_t target = zc__copy_target(ctx);
     for (size_t i = 0; i < nsizes; i++) {
         zc__bench_tick(ctx, i, nsizes);

@@ -47,7 +47,7 @@ zc_status zc__run_small_copy(zc_bench_ctx *ctx, const zc__bench_case *self, zc_b
     memset(&a, 0, sizeof a);
     a.dir = self->arg2;
     zc_status st;
-    if ((st = zc__bench_host(ctx, (zc__host_kind)self->arg, 0, 65536, &a.host)) != ZC_OK)
+    if ((st = zc__bench_host(ctx, (zc_buffer_kind)self->arg, 0, 65536, &a.host)) != ZC_OK)
         return st;
     if ((st = zc__bench_device(ctx, 0, 65536, &a.dev)) != ZC_OK)
         return st;
@@ -77,7 +77,7 @@ zc_status zc__run_small_copy(zc_bench_ctx *ctx, const zc__bench_case *self, zc_b
         if (st == ZC_OK)
             st = a.dir == ZC__DIR_H2D
                      ? zc__verify_device(ctx, key, "device destination", a.dev, b, seed)
-                     : zc__verify_host_dst(ctx, key, "host destination", (zc__host_kind)self->arg,
+                     : zc__verify_host_dst(ctx, key, "host destination", (zc_buffer_kind)self->arg,
                                            a.host, b, seed);
         if (st == ZC_OK)
             st = zc__add_seconds(res, "", b, NULL, 0, ZC_BENCH_LATENCY, (double)b, 1.0, seconds,
@@ -176,7 +176,7 @@ zc_status zc__run_roundtrip(zc_bench_ctx *ctx, const zc__bench_case *self, zc_be
     a.pageable = self->arg;
     a.bytes = 4096;
     a.key = self->info.key;
-    zc__host_kind kind = a.pageable ? ZC__HOST_PAGEABLE : ZC__HOST_PINNED;
+    zc_buffer_kind kind = a.pageable ? ZC_BUFFER_PAGEABLE : ZC_BUFFER_PINNED;
     zc_status st;
     if ((st = zc__bench_host(ctx, kind, 0, a.bytes, &a.h_in)) != ZC_OK ||
         (st = zc__bench_host(ctx, kind, 1, a.bytes, &a.h_out)) != ZC_OK ||
@@ -222,7 +222,7 @@ zc_status zc__run_chase(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_
     void *host = NULL, *dev = NULL;
     double *seconds = NULL;
     zc_status st;
-    if ((st = zc__bench_host(ctx, ZC__HOST_MAPPED, 1, bytes, &host)) != ZC_OK)
+    if ((st = zc__bench_host(ctx, ZC_BUFFER_MAPPED, 1, bytes, &host)) != ZC_OK)
         goto out;
     for (uint32_t i = 0; i < ZC__CHASE_NODES; i++)
         ((uint32_t *)host)[(size_t)i * sw] = next[i];

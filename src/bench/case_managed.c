@@ -7,6 +7,7 @@
 #include "bench/bench_cases.h"
 #include "core/error.h"
 #include "device/cuda_check.h"
+#include "mem/exact.h"
 
 static const size_t zc__managed_quick[] = {64u << 20};
 static const size_t zc__managed_default[] = {16u << 20, 256u << 20};
@@ -103,7 +104,7 @@ zc_status zc__run_managed(zc_bench_ctx *ctx, const zc__bench_case *self, zc_benc
     memset(&a, 0, sizeof a);
     a.what = self->arg;
     a.device = ctx->config.device;
-    ZC_CUDA_RETURN(cudaMallocManaged(&a.p, maxb, cudaMemAttachGlobal));
+    ZC_CHECK(zc__mem_exact_alloc(ZC_BUFFER_MANAGED, maxb, &a.p));
     zc_status st = ZC_OK;
     size_t skipped = 0;
     if (a.what == ZC__MANAGED_ADVISED) {
@@ -166,6 +167,6 @@ zc_status zc__run_managed(zc_bench_ctx *ctx, const zc__bench_case *self, zc_benc
                  "%zu size(s) left out: larger than a quarter of the GPU's free memory", skipped);
 out:
     (void)ZC_CUDA(cudaStreamSynchronize(ctx->streams[0]));
-    (void)ZC_CUDA(cudaFree(a.p));
+    zc__mem_exact_free(ZC_BUFFER_MANAGED, a.p);
     return st;
 }

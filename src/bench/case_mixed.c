@@ -55,7 +55,7 @@ zc_status zc__run_crossover(zc_bench_ctx *ctx, const zc__bench_case *self, zc_be
     zc__cross_arg a;
     memset(&a, 0, sizeof a);
     zc_status st;
-    if ((st = zc__bench_host(ctx, ZC__HOST_MAPPED, 0, maxb, &a.host)) != ZC_OK ||
+    if ((st = zc__bench_host(ctx, ZC_BUFFER_MAPPED, 0, maxb, &a.host)) != ZC_OK ||
         (st = zc__bench_devptr(a.host, &a.host_dev)) != ZC_OK ||
         (st = zc__bench_device(ctx, 0, maxb, &a.dev)) != ZC_OK)
         return st;
@@ -177,8 +177,8 @@ zc_status zc__run_overlap(zc_bench_ctx *ctx, const zc__bench_case *self, zc_benc
     memset(&a, 0, sizeof a);
     a.bytes = b;
     zc_status st;
-    if ((st = zc__bench_host(ctx, ZC__HOST_MAPPED, 0, b, &a.h_in)) != ZC_OK ||
-        (st = zc__bench_host(ctx, ZC__HOST_MAPPED, 1, b, &a.h_out)) != ZC_OK ||
+    if ((st = zc__bench_host(ctx, ZC_BUFFER_MAPPED, 0, b, &a.h_in)) != ZC_OK ||
+        (st = zc__bench_host(ctx, ZC_BUFFER_MAPPED, 1, b, &a.h_out)) != ZC_OK ||
         (st = zc__bench_devptr(a.h_in, &a.hd_in)) != ZC_OK ||
         (st = zc__bench_devptr(a.h_out, &a.hd_out)) != ZC_OK ||
         (st = zc__bench_device(ctx, 0, b, &a.d_in)) != ZC_OK ||

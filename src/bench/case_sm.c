@@ -185,7 +185,7 @@ static zc_status zc__sm_point(zc_bench_ctx *ctx, const char *key, zc_bench_resul
             else if (access == ZC__ACCESS_STRIDED)
                 st = zc__check_strided(key, host, a.bytes, stride, a.seed);
             else
-                st = zc__verify_host_dst(ctx, key, what, ZC__HOST_MAPPED, host, a.bytes, a.seed);
+                st = zc__verify_host_dst(ctx, key, what, ZC_BUFFER_MAPPED, host, a.bytes, a.seed);
         }
     } else {
         size_t sw = access == ZC__ACCESS_STRIDED ? stride / 4 : 1;
@@ -237,7 +237,7 @@ zc_status zc__run_sm(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_res
         if ((st = zc__bench_device(ctx, 0, maxb, &dev)) != ZC_OK)
             return st;
     } else {
-        if ((st = zc__bench_host(ctx, ZC__HOST_MAPPED, 0, maxb, &host)) != ZC_OK)
+        if ((st = zc__bench_host(ctx, ZC_BUFFER_MAPPED, 0, maxb, &host)) != ZC_OK)
             return st;
         if ((st = zc__bench_devptr(host, &dev)) != ZC_OK)
             return st;
@@ -276,7 +276,7 @@ zc_status zc__run_tune(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_r
     size_t bytes = zc__sm_one_size(ctx);
     void *host = NULL, *dev = NULL;
     zc_status st;
-    if ((st = zc__bench_host(ctx, ZC__HOST_MAPPED, 0, bytes, &host)) != ZC_OK)
+    if ((st = zc__bench_host(ctx, ZC_BUFFER_MAPPED, 0, bytes, &host)) != ZC_OK)
         return st;
     if ((st = zc__bench_devptr(host, &dev)) != ZC_OK)
         return st;

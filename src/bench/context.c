@@ -6,6 +6,7 @@
 #include "core/checked_math.h"
 #include "core/error.h"
 #include "device/cuda_check.h"
+#include "mem/exact.h"
 #include "zerocopy/clock.h"
 
 ZC_EXTERN zc_status zc_bench_ctx_create(const zc_bench_config *config, zc_bench_ctx **ctx_p)
@@ -97,22 +98,9 @@ fail:
     return st;
 }
 
-static void zc__buffer_free(zc__host_kind kind, zc__buffer *b)
+static void zc__buffer_free(zc_buffer_kind kind, zc__buffer *b)
 {
-    if (b->ptr == NULL)
-        return;
-    switch (kind) {
-    case ZC__HOST_PAGEABLE:
-        free(b->ptr);
-        break;
-    case ZC__HOST_REGISTERED:
-        (void)ZC_CUDA(cudaHostUnregister(b->ptr));
-        free(b->ptr);
-        break;
-    default:
-        (void)ZC_CUDA(cudaFreeHost(b->ptr));
-        break;
-    }
+    zc__mem_exact_free(kind, b->ptr);
     b->ptr = NULL;
     b->bytes = 0;
 }
@@ -122,12 +110,11 @@ ZC_EXTERN void zc_bench_ctx_destroy(zc_bench_ctx *ctx)
     if (ctx == NULL)
         return;
     zc__gate_abandon(ctx);
-    for (int k = 0; k < ZC__HOST_KINDS; k++)
+    for (int k = 0; k < ZC_BUFFER_KIND_COUNT; k++)
         for (int s = 0; s < ZC__BENCH_HOST_SLOTS; s++)
-            zc__buffer_free((zc__host_kind)k, &ctx->host[k][s]);
+            zc__buffer_free((zc_buffer_kind)k, &ctx->host[k][s]);
     for (int s = 0; s < 2; s++)
-        if (ctx->device[s].ptr)
-            (void)ZC_CUDA(cudaFree(ctx->device[s].ptr));
+        zc__buffer_free(ZC_BUFFER_DEVICE, &ctx->device[s]);
     if (ctx->d_report)
         (void)ZC_CUDA(cudaFree(ctx->d_report));
     if (ctx->d_slots)
@@ -218,11 +205,11 @@ void zc__bench_tick(zc_bench_ctx *ctx, size_t done, size_t total)
                          fraction);
 }
 
-zc_status zc__bench_host(zc_bench_ctx *ctx, zc__host_kind kind, int slot, size_t bytes,
+zc_status zc__bench_host(zc_bench_ctx *ctx, zc_buffer_kind kind, int slot, size_t bytes,
                          void **ptr_p)
 {
-    if (kind < 0 || kind >= ZC__HOST_KINDS || slot < 0 || slot >= ZC__BENCH_HOST_SLOTS ||
-        bytes == 0)
+    const zc__mem_exact *row = zc__mem_exact_of(kind);
+    if (row == NULL || !row->host || slot < 0 || slot >= ZC__BENCH_HOST_SLOTS || bytes == 0)
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc__bench_host: kind %d slot %d bytes %zu", kind, slot,
                        bytes);
     zc__buffer *b = &ctx->host[kind][slot];
@@ -232,48 +219,15 @@ zc_status zc__bench_host(zc_bench_ctx *ctx, zc__host_kind kind, int slot, size_t
     }
     zc__buffer_free(kind, b);
     void *p = NULL;
-    zc_status st = ZC_OK;
-    switch (kind) {
-    case ZC__HOST_PAGEABLE:
-        p = malloc(bytes);
-        if (p == NULL)
-            return ZC_FAIL(ZC_ERR_NO_MEMORY, "malloc(%zu) for pageable memory failed", bytes);
+    zc_status st = zc__mem_exact_alloc(kind, bytes, &p);
+    if (st != ZC_OK)
+        return st;
+    if (kind == ZC_BUFFER_PAGEABLE || kind == ZC_BUFFER_REGISTERED)
         memset(p, 0xA5, bytes); /* touch every page, as a program that uses its buffer would */
-        break;
-    case ZC__HOST_PINNED:
-        ZC_CUDA_GOTO(cudaHostAlloc(&p, bytes, cudaHostAllocDefault), st, fail);
-        break;
-    case ZC__HOST_WRITE_COMBINED:
-        /* Mapped as well, so that the GPU can check a destination the CPU reads only slowly. */
-        ZC_CUDA_GOTO(cudaHostAlloc(&p, bytes, cudaHostAllocWriteCombined | cudaHostAllocMapped), st,
-                     fail);
-        break;
-    case ZC__HOST_MAPPED:
-        ZC_CUDA_GOTO(cudaHostAlloc(&p, bytes, cudaHostAllocMapped), st, fail);
-        break;
-    case ZC__HOST_REGISTERED: {
-        size_t rounded = (bytes + 4095) & ~(size_t)4095;
-        p = aligned_alloc(4096, rounded);
-        if (p == NULL)
-            return ZC_FAIL(ZC_ERR_NO_MEMORY, "aligned_alloc(%zu) for registered memory failed",
-                           rounded);
-        memset(p, 0xA5, rounded);
-        st = ZC_CUDA(cudaHostRegister(p, rounded, cudaHostRegisterMapped));
-        if (st != ZC_OK) {
-            free(p);
-            return st;
-        }
-        break;
-    }
-    default:
-        return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc__bench_host: kind %d", kind);
-    }
     b->ptr = p;
     b->bytes = bytes;
     *ptr_p = p;
     return ZC_OK;
-fail:
-    return st;
 }
 
 zc_status zc__bench_device(zc_bench_ctx *ctx, int slot, size_t bytes, void **ptr_p)
@@ -285,13 +239,9 @@ zc_status zc__bench_device(zc_bench_ctx *ctx, int slot, size_t bytes, void **ptr
         *ptr_p = b->ptr;
         return ZC_OK;
     }
-    if (b->ptr) {
-        ZC_CUDA_RETURN(cudaFree(b->ptr));
-        b->ptr = NULL;
-        b->bytes = 0;
-    }
+    zc__buffer_free(ZC_BUFFER_DEVICE, b);
     void *p = NULL;
-    ZC_CUDA_RETURN(cudaMalloc(&p, bytes));
+    ZC_CHECK(zc__mem_exact_alloc(ZC_BUFFER_DEVICE, bytes, &p));
     b->ptr = p;
     b->bytes = bytes;
     *ptr_p = p;

@@ -8,8 +8,9 @@
 #include <unistd.h>
 
 #include "core/checked_math.h"
-#include "zerocopy/clock.h"
 #include "device/cuda_check.h"
+#include "mem/exact.h"
+#include "zerocopy/clock.h"
 #include "zerocopy/device.h"
 
 #define ZC__RING_ALIGN 128u
@@ -287,8 +288,8 @@ ZC_EXTERN zc_status zc_ring_create(const zc_ring_config *config, zc_ring **ring_
     if (ring == NULL)
         return ZC_FAIL(ZC_ERR_NO_MEMORY, "zc_ring_create: no memory for the ring record");
     void *host = NULL, *dev = NULL;
-    ZC_CUDA_GOTO(cudaHostAlloc(&host, bytes, cudaHostAllocMapped), st, fail_record);
-    ZC_CUDA_GOTO(cudaHostGetDevicePointer(&dev, host, 0), st, fail_host);
+    ZC_CHECK_GOTO(zc__mem_exact_alloc(ZC_BUFFER_MAPPED, bytes, &host), st, fail_record);
+    ZC_CHECK_GOTO(zc__mem_exact_device_ptr(ZC_BUFFER_MAPPED, host, &dev), st, fail_host);
     st = zc__ring_setup(ring, config, host, dev, 0);
     if (st != ZC_OK)
         goto fail_host;
@@ -296,8 +297,9 @@ ZC_EXTERN zc_status zc_ring_create(const zc_ring_config *config, zc_ring **ring_
      * the GPU's blocks touch them, so they live in device memory (atomics on host memory cross
      * PCIe, where they are not even native on every machine). */
     const size_t gpu_words = 2 * (size_t)config->slots;
-    ZC_CUDA_GOTO(cudaMalloc((void **)&ring->arrivals, gpu_words * sizeof(uint64_t)), st,
-                 fail_stage);
+    ZC_CHECK_GOTO(zc__mem_exact_alloc(ZC_BUFFER_DEVICE, gpu_words * sizeof(uint64_t),
+                                      (void **)&ring->arrivals),
+                  st, fail_stage);
     ZC_CUDA_GOTO(cudaMemset(ring->arrivals, 0, gpu_words * sizeof(uint64_t)), st, fail_arrivals);
     ring->view.arrivals = ring->arrivals;
     ring->view.seen = ring->arrivals + config->slots;
@@ -321,14 +323,14 @@ ZC_EXTERN zc_status zc_ring_create(const zc_ring_config *config, zc_ring **ring_
     return ZC_OK;
 
 fail_stream:
-    cudaStreamDestroy(ring->stream);
+    zc__cuda_ignore(cudaStreamDestroy(ring->stream));
 fail_arrivals:
-    cudaFree(ring->arrivals);
+    zc__mem_exact_free(ZC_BUFFER_DEVICE, ring->arrivals);
 fail_stage:
     free(ring->in_stage);
     free(ring->out_stage);
 fail_host:
-    cudaFreeHost(host);
+    zc__mem_exact_free(ZC_BUFFER_MAPPED, host);
 fail_record:
     free(ring);
     return st;
@@ -364,9 +366,9 @@ ZC_EXTERN void zc_ring_destroy(zc_ring *ring)
         pthread_join(ring->heartbeat_thread, NULL);
     }
     if (!leak) {
-        cudaStreamDestroy(ring->stream);
-        cudaFree(ring->arrivals);
-        cudaFreeHost(ring->base);
+        zc__cuda_ignore(cudaStreamDestroy(ring->stream));
+        zc__mem_exact_free(ZC_BUFFER_DEVICE, ring->arrivals);
+        zc__mem_exact_free(ZC_BUFFER_MAPPED, ring->base);
     }
     free(ring->in_stage);
     free(ring->out_stage);

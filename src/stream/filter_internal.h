@@ -5,6 +5,7 @@
 
 #include "device/stream_memops.h"
 #include "stream/fir_kernels.h"
+#include "zerocopy/buffer.h"
 #include "zerocopy/filter.h"
 
 typedef struct zc__filter_ops zc__filter_ops;
@@ -35,11 +36,12 @@ struct zc_filter {
 
     cudaStream_t stream; /* the launch modes' own stream (classic-pageable: the legacy one) */
     int own_stream;
-    float *h_in, *h_out;     /* slots frames each: malloc'd, pinned or mapped */
-    float *d_in, *d_out;     /* device memory (classic modes, graph), or mapped views */
-    float *d_hist;           /* two histories, used alternately */
-    cudaEvent_t *events;     /* one per slot */
-    cudaGraphExec_t *graphs; /* one per slot (graph mode) */
+    zc_buffer_kind host_kind; /* of h_in and h_out (launch modes, stream-wait) */
+    float *h_in, *h_out;      /* slots frames each: pageable, pinned or mapped */
+    float *d_in, *d_out;      /* device memory (classic modes, graph), or mapped views */
+    float *d_hist;            /* two histories, used alternately */
+    cudaEvent_t *events;      /* one per slot */
+    cudaGraphExec_t *graphs;  /* one per slot (graph mode) */
     cudaStream_t overlap[ZC__OVERLAP_STREAMS]; /* classic-overlap: frame seq on seq % 3 */
     cudaEvent_t *kernel_done;                  /* classic-overlap: one per slot */
     float *h_work; /* cpu: the halo values before the next frame, then room for it */

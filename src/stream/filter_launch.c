@@ -8,6 +8,7 @@
 
 #include "core/checked_math.h"
 #include "device/cuda_check.h"
+#include "mem/exact.h"
 #include "zerocopy/clock.h"
 
 /* The history buffers a frame reads and writes: they alternate with the frame's parity. */
@@ -115,27 +116,27 @@ static zc_status zc__launch_setup(zc_filter *f)
     if (!zc__size_mul(f->frame_bytes, f->slots, &bytes))
         return ZC_FAIL(ZC_ERR_OVERFLOW, "zc_filter_create: frames x in_flight overflows");
     zc_status st = ZC_OK;
+    /* The buffers a program written this way would have, from the exact calls (mem/exact.h). */
+    f->host_kind = mode == ZC_STREAM_CLASSIC_PAGEABLE ? ZC_BUFFER_PAGEABLE
+                   : mode == ZC_STREAM_MAPPED_LAUNCH  ? ZC_BUFFER_MAPPED
+                                                      : ZC_BUFFER_PINNED;
     if (mode == ZC_STREAM_CLASSIC_PAGEABLE) {
         f->stream = 0; /* the legacy stream, as plain cudaMemcpy code uses */
-        f->h_in = malloc(bytes);
-        f->h_out = malloc(bytes);
-        if (f->h_in == NULL || f->h_out == NULL)
-            return ZC_FAIL(ZC_ERR_NO_MEMORY, "zc_filter_create: no memory for %zu bytes", bytes);
     } else {
         ZC_CUDA_RETURN(cudaStreamCreateWithFlags(&f->stream, cudaStreamNonBlocking));
         f->own_stream = 1;
-        unsigned flags = mode == ZC_STREAM_MAPPED_LAUNCH ? cudaHostAllocMapped : 0u;
-        ZC_CUDA_RETURN(cudaHostAlloc((void **)&f->h_in, bytes, flags));
-        ZC_CUDA_RETURN(cudaHostAlloc((void **)&f->h_out, bytes, flags));
     }
+    ZC_CHECK(zc__mem_exact_alloc(f->host_kind, bytes, (void **)&f->h_in));
+    ZC_CHECK(zc__mem_exact_alloc(f->host_kind, bytes, (void **)&f->h_out));
     if (mode == ZC_STREAM_MAPPED_LAUNCH) {
-        ZC_CUDA_RETURN(cudaHostGetDevicePointer((void **)&f->d_in, f->h_in, 0));
-        ZC_CUDA_RETURN(cudaHostGetDevicePointer((void **)&f->d_out, f->h_out, 0));
+        ZC_CHECK(zc__mem_exact_device_ptr(f->host_kind, f->h_in, (void **)&f->d_in));
+        ZC_CHECK(zc__mem_exact_device_ptr(f->host_kind, f->h_out, (void **)&f->d_out));
     } else {
-        ZC_CUDA_RETURN(cudaMalloc((void **)&f->d_in, bytes));
-        ZC_CUDA_RETURN(cudaMalloc((void **)&f->d_out, bytes));
+        ZC_CHECK(zc__mem_exact_alloc(ZC_BUFFER_DEVICE, bytes, (void **)&f->d_in));
+        ZC_CHECK(zc__mem_exact_alloc(ZC_BUFFER_DEVICE, bytes, (void **)&f->d_out));
     }
-    ZC_CUDA_RETURN(cudaMalloc((void **)&f->d_hist, 2 * (f->shape.halo + 4) * sizeof(float)));
+    ZC_CHECK(zc__mem_exact_alloc(ZC_BUFFER_DEVICE, 2 * (f->shape.halo + 4) * sizeof(float),
+                                 (void **)&f->d_hist));
     ZC_CUDA_RETURN(cudaMemset(f->d_hist, 0, 2 * (f->shape.halo + 4) * sizeof(float)));
     f->events = calloc(f->slots, sizeof *f->events);
     if (f->events == NULL)
@@ -246,18 +247,13 @@ static void zc__launch_teardown(zc_filter *f)
             zc__cuda_ignore(cudaEventDestroy(f->events[s]));
     }
     free(f->events);
-    zc__cuda_ignore(cudaFree(f->d_hist));
+    zc__mem_exact_free(ZC_BUFFER_DEVICE, f->d_hist);
     if (f->config.mode != ZC_STREAM_MAPPED_LAUNCH) {
-        zc__cuda_ignore(cudaFree(f->d_in));
-        zc__cuda_ignore(cudaFree(f->d_out));
+        zc__mem_exact_free(ZC_BUFFER_DEVICE, f->d_in);
+        zc__mem_exact_free(ZC_BUFFER_DEVICE, f->d_out);
     }
-    if (f->config.mode == ZC_STREAM_CLASSIC_PAGEABLE) {
-        free(f->h_in);
-        free(f->h_out);
-    } else {
-        zc__cuda_ignore(cudaFreeHost(f->h_in));
-        zc__cuda_ignore(cudaFreeHost(f->h_out));
-    }
+    zc__mem_exact_free(f->host_kind, f->h_in);
+    zc__mem_exact_free(f->host_kind, f->h_out);
     if (f->own_stream)
         zc__cuda_ignore(cudaStreamDestroy(f->stream));
 }

@@ -9,6 +9,7 @@
 #include "core/backoff.h"
 #include "core/checked_math.h"
 #include "device/cuda_check.h"
+#include "mem/exact.h"
 #include "zerocopy/clock.h"
 
 /*
@@ -59,20 +60,22 @@ static zc_status zc__wait_setup(zc_filter *f)
         return ZC_FAIL(ZC_ERR_OVERFLOW, "zc_filter_create: frames x in_flight overflows");
     ZC_CUDA_RETURN(cudaStreamCreateWithFlags(&f->stream, cudaStreamNonBlocking));
     f->own_stream = 1;
-    ZC_CUDA_RETURN(cudaHostAlloc((void **)&f->h_in, bytes, cudaHostAllocMapped));
-    ZC_CUDA_RETURN(cudaHostAlloc((void **)&f->h_out, bytes, cudaHostAllocMapped));
-    ZC_CUDA_RETURN(cudaHostAlloc((void **)&f->h_go, ctrl_bytes, cudaHostAllocMapped));
-    ZC_CUDA_RETURN(cudaHostAlloc((void **)&f->h_done, ctrl_bytes, cudaHostAllocMapped));
+    f->host_kind = ZC_BUFFER_MAPPED;
+    ZC_CHECK(zc__mem_exact_alloc(ZC_BUFFER_MAPPED, bytes, (void **)&f->h_in));
+    ZC_CHECK(zc__mem_exact_alloc(ZC_BUFFER_MAPPED, bytes, (void **)&f->h_out));
+    ZC_CHECK(zc__mem_exact_alloc(ZC_BUFFER_MAPPED, ctrl_bytes, (void **)&f->h_go));
+    ZC_CHECK(zc__mem_exact_alloc(ZC_BUFFER_MAPPED, ctrl_bytes, (void **)&f->h_done));
     memset(f->h_go, 0, ctrl_bytes);
     memset(f->h_done, 0, ctrl_bytes);
     void *p;
-    ZC_CUDA_RETURN(cudaHostGetDevicePointer((void **)&f->d_in, f->h_in, 0));
-    ZC_CUDA_RETURN(cudaHostGetDevicePointer((void **)&f->d_out, f->h_out, 0));
-    ZC_CUDA_RETURN(cudaHostGetDevicePointer(&p, f->h_go, 0));
+    ZC_CHECK(zc__mem_exact_device_ptr(ZC_BUFFER_MAPPED, f->h_in, (void **)&f->d_in));
+    ZC_CHECK(zc__mem_exact_device_ptr(ZC_BUFFER_MAPPED, f->h_out, (void **)&f->d_out));
+    ZC_CHECK(zc__mem_exact_device_ptr(ZC_BUFFER_MAPPED, f->h_go, &p));
     f->d_go = (unsigned long long)(uintptr_t)p;
-    ZC_CUDA_RETURN(cudaHostGetDevicePointer(&p, f->h_done, 0));
+    ZC_CHECK(zc__mem_exact_device_ptr(ZC_BUFFER_MAPPED, f->h_done, &p));
     f->d_done = (unsigned long long)(uintptr_t)p;
-    ZC_CUDA_RETURN(cudaMalloc((void **)&f->d_hist, 2 * (f->shape.halo + 4) * sizeof(float)));
+    ZC_CHECK(zc__mem_exact_alloc(ZC_BUFFER_DEVICE, 2 * (f->shape.halo + 4) * sizeof(float),
+                                 (void **)&f->d_hist));
     ZC_CUDA_RETURN(cudaMemset(f->d_hist, 0, 2 * (f->shape.halo + 4) * sizeof(float)));
     ZC_CUDA_RETURN(cudaDeviceSynchronize());
     for (uint64_t seq = 0; seq < f->slots; seq++)
@@ -135,11 +138,11 @@ static void zc__wait_teardown(zc_filter *f)
         zc__cuda_ignore(cudaStreamSynchronize(f->stream));
         zc__cuda_ignore(cudaStreamDestroy(f->stream));
     }
-    zc__cuda_ignore(cudaFree(f->d_hist));
-    zc__cuda_ignore(cudaFreeHost(f->h_in));
-    zc__cuda_ignore(cudaFreeHost(f->h_out));
-    zc__cuda_ignore(cudaFreeHost(f->h_go));
-    zc__cuda_ignore(cudaFreeHost(f->h_done));
+    zc__mem_exact_free(ZC_BUFFER_DEVICE, f->d_hist);
+    zc__mem_exact_free(ZC_BUFFER_MAPPED, f->h_in);
+    zc__mem_exact_free(ZC_BUFFER_MAPPED, f->h_out);
+    zc__mem_exact_free(ZC_BUFFER_MAPPED, f->h_go);
+    zc__mem_exact_free(ZC_BUFFER_MAPPED, f->h_done);
 }
 
 const zc__filter_ops zc__filter_wait_ops = {

@@ -153,7 +153,7 @@ static void test_filter_config_checks(void **state)
     bad.in_flight = 0;
     assert_int_equal(zc_filter_config_check(&bad), ZC_ERR_INVALID_ARG);
     bad = c;
-    bad.mode = (zc_stream_mode)7;
+    bad.mode = (zc_stream_mode)ZC_STREAM_MODE_COUNT; /* one past the last mode */
     assert_int_equal(zc_filter_config_check(&bad), ZC_ERR_INVALID_ARG);
     bad = c;
     bad.ntaps = 0;
