@@ -250,12 +250,33 @@ typedef struct zc_trace_path {
 #define ZC_TRACE_PATH_MAX    64
 #define ZC_TRACE_FINDING_MAX 16
 
+/* Bytes one kernel read over PCIe, measured by a profiler (zc trace --pcie-counters runs the
+ * program again under Nsight Compute for it): summed over the launches measured. */
+typedef struct zc_trace_kernel_reads {
+    char name[ZC_TRACE_LAUNCH_NAME]; /* as launch records name it (the mangled name) */
+    uint64_t launches;
+    uint64_t read_bytes;     /* summed over them */
+    uint64_t max_read_bytes; /* the most one launch read (launches of the same kernel on device
+                                memory read none: the most is the one that read host memory) */
+} zc_trace_kernel_reads;
+
+/* A kernel that reads the host memory it was given this many times over is re-reading it. */
+#define ZC_TRACE_REREAD_MIN_RATIO 2.0
+
 /* What zc trace measures the run against. */
 typedef struct zc_trace_params {
     double ceiling_gbps;        /* bandwidth per direction host<->device; 0 when unknown */
     const char *ceiling_source; /* how it was obtained (shown with it) */
     uint64_t ram_bytes;         /* RAM to hold pinned memory against; 0: as the log says */
 } zc_trace_params;
+
+/* The kernels' PCIe reads measured beside the trace, or why they were asked for and not
+ * measured (reads NULL, why set). */
+typedef struct zc_trace_counters {
+    const zc_trace_kernel_reads *reads;
+    size_t count;
+    const char *why;
+} zc_trace_counters;
 
 typedef struct zc_trace_report {
     zc_trace_path paths[ZC_TRACE_PATH_MAX];
@@ -303,6 +324,14 @@ typedef struct zc_trace_report {
  */
 ZC_EXTERN zc_status zc_trace_analyze(const zc_trace_log *log, const zc_trace_params *params,
                                      zc_trace_report *report_p);
+
+/* The same, with the kernels' PCIe reads measured beside the trace (counters may be NULL): the
+ * mapped-memory note gives them, and a kernel that read its host memory
+ * ZC_TRACE_REREAD_MIN_RATIO times or more over is the warning mapped_memory_rereads. */
+ZC_EXTERN zc_status zc_trace_analyze_measured(const zc_trace_log *log,
+                                              const zc_trace_params *params,
+                                              const zc_trace_counters *counters,
+                                              zc_trace_report *report_p);
 
 /* The finding with this key, or NULL. */
 ZC_EXTERN const zc_trace_finding *zc_trace_report_find(const zc_trace_report *report,

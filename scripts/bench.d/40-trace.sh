@@ -74,6 +74,12 @@ echo "## zc trace on pitfall demonstrations" | tee -a "$text"
 traced zc-on-demo-pageable-copy pageable_transfers -- "$demos" pageable-copy
 traced zc-on-demo-hostalloc-vs-register - -- "$demos" hostalloc-vs-register
 traced zc-on-demo-reuse-before-copy - -- "$demos" reuse-before-copy
+# The kernels' PCIe reads measured by a second run under ncu (--pcie-counters): the summaries
+# show the bytes read against the host memory each kernel was given, or why ncu could not.
+traced planted-mapped_reread-counters mapped_memory_reads --pcie-counters -- \
+  "$bin/trace_planted_mapped_reread"
+traced zc-on-demo-mapped-reread-counters mapped_memory_reads --pcie-counters -- \
+  "$demos" mapped-reread
 
 echo "## pitfall demonstrations (docs/pitfalls.md)" | tee -a "$text"
 : >"$out/demos.jsonl"

@@ -208,6 +208,13 @@ static zc_status zc__merge_kernels(const zc_trace_log *log, zc_trace_kernel **me
 zc_status zc_trace_analyze(const zc_trace_log *log, const zc_trace_params *params,
                            zc_trace_report *report_p)
 {
+    return zc_trace_analyze_measured(log, params, NULL, report_p);
+}
+
+zc_status zc_trace_analyze_measured(const zc_trace_log *log, const zc_trace_params *params,
+                                    const zc_trace_counters *counters, zc_trace_report *report_p)
+{
+    static const zc_trace_counters none = {NULL, 0, NULL};
     if (log == NULL || params == NULL || report_p == NULL)
         return ZC_ERR_INVALID_ARG;
     zc_trace_report *r = calloc(1, sizeof *r);
@@ -231,7 +238,7 @@ zc_status zc_trace_analyze(const zc_trace_log *log, const zc_trace_params *param
     if (status != ZC_OK)
         goto free_allocs;
     zc__trace_find_managed(log, &allocs, r);
-    status = zc__trace_find_mapped(log, params, &allocs, r);
+    status = zc__trace_find_mapped(log, params, counters != NULL ? counters : &none, &allocs, r);
     if (status != ZC_OK)
         goto free_allocs;
     *report_p = *r;

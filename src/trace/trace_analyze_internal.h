@@ -61,6 +61,7 @@ zc_status zc__trace_find_pinning(const zc_trace_log *log, const zc_trace_params 
 void zc__trace_find_managed(const zc_trace_log *log, const zc__trace_allocs *allocs,
                             zc_trace_report *r);
 zc_status zc__trace_find_mapped(const zc_trace_log *log, const zc_trace_params *params,
-                                const zc__trace_allocs *allocs, zc_trace_report *r);
+                                const zc_trace_counters *counters, const zc__trace_allocs *allocs,
+                                zc_trace_report *r);
 
 #endif

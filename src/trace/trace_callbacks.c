@@ -34,8 +34,44 @@ typedef struct zc__range_params {
 } zc__range_params;
 
 /* A kernel launch in progress through the runtime on this thread: the kernel's activity record
- * carries the runtime call's correlation id, so the driver launch inside logs that one. */
+ * carries the runtime call's correlation id, so the driver launch inside logs that one; and
+ * whether the driver launch inside was seen. */
 static _Thread_local uint32_t zc__runtime_launch;
+static _Thread_local int zc__driver_launch_seen;
+
+/* The runtime launches whose parameters say where the kernel and its arguments are: the first
+ * two fields of cudaLaunchKernel's and cudaLaunchCooperativeKernel's, the second and third of
+ * cudaLaunchKernelExC's. NULL func for the others (__cudaLaunchKernel has no public layout). */
+static void zc__runtime_launch_args(CUpti_CallbackId id, const void *params, const void **func_p,
+                                    void ***args_p)
+{
+    *func_p = NULL;
+    *args_p = NULL;
+    switch (id) {
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000: {
+        const cudaLaunchKernel_v7000_params *p = params;
+        *func_p = p->func;
+        *args_p = p->args;
+        break;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000: {
+        const cudaLaunchCooperativeKernel_v9000_params *p = params;
+        *func_p = p->func;
+        *args_p = p->args;
+        break;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060: {
+        const cudaLaunchKernelExC_v11060_params *p = params;
+        *func_p = p->func;
+        *args_p = p->args;
+        break;
+    }
+    default:
+        break;
+    }
+}
 
 /* Decode a runtime call's parameters; 0 when the call is not one the trace logs. */
 static int zc__runtime_call(CUpti_CallbackId id, const void *params, int exiting, zc__call *call)
@@ -208,9 +244,18 @@ static int zc__launch(CUpti_CallbackDomain domain, CUpti_CallbackId id,
             if (entering) {
                 zc__trace_launch_runtime();
                 zc__runtime_launch = info->correlationId;
-            } else {
-                zc__runtime_launch = 0;
+                zc__driver_launch_seen = 0;
+                return 1;
             }
+            /* Only while the driver has never shown a launch: then it is not going to. */
+            if (!zc__driver_launch_seen && !zc__trace_launch_driver_works()) {
+                const void *func = NULL;
+                void **args = NULL;
+                zc__runtime_launch_args(id, info->functionParams, &func, &args);
+                if (func != NULL)
+                    zc__trace_launch_inspect_runtime(func, args, info->correlationId);
+            }
+            zc__runtime_launch = 0;
             return 1;
         default:
             return 0;
@@ -223,22 +268,28 @@ static int zc__launch(CUpti_CallbackDomain domain, CUpti_CallbackId id,
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: {
         const cuLaunchKernel_params *p = info->functionParams;
-        if (entering)
+        if (entering) {
+            zc__driver_launch_seen = 1;
             zc__trace_launch_inspect(p->f, p->kernelParams, p->extra, correlation);
+        }
         return 1;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
         const cuLaunchKernelEx_params *p = info->functionParams;
-        if (entering)
+        if (entering) {
+            zc__driver_launch_seen = 1;
             zc__trace_launch_inspect(p->f, p->kernelParams, p->extra, correlation);
+        }
         return 1;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz: {
         const cuLaunchCooperativeKernel_params *p = info->functionParams;
-        if (entering)
+        if (entering) {
+            zc__driver_launch_seen = 1;
             zc__trace_launch_inspect(p->f, p->kernelParams, NULL, correlation);
+        }
         return 1;
     }
     default:

@@ -139,8 +139,89 @@ static int zc__by_gpu_time(const void *a, const void *b)
     return x->gpu_ns > y->gpu_ns ? -1 : x->gpu_ns < y->gpu_ns;
 }
 
+/* The measured reads of the kernel named name, or NULL. */
+static const zc_trace_kernel_reads *zc__measured(const zc_trace_counters *counters,
+                                                 const char *name)
+{
+    for (size_t i = 0; counters->reads != NULL && i < counters->count; i++) {
+        if (strcmp(counters->reads[i].name, name) == 0 && counters->reads[i].launches > 0)
+            return &counters->reads[i];
+    }
+    return NULL;
+}
+
+/* The most bytes one launch read over PCIe against the host memory one launch could reach. */
+static double zc__ratio(const zc_trace_kernel_reads *m, const zc__reader *x)
+{
+    return x->reach ? (double)m->max_read_bytes / (double)x->reach : 0.0;
+}
+
+/* What the counters said, or why there are none, into out. */
+static void zc__counters_text(const zc_trace_log *log, const zc_trace_counters *counters,
+                              const zc__reader *readers, size_t count, char *out, size_t size)
+{
+    char b[32];
+    size_t at = 0;
+    for (size_t k = 0; k < count && at < size; k++) {
+        const zc_trace_kernel_reads *m = zc__measured(counters, readers[k].name);
+        if (m == NULL)
+            continue;
+        int n = snprintf(out + at, size - at,
+                         "%s%s read up to %s over PCIe in one launch, %.1fx the "
+                         "host memory it was given",
+                         at == 0 ? "PCIe reads measured by Nsight Compute: " : "; ", m->name,
+                         zc_trace_format_bytes(m->max_read_bytes, b, sizeof b),
+                         zc__ratio(m, &readers[k]));
+        at += n > 0 ? (size_t)n : 0;
+    }
+    if (at > 0)
+        return;
+    snprintf(out, size, "How often each byte was read was not measured; PCIe read counters: %s",
+             counters->why != NULL ? counters->why : zc__pcie_counters(log));
+}
+
+/* A warning for each kernel measured to read its host memory again and again. */
+static void zc__rereads(const zc_trace_counters *counters, const zc__reader *readers, size_t count,
+                        zc_trace_report *r)
+{
+    char list[480] = "", b[32], h[32];
+    size_t at = 0, found = 0;
+    uint64_t launches = 0, bytes = 0;
+    double worst = 0.0;
+    for (size_t k = 0; k < count; k++) {
+        const zc_trace_kernel_reads *m = zc__measured(counters, readers[k].name);
+        double ratio = m != NULL ? zc__ratio(m, &readers[k]) : 0.0;
+        if (ratio < ZC_TRACE_REREAD_MIN_RATIO)
+            continue;
+        found++;
+        launches += m->launches;
+        bytes += m->read_bytes;
+        worst = ratio > worst ? ratio : worst;
+        if (at < sizeof list) {
+            int n = snprintf(list + at, sizeof list - at,
+                             "%s%s read up to %s over PCIe in one launch "
+                             "from %s of host memory (%.1fx)",
+                             found > 1 ? "; " : "", m->name,
+                             zc_trace_format_bytes(m->max_read_bytes, b, sizeof b),
+                             zc_trace_format_bytes(readers[k].reach, h, sizeof h), ratio);
+            at += n > 0 ? (size_t)n : 0;
+        }
+    }
+    if (found == 0)
+        return;
+    zc__trace_finding(r, "mapped_memory_rereads", "Kernels read mapped host memory again and again",
+                      ZC_TRACE_WARNING, launches, bytes, 0.0, -1.0,
+                      "measured with Nsight Compute's pcie__read_bytes: %s; each byte crossed PCIe "
+                      "up to %.1f times where one copy to device memory would cross it once",
+                      list, worst);
+    zc__trace_fix(r, "Copy the host memory to device memory once (cudaMemcpyAsync from the "
+                     "pinned buffer) and let the kernel read it there; keep zero-copy for data "
+                     "each kernel reads once, with coalesced loads.");
+}
+
 zc_status zc__trace_find_mapped(const zc_trace_log *log, const zc_trace_params *params,
-                                const zc__trace_allocs *allocs, zc_trace_report *r)
+                                const zc_trace_counters *counters, const zc__trace_allocs *allocs,
+                                zc_trace_report *r)
 {
     if (!r->launch_args_seen) {
         zc__without_arguments(log, r);
@@ -155,7 +236,7 @@ zc_status zc__trace_find_mapped(const zc_trace_log *log, const zc_trace_params *
         return status;
     }
     qsort(readers, count, sizeof *readers, zc__by_gpu_time);
-    char list[480] = "", b[32], t[32], o[32];
+    char list[480] = "", b[32], t[32], o[32], measured[400];
     size_t at = 0;
     for (size_t k = 0; k < count && k < ZC__MAPPED_KERNELS && at < sizeof list; k++) {
         const zc__reader *x = &readers[k];
@@ -179,16 +260,17 @@ zc_status zc__trace_find_mapped(const zc_trace_log *log, const zc_trace_params *
                          pass);
         at += n > 0 ? (size_t)n : 0;
     }
-    zc__trace_finding(r, "mapped_memory_reads", "Mapped host memory read by kernels (not measured)",
-                      ZC_TRACE_NOTE, launches, reached, 0.0, -1.0,
+    zc__counters_text(log, counters, readers, count, measured, sizeof measured);
+    zc__trace_finding(r, "mapped_memory_reads", "Mapped host memory read by kernels", ZC_TRACE_NOTE,
+                      launches, reached, 0.0, -1.0,
                       "%zu kernel%s %s given pointers into pinned host memory (%s), so every "
                       "read of it crosses PCIe (about 51 GB/s at best on the H200 machine, "
-                      "against 4 TB/s from device memory): %s%s. How often each byte was read "
-                      "was not measured; PCIe read counters: %s",
+                      "against 4 TB/s from device memory): %s%s. %s",
                       count, count == 1 ? "" : "s", count == 1 ? "was" : "were",
                       zc_trace_format_bytes(reached, o, sizeof o), list,
-                      count > ZC__MAPPED_KERNELS ? "; ..." : "", zc__pcie_counters(log));
+                      count > ZC__MAPPED_KERNELS ? "; ..." : "", measured);
     zc__trace_fix(r, zc__mapped_fix);
+    zc__rereads(counters, readers, count, r);
     free(readers);
     return ZC_OK;
 }

@@ -49,6 +49,12 @@ void zc__trace_launch_runtime(void);
 void zc__trace_launch_inspect(CUfunction f, void **params, void **extra, uint32_t correlation);
 void zc__trace_launch_counts(uint64_t *runtime_p, uint64_t *inspected_p, uint64_t *failed_p);
 
+/* The fallback where no launch was ever seen at the driver (a runtime that launches through an
+ * entry point CUPTI does not report): read a runtime launch's arguments at its exit, the kernel
+ * found through the program's shared CUDA runtime (cudaGetFuncBySymbol). */
+int zc__trace_launch_driver_works(void);
+void zc__trace_launch_inspect_runtime(const void *func, void **params, uint32_t correlation);
+
 /* Why the kernels' PCIe read counters are not read, as a note (trace_counters.c). */
 void zc__trace_counters_note(void);
 

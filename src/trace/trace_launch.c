@@ -14,10 +14,12 @@
 
 typedef CUresult (*zc__param_info_fn)(CUfunction, size_t, size_t *, size_t *);
 typedef CUresult (*zc__name_fn)(const char **, CUfunction);
+typedef int (*zc__by_symbol_fn)(CUfunction *, const void *); /* cudaGetFuncBySymbol */
 
 static pthread_once_t zc__resolve_once = PTHREAD_ONCE_INIT;
 static zc__param_info_fn zc__param_info;
 static zc__name_fn zc__func_name;
+static zc__by_symbol_fn zc__by_symbol;
 
 static uint64_t zc__runtime_launches, zc__inspected, zc__failed;
 
@@ -43,6 +45,9 @@ static void zc__resolve(void)
         return;
     zc__param_info = (zc__param_info_fn)dlsym(driver, "cuFuncGetParamInfo");
     zc__func_name = (zc__name_fn)dlsym(driver, "cuFuncGetName");
+    /* The program's own CUDA runtime, when it is a shared library in the global scope (a
+     * statically linked runtime is not reachable): only for the fallback below. */
+    zc__by_symbol = (zc__by_symbol_fn)dlsym(RTLD_DEFAULT, "cudaGetFuncBySymbol");
 }
 
 static void zc__layout(CUfunction f, zc__func *out)
@@ -144,6 +149,22 @@ void zc__trace_launch_inspect(CUfunction f, void **params, void **extra, uint32_
     if (log != NULL)
         zc__trace_write_launch(log, &launch);
     zc__trace_writer_unlock();
+}
+
+int zc__trace_launch_driver_works(void)
+{
+    return __atomic_load_n(&zc__inspected, __ATOMIC_RELAXED) > 0;
+}
+
+void zc__trace_launch_inspect_runtime(const void *func, void **params, uint32_t correlation)
+{
+    pthread_once(&zc__resolve_once, zc__resolve);
+    CUfunction f = NULL;
+    if (zc__by_symbol == NULL || func == NULL || zc__by_symbol(&f, func) != 0 || f == NULL) {
+        __atomic_add_fetch(&zc__failed, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    zc__trace_launch_inspect(f, params, NULL, correlation);
 }
 
 void zc__trace_launch_counts(uint64_t *runtime_p, uint64_t *inspected_p, uint64_t *failed_p)

@@ -3,6 +3,7 @@
 #include "test_support.h"
 
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -321,6 +322,88 @@ static void test_every_process_is_reported(void **state)
     zc_test_output_free(&r);
 }
 
+/* A fake ncu for --pcie-counters: writes the report an ncu run would (or its refusal) into the
+ * --log-file it is given. */
+static void write_fake_ncu(const char *path, int refuse)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("#!/bin/sh\nlog=\nwhile [ $# -gt 0 ]; do [ \"$1\" = --log-file ] && log=$2; "
+          "[ \"$1\" = -- ] && break; shift; done\n",
+          f);
+    if (refuse)
+        fputs("echo '==ERROR== ERR_NVGPUCTRPERM - The user does not have permission' >&2\n"
+              "exit 1\n",
+              f);
+    else
+        fputs("{ echo '==PROF== Connected to process 1'\n"
+              "echo '\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\","
+              "\"Context\",\"Stream\",\"Section Name\",\"Metric Name\",\"Metric Unit\","
+              "\"Metric Value\"'\n"
+              "echo '\"0\",\"1\",\"p\",\"h\",\"_Z6rereadPKfPfji\",\"1\",\"7\","
+              "\"Command line profiler metrics\",\"pcie__read_bytes.sum\",\"byte\","
+              "\"33,554,432\"'\n"
+              "} > \"$log\"\n",
+              f);
+    fclose(f);
+    assert_int_equal(chmod(path, 0700), 0);
+}
+
+/* --pcie-counters: the kernels given mapped memory are measured (by ncu, here a stand-in); 8
+ * times the host memory read is the warning mapped_memory_rereads; a refusal is said. */
+static void test_pcie_counters(void **state)
+{
+    (void)state;
+    const char *script =
+        "{ echo 'zctrace 2 pid=5 ram=68719476736'; "
+        "echo 'api hostalloc 4194304 2 7f4000000000 1000 2000 1 rt'; "
+        "echo 'launch 21 3000 _Z6rereadPKfPfji 7f4000000000'; "
+        "echo 'kernel 4000 844000 7 _Z6rereadPKfPfji 21'; echo 'launches 1 1 0'; echo end; } "
+        "> \"$ZC_TRACE_DIR/5.log\"";
+    char fake[] = "/tmp/zc-fake-ncu-XXXXXX";
+    int fd = mkstemp(fake);
+    assert_true(fd >= 0);
+    close(fd);
+    char env[128];
+    snprintf(env, sizeof env, "ZC_NCU=%s", fake);
+    for (int refuse = 0; refuse < 2; refuse++) {
+        write_fake_ncu(fake, refuse);
+        zc_test_output r;
+        zc_test_run_zc((const char *[]){"trace", "--lib", ZC_TEST_EXIT_SEVEN, "--ceiling", "50",
+                                        "--pcie-counters", "--json", "-", "--", "/bin/sh", "-c",
+                                        script, NULL},
+                       (const char *[]){env, NULL}, &r);
+        fprintf(stderr, "stderr was:\n%s", r.err);
+        assert_int_equal(r.exit_code, 0);
+        assert_non_null(strstr(r.err, "again under ncu"));
+        cJSON *doc = cJSON_Parse(r.out);
+        assert_non_null(doc);
+        const cJSON *f, *rereads = NULL, *note = NULL;
+        cJSON_ArrayForEach(f, cJSON_GetObjectItem(doc, "findings"))
+        {
+            const char *key = cJSON_GetObjectItem(f, "key")->valuestring;
+            if (strcmp(key, "mapped_memory_rereads") == 0)
+                rereads = f;
+            if (strcmp(key, "mapped_memory_reads") == 0)
+                note = f;
+        }
+        assert_non_null(note);
+        if (!refuse) {
+            assert_non_null(rereads);
+            assert_double_equal(cJSON_GetObjectItem(rereads, "bytes")->valuedouble, 33554432.0,
+                                0.5);
+            assert_non_null(strstr(cJSON_GetObjectItem(rereads, "evidence")->valuestring, "8.0x"));
+        } else {
+            assert_null(rereads);
+            assert_non_null(
+                strstr(cJSON_GetObjectItem(note, "evidence")->valuestring, "ERR_NVGPUCTRPERM"));
+        }
+        cJSON_Delete(doc);
+        zc_test_output_free(&r);
+    }
+    unlink(fake);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -334,6 +417,7 @@ int main(void)
         cmocka_unit_test(test_malformed_log_is_reported),
         cmocka_unit_test(test_json_to_stdout_and_exit_codes),
         cmocka_unit_test(test_every_process_is_reported),
+        cmocka_unit_test(test_pcie_counters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

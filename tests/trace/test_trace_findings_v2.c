@@ -206,6 +206,51 @@ static void test_mapped_note_says_what_was_seen(void **state)
     free(t.text);
 }
 
+/* With the kernel's PCIe reads measured beside the trace: 8 times the host memory it was given
+ * is the warning mapped_memory_rereads; once is only said in the note. */
+static void test_measured_rereads(void **state)
+{
+    (void)state;
+    log_text t;
+    log_begin(&t);
+    fprintf(t.f, "api hostalloc %llu 2 7f4000000000 1000 2000 1 rt\n", 4 * MiB);
+    fprintf(t.f, "launch 21 3000 _Z6rereadPKfPfji 7f4000000000\n");
+    fprintf(t.f, "kernel 4000 844000 7 _Z6rereadPKfPfji 21\n");
+    log_end(&t, 1);
+    zc_trace_log log;
+    zc_trace_log_init(&log);
+    assert_int_equal(zc_trace_log_read_text(&log, t.text, "m.log"), ZC_OK);
+    zc_trace_params params = {50.0, "test", 0};
+    zc_trace_kernel_reads reads = {"_Z6rereadPKfPfji", 1, 32 * MiB, 32 * MiB};
+    zc_trace_counters counters = {&reads, 1, NULL};
+    zc_trace_report *r = malloc(sizeof *r);
+    assert_non_null(r);
+    assert_int_equal(zc_trace_analyze_measured(&log, &params, &counters, r), ZC_OK);
+    const zc_trace_finding *f = zc_trace_report_find(r, "mapped_memory_rereads");
+    assert_non_null(f);
+    assert_int_equal(f->severity, ZC_TRACE_WARNING);
+    assert_int_equal(f->bytes, 32 * MiB);
+    assert_non_null(strstr(f->evidence, "8.0x"));
+    assert_non_null(strstr(zc_trace_report_find(r, "mapped_memory_reads")->evidence,
+                           "measured by Nsight Compute"));
+
+    /* Read once: no warning; the note gives the measurement. */
+    reads.read_bytes = reads.max_read_bytes = 4 * MiB;
+    assert_int_equal(zc_trace_analyze_measured(&log, &params, &counters, r), ZC_OK);
+    assert_null(zc_trace_report_find(r, "mapped_memory_rereads"));
+    assert_non_null(strstr(zc_trace_report_find(r, "mapped_memory_reads")->evidence, "1.0x"));
+
+    /* Asked for and refused: the note says why. */
+    zc_trace_counters refused = {NULL, 0, "ncu: ERR_NVGPUCTRPERM"};
+    assert_int_equal(zc_trace_analyze_measured(&log, &params, &refused, r), ZC_OK);
+    assert_null(zc_trace_report_find(r, "mapped_memory_rereads"));
+    assert_non_null(
+        strstr(zc_trace_report_find(r, "mapped_memory_reads")->evidence, "ERR_NVGPUCTRPERM"));
+    free(r);
+    zc_trace_log_free(&log);
+    free(t.text);
+}
+
 /* Every record written by the injection library's writers reads back field for field. */
 static void test_writer_and_reader_agree(void **state)
 {
@@ -281,6 +326,7 @@ int main(void)
         cmocka_unit_test(test_pinning_that_keeps_coming),
         cmocka_unit_test(test_managed_per_allocation),
         cmocka_unit_test(test_mapped_note_says_what_was_seen),
+        cmocka_unit_test(test_measured_rereads),
         cmocka_unit_test(test_writer_and_reader_agree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

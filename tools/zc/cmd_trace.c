@@ -11,13 +11,15 @@
 #include "cli_io.h"
 #include "cli_json.h"
 #include "trace_bench_ceiling.h"
+#include "trace_ncu.h"
 #include "zerocopy/trace.h"
 #include "trace_output.h"
 #include "trace_run.h"
 
 static const char zc__trace_usage[] =
     "zc trace [-j FILE] [-o FILE] [--bench FILE | --ceiling GBPS] [--ram BYTES] [-d N]\n"
-    "                [--lib PATH] [--keep-logs DIR] [--force] -- PROGRAM [ARGS...]";
+    "                [--lib PATH] [--keep-logs DIR] [--pcie-counters] [--force]\n"
+    "                -- PROGRAM [ARGS...]";
 
 static void zc__trace_help(void)
 {
@@ -50,9 +52,14 @@ static void zc__trace_help(void)
            "                    or in the install's lib folder)\n"
            "  --keep-logs DIR   keep the raw event logs in DIR (one <pid>.log per process); DIR\n"
            "                    must be new or empty, so that no other run's logs are read\n"
+           "  --pcie-counters   when kernels were given mapped host memory, run PROGRAM a\n"
+           "                    second time under Nsight Compute (ncu, or $%s) to measure\n"
+           "                    the bytes each of them read over PCIe (its output is\n"
+           "                    discarded; it needs permission to read GPU counters)\n"
            "  --force           replace the --json and --output files if they exist\n"
            "  -h, --help        this help\n",
-           zc__trace_usage, ZC_TRACE_SCHEMA, ZC_TRACE_LIB_ENV, ZC_TRACE_LIB_NAME);
+           zc__trace_usage, ZC_TRACE_SCHEMA, ZC_TRACE_LIB_ENV, ZC_TRACE_LIB_NAME,
+           ZC_CLI_TRACE_NCU_ENV);
 }
 
 /* A byte count with an optional binary suffix; 0 when it is not one. */
@@ -113,6 +120,7 @@ typedef struct zc__trace_options {
     unsigned long long ram_bytes;
     int device;
     int force;
+    int pcie_counters;                   /* --pcie-counters: measure with ncu after the trace */
     zc_cli_output json_out, summary_out; /* opened before the program runs */
 } zc__trace_options;
 
@@ -175,10 +183,23 @@ static int zc__report(zc__trace_options *o, const char *log_dir, zc_cli_trace_ru
                 run->trace_failed = 1;
             } else {
                 zc__choose_ceiling(o, report, run);
-                /* The ceiling decides the pageable saving: analyse again with it. */
+                /* The ceiling decides the pageable saving: analyse again with it, and with the
+                 * kernels' PCIe reads when they were asked for and there is something to
+                 * measure. */
                 params.ceiling_gbps = run->ceiling_gbps;
                 params.ceiling_source = run->ceiling_source;
-                have_log = zc_trace_analyze(&log, &params, report) == ZC_OK;
+                zc_cli_trace_ncu ncu;
+                zc_trace_counters counters = {NULL, 0, NULL};
+                if (o->pcie_counters && report->launch_args_seen &&
+                    zc_trace_report_find(report, "mapped_memory_reads") != NULL) {
+                    fprintf(stderr, "zc trace: running the program again under ncu for its "
+                                    "kernels' PCIe reads (--pcie-counters)\n");
+                    if (zc_cli_trace_ncu_measure(run->argv, &log, &ncu))
+                        counters = (zc_trace_counters){ncu.reads, ncu.count, NULL};
+                    else
+                        counters.why = ncu.why;
+                }
+                have_log = zc_trace_analyze_measured(&log, &params, &counters, report) == ZC_OK;
             }
         }
     }
@@ -281,17 +302,12 @@ static int zc__check_before_run(zc__trace_options *o, char *library, size_t libr
 int zc_cmd_trace(int argc, char **argv)
 {
     static const struct option options[] = {
-        {"json", required_argument, NULL, 'j'},
-        {"output", required_argument, NULL, 'o'},
-        {"bench", required_argument, NULL, 'b'},
-        {"ceiling", required_argument, NULL, 'c'},
-        {"ram", required_argument, NULL, 'r'},
-        {"device", required_argument, NULL, 'd'},
-        {"lib", required_argument, NULL, 'l'},
-        {"keep-logs", required_argument, NULL, 'k'},
-        {"force", no_argument, NULL, 'F'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"json", required_argument, NULL, 'j'},  {"output", required_argument, NULL, 'o'},
+        {"bench", required_argument, NULL, 'b'}, {"ceiling", required_argument, NULL, 'c'},
+        {"ram", required_argument, NULL, 'r'},   {"device", required_argument, NULL, 'd'},
+        {"lib", required_argument, NULL, 'l'},   {"keep-logs", required_argument, NULL, 'k'},
+        {"force", no_argument, NULL, 'F'},       {"pcie-counters", no_argument, NULL, 'P'},
+        {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
     };
     zc__trace_options o = {0};
     int opt;
@@ -302,6 +318,9 @@ int zc_cmd_trace(int argc, char **argv)
         switch (opt) {
         case 'F':
             o.force = 1;
+            break;
+        case 'P':
+            o.pcie_counters = 1;
             break;
         case 'j':
             o.json_path = optarg;
