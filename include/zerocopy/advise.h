@@ -370,6 +370,12 @@ ZC_EXTERN zc_status zc_profile_measure(int device, zc_bench_mode mode,
                                        zc_bench_progress_fn progress, void *progress_user,
                                        zc_profile *profile_p, char *notes, size_t notes_size);
 
+/* The same with the bench run configured in full (config->device, mode, progress, the gate's
+ * timeout, ungated for tools that run one kernel at a time); its sizes and devices are not
+ * used: the profile's cases run at their own sizes, on config->device. */
+ZC_EXTERN zc_status zc_profile_measure_config(const zc_bench_config *config, zc_profile *profile_p,
+                                              char *notes, size_t notes_size);
+
 /* ---- Stream advice: which zc stream mode for a frame size and a rate ---- */
 
 /* A stream workload: frames of frame_bytes arriving at rate_hz (0: as fast as possible). */

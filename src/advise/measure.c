@@ -23,6 +23,19 @@ ZC_EXTERN zc_status zc_profile_measure(int device, zc_bench_mode mode,
                                        zc_bench_progress_fn progress, void *progress_user,
                                        zc_profile *profile_p, char *notes, size_t notes_size)
 {
+    zc_bench_config config;
+    zc_bench_config_init(&config);
+    config.device = device;
+    config.mode = mode;
+    config.progress = progress;
+    config.progress_user = progress_user;
+    return zc_profile_measure_config(&config, profile_p, notes, notes_size);
+}
+
+ZC_EXTERN zc_status zc_profile_measure_config(const zc_bench_config *config_in,
+                                              zc_profile *profile_p, char *notes, size_t notes_size)
+{
+    ZC_REQUIRE_ARG(config_in);
     ZC_REQUIRE_ARG(profile_p);
     if (notes != NULL && notes_size > 0)
         notes[0] = '\0';
@@ -31,15 +44,17 @@ ZC_EXTERN zc_status zc_profile_measure(int device, zc_bench_mode mode,
     zc_status status = zc_profile_bench_cases(ids, ZC_BENCH_CASE_ID_COUNT, &n);
     if (status != ZC_OK)
         return status;
+    int device = config_in->device;
+    zc_bench_mode mode = config_in->mode;
     zc_device_info info;
     if ((status = zc_device_info_get(device, &info)) != ZC_OK)
         return status;
-    zc_bench_config config;
-    zc_bench_config_init(&config);
-    config.device = device;
-    config.mode = mode;
-    config.progress = progress;
-    config.progress_user = progress_user;
+    /* The cases' own sizes (the model wants their spread), one GPU. */
+    zc_bench_config config = *config_in;
+    config.sizes = NULL;
+    config.size_count = 0;
+    config.devices = NULL;
+    config.device_count = 0;
     zc_bench_ctx *ctx = NULL;
     if ((status = zc_bench_ctx_create(&config, &ctx)) != ZC_OK)
         return status;
