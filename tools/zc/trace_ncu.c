@@ -90,14 +90,17 @@ size_t zc_cli_trace_ncu_parse(const char *text, zc_cli_trace_ncu *out)
         double value = strtod(digits, &end);
         if (d == 0 || end == NULL || *end != '\0' || value < 0)
             continue;
+        char name[ZC_TRACE_LAUNCH_NAME];
+        snprintf(name, sizeof name, "%s", fields[name_at]);
         size_t k = 0;
-        while (k < out->count && strcmp(out->reads[k].name, fields[name_at]) != 0)
+        while (k < out->count && strcmp(out->reads[k].name, name) != 0)
             k++;
         if (k == out->count) {
             if (k == ZC_CLI_TRACE_NCU_KERNELS)
                 continue;
             memset(&out->reads[k], 0, sizeof out->reads[k]);
-            snprintf(out->reads[k].name, sizeof out->reads[k].name, "%s", fields[name_at]);
+            /* Cut as the log cuts the names of launch records, so that the two compare equal. */
+            snprintf(out->reads[k].name, sizeof out->reads[k].name, "%s", name);
             out->count++;
         }
         out->reads[k].launches++;
@@ -109,7 +112,9 @@ size_t zc_cli_trace_ncu_parse(const char *text, zc_cli_trace_ncu *out)
     return out->count;
 }
 
-/* The kernels named by launch records, as one ncu regex "regex:^(a|b)$"; 0 when none. */
+/* The kernels named by launch records, as one ncu regex "regex:^(a|b)": a prefix, since the log
+ * keeps at most 63 characters of a name (ncu's report is cut the same way when read); 0 when
+ * none. */
 static int zc__kernel_filter(const zc_trace_log *log, char *out, size_t size)
 {
     char names[ZC_CLI_TRACE_NCU_KERNELS][ZC_TRACE_LAUNCH_NAME];
@@ -130,7 +135,7 @@ static int zc__kernel_filter(const zc_trace_log *log, char *out, size_t size)
     size_t at = (size_t)snprintf(out, size, "regex:^(");
     for (size_t j = 0; j < count && at < size; j++)
         at += (size_t)snprintf(out + at, size - at, "%s%s", j ? "|" : "", names[j]);
-    return at < size && snprintf(out + at, size - at, ")$") < (int)(size - at);
+    return at < size && snprintf(out + at, size - at, ")") < (int)(size - at);
 }
 
 /* A whole small file, NUL-terminated, or NULL when it is missing (ncu writes no report when it
