@@ -309,6 +309,11 @@ ZC_EXTERN zc_status zc_advise_run(int device, const zc_workload *workload, zc_te
  * producer does (GB/s); a CPU-only measurement of about 50 ms. */
 ZC_EXTERN zc_status zc_advise_measure_host_write(double *gbps_p);
 
+/* The rate at which this CPU writes managed memory whose pages the GPU holds (each faults back
+ * first), as the runner's managed transfers do; about 0.1 s on GPU device. zc bench measures
+ * the GPU's faults only. ZC_ERR_UNSUPPORTED without concurrentManagedAccess. */
+ZC_EXTERN zc_status zc_advise_measure_managed_touch(int device, double *gbps_p);
+
 /* ---- The profile's figures by name, and where each came from ---- */
 
 /* Stable key of a scalar figure ("launch_sync_us", "copy_latency_us.pinned"); NULL out of
@@ -503,6 +508,7 @@ typedef struct zc_validation_summary {
     size_t rounds;
     double host_write_gbps; /* the CPU's fill rate the predictions used: measured here when the
                                profile had none measured */
+    double managed_cpu_touch_gbps; /* the CPU's writes into GPU-held managed pages, the same */
 } zc_validation_summary;
 
 /* Called after each workload: done of total, the workload's name. */

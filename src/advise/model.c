@@ -224,10 +224,12 @@ static void zc__predict_managed(const zc_profile *p, const zc__traffic *t, zc_pr
     double on_gpu = p->managed_prefetched_gbps > 0.0 ? p->managed_prefetched_gbps : p->device_gbps;
     r->compute_us = zc__us_at(t->reads + t->writes, on_gpu);
     /* The CPU's fill finds the pages on the GPU (the last prefetch put them there) and faults
-     * each back before writing it, on top of the write itself. */
-    r->cpu_us = t->in ? zc__us_at(t->fill_bytes, p->managed_cpu_touch_gbps) +
-                            zc__us_at(t->fill_bytes, p->host_write_gbps)
-                      : 0.0;
+     * each back before writing it. Measured, the rate is of the whole fill; assumed (the GPU's
+     * fault rate standing in), the write itself comes on top. */
+    double fill = zc__us_at(t->fill_bytes, p->managed_cpu_touch_gbps);
+    if (p->origin[ZC_PF_MANAGED_CPU_TOUCH_GBPS] != ZC_ORIGIN_MEASURED)
+        fill += zc__us_at(t->fill_bytes, p->host_write_gbps);
+    r->cpu_us = t->in ? fill : 0.0;
     r->per_transfer_us = r->fixed_us + r->link_us + r->compute_us + r->cpu_us;
     r->steady_us = r->per_transfer_us;
     r->setup_us = zc__setup_us(p, ZC_ALLOC_MANAGED, t, 1.0);

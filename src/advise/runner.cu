@@ -439,3 +439,42 @@ ZC_EXTERN zc_status zc_advise_measure_host_write(double *gbps_p)
     *gbps_p = (double)bytes / (t[1] * 1e3);
     return ZC_OK;
 }
+
+ZC_EXTERN zc_status zc_advise_measure_managed_touch(int device, double *gbps_p)
+{
+    ZC_REQUIRE_ARG(gbps_p);
+    /* The runner's managed transfers start with the CPU writing pages that the last prefetch
+     * put on the GPU: each faults back first. zc bench measures the GPU's faults, not these. */
+    const size_t bytes = (size_t)64 << 20;
+    int managed = 0;
+    ZC_CUDA_RETURN(cudaSetDevice(device));
+    ZC_CUDA_RETURN(cudaDeviceGetAttribute(&managed, cudaDevAttrConcurrentManagedAccess, device));
+    if (!managed)
+        return ZC_FAIL(ZC_ERR_UNSUPPORTED,
+                       "zc_advise_measure_managed_touch: GPU %d lacks concurrentManagedAccess",
+                       device);
+    uint32_t *p = NULL;
+    cudaStream_t s = NULL;
+    ZC_CUDA_RETURN(cudaMallocManaged((void **)&p, bytes, cudaMemAttachGlobal));
+    zc_status status = ZC_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    double t[3];
+    zc__fill(p, bytes / 4, 9u); /* the pages start on the host */
+    for (int i = 0; i < 3 && status == ZC_OK; i++) {
+        status = zc__prefetch(p, bytes, device, s);
+        if (status == ZC_OK)
+            status = ZC_CUDA(cudaStreamSynchronize(s));
+        if (status != ZC_OK)
+            break;
+        double t0 = zc__now_us();
+        zc__fill(p, bytes / 4, (uint32_t)i);
+        t[i] = zc__now_us() - t0;
+    }
+    if (s != NULL)
+        (void)cudaStreamDestroy(s);
+    (void)cudaFree(p);
+    if (status != ZC_OK)
+        return status;
+    qsort(t, 3, sizeof t[0], zc__cmp_double);
+    *gbps_p = (double)bytes / (t[1] * 1e3);
+    return ZC_OK;
+}

@@ -122,6 +122,19 @@ ZC_EXTERN zc_status zc_advise_validate(const zc_profile *profile,
             return st;
         (void)zc_profile_set(&local, ZC_PF_HOST_WRITE_GBPS, gbps, ZC_ORIGIN_MEASURED);
     }
+    /* Likewise the CPU's writes into managed pages the GPU holds: measured here, when the
+     * profile only assumed them, on the GPU being validated. */
+    if (local.origin[ZC_PF_MANAGED_CPU_TOUCH_GBPS] != ZC_ORIGIN_MEASURED &&
+        local.managed_prefetch_gbps > 0.0) {
+        double gbps = 0.0;
+        st = zc_advise_measure_managed_touch(config->device, &gbps);
+        if (st == ZC_OK)
+            (void)zc_profile_set(&local, ZC_PF_MANAGED_CPU_TOUCH_GBPS, gbps, ZC_ORIGIN_MEASURED);
+        else if (st != ZC_ERR_UNSUPPORTED)
+            return st;
+        zc_clear_error();
+    }
+    summary_p->managed_cpu_touch_gbps = local.managed_cpu_touch_gbps;
     zc_status worst = ZC_OK;
     for (size_t i = 0; i < count; i++) {
         zc_status status = zc__workload(&local, config, &workloads[i], &results[i]);
@@ -137,9 +150,11 @@ ZC_EXTERN zc_status zc_advise_validate(const zc_profile *profile,
             config->progress(config->progress_user, i + 1, count, &results[i]);
         }
     }
+    double touch = summary_p->managed_cpu_touch_gbps;
     zc_status status = zc_validation_judge(results, count, summary_p);
     if (status != ZC_OK)
         return status;
+    summary_p->managed_cpu_touch_gbps = touch;
     summary_p->rounds = config->rounds;
     summary_p->host_write_gbps = local.host_write_gbps;
     if (worst != ZC_OK)
