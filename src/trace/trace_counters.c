@@ -1,6 +1,7 @@
 /* The kernels' PCIe read counters: this library does not read them (CUPTI's profiling API
- * needs a range profiler of its own per kernel), and on many machines the driver lets only
- * administrators read them at all. The note says which, so the analysis can say it. */
+ * needs a range profiler of its own per kernel; zc trace --pcie-counters measures them in a
+ * second run under ncu), and on many machines the driver lets only administrators read them at
+ * all. The note says which, so the analysis can say it. */
 #include "trace_inject.h"
 
 #include <stdio.h>
@@ -32,9 +33,9 @@ void zc__trace_counters_note(void)
         zc__trace_note("pcie_counters_unavailable",
                        "the driver lets only administrators read GPU performance counters "
                        "(RmProfilingAdminOnly: 1, NVreg_RestrictProfilingToAdminUsers) and this "
-                       "program is not run as root");
+                       "program is not run as root: zc trace --pcie-counters would be refused");
     else
         zc__trace_note("pcie_counters_unavailable",
-                       "zc trace does not read hardware counters; measure a kernel with ncu "
-                       "--metrics pcie__read_bytes.sum -k NAME");
+                       "not read in the traced run; zc trace --pcie-counters measures them in "
+                       "a second run under ncu");
 }

@@ -27,9 +27,10 @@ static void zc__initialize(void)
         return; /* loaded outside zc trace: record nothing */
     if (zc__trace_writer_open(dir) != 0)
         return;
-    zc__trace_counters_note();
     zc__trace_callbacks_start();
     zc__trace_activity_start();
+    /* After CUPTI's own refusals, which say first why nothing may have been recorded. */
+    zc__trace_counters_note();
     atexit(zc__at_exit);
 }
 

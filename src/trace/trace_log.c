@@ -67,8 +67,15 @@ static void zc__add_note(zc_trace_log *log, const char *key, const char *text)
         log->um_unavailable = 1;
     if (strcmp(key, "pcie_counters_unavailable") == 0)
         snprintf(log->pcie_counters, sizeof log->pcie_counters, "%s", text);
+    char note[sizeof log->notes[0]];
+    snprintf(note, sizeof note, "%s: %s", key, text);
+    /* Every process of a run says the same things: once is enough. */
+    for (size_t i = 0; i < log->note_count; i++) {
+        if (strcmp(log->notes[i], note) == 0)
+            return;
+    }
     if (log->note_count < ZC_TRACE_NOTE_MAX)
-        snprintf(log->notes[log->note_count++], sizeof log->notes[0], "%s: %s", key, text);
+        memcpy(log->notes[log->note_count++], note, sizeof note);
 }
 
 /* File one parsed record under process p (the process being read). */

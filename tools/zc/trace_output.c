@@ -62,8 +62,13 @@ void zc_cli_trace_print_summary(FILE *out, const zc_cli_trace_run *run, const zc
         log->copy_count + log->memset_count + log->kernel_count + log->um_count + log->api_count >
         0;
     if (!recorded && log->note_count > 0) {
-        /* CUPTI refused everything (no GPU, or another profiler holds it): one line says so. */
-        fprintf(out, "zc trace: nothing recorded: CUPTI said %s\n", log->notes[0]);
+        /* CUPTI refused everything (no GPU, or another profiler holds it): one line says so,
+         * with CUPTI's first refusal (not the library's note about hardware counters). */
+        size_t first = 0;
+        while (first + 1 < log->note_count &&
+               strncmp(log->notes[first], "pcie_counters_unavailable", 25) == 0)
+            first++;
+        fprintf(out, "zc trace: nothing recorded: CUPTI said %s\n", log->notes[first]);
         return;
     }
     fprintf(out, "zc trace: %zu process%s traced%s", log->process_count,
