@@ -50,24 +50,19 @@ void zc__ring_ll_encode(uint64_t *dst, const uint32_t *src, size_t words, uint64
     uint32_t flag = zc_ring_ll_flag(seq);
     size_t i = 0;
 #if defined(__SSE2__)
-    /*
-     * Two LL words per 16-byte aligned store: each 8-byte half is written whole, which is all
-     * the protocol needs (the reader checks every word's flag). Non-temporal stores: the GPU
-     * polls these very lines while they are written, and with ordinary stores every poll of a
-     * line the CPU holds dirty snoops it out of the CPU's cache, which then takes it back for
-     * the next store; written around the cache, the lines go out whole, once, and the GPU's
-     * reads never meet them in the CPU's cache. The fence sends the last partial line out now
-     * instead of whenever the write-combining buffer is next needed.
-     */
+    /* Two LL words per 16-byte aligned store: each 8-byte half is written whole, which is all
+     * the protocol needs (the reader checks every word's flag). Ordinary stores, not
+     * non-temporal ones: those (with a decoder that waits for the frame's last word) helped
+     * large frames (64 KiB: 69 -> 40 us) and made no gain or cost up to 0.9 us at 4 KiB, the
+     * size LL is for (bench/results/h200-20261202/explore-2, and an earlier call). */
     if (((uintptr_t)dst & 15u) == 0) {
         for (; i + 2 <= words; i += 2) {
             uint32_t a, b;
             memcpy(&a, src + i, 4);
             memcpy(&b, src + i + 1, 4);
-            _mm_stream_si128((__m128i *)(dst + i),
-                             _mm_set_epi32((int)flag, (int)b, (int)flag, (int)a));
+            _mm_store_si128((__m128i *)(dst + i),
+                            _mm_set_epi32((int)flag, (int)b, (int)flag, (int)a));
         }
-        _mm_sfence();
     }
 #endif
     for (; i < words; i++) {
@@ -82,13 +77,6 @@ size_t zc__ring_ll_decode(uint32_t *dst, const uint64_t *src, size_t words, uint
 {
     uint32_t flag = zc_ring_ll_flag(seq);
     size_t i = start;
-    /* Until the frame's last word is there, look at nothing else: every read of a line the GPU
-     * has not written yet brings it into the CPU's cache, and the GPU's write must then snoop
-     * it out again. The last word usually lands last; whatever is still missing after it is
-     * picked up by the sweep below on the next call. */
-    if (i < words && i + 1 < words &&
-        zc_ring_ll_word_flag(__atomic_load_n(src + words - 1, __ATOMIC_ACQUIRE)) != flag)
-        return i;
 #if defined(__SSE2__)
     /* Two words per 16-byte load, both flags compared at once: the host's share of the round
      * trip is this loop and the encoding, so it is kept short. Each 8-byte half is read whole,
