@@ -314,6 +314,10 @@ ZC_EXTERN zc_status zc_advise_measure_host_write(double *gbps_p);
  * the GPU's faults only. ZC_ERR_UNSUPPORTED without concurrentManagedAccess. */
 ZC_EXTERN zc_status zc_advise_measure_managed_touch(int device, double *gbps_p);
 
+/* What the host spends queuing one cudaMemcpyAsync on GPU device (us), which the overlapped
+ * technique pays per chunk and stage; zc bench does not measure it. A few milliseconds. */
+ZC_EXTERN zc_status zc_advise_measure_enqueue(int device, double *us_p);
+
 /* ---- The profile's figures by name, and where each came from ---- */
 
 /* Stable key of a scalar figure ("launch_sync_us", "copy_latency_us.pinned"); NULL out of
@@ -509,6 +513,7 @@ typedef struct zc_validation_summary {
     double host_write_gbps; /* the CPU's fill rate the predictions used: measured here when the
                                profile had none measured */
     double managed_cpu_touch_gbps; /* the CPU's writes into GPU-held managed pages, the same */
+    double enqueue_us;             /* queuing one asynchronous copy, the same */
 } zc_validation_summary;
 
 /* Called after each workload: done of total, the workload's name. */

@@ -82,6 +82,38 @@ static zc_status zc__workload(const zc_profile *p, const zc_validation_config *c
     return worst;
 }
 
+/*
+ * The figures of the runner's host side that zc bench does not measure, measured here on the
+ * machine being validated when the profile only assumes them: the CPU's fill rate, its writes
+ * into managed pages the GPU holds, and the cost of queuing one asynchronous copy. Small
+ * host-side timings of the runner's own steps, not a second bench.
+ */
+static zc_status zc__measure_missing(zc_profile *p, int device)
+{
+    zc_status st = ZC_OK;
+    double v = 0.0;
+    if (p->origin[ZC_PF_HOST_WRITE_GBPS] != ZC_ORIGIN_MEASURED) {
+        if ((st = zc_advise_measure_host_write(&v)) != ZC_OK)
+            return st;
+        (void)zc_profile_set(p, ZC_PF_HOST_WRITE_GBPS, v, ZC_ORIGIN_MEASURED);
+    }
+    if (p->origin[ZC_PF_MANAGED_CPU_TOUCH_GBPS] != ZC_ORIGIN_MEASURED &&
+        p->managed_prefetch_gbps > 0.0) {
+        st = zc_advise_measure_managed_touch(device, &v);
+        if (st == ZC_OK)
+            (void)zc_profile_set(p, ZC_PF_MANAGED_CPU_TOUCH_GBPS, v, ZC_ORIGIN_MEASURED);
+        else if (st != ZC_ERR_UNSUPPORTED)
+            return st;
+        zc_clear_error();
+    }
+    if (p->origin[ZC_PF_ENQUEUE_US] != ZC_ORIGIN_MEASURED) {
+        if ((st = zc_advise_measure_enqueue(device, &v)) != ZC_OK)
+            return st;
+        (void)zc_profile_set(p, ZC_PF_ENQUEUE_US, v, ZC_ORIGIN_MEASURED);
+    }
+    return ZC_OK;
+}
+
 ZC_EXTERN zc_status zc_advise_validate(const zc_profile *profile,
                                        const zc_validation_workload *workloads, size_t count,
                                        const zc_validation_config *config,
@@ -111,30 +143,11 @@ ZC_EXTERN zc_status zc_advise_validate(const zc_profile *profile,
     if (config->device < 0 || config->device >= devices)
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_advise_validate: GPU %d of %d", config->device,
                        devices);
-    /* The CPU's part of each transfer is priced at the host write rate; zc bench does not
-     * measure it, so a profile that only assumes it gets it measured here, on the machine
-     * being validated, the way the runner fills (a CPU-only figure, not a second bench). */
     zc_profile local = *profile;
-    if (local.origin[ZC_PF_HOST_WRITE_GBPS] != ZC_ORIGIN_MEASURED) {
-        double gbps = 0.0;
-        st = zc_advise_measure_host_write(&gbps);
-        if (st != ZC_OK)
-            return st;
-        (void)zc_profile_set(&local, ZC_PF_HOST_WRITE_GBPS, gbps, ZC_ORIGIN_MEASURED);
-    }
-    /* Likewise the CPU's writes into managed pages the GPU holds: measured here, when the
-     * profile only assumed them, on the GPU being validated. */
-    if (local.origin[ZC_PF_MANAGED_CPU_TOUCH_GBPS] != ZC_ORIGIN_MEASURED &&
-        local.managed_prefetch_gbps > 0.0) {
-        double gbps = 0.0;
-        st = zc_advise_measure_managed_touch(config->device, &gbps);
-        if (st == ZC_OK)
-            (void)zc_profile_set(&local, ZC_PF_MANAGED_CPU_TOUCH_GBPS, gbps, ZC_ORIGIN_MEASURED);
-        else if (st != ZC_ERR_UNSUPPORTED)
-            return st;
-        zc_clear_error();
-    }
+    if ((st = zc__measure_missing(&local, config->device)) != ZC_OK)
+        return st;
     summary_p->managed_cpu_touch_gbps = local.managed_cpu_touch_gbps;
+    summary_p->enqueue_us = local.enqueue_us;
     zc_status worst = ZC_OK;
     for (size_t i = 0; i < count; i++) {
         zc_status status = zc__workload(&local, config, &workloads[i], &results[i]);
@@ -150,11 +163,11 @@ ZC_EXTERN zc_status zc_advise_validate(const zc_profile *profile,
             config->progress(config->progress_user, i + 1, count, &results[i]);
         }
     }
-    double touch = summary_p->managed_cpu_touch_gbps;
     zc_status status = zc_validation_judge(results, count, summary_p);
     if (status != ZC_OK)
         return status;
-    summary_p->managed_cpu_touch_gbps = touch;
+    summary_p->managed_cpu_touch_gbps = local.managed_cpu_touch_gbps;
+    summary_p->enqueue_us = local.enqueue_us;
     summary_p->rounds = config->rounds;
     summary_p->host_write_gbps = local.host_write_gbps;
     if (worst != ZC_OK)
