@@ -22,15 +22,44 @@ fi
 nvcc=${NVCC:-nvcc}
 command -v "$nvcc" >/dev/null || nvcc=/usr/local/cuda/bin/nvcc
 arch=${ZC_CORPUS_ARCH:-sm_90}
-bin=$out/bin
-mkdir -p "$bin"
+# The programs are built outside the results, which keep only what was said about them.
+bin=$(mktemp -d "${TMPDIR:-/tmp}/zc-trace-corpus-XXXXXX")
+trap 'rm -rf "$bin"' EXIT
 : >"$out/rows.tsv"
 status=0
 
+# build NAME SRC EXTRA: compile one program; its status in $out/NAME.build.rc. Libraries (-l...)
+# go after the source; {tree} in EXTRA is the copied repository's folder.
+build() {
+  local name=$1 src=$2 extra=$3 dir=$4 flags=() libs=() a
+  for a in ${extra//\{tree\}/$dir}; do
+    case "$a" in -l*) libs+=("$a") ;; *) flags+=("$a") ;; esac
+  done
+  "$nvcc" -arch="$arch" -O2 -std=c++17 -I"$corpus/cudahandbook/chLib" "${flags[@]}" \
+    "$src" -o "$bin/$name" "${libs[@]}" >"$out/$name.build.txt" 2>&1
+  echo $? >"$out/$name.build.rc"
+}
+
+# The table's rows, "-" standing for an empty field (read would run two tabs together).
+rows() {
+  while IFS=$'\t' read -r name tree repo path extra args expected what; do
+    case "$name" in '#'* | '') continue ;; esac
+    [ "$extra" = - ] && extra=
+    [ "$args" = - ] && args=
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$tree" "$repo" "$path" "${extra:--}" \
+      "${args:--}" "$expected" "$what"
+  done <"$list"
+}
+
+# All builds at once (nvcc is slow, the machine has cores), then the runs one by one.
 while IFS=$'\t' read -r name tree repo path extra args expected what; do
-  case "$name" in '#'* | '') continue ;; esac
-  # "-" stands for an empty field (read would run two tabs together).
   [ "$extra" = - ] && extra=
+  rm -f "$out/$name.build.rc"
+  [ -f "$corpus/$tree/$path" ] && build "$name" "$corpus/$tree/$path" "$extra" "$corpus/$tree" &
+done < <(rows)
+wait
+
+while IFS=$'\t' read -r name tree repo path extra args expected what; do
   [ "$args" = - ] && args=
   dir=$corpus/$tree
   src=$dir/$path
@@ -38,13 +67,7 @@ while IFS=$'\t' read -r name tree repo path extra args expected what; do
   if [ ! -f "$src" ]; then
     outcome="source missing ($src)"
   else
-    # Libraries (-l...) go after the source; {tree} is the copied repository's folder.
-    flags=() libs=()
-    for a in ${extra//\{tree\}/$dir}; do
-      case "$a" in -l*) libs+=("$a") ;; *) flags+=("$a") ;; esac
-    done
-    if ! "$nvcc" -arch="$arch" -O2 -std=c++17 -I"$corpus/cudahandbook/chLib" "${flags[@]}" \
-      "$src" -o "$bin/$name" "${libs[@]}" >"$out/$name.build.txt" 2>&1; then
+    if [ "$(cat "$out/$name.build.rc" 2>/dev/null)" != 0 ]; then
       outcome="build failed (see $name.build.txt)"
     else
       # shellcheck disable=SC2086 # the arguments are words of the table
@@ -56,7 +79,7 @@ while IFS=$'\t' read -r name tree repo path extra args expected what; do
   fi
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$repo" "$path" "$args" "$expected" \
     "$what" "$rc" "$outcome" >>"$out/rows.tsv"
-done <"$list"
+done < <(rows)
 
 # The table and the document: found against expected, mechanically. A key marked "?" in the
 # expected column may appear or not (it rests on a time the machine decides).
