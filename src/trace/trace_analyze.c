@@ -140,10 +140,11 @@ static void zc__calls(const zc_trace_log *log, zc_trace_report *r)
         const zc_trace_process *proc = &log->processes[p];
         r->launches_inspected += proc->launches_inspected;
         r->launches_failed += proc->launches_failed;
-        /* A process that launched kernels the inspection never saw cannot say which
-         * allocations they used. */
-        if (!proc->launch_counts ||
-            ((proc->launches_runtime > 0 || proc->kernels > 0) && proc->launches_inspected == 0))
+        /* A process that ran kernels and does not say it inspected their launches (a version
+         * 1 log, one killed before its closing lines, a driver that hid the launches) cannot
+         * say which allocations they used; one that ran none has nothing to hide. */
+        int launched = proc->launches_runtime > 0 || proc->kernels > 0;
+        if (launched && (!proc->launch_counts || proc->launches_inspected == 0))
             seen = 0;
     }
     r->launch_args_seen = seen;

@@ -129,7 +129,7 @@ void zc_cli_trace_print_summary(FILE *out, const zc_cli_trace_run *run, const zc
                 (unsigned long long)report->um_fault_records,
                 zc_trace_format_bytes(report->um_bytes, s, sizeof s));
 
-    if (report->launch_args_seen)
+    if (report->launch_args_seen && report->kernel_count > 0)
         fprintf(out, "Kernel arguments: read for %llu launches%s\n",
                 (unsigned long long)report->launches_inspected,
                 report->launches_failed ? " (some could not be read)" : "");
