@@ -151,16 +151,17 @@ typedef struct zc_profile {
     double copy_latency_us[ZC_HOST_KIND_COUNT]; /* the fixed cost of one copy queued between
                                                    other GPU work (not the round trip) */
     double launch_sync_us;                      /* empty kernel launch + cudaStreamSynchronize */
-    double enqueue_us;                          /* host cost of queuing one asynchronous call */
-    double both_directions_gbps;                /* H2D and D2H at once, total */
-    double mapped_read_gbps[ZC_ACCESS_COUNT];   /* kernel reading mapped host memory */
-    double mapped_write_gbps[ZC_ACCESS_COUNT];  /* kernel writing mapped host memory */
-    double mapped_latency_us;                   /* one dependent read of mapped memory */
-    double device_gbps;                         /* kernel reading device memory */
-    double managed_prefetch_gbps;               /* cudaMemPrefetchAsync host to device */
-    double managed_prefetch_us;                 /* fixed cost of one prefetch */
-    double managed_first_touch_gbps;            /* GPU faulting pages in without prefetch */
-    double managed_prefetched_gbps;             /* kernel reading managed pages on the GPU */
+    double enqueue_us; /* one operation queued in a stream (a copy, a launch, an event): what it
+                          adds to the stream and to the host that queues it */
+    double both_directions_gbps;               /* H2D and D2H at once, total */
+    double mapped_read_gbps[ZC_ACCESS_COUNT];  /* kernel reading mapped host memory */
+    double mapped_write_gbps[ZC_ACCESS_COUNT]; /* kernel writing mapped host memory */
+    double mapped_latency_us;                  /* one dependent read of mapped memory */
+    double device_gbps;                        /* kernel reading device memory */
+    double managed_prefetch_gbps;              /* cudaMemPrefetchAsync host to device */
+    double managed_prefetch_us;                /* fixed cost of one prefetch */
+    double managed_first_touch_gbps;           /* GPU faulting pages in without prefetch */
+    double managed_prefetched_gbps;            /* kernel reading managed pages on the GPU */
     double managed_advised_gbps;     /* kernel reading pages advised to stay on the host */
     double managed_fault_us_per_mib; /* what faulting a MiB in costs beyond reading it */
     double managed_cpu_touch_gbps;   /* CPU writing pages that live on the GPU */
@@ -313,10 +314,6 @@ ZC_EXTERN zc_status zc_advise_measure_host_write(double *gbps_p);
  * first), as the runner's managed transfers do; about 0.1 s on GPU device. zc bench measures
  * the GPU's faults only. ZC_ERR_UNSUPPORTED without concurrentManagedAccess. */
 ZC_EXTERN zc_status zc_advise_measure_managed_touch(int device, double *gbps_p);
-
-/* What the host spends queuing one cudaMemcpyAsync on GPU device (us), which the overlapped
- * technique pays per chunk and stage; zc bench does not measure it. A few milliseconds. */
-ZC_EXTERN zc_status zc_advise_measure_enqueue(int device, double *us_p);
 
 /* ---- The profile's figures by name, and where each came from ---- */
 
@@ -513,7 +510,6 @@ typedef struct zc_validation_summary {
     double host_write_gbps; /* the CPU's fill rate the predictions used: measured here when the
                                profile had none measured */
     double managed_cpu_touch_gbps; /* the CPU's writes into GPU-held managed pages, the same */
-    double enqueue_us;             /* queuing one asynchronous copy, the same */
 } zc_validation_summary;
 
 /* Called after each workload: done of total, the workload's name. */

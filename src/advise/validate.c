@@ -84,9 +84,9 @@ static zc_status zc__workload(const zc_profile *p, const zc_validation_config *c
 
 /*
  * The figures of the runner's host side that zc bench does not measure, measured here on the
- * machine being validated when the profile only assumes them: the CPU's fill rate, its writes
- * into managed pages the GPU holds, and the cost of queuing one asynchronous copy. Small
- * host-side timings of the runner's own steps, not a second bench.
+ * machine being validated when the profile only assumes them: the CPU's fill rate and its
+ * writes into managed pages the GPU holds. Small host-side timings of the runner's own steps,
+ * not a second bench.
  */
 static zc_status zc__measure_missing(zc_profile *p, int device)
 {
@@ -105,11 +105,6 @@ static zc_status zc__measure_missing(zc_profile *p, int device)
         else if (st != ZC_ERR_UNSUPPORTED)
             return st;
         zc_clear_error();
-    }
-    if (p->origin[ZC_PF_ENQUEUE_US] != ZC_ORIGIN_MEASURED) {
-        if ((st = zc_advise_measure_enqueue(device, &v)) != ZC_OK)
-            return st;
-        (void)zc_profile_set(p, ZC_PF_ENQUEUE_US, v, ZC_ORIGIN_MEASURED);
     }
     return ZC_OK;
 }
@@ -147,7 +142,6 @@ ZC_EXTERN zc_status zc_advise_validate(const zc_profile *profile,
     if ((st = zc__measure_missing(&local, config->device)) != ZC_OK)
         return st;
     summary_p->managed_cpu_touch_gbps = local.managed_cpu_touch_gbps;
-    summary_p->enqueue_us = local.enqueue_us;
     zc_status worst = ZC_OK;
     for (size_t i = 0; i < count; i++) {
         zc_status status = zc__workload(&local, config, &workloads[i], &results[i]);
@@ -167,7 +161,6 @@ ZC_EXTERN zc_status zc_advise_validate(const zc_profile *profile,
     if (status != ZC_OK)
         return status;
     summary_p->managed_cpu_touch_gbps = local.managed_cpu_touch_gbps;
-    summary_p->enqueue_us = local.enqueue_us;
     summary_p->rounds = config->rounds;
     summary_p->host_write_gbps = local.host_write_gbps;
     if (worst != ZC_OK)

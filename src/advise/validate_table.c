@@ -116,10 +116,8 @@ ZC_EXTERN zc_status zc_validation_markdown(const zc_profile *profile, const char
             "winner's and the runner-up's medians (from the rounds' median absolute deviation), "
             "at least 1%%; a technique within it of the winner is tied with it. Error = "
             "(predicted - measured) / measured. The CPU fill rate the predictions used: %.1f "
-            "GB/s; its writes into managed pages the GPU holds: %.2f GB/s; queuing one "
-            "asynchronous copy: %.2f us.\n\n",
-            summary->rounds, summary->host_write_gbps, summary->managed_cpu_touch_gbps,
-            summary->enqueue_us);
+            "GB/s; its writes into managed pages the GPU holds: %.2f GB/s.\n\n",
+            summary->rounds, summary->host_write_gbps, summary->managed_cpu_touch_gbps);
     zc__summary(out, summary);
     zc__verdicts(out, results, count);
     zc__techniques(out, results, count);

@@ -95,7 +95,6 @@ cJSON *zc_cli_validation_json(const zc_profile *profile, const char *notes,
     zc__num(sum, "max_abs_error", s->max_abs_error);
     zc__num(sum, "host_write_gbps", s->host_write_gbps);
     zc__num(sum, "managed_cpu_touch_gbps", s->managed_cpu_touch_gbps);
-    zc__num(sum, "enqueue_us", s->enqueue_us);
     return doc;
 }
 
