@@ -7,6 +7,7 @@
 #include "zerocopy/status.h"
 #include "zerocopy/clock.h"
 #include "zerocopy/stats.h"
+#include "zerocopy/size.h"
 #include "zerocopy/device.h"
 #include "zerocopy/bench.h"
 #include "zerocopy/advise.h"

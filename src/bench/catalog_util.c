@@ -6,6 +6,7 @@
 
 #include "bench/bench_internal.h"
 #include "core/error.h"
+#include "zerocopy/size.h"
 
 ZC_EXTERN size_t zc_bench_case_count(void)
 {
@@ -123,7 +124,7 @@ ZC_EXTERN zc_status zc_bench_select(const char *patterns, unsigned char *selecte
     return ZC_OK;
 }
 
-/* One size: digits, optional suffix. 0 on error. */
+/* One size of the list, in the one size grammar (zerocopy/size.h), 1 B to 64 GiB; 0 on error. */
 static size_t zc__parse_size(const char *text, size_t len)
 {
     char buf[64];
@@ -131,27 +132,10 @@ static size_t zc__parse_size(const char *text, size_t len)
         return 0;
     memcpy(buf, text, len);
     buf[len] = '\0';
-    if (!isdigit((unsigned char)buf[0]))
+    uint64_t bytes = 0;
+    if (zc_size_parse(buf, (uint64_t)64 << 30, &bytes) != ZC_OK)
         return 0;
-    char *end = NULL;
-    errno = 0;
-    unsigned long long value = strtoull(buf, &end, 10);
-    if (errno != 0)
-        return 0;
-    unsigned long long mult = 1;
-    if (strcmp(end, "") == 0 || strcmp(end, "B") == 0 || strcmp(end, "b") == 0)
-        mult = 1;
-    else if (strcmp(end, "K") == 0 || strcmp(end, "k") == 0 || strcmp(end, "KiB") == 0)
-        mult = 1ull << 10;
-    else if (strcmp(end, "M") == 0 || strcmp(end, "m") == 0 || strcmp(end, "MiB") == 0)
-        mult = 1ull << 20;
-    else if (strcmp(end, "G") == 0 || strcmp(end, "g") == 0 || strcmp(end, "GiB") == 0)
-        mult = 1ull << 30;
-    else
-        return 0;
-    if (value == 0 || value > (64ull << 30) / mult)
-        return 0;
-    return (size_t)(value * mult);
+    return (size_t)bytes;
 }
 
 ZC_EXTERN zc_status zc_bench_sizes_parse(const char *text, size_t *sizes, size_t capacity,
@@ -171,7 +155,7 @@ ZC_EXTERN zc_status zc_bench_sizes_parse(const char *text, size_t *sizes, size_t
         if (value == 0)
             return ZC_FAIL(ZC_ERR_PARSE,
                            "sizes: '%.*s' is not a size from 1 B to 64 GiB (a number with an "
-                           "optional K, M or G suffix)",
+                           "optional unit B, K, M or G: 4096, 4K, 4KiB, 1.5M)",
                            (int)len, p);
         if (count == capacity)
             return ZC_FAIL(ZC_ERR_PARSE, "sizes: more than %zu sizes", capacity);

@@ -132,13 +132,18 @@ static void test_sizes(void **state)
     assert_int_equal(s[6], 8);
     assert_int_equal(s[7], 2048);
     n = 42;
-    static const char *bad[] = {"",    "x",   "4X",   "0",   "-4K",   "4K,",
-                                ",4K", "65G", "1.5M", "4 K", "4K,,8K"};
+    static const char *bad[] = {"",    "x",   "4X",   "0",    "-4K",   "4K,",
+                                ",4K", "65G", "1.3K", "4  K", "4K,,8K"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         if (zc_bench_sizes_parse(bad[i], s, 8, &n) != ZC_ERR_PARSE)
             fail_msg("'%s' was accepted as a size list", bad[i]);
         assert_int_equal(n, 42); /* untouched on failure */
     }
+    /* The one size grammar of zerocopy/size.h: fractions of a unit and one space are sizes. */
+    assert_int_equal(zc_bench_sizes_parse("1.5M,4 K", s, 8, &n), ZC_OK);
+    assert_int_equal(n, 2);
+    assert_int_equal(s[0], 1572864);
+    assert_int_equal(s[1], 4096);
     assert_int_equal(zc_bench_sizes_parse("1,2,3", s, 2, &n), ZC_ERR_PARSE);
     assert_int_equal(zc_bench_sizes_parse("64G", s, 1, &n), ZC_OK);
     assert_int_equal(s[0], (size_t)64 << 30);
