@@ -176,7 +176,7 @@ static void zc__find_loop(const zc__pinning *pin, zc_trace_report *r)
             r, "pinned_alloc_in_loop", "Pinned memory allocated over and over", ZC_TRACE_WARNING,
             pin->churn_calls, pin->churn_bytes, zc__trace_seconds(pin->churn_ns),
             zc__trace_seconds(pin->churn_ns),
-            "%llu calls pinned host memory of a size that had been pinned and freed before "
+            "%llu calls pinned host memory of sizes that were pinned, freed and pinned again "
             "(%s pinned %llu times), %s in all, taking %s; pinning maps and locks every page "
             "and is far slower than malloc",
             (unsigned long long)pin->churn_calls,
