@@ -42,7 +42,7 @@ static void zc__resolve(void)
 {
     void *driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
     if (driver == NULL)
-        return;
+        driver = RTLD_DEFAULT; /* loaded under another name, in the global scope */
     zc__param_info = (zc__param_info_fn)dlsym(driver, "cuFuncGetParamInfo");
     zc__func_name = (zc__name_fn)dlsym(driver, "cuFuncGetName");
     /* The program's own CUDA runtime, when it is a shared library in the global scope (a
