@@ -8,6 +8,7 @@
 
 #include "advise/model_internal.h"
 #include "core/error.h"
+#include "zerocopy/size.h"
 
 size_t zc__overlap_chunks(size_t bytes)
 {
@@ -302,16 +303,9 @@ static int zc__compare_predictions(const void *a, const void *b)
 
 void zc__size_text(double bytes, char *out, size_t size)
 {
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int u = 0;
-    while (bytes >= 1024.0 && u < 4) {
-        bytes /= 1024.0;
-        u++;
-    }
-    if (bytes == floor(bytes))
-        snprintf(out, size, "%.0f %s", bytes, units[u]);
-    else
-        snprintf(out, size, "%.1f %s", bytes, units[u]);
+    /* In range before the cast: a double past 2^64 does not convert. */
+    uint64_t b = bytes > 0.0 ? (bytes < 1.8e19 ? (uint64_t)bytes : UINT64_MAX) : 0;
+    (void)zc_size_format(b, out, size);
 }
 
 /* "2.4 us", "3.1 ms", "1.20 s". */

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,58 +16,21 @@
 
 int zc_cli_advise_parse_size(const char *text, size_t *bytes_p)
 {
-    /* Decimal only, as every number of zc: no sign, space, hex, "inf" or "nan". */
-    if (text == NULL || !((*text >= '0' && *text <= '9') || *text == '.') ||
-        strpbrk(text, "xX") != NULL)
+    /* The project's one size grammar; at most 1 TiB per transfer. */
+    uint64_t bytes = 0;
+    if (text == NULL || zc_size_parse(text, (uint64_t)1 << 40, &bytes) != ZC_OK) {
+        zc_clear_error();
         return 0;
-    char *end = NULL;
-    errno = 0;
-    double value = strtod(text, &end);
-    if (errno != 0 || end == text || !(value > 0.0))
-        return 0;
-    double scale = 1.0;
-    switch (*end) {
-    case 'k':
-    case 'K':
-        scale = 1024.0;
-        end++;
-        break;
-    case 'm':
-    case 'M':
-        scale = 1024.0 * 1024.0;
-        end++;
-        break;
-    case 'g':
-    case 'G':
-        scale = 1024.0 * 1024.0 * 1024.0;
-        end++;
-        break;
-    default:
-        break;
     }
-    if (scale > 1.0 && strcmp(end, "iB") == 0)
-        end += 2;
-    else if (strcmp(end, "B") == 0)
-        end++;
-    double bytes = value * scale;
-    if (*end != '\0' || bytes > 1099511627776.0 || bytes != (double)(unsigned long long)bytes)
-        return 0;
     *bytes_p = (size_t)bytes;
     return 1;
 }
 
 void zc_cli_advise_size_text(double bytes, char *out, size_t size)
 {
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int u = 0;
-    while (bytes >= 1024.0 && u < 4) {
-        bytes /= 1024.0;
-        u++;
-    }
-    if (bytes == (double)(unsigned long long)bytes)
-        snprintf(out, size, "%.0f %s", bytes, units[u]);
-    else
-        snprintf(out, size, "%.1f %s", bytes, units[u]);
+    /* In range before the cast: a double past 2^64 does not convert. */
+    uint64_t b = bytes > 0.0 ? (bytes < 1.8e19 ? (uint64_t)bytes : UINT64_MAX) : 0;
+    (void)zc_size_format(b, out, size);
 }
 
 static cJSON *zc__curve_json(const zc_curve *c)
