@@ -12,6 +12,7 @@
 #include "cli_json.h"
 #include "trace_bench_ceiling.h"
 #include "trace_ncu.h"
+#include "zerocopy/size.h"
 #include "zerocopy/trace.h"
 #include "trace_output.h"
 #include "trace_run.h"
@@ -46,7 +47,8 @@ static void zc__trace_help(void)
            "  --ceiling GBPS    take the ceiling as given, in GB/s per direction\n"
            "                    (default: the PCIe link's theoretical figure, with a note)\n"
            "  --ram BYTES       hold pinned memory against BYTES of RAM instead of this\n"
-           "                    machine's (suffixes K, M, G, T: powers of 1024)\n"
+           "                    machine's (a size: 1536M, 64GiB, 1.5T; K, M, G, T are powers of "
+           "1024)\n"
            "  -d, --device N    GPU whose link gives the default ceiling (default 0)\n"
            "  --lib PATH        the injection library (default: $%s, else %s next to zc\n"
            "                    or in the install's lib folder)\n"
@@ -60,47 +62,6 @@ static void zc__trace_help(void)
            "  -h, --help        this help\n",
            zc__trace_usage, ZC_TRACE_SCHEMA, ZC_TRACE_LIB_ENV, ZC_TRACE_LIB_NAME,
            ZC_CLI_TRACE_NCU_ENV);
-}
-
-/* A byte count with an optional binary suffix; 0 when it is not one. */
-static int zc__parse_bytes(const char *text, unsigned long long *value_p)
-{
-    if (text == NULL || *text < '0' || *text > '9')
-        return 0;
-    char *end = NULL;
-    errno = 0;
-    unsigned long long value = strtoull(text, &end, 10);
-    if (errno != 0 || (text[0] == '0' && (text[1] == 'x' || text[1] == 'X')))
-        return 0;
-    int shift = 0;
-    switch (*end) {
-    case '\0':
-        break;
-    case 'K':
-    case 'k':
-        shift = 10;
-        break;
-    case 'M':
-    case 'm':
-        shift = 20;
-        break;
-    case 'G':
-    case 'g':
-        shift = 30;
-        break;
-    case 'T':
-    case 't':
-        shift = 40;
-        break;
-    default:
-        return 0;
-    }
-    if (shift && end[1] != '\0')
-        return 0;
-    if (value == 0 || value > (ULLONG_MAX >> shift))
-        return 0;
-    *value_p = value << shift;
-    return 1;
 }
 
 static int zc__parse_gbps(const char *text, double *value_p)
@@ -117,7 +78,7 @@ typedef struct zc__trace_options {
     const char *keep_dir;
     double ceiling_gbps;
     double bench_gbps; /* read from --bench before the program runs; 0 when it has none */
-    unsigned long long ram_bytes;
+    uint64_t ram_bytes;
     int device;
     int force;
     int pcie_counters;                   /* --pcie-counters: measure with ncu after the trace */
@@ -337,7 +298,7 @@ int zc_cmd_trace(int argc, char **argv)
                                           "--ceiling needs a bandwidth in GB/s, got '%s'", optarg);
             break;
         case 'r':
-            if (!zc__parse_bytes(optarg, &o.ram_bytes))
+            if (zc_size_parse(optarg, UINT64_MAX, &o.ram_bytes) != ZC_OK)
                 return zc_cli_usage_error("trace", zc__trace_usage,
                                           "--ram needs a size in bytes (K, M, G, T), got '%s'",
                                           optarg);
