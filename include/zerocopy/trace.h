@@ -337,9 +337,6 @@ ZC_EXTERN zc_status zc_trace_analyze_measured(const zc_trace_log *log,
 ZC_EXTERN const zc_trace_finding *zc_trace_report_find(const zc_trace_report *report,
                                                        const char *key);
 
-/* "64.0 MiB", "512 B" into out; gives out. */
-ZC_EXTERN const char *zc_trace_format_bytes(uint64_t bytes, char *out, size_t size);
-
 /* "12.3 ms", "850 us", "1.20 s" into out; gives out. */
 ZC_EXTERN const char *zc_trace_format_time(double seconds, char *out, size_t size);
 

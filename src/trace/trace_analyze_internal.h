@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 
+#include "zerocopy/size.h"
 #include "zerocopy/trace.h"
 
 static inline double zc__trace_seconds(uint64_t ns)

@@ -68,7 +68,7 @@ void zc__trace_find_copies(const zc_trace_log *log, const zc_trace_params *param
             pageable_count, pageable_bytes, time_s, saving,
             "%llu copies touched pageable (malloc'd) host memory: %s in %s, %.1f GB/s "
             "(the driver stages them through its own pinned buffer)%s",
-            (unsigned long long)pageable_count, zc_trace_format_bytes(pageable_bytes, b, sizeof b),
+            (unsigned long long)pageable_count, zc_size_format(pageable_bytes, b, sizeof b),
             zc_trace_format_time(time_s, t, sizeof t),
             time_s > 0 ? (double)pageable_bytes / time_s * 1e-9 : 0.0, at);
         zc__trace_fix(
@@ -85,7 +85,7 @@ void zc__trace_find_copies(const zc_trace_log *log, const zc_trace_params *param
                           "also pays several microseconds of call and launch overhead on the host "
                           "that the copy time does not show",
                           (unsigned long long)small_count, ZC_TRACE_SMALL_BYTES / 1024u,
-                          zc_trace_format_bytes(small_bytes, b, sizeof b),
+                          zc_size_format(small_bytes, b, sizeof b),
                           zc_trace_format_time(time_s, t, sizeof t),
                           time_s > 0 ? (double)small_bytes / time_s * 1e-9 : 0.0);
         zc__trace_fix(r,
@@ -106,7 +106,7 @@ void zc__trace_find_copies(const zc_trace_log *log, const zc_trace_params *param
             "%llu synchronous copies (%s) took %s, %.0f%% of the GPU's busy span, and "
             "%.0f%% of that time ran under a kernel; %llu kernels took %s, so up to %s "
             "could be hidden by overlapping copies with kernels",
-            (unsigned long long)sync_count, zc_trace_format_bytes(sync_bytes, b, sizeof b),
+            (unsigned long long)sync_count, zc_size_format(sync_bytes, b, sizeof b),
             zc_trace_format_time(zc__trace_seconds(sync_ns), t, sizeof t),
             100.0 * (double)sync_ns / (double)r->span_ns,
             sync_ns ? 100.0 * (double)sync_hidden_ns / (double)sync_ns : 0.0,

@@ -18,8 +18,7 @@ static void zc__counters(const zc_trace_log *log, const zc_trace_report *r, char
         snprintf(out, size,
                  "; unified-memory counters: %llu page-fault records and %s migrated "
                  "(GPU fault groups took %s)",
-                 (unsigned long long)r->um_fault_records,
-                 zc_trace_format_bytes(r->um_bytes, b, sizeof b),
+                 (unsigned long long)r->um_fault_records, zc_size_format(r->um_bytes, b, sizeof b),
                  zc_trace_format_time(zc__trace_seconds(r->um_ns), t, sizeof t));
     else if (log->um_unavailable)
         snprintf(out, size,
@@ -36,27 +35,25 @@ static void zc__whole_program(const zc_trace_log *log, zc_trace_report *r)
     char b[32], t[32];
     if (r->um_counters &&
         (r->um_fault_records >= ZC_TRACE_UM_MIN_FAULTS || r->um_bytes >= ZC_TRACE_UM_MIN_BYTES)) {
-        zc__trace_finding(r, "managed_faults", "Managed memory moved by page faults",
-                          ZC_TRACE_WARNING, r->um_fault_records, r->um_bytes,
-                          zc__trace_seconds(r->um_ns), -1.0,
-                          "%llu page-fault records and %s migrated on demand (GPU fault groups "
-                          "took %s); %llu prefetch calls",
-                          (unsigned long long)r->um_fault_records,
-                          zc_trace_format_bytes(r->um_bytes, b, sizeof b),
-                          zc_trace_format_time(zc__trace_seconds(r->um_ns), t, sizeof t),
-                          (unsigned long long)r->prefetch_calls);
+        zc__trace_finding(
+            r, "managed_faults", "Managed memory moved by page faults", ZC_TRACE_WARNING,
+            r->um_fault_records, r->um_bytes, zc__trace_seconds(r->um_ns), -1.0,
+            "%llu page-fault records and %s migrated on demand (GPU fault groups "
+            "took %s); %llu prefetch calls",
+            (unsigned long long)r->um_fault_records, zc_size_format(r->um_bytes, b, sizeof b),
+            zc_trace_format_time(zc__trace_seconds(r->um_ns), t, sizeof t),
+            (unsigned long long)r->prefetch_calls);
     } else if (!r->um_counters && r->managed_bytes >= ZC_TRACE_MANAGED_MIN_BYTES &&
                r->prefetch_calls == 0 && r->advise_calls == 0 && r->kernel_count > 0) {
-        zc__trace_finding(r, "managed_faults", "Managed memory used without prefetch",
-                          ZC_TRACE_WARNING, r->managed_calls, r->managed_bytes, 0.0, -1.0,
-                          "%s of managed memory in %llu allocations, kernels ran, and no "
-                          "cudaMemPrefetchAsync call: every first touch faults%s",
-                          zc_trace_format_bytes(r->managed_bytes, b, sizeof b),
-                          (unsigned long long)r->managed_calls,
-                          log->um_unavailable
-                              ? " (the driver refused unified-memory counters here, so the "
-                                "faults themselves could not be counted)"
-                              : "");
+        zc__trace_finding(
+            r, "managed_faults", "Managed memory used without prefetch", ZC_TRACE_WARNING,
+            r->managed_calls, r->managed_bytes, 0.0, -1.0,
+            "%s of managed memory in %llu allocations, kernels ran, and no "
+            "cudaMemPrefetchAsync call: every first touch faults%s",
+            zc_size_format(r->managed_bytes, b, sizeof b), (unsigned long long)r->managed_calls,
+            log->um_unavailable ? " (the driver refused unified-memory counters here, so the "
+                                  "faults themselves could not be counted)"
+                                : "");
     } else {
         return;
     }
@@ -86,13 +83,13 @@ void zc__trace_find_managed(const zc_trace_log *log, const zc__trace_allocs *all
         bad_bytes += a->bytes;
         char b[32];
         if (bad_count <= 3 && at < sizeof list) {
-            int n = snprintf(
-                list + at, sizeof list - at, "%s%s at 0x%llx (first used by %s, %llu launch%s, %s)",
-                bad_count > 1 ? "; " : "", zc_trace_format_bytes(a->bytes, b, sizeof b),
-                (unsigned long long)a->pointer, a->first_kernel, (unsigned long long)a->launches,
-                a->launches == 1 ? "" : "es",
-                a->prepared == UINT64_MAX ? "never prefetched or advised"
-                                          : "prefetched only after");
+            int n = snprintf(list + at, sizeof list - at,
+                             "%s%s at 0x%llx (first used by %s, %llu launch%s, %s)",
+                             bad_count > 1 ? "; " : "", zc_size_format(a->bytes, b, sizeof b),
+                             (unsigned long long)a->pointer, a->first_kernel,
+                             (unsigned long long)a->launches, a->launches == 1 ? "" : "es",
+                             a->prepared == UINT64_MAX ? "never prefetched or advised"
+                                                       : "prefetched only after");
             at += n > 0 ? (size_t)n : 0;
         }
     }
@@ -106,8 +103,8 @@ void zc__trace_find_managed(const zc_trace_log *log, const zc__trace_allocs *all
                       " cudaMemPrefetchAsync or cudaMemAdvise on them, so their pages moved "
                       "by faults: %s%s%s%s",
                       (unsigned long long)bad_count, (unsigned long long)used,
-                      zc_trace_format_bytes(bad_bytes, b, sizeof b),
-                      bad_count == 1 ? "was" : "were", list, bad_count > 3 ? "; ..." : "",
+                      zc_size_format(bad_bytes, b, sizeof b), bad_count == 1 ? "was" : "were", list,
+                      bad_count > 3 ? "; ..." : "",
                       prepared > 0 ? "; the others were prefetched or advised first" : "",
                       counters);
     zc__trace_fix(r, zc__managed_fix);

@@ -53,7 +53,7 @@ static void zc__without_arguments(const zc_trace_log *log, zc_trace_report *r)
         return;
     if (r->mapped_bytes > 0)
         snprintf(what, sizeof what, "%s was pinned with the mapped flag",
-                 zc_trace_format_bytes(r->mapped_bytes, b, sizeof b));
+                 zc_size_format(r->mapped_bytes, b, sizeof b));
     else
         snprintf(what, sizeof what,
                  "the program asked for %llu device pointers of pinned host memory "
@@ -170,8 +170,7 @@ static void zc__counters_text(const zc_trace_log *log, const zc_trace_counters *
                          "%s%s read up to %s over PCIe in one launch, %.1fx the "
                          "host memory it was given",
                          at == 0 ? "PCIe reads measured by Nsight Compute: " : "; ", m->name,
-                         zc_trace_format_bytes(m->max_read_bytes, b, sizeof b),
-                         zc__ratio(m, &readers[k]));
+                         zc_size_format(m->max_read_bytes, b, sizeof b), zc__ratio(m, &readers[k]));
         at += n > 0 ? (size_t)n : 0;
     }
     if (at > 0)
@@ -202,8 +201,8 @@ static void zc__rereads(const zc_trace_counters *counters, const zc__reader *rea
                              "%s%s read up to %s over PCIe in one launch "
                              "from %s of host memory (%.1fx)",
                              found > 1 ? "; " : "", m->name,
-                             zc_trace_format_bytes(m->max_read_bytes, b, sizeof b),
-                             zc_trace_format_bytes(readers[k].reach, h, sizeof h), ratio);
+                             zc_size_format(m->max_read_bytes, b, sizeof b),
+                             zc_size_format(readers[k].reach, h, sizeof h), ratio);
             at += n > 0 ? (size_t)n : 0;
         }
     }
@@ -256,8 +255,7 @@ zc_status zc__trace_find_mapped(const zc_trace_log *log, const zc_trace_params *
                          "%s%s (%llu launch%s, up to %s of host "
                          "memory%s)",
                          k > 0 ? "; " : "", x->name, (unsigned long long)x->launches,
-                         x->launches == 1 ? "" : "es", zc_trace_format_bytes(x->reach, b, sizeof b),
-                         pass);
+                         x->launches == 1 ? "" : "es", zc_size_format(x->reach, b, sizeof b), pass);
         at += n > 0 ? (size_t)n : 0;
     }
     zc__counters_text(log, counters, readers, count, measured, sizeof measured);
@@ -267,7 +265,7 @@ zc_status zc__trace_find_mapped(const zc_trace_log *log, const zc_trace_params *
                       "read of it crosses PCIe (about 51 GB/s at best on the H200 machine, "
                       "against 4 TB/s from device memory): %s%s. %s",
                       count, count == 1 ? "" : "s", count == 1 ? "was" : "were",
-                      zc_trace_format_bytes(reached, o, sizeof o), list,
+                      zc_size_format(reached, o, sizeof o), list,
                       count > ZC__MAPPED_KERNELS ? "; ..." : "", measured);
     zc__trace_fix(r, zc__mapped_fix);
     zc__rereads(counters, readers, count, r);

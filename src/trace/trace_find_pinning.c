@@ -180,9 +180,9 @@ static void zc__find_loop(const zc__pinning *pin, zc_trace_report *r)
             "(%s pinned %llu times), %s in all, taking %s; pinning maps and locks every page "
             "and is far slower than malloc",
             (unsigned long long)pin->churn_calls,
-            zc_trace_format_bytes(pin->churn_example_bytes, e, sizeof e),
+            zc_size_format(pin->churn_example_bytes, e, sizeof e),
             (unsigned long long)pin->churn_example_calls,
-            zc_trace_format_bytes(pin->churn_bytes, b, sizeof b),
+            zc_size_format(pin->churn_bytes, b, sizeof b),
             zc_trace_format_time(zc__trace_seconds(pin->churn_ns), t, sizeof t));
     } else if (late) {
         zc__trace_finding(
@@ -209,7 +209,7 @@ static void zc__find_slow_and_over(const zc_trace_params *params, zc_trace_repor
             "%llu cudaHostAlloc/cudaMallocHost calls took %s for %s (%.0f ms per GiB)",
             (unsigned long long)r->alloc_calls,
             zc_trace_format_time(zc__trace_seconds(r->alloc_ns), t, sizeof t),
-            zc_trace_format_bytes(r->alloc_bytes, b, sizeof b),
+            zc_size_format(r->alloc_bytes, b, sizeof b),
             r->alloc_bytes ? zc__trace_seconds(r->alloc_ns) * 1e3 /
                                  ((double)r->alloc_bytes / (1024.0 * 1024.0 * 1024.0))
                            : 0.0);
@@ -221,14 +221,13 @@ static void zc__find_slow_and_over(const zc_trace_params *params, zc_trace_repor
     uint64_t ram = params->ram_bytes ? params->ram_bytes : r->ram_bytes;
     r->ram_bytes = ram;
     if (ram > 0 && (double)r->peak_pinned_bytes > ZC_TRACE_OVERPIN_SHARE * (double)ram) {
-        zc__trace_finding(r, "over_pinning", "Pinned memory out of proportion to RAM",
-                          ZC_TRACE_WARNING, r->pin_calls, r->peak_pinned_bytes,
-                          zc__trace_seconds(r->pin_ns), -1.0,
-                          "up to %s was pinned at once, %.0f%% of the %s of RAM; pinned pages "
-                          "cannot be swapped or moved, so the rest of the system runs short",
-                          zc_trace_format_bytes(r->peak_pinned_bytes, b, sizeof b),
-                          100.0 * (double)r->peak_pinned_bytes / (double)ram,
-                          zc_trace_format_bytes(ram, s, sizeof s));
+        zc__trace_finding(
+            r, "over_pinning", "Pinned memory out of proportion to RAM", ZC_TRACE_WARNING,
+            r->pin_calls, r->peak_pinned_bytes, zc__trace_seconds(r->pin_ns), -1.0,
+            "up to %s was pinned at once, %.0f%% of the %s of RAM; pinned pages "
+            "cannot be swapped or moved, so the rest of the system runs short",
+            zc_size_format(r->peak_pinned_bytes, b, sizeof b),
+            100.0 * (double)r->peak_pinned_bytes / (double)ram, zc_size_format(ram, s, sizeof s));
         zc__trace_fix(r, "Pin only the staging buffers that copies go through (a few chunks of "
                          "tens of MiB, double-buffered), not whole data sets; stream large data "
                          "through them with cudaMemcpyAsync.");

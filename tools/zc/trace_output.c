@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "zerocopy/size.h"
 #include "zerocopy/version.h"
 
 static const char *zc__dir_label(zc_trace_dir dir)
@@ -41,7 +42,7 @@ static void zc__print_path(FILE *out, const zc_cli_trace_run *run, const zc_trac
     if (!memset && run->ceiling_gbps > 0 && zc_trace_dir_crosses_pcie(p->dir))
         snprintf(share, sizeof share, "%5.0f%%", 100.0 * gbps / run->ceiling_gbps);
     fprintf(out, "  %-28s %8llu %6llu %11s %10s %8.2f %7s\n", label, (unsigned long long)p->count,
-            (unsigned long long)p->sync_count, zc_trace_format_bytes(p->bytes, b, sizeof b),
+            (unsigned long long)p->sync_count, zc_size_format(p->bytes, b, sizeof b),
             zc_trace_format_time((double)p->time_ns * 1e-9, t, sizeof t), gbps, share);
 }
 
@@ -111,10 +112,9 @@ void zc_cli_trace_print_summary(FILE *out, const zc_cli_trace_run *run, const zc
             zc_trace_format_time((double)report->kernel_ns * 1e-9, t, sizeof t),
             zc_trace_format_time((double)report->span_ns * 1e-9, s, sizeof s));
     fprintf(out, "Pinned host memory: %llu calls, %s, %s; at most %s at once",
-            (unsigned long long)report->pin_calls,
-            zc_trace_format_bytes(report->pin_bytes, b, sizeof b),
+            (unsigned long long)report->pin_calls, zc_size_format(report->pin_bytes, b, sizeof b),
             zc_trace_format_time((double)report->pin_ns * 1e-9, t, sizeof t),
-            zc_trace_format_bytes(report->peak_pinned_bytes, s, sizeof s));
+            zc_size_format(report->peak_pinned_bytes, s, sizeof s));
     if (report->ram_bytes)
         fprintf(out, " (%.1f%% of RAM)",
                 100.0 * (double)report->peak_pinned_bytes / (double)report->ram_bytes);
@@ -124,10 +124,10 @@ void zc_cli_trace_print_summary(FILE *out, const zc_cli_trace_run *run, const zc
                 "Managed memory: %llu allocations, %s; %llu prefetches; %llu fault records, "
                 "%s migrated on demand\n",
                 (unsigned long long)report->managed_calls,
-                zc_trace_format_bytes(report->managed_bytes, b, sizeof b),
+                zc_size_format(report->managed_bytes, b, sizeof b),
                 (unsigned long long)report->prefetch_calls,
                 (unsigned long long)report->um_fault_records,
-                zc_trace_format_bytes(report->um_bytes, s, sizeof s));
+                zc_size_format(report->um_bytes, s, sizeof s));
 
     if (report->launch_args_seen && report->kernel_count > 0)
         fprintf(out, "Kernel arguments: read for %llu launches%s\n",
