@@ -128,7 +128,7 @@ static const cJSON *case_by_key(const cJSON *doc, const char *key)
 static void test_json_round_trip(void **state)
 {
     fixture *f = *state;
-    cJSON *built = zc_bench_json(&f->report);
+    cJSON *built = zc_cli_bench_json(&f->report);
     assert_non_null(built);
     char *text = cJSON_PrintUnformatted(built);
     cJSON_Delete(built);
@@ -286,7 +286,7 @@ static void test_json_without_machine_or_sizes(void **state)
     r.info = NULL;
     r.sizes = NULL;
     r.size_count = 0;
-    cJSON *doc = zc_bench_json(&r);
+    cJSON *doc = zc_cli_bench_json(&r);
     assert_non_null(doc);
     assert_true(cJSON_IsNull(field(doc, "machine")));
     assert_true(cJSON_IsNull(field(doc, "sizes")));
@@ -334,7 +334,7 @@ static void test_csv_shape(void **state)
     size_t size = 0;
     FILE *mem = open_memstream(&buf, &size);
     assert_non_null(mem);
-    assert_int_equal(zc_bench_write_csv(mem, &f->report), 0);
+    assert_int_equal(zc_cli_bench_write_csv(mem, &f->report), 0);
     fclose(mem);
     char fields[32][128];
     char *save = NULL;
@@ -380,7 +380,7 @@ static void test_table(void **state)
     size_t size = 0;
     FILE *mem = open_memstream(&buf, &size);
     assert_non_null(mem);
-    zc_bench_print_table(mem, &f->report);
+    zc_cli_bench_print_table(mem, &f->report);
     fclose(mem);
     assert_non_null(strstr(buf, "copy.h2d.pinned"));
     assert_non_null(strstr(buf, "256 MiB"));

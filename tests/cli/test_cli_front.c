@@ -32,9 +32,9 @@ static void test_help_command_is_command_help(void **state)
     expect_same_output((const char *[]){"help", "stream", NULL},
                        (const char *[]){"stream", "--help", NULL});
     /* Every command of the table, so that a new one cannot miss it. */
-    for (size_t i = 0; i < zc_command_count; i++)
-        expect_same_output((const char *[]){"help", zc_commands[i].name, NULL},
-                           (const char *[]){zc_commands[i].name, "--help", NULL});
+    for (size_t i = 0; i < zc_cli_command_count; i++)
+        expect_same_output((const char *[]){"help", zc_cli_commands[i].name, NULL},
+                           (const char *[]){zc_cli_commands[i].name, "--help", NULL});
 }
 
 static void test_help_alone_is_top_level_help(void **state)

@@ -17,30 +17,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&bad, 0, sizeof bad);
     in.bad = &bad;
     cJSON *doc = NULL;
-    if (zc_report_input_add(&in, path, &doc) == 0) {
-        zc_report_input_finish(&in);
+    if (zc_cli_report_input_add(&in, path, &doc) == 0) {
+        zc_cli_report_input_finish(&in);
         zc_report_plot plots[9];
         memset(plots, 0, sizeof plots);
-        zc_report_plot_copy(&in, ZC_DIR_H2D, &plots[0]);
-        zc_report_plot_copy(&in, ZC_DIR_D2H, &plots[1]);
-        zc_report_plot_zerocopy(&in, &plots[2]);
-        zc_report_plot_crossover(&in, &plots[3]);
-        zc_report_plot_latency(&in, &plots[4]);
-        zc_report_plot_histogram(&in, &plots[5]);
-        zc_report_plot_alloc(&in, &plots[6]);
-        zc_report_plot_pinning(&in, &plots[7]);
+        zc_cli_report_plot_copy(&in, ZC_DIR_H2D, &plots[0]);
+        zc_cli_report_plot_copy(&in, ZC_DIR_D2H, &plots[1]);
+        zc_cli_report_plot_zerocopy(&in, &plots[2]);
+        zc_cli_report_plot_crossover(&in, &plots[3]);
+        zc_cli_report_plot_latency(&in, &plots[4]);
+        zc_cli_report_plot_histogram(&in, &plots[5]);
+        zc_cli_report_plot_alloc(&in, &plots[6]);
+        zc_cli_report_plot_pinning(&in, &plots[7]);
         for (int i = 0; i < 8; i++)
             free(plots[i].script);
         zc_buf page = {0};
-        zc_report_machine(&page, &in);
-        zc_report_crossover_table(&page, &in);
-        zc_report_alloc_table(&page, &in);
-        zc_report_multigpu(&page, &in);
-        zc_buf_free(&page);
+        zc_cli_report_machine(&page, &in);
+        zc_cli_report_crossover_table(&page, &in);
+        zc_cli_report_alloc_table(&page, &in);
+        zc_cli_report_multigpu(&page, &in);
+        zc_cli_buf_free(&page);
         char link[160];
-        zc_report_link_text(in.machine, "fuzz", &bad, link, sizeof link);
+        zc_cli_report_link_text(in.machine, "fuzz", &bad, link, sizeof link);
         if (in.have_profile)
-            free(zc_picture_dot(&in.profile, link));
+            free(zc_cli_picture_dot(&in.profile, link));
     }
     cJSON_Delete(doc);
     close(fd);

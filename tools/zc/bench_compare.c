@@ -5,7 +5,7 @@
 
 #include "bench_output.h"
 
-const zc_bench_case_info *zc_bench_info_for(const char *key)
+const zc_bench_case_info *zc_cli_bench_info_for(const char *key)
 {
     for (size_t i = 0; i < zc_bench_case_count(); i++) {
         const zc_bench_case_info *info = zc_bench_case_at(i);
@@ -84,8 +84,8 @@ static void zc__row(zc_bench_compare_row *row, const char *technique, const char
     row->latency_what = "";
 }
 
-void zc_bench_compare(const zc_bench_result *r, size_t n,
-                      zc_bench_compare_row rows[ZC_BENCH_COMPARE_ROWS])
+void zc_cli_bench_compare(const zc_bench_result *r, size_t n,
+                          zc_bench_compare_row rows[ZC_BENCH_COMPARE_ROWS])
 {
     double dev_read = zc__largest(r, n, "device.read.16b");
     double dev_write = zc__largest(r, n, "device.write.16b");

@@ -70,7 +70,7 @@ static cJSON *zc__case_json(const zc_bench_result *r)
     cJSON *o = cJSON_CreateObject();
     if (o == NULL)
         return NULL;
-    const zc_bench_case_info *info = zc_bench_info_for(r->key);
+    const zc_bench_case_info *info = zc_cli_bench_info_for(r->key);
     cJSON_AddStringToObject(o, "key", r->key);
     if (info) {
         cJSON_AddStringToObject(o, "group", info->group);
@@ -118,7 +118,7 @@ static cJSON *zc__method_json(zc_bench_mode mode)
 static cJSON *zc__compare_json(const zc_bench_report *report)
 {
     zc_bench_compare_row rows[ZC_BENCH_COMPARE_ROWS];
-    zc_bench_compare(report->results, report->count, rows);
+    zc_cli_bench_compare(report->results, report->count, rows);
     cJSON *arr = cJSON_CreateArray();
     for (int i = 0; arr != NULL && i < ZC_BENCH_COMPARE_ROWS; i++) {
         cJSON *o = cJSON_CreateObject();
@@ -140,7 +140,7 @@ static cJSON *zc__compare_json(const zc_bench_report *report)
     return arr;
 }
 
-cJSON *zc_bench_json(const zc_bench_report *report)
+cJSON *zc_cli_bench_json(const zc_bench_report *report)
 {
     cJSON *doc = cJSON_CreateObject();
     if (doc == NULL)
@@ -154,7 +154,7 @@ cJSON *zc_bench_json(const zc_bench_report *report)
         cJSON_AddItemToObject(doc, "devices",
                               cJSON_CreateIntArray(report->devices, (int)report->device_count));
     if (report->info)
-        cJSON_AddItemToObject(doc, "machine", zc_info_json(report->info, 1, NULL, 0));
+        cJSON_AddItemToObject(doc, "machine", zc_cli_info_json(report->info, 1, NULL, 0));
     else
         cJSON_AddNullToObject(doc, "machine");
     cJSON_AddItemToObject(doc, "method", zc__method_json(report->mode));

@@ -46,20 +46,20 @@ typedef struct zc_bench_compare_row {
 #define ZC_BENCH_COMPARE_ROWS 7
 
 /* The catalogue entry for a key, or NULL. */
-const zc_bench_case_info *zc_bench_info_for(const char *key);
+const zc_bench_case_info *zc_cli_bench_info_for(const char *key);
 
 /* Build the comparison rows from results. */
-void zc_bench_compare(const zc_bench_result *results, size_t count,
-                      zc_bench_compare_row rows[ZC_BENCH_COMPARE_ROWS]);
+void zc_cli_bench_compare(const zc_bench_result *results, size_t count,
+                          zc_bench_compare_row rows[ZC_BENCH_COMPARE_ROWS]);
 
 /* The human report: results grouped by case, then the comparison table, findings, method. */
-void zc_bench_print_table(FILE *out, const zc_bench_report *report);
+void zc_cli_bench_print_table(FILE *out, const zc_bench_report *report);
 
 /* The JSON document, schema "zerocopy.bench/1" (docs/json.md); NULL when out of memory. */
-cJSON *zc_bench_json(const zc_bench_report *report);
+cJSON *zc_cli_bench_json(const zc_bench_report *report);
 
 /* One CSV row per point (and one per case without points); 0 on success, -1 on write error. */
-int zc_bench_write_csv(FILE *out, const zc_bench_report *report);
+int zc_cli_bench_write_csv(FILE *out, const zc_bench_report *report);
 
 /* Progress on stderr: a bar when stderr is a terminal, nothing otherwise. */
 typedef struct zc_bench_progress {
@@ -67,8 +67,8 @@ typedef struct zc_bench_progress {
     int drawn;
 } zc_bench_progress;
 
-void zc_bench_progress_init(zc_bench_progress *p, FILE *stream);
-void zc_bench_progress_update(void *user, const char *key, double fraction);
-void zc_bench_progress_finish(zc_bench_progress *p);
+void zc_cli_bench_progress_init(zc_bench_progress *p, FILE *stream);
+void zc_cli_bench_progress_update(void *user, const char *key, double fraction);
+void zc_cli_bench_progress_finish(zc_bench_progress *p);
 
 #endif

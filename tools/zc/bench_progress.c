@@ -4,13 +4,13 @@
 
 #include "bench_output.h"
 
-void zc_bench_progress_init(zc_bench_progress *p, FILE *stream)
+void zc_cli_bench_progress_init(zc_bench_progress *p, FILE *stream)
 {
     p->enabled = isatty(fileno(stream));
     p->drawn = 0;
 }
 
-void zc_bench_progress_update(void *user, const char *key, double fraction)
+void zc_cli_bench_progress_update(void *user, const char *key, double fraction)
 {
     zc_bench_progress *p = user;
     if (p == NULL || !p->enabled)
@@ -28,7 +28,7 @@ void zc_bench_progress_update(void *user, const char *key, double fraction)
     p->drawn = 1;
 }
 
-void zc_bench_progress_finish(zc_bench_progress *p)
+void zc_cli_bench_progress_finish(zc_bench_progress *p)
 {
     if (p->enabled && p->drawn) {
         fprintf(stderr, "\r%80s\r", "");

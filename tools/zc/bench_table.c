@@ -75,7 +75,7 @@ static void zc__fmt(char *buf, size_t n, double v, const char *unit)
 static void zc__print_compare(FILE *out, const zc_bench_report *report)
 {
     zc_bench_compare_row rows[ZC_BENCH_COMPARE_ROWS];
-    zc_bench_compare(report->results, report->count, rows);
+    zc_cli_bench_compare(report->results, report->count, rows);
     fprintf(out, "\nThe chapter's comparison, measured on this machine\n");
     fprintf(out, "  %-42s %-6s %-22s %-26s %-12s %s\n", "technique", "copy?", "transfer H2D / D2H",
             "GPU access read / write", "latency p50", "best use");
@@ -174,12 +174,12 @@ static void zc__print_crossover(FILE *out, const zc_bench_result *r)
     }
 }
 
-void zc_bench_print_table(FILE *out, const zc_bench_report *report)
+void zc_cli_bench_print_table(FILE *out, const zc_bench_report *report)
 {
     const char *group = NULL;
     for (size_t i = 0; i < report->count; i++) {
         const zc_bench_result *r = &report->results[i];
-        const zc_bench_case_info *info = zc_bench_info_for(r->key);
+        const zc_bench_case_info *info = zc_cli_bench_info_for(r->key);
         const char *g = info ? info->group : "other";
         if (group == NULL || strcmp(group, g) != 0) {
             fprintf(out, "%s== %s\n", group ? "\n" : "", zc__group_title(g));

@@ -55,11 +55,11 @@ int zc_cli_option_error(const char *command, const char *usage, int opt, int arg
 /* The exit-code table, printed by `zc --help`. */
 void zc_cli_print_exit_codes(FILE *out);
 
-int zc_cmd_info(int argc, char **argv);
-int zc_cmd_advise(int argc, char **argv);
-int zc_cmd_report(int argc, char **argv);
-int zc_cmd_trace(int argc, char **argv);
-int zc_cmd_bench(int argc, char **argv);
-int zc_cmd_stream(int argc, char **argv);
+int zc_cli_cmd_info(int argc, char **argv);
+int zc_cli_cmd_advise(int argc, char **argv);
+int zc_cli_cmd_report(int argc, char **argv);
+int zc_cli_cmd_trace(int argc, char **argv);
+int zc_cli_cmd_bench(int argc, char **argv);
+int zc_cli_cmd_stream(int argc, char **argv);
 
 #endif

@@ -105,7 +105,7 @@ static int zc__parse_double(const char *text, double min, double *value_p)
 static int zc__advise_option(int opt, zc__advise_args *a, const char **json, const char **save,
                              int argc, char **argv);
 
-int zc_cmd_advise(int argc, char **argv)
+int zc_cli_cmd_advise(int argc, char **argv)
 {
     zc__advise_args a;
     memset(&a, 0, sizeof a);
@@ -378,15 +378,25 @@ static int zc__stream(const zc__advise_args *a, const zc_profile *profile, zc_cl
     /* Each frame size of the checked runs, judged as fast as possible and at a rate every
      * mode keeps (100 frames/s: then latency decides). */
     zc_stream_check checks[2 * ZC_PROFILE_STREAM_MAX];
-    size_t n = 0;
+    size_t sizes[ZC_PROFILE_STREAM_MAX], n = 0, size_count = 0;
     for (size_t i = 0; i < measured.stream_count; i++) {
         size_t bytes = measured.stream[i].frame_bytes;
         int seen = 0;
-        for (size_t j = 0; j < n; j++)
-            seen |= checks[j].workload.frame_bytes == bytes;
-        for (int r = 0; !seen && r < 2; r++) {
+        for (size_t j = 0; j < size_count; j++)
+            seen |= sizes[j] == bytes;
+        if (seen)
+            continue;
+        sizes[size_count++] = bytes;
+        for (int r = 0; r < 2; r++) {
             zc_stream_workload w = {bytes, r ? 100.0 : 0.0};
             zc_status status = zc_stream_check_advice(profile, &measured, &w, &checks[n]);
+            if (status == ZC_ERR_NOT_FOUND) {
+                /* The checked runs lack the advised mode at this size (a run that failed
+                 * there): that row cannot be judged, the others still can. */
+                fprintf(stderr, "zc advise: %zu-byte frames%s not judged: %s\n", bytes,
+                        r ? " at 100/s" : "", zc_last_error());
+                continue;
+            }
             if (status != ZC_OK)
                 return zc_cli_fail("advise", "checking the stream advice", status);
             n++;

@@ -58,7 +58,7 @@ static int zc__append(char **list, const char *more)
 
 static int zc__write_csv(zc_cli_output *out, const zc_bench_report *report)
 {
-    if (zc_bench_write_csv(out->f, report) != 0) {
+    if (zc_cli_bench_write_csv(out->f, report) != 0) {
         fprintf(stderr, "zc bench: cannot write %s\n", out->path);
         zc_cli_output_abort(out);
         return ZC_EXIT_FAILURE;
@@ -66,7 +66,7 @@ static int zc__write_csv(zc_cli_output *out, const zc_bench_report *report)
     return zc_cli_output_commit(out);
 }
 
-int zc_cmd_bench(int argc, char **argv)
+int zc_cli_cmd_bench(int argc, char **argv)
 {
     static const struct option options[] = {
         {"quick", no_argument, NULL, 'q'},
@@ -245,7 +245,7 @@ int zc_cmd_bench(int argc, char **argv)
         goto out;
     }
     zc_bench_progress progress;
-    zc_bench_progress_init(&progress, stderr);
+    zc_cli_bench_progress_init(&progress, stderr);
     zc_bench_config config;
     zc_bench_config_init(&config);
     config.device = device;
@@ -253,7 +253,7 @@ int zc_cmd_bench(int argc, char **argv)
     config.sizes = size_count ? sizes : NULL;
     config.size_count = size_count;
     config.corrupt_key = corrupt;
-    config.progress = zc_bench_progress_update;
+    config.progress = zc_cli_bench_progress_update;
     config.progress_user = &progress;
     config.devices = devices_text ? devices : NULL;
     config.device_count = devices_text ? device_count : 0;
@@ -274,13 +274,13 @@ int zc_cmd_bench(int argc, char **argv)
         if (!selected[i])
             continue;
         if ((st = zc_bench_run(ctx, i, &results[nresults])) != ZC_OK) {
-            zc_bench_progress_finish(&progress);
+            zc_cli_bench_progress_finish(&progress);
             rc = zc_cli_fail("bench", zc_bench_case_at(i)->key, st);
             goto out;
         }
         nresults++;
     }
-    zc_bench_progress_finish(&progress);
+    zc_cli_bench_progress_finish(&progress);
     clock_gettime(CLOCK_MONOTONIC, &wall1);
     report.mode = config.mode;
     report.device = device;
@@ -307,10 +307,10 @@ int zc_cmd_bench(int argc, char **argv)
         fprintf(text, "\n");
     }
     fprintf(text, "\n");
-    zc_bench_print_table(text, &report);
+    zc_cli_bench_print_table(text, &report);
     fflush(text);
     if (json_path &&
-        (rc = zc_cli_json_commit("bench", zc_bench_json(&report), &json_out)) != ZC_EXIT_OK)
+        (rc = zc_cli_json_commit("bench", zc_cli_bench_json(&report), &json_out)) != ZC_EXIT_OK)
         goto out;
     if (csv_path && (rc = zc__write_csv(&csv_out, &report)) != ZC_EXIT_OK)
         goto out;

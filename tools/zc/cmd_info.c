@@ -60,12 +60,13 @@ static void zc__print_device(const zc_device_info *d)
     else
         printf("  PCIe link            unknown: %s\n", d->link.why_unknown);
     printf("  capabilities\n");
-    for (size_t i = 0; i < zc_capability_field_count; i++) {
-        int value = zc_capability_value(d, &zc_capability_fields[i]);
+    for (size_t i = 0; i < zc_cli_capability_field_count; i++) {
+        int value = zc_cli_capability_value(d, &zc_cli_capability_fields[i]);
         if (value < 0)
-            printf("    %-40s unknown (driver does not report it)\n", zc_capability_fields[i].name);
+            printf("    %-40s unknown (driver does not report it)\n",
+                   zc_cli_capability_fields[i].name);
         else
-            printf("    %-40s %d\n", zc_capability_fields[i].name, value);
+            printf("    %-40s %d\n", zc_cli_capability_fields[i].name, value);
     }
     zc_technique_note notes[ZC_TECHNIQUE_NOTE_COUNT];
     if (zc_device_technique_notes(d, notes) == ZC_OK) {
@@ -154,7 +155,8 @@ static int zc__info_run(int only_device, zc_cli_output *out)
     int exit_code = ZC_EXIT_OK;
     const int json_on_stdout = out != NULL && strcmp(out->path, "-") == 0;
     if (out != NULL)
-        exit_code = zc_cli_json_commit("info", zc_info_json(infos, shown, peers, peer_count), out);
+        exit_code =
+            zc_cli_json_commit("info", zc_cli_info_json(infos, shown, peers, peer_count), out);
     if (!json_on_stdout) {
         printf("zerocopy %s: %d CUDA device%s\n\n", zc_version_string(), count,
                count == 1 ? "" : "s");
@@ -171,7 +173,7 @@ static int zc__info_run(int only_device, zc_cli_output *out)
     return exit_code;
 }
 
-int zc_cmd_info(int argc, char **argv)
+int zc_cli_cmd_info(int argc, char **argv)
 {
     static const struct option options[] = {
         {"device", required_argument, NULL, 'd'}, {"all", no_argument, NULL, 'a'},

@@ -112,8 +112,8 @@ static int zc__report_parse(int argc, char **argv, zc__report_args *args)
 static int zc__write_dot(const zc_report_input *in, zc_cli_output *out)
 {
     char link[160];
-    zc_report_link_text(in->machine, in->machine_path, in->bad, link, sizeof link);
-    char *dot = zc_picture_dot(&in->measured, link);
+    zc_cli_report_link_text(in->machine, in->machine_path, in->bad, link, sizeof link);
+    char *dot = zc_cli_picture_dot(&in->measured, link);
     if (dot == NULL)
         return zc_cli_fail("report", "drawing the picture", ZC_ERR_NO_MEMORY);
     size_t len = strlen(dot);
@@ -127,7 +127,7 @@ static int zc__write_dot(const zc_report_input *in, zc_cli_output *out)
     return ZC_EXIT_OK;
 }
 
-int zc_cmd_report(int argc, char **argv)
+int zc_cli_cmd_report(int argc, char **argv)
 {
     zc__report_args args;
     int code = zc__report_parse(argc, argv, &args);
@@ -144,10 +144,10 @@ int zc_cmd_report(int argc, char **argv)
     }
     in->bad = &bad;
     for (size_t i = 0; i < args.input_count && code == ZC_EXIT_OK; i++)
-        code = zc_report_input_add(in, args.inputs[i], &docs[i]);
+        code = zc_cli_report_input_add(in, args.inputs[i], &docs[i]);
     if (code != ZC_EXIT_OK)
         goto done;
-    zc_report_input_finish(in);
+    zc_cli_report_input_finish(in);
     /* The outputs are opened before the plotting starts, so that a refusal comes at once. */
     code = zc_cli_output_open(&page_out, "report", args.out_path, args.force, args.inputs,
                               args.input_count);
@@ -164,7 +164,7 @@ int zc_cmd_report(int argc, char **argv)
         title = made;
     }
     char why[256];
-    if (!zc_report_html(in, title, &page, why, sizeof why)) {
+    if (!zc_cli_report_html(in, title, &page, why, sizeof why)) {
         fprintf(stderr, "zc report: %s\n", why);
         code = ZC_EXIT_FAILURE;
         goto done;
@@ -194,7 +194,7 @@ int zc_cmd_report(int argc, char **argv)
 done:
     zc_cli_output_abort(&dot_out);
     zc_cli_output_abort(&page_out);
-    zc_buf_free(&page);
+    zc_cli_buf_free(&page);
     for (size_t i = 0; docs != NULL && i < args.input_count; i++)
         cJSON_Delete(docs[i]);
     free(docs);

@@ -552,7 +552,7 @@ static int zc__resolve_devices(zc_cli_stream_opts *o)
 
 static int zc__stream_runs(zc_cli_stream_opts *op, int argc, char **argv, zc_cli_output *json_out);
 
-int zc_cmd_stream(int argc, char **argv)
+int zc_cli_cmd_stream(int argc, char **argv)
 {
     static zc_cli_stream_opts o; /* large; one per process */
     int code = zc_cli_stream_parse(argc, argv, &o);

@@ -260,7 +260,7 @@ static int zc__check_before_run(zc__trace_options *o, char *library, size_t libr
     return 0;
 }
 
-int zc_cmd_trace(int argc, char **argv)
+int zc_cli_cmd_trace(int argc, char **argv)
 {
     static const struct option options[] = {
         {"json", required_argument, NULL, 'j'},  {"output", required_argument, NULL, 'o'},

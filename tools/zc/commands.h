@@ -6,10 +6,10 @@
 
 #include "cli.h"
 
-extern const zc_command zc_commands[];
-extern const size_t zc_command_count;
+extern const zc_command zc_cli_commands[];
+extern const size_t zc_cli_command_count;
 
 /* The command called name, or NULL when zc has none of that name. */
-const zc_command *zc_command_find(const char *name);
+const zc_command *zc_cli_command_find(const char *name);
 
 #endif

@@ -9,7 +9,7 @@
         name, offsetof(zc_device_info, field)                                                      \
     }
 
-const zc_capability_field zc_capability_fields[] = {
+const zc_capability_field zc_cli_capability_fields[] = {
     ZC__CAP("unifiedAddressing", unified_addressing),
     ZC__CAP("canMapHostMemory", can_map_host_memory),
     ZC__CAP("integrated", integrated),
@@ -26,10 +26,10 @@ const zc_capability_field zc_capability_fields[] = {
     ZC__CAP("directManagedMemAccessFromHost", direct_managed_mem_access_from_host),
 };
 
-const size_t zc_capability_field_count =
-    sizeof zc_capability_fields / sizeof zc_capability_fields[0];
+const size_t zc_cli_capability_field_count =
+    sizeof zc_cli_capability_fields / sizeof zc_cli_capability_fields[0];
 
-int zc_capability_value(const zc_device_info *info, const zc_capability_field *field)
+int zc_cli_capability_value(const zc_device_info *info, const zc_capability_field *field)
 {
     return *(const int *)((const char *)info + field->offset);
 }
@@ -68,7 +68,7 @@ static cJSON *zc__link_json(const zc_pcie_link *link)
     return obj;
 }
 
-cJSON *zc_info_device_json(const zc_device_info *info)
+cJSON *zc_cli_info_device_json(const zc_device_info *info)
 {
     cJSON *dev = cJSON_CreateObject();
     if (dev == NULL)
@@ -91,9 +91,9 @@ cJSON *zc_info_device_json(const zc_device_info *info)
     cJSON_AddItemToObject(dev, "pcie_link", zc__link_json(&info->link));
 
     cJSON *caps = cJSON_AddObjectToObject(dev, "capabilities");
-    for (size_t i = 0; caps != NULL && i < zc_capability_field_count; i++)
-        cJSON_AddNumberToObject(caps, zc_capability_fields[i].name,
-                                zc_capability_value(info, &zc_capability_fields[i]));
+    for (size_t i = 0; caps != NULL && i < zc_cli_capability_field_count; i++)
+        cJSON_AddNumberToObject(caps, zc_cli_capability_fields[i].name,
+                                zc_cli_capability_value(info, &zc_cli_capability_fields[i]));
 
     zc_technique_note notes[ZC_TECHNIQUE_NOTE_COUNT];
     cJSON *techniques = cJSON_AddArrayToObject(dev, "techniques");
@@ -110,7 +110,7 @@ cJSON *zc_info_device_json(const zc_device_info *info)
     return dev;
 }
 
-cJSON *zc_info_peer_json(const zc_peer_link *peer)
+cJSON *zc_cli_info_peer_json(const zc_peer_link *peer)
 {
     cJSON *obj = cJSON_CreateObject();
     if (obj == NULL)
@@ -132,8 +132,8 @@ cJSON *zc_info_peer_json(const zc_peer_link *peer)
     return obj;
 }
 
-cJSON *zc_info_json(const zc_device_info *infos, int count, const zc_peer_link *peers,
-                    int peer_count)
+cJSON *zc_cli_info_json(const zc_device_info *infos, int count, const zc_peer_link *peers,
+                        int peer_count)
 {
     cJSON *doc = cJSON_CreateObject();
     if (doc == NULL)
@@ -143,9 +143,9 @@ cJSON *zc_info_json(const zc_device_info *infos, int count, const zc_peer_link *
     cJSON_AddNumberToObject(doc, "device_count", count);
     cJSON *devices = cJSON_AddArrayToObject(doc, "devices");
     for (int i = 0; devices != NULL && i < count; i++)
-        cJSON_AddItemToArray(devices, zc_info_device_json(&infos[i]));
+        cJSON_AddItemToArray(devices, zc_cli_info_device_json(&infos[i]));
     cJSON *links = cJSON_AddArrayToObject(doc, "peers");
     for (int i = 0; links != NULL && i < peer_count; i++)
-        cJSON_AddItemToArray(links, zc_info_peer_json(&peers[i]));
+        cJSON_AddItemToArray(links, zc_cli_info_peer_json(&peers[i]));
     return doc;
 }

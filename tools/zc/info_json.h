@@ -17,21 +17,21 @@ typedef struct zc_capability_field {
     size_t offset; /* of an int in zc_device_info */
 } zc_capability_field;
 
-extern const zc_capability_field zc_capability_fields[];
-extern const size_t zc_capability_field_count;
+extern const zc_capability_field zc_cli_capability_fields[];
+extern const size_t zc_cli_capability_field_count;
 
 /* The value of a capability field of info. */
-int zc_capability_value(const zc_device_info *info, const zc_capability_field *field);
+int zc_cli_capability_value(const zc_device_info *info, const zc_capability_field *field);
 
 /* A new JSON object describing one GPU; NULL when out of memory. */
-cJSON *zc_info_device_json(const zc_device_info *info);
+cJSON *zc_cli_info_device_json(const zc_device_info *info);
 
 /* A new JSON object for the path between two GPUs; NULL when out of memory. */
-cJSON *zc_info_peer_json(const zc_peer_link *peer);
+cJSON *zc_cli_info_peer_json(const zc_peer_link *peer);
 
 /* A new JSON document for a set of GPUs and the paths between them (peers may be NULL when
  * peer_count is 0); NULL when out of memory. */
-cJSON *zc_info_json(const zc_device_info *infos, int count, const zc_peer_link *peers,
-                    int peer_count);
+cJSON *zc_cli_info_json(const zc_device_info *infos, int count, const zc_peer_link *peers,
+                        int peer_count);
 
 #endif

@@ -45,8 +45,8 @@ static void zc__print_help(FILE *out)
                  "       zc version | --version\n\n"
                  "Move data between host and NVIDIA GPUs with as few copies as possible, and\n"
                  "measure which way is fastest on this machine.\n\nCommands:\n");
-    for (size_t i = 0; i < zc_command_count; i++)
-        fprintf(out, "  %-8s %s\n", zc_commands[i].name, zc_commands[i].summary);
+    for (size_t i = 0; i < zc_cli_command_count; i++)
+        fprintf(out, "  %-8s %s\n", zc_cli_commands[i].name, zc_cli_commands[i].summary);
     for (size_t i = 0; i < ZC__OWN_WORD_COUNT; i++)
         fprintf(out, "  %-8s %s\n", zc__own_words[i].name, zc__own_words[i].summary);
     fprintf(out, "\nRun 'zc help <command>' or 'zc <command> --help' for a command's options.\n\n");
@@ -67,7 +67,7 @@ static int zc__help(int argc, char **argv)
                 argv[2]);
         return ZC_EXIT_USAGE;
     }
-    const zc_command *command = zc_command_find(argv[1]);
+    const zc_command *command = zc_cli_command_find(argv[1]);
     if (command == NULL) {
         fprintf(stderr, "zc help: unknown command '%s'\nTry 'zc --help' for the list.\n", argv[1]);
         return ZC_EXIT_USAGE;
@@ -106,7 +106,7 @@ int main(int argc, char **argv)
     const zc_command *own = zc__own_word_find(name);
     if (own != NULL)
         return zc__stdout_checked(own->run(argc - 1, argv + 1));
-    const zc_command *command = zc_command_find(name);
+    const zc_command *command = zc_cli_command_find(name);
     if (command != NULL)
         return zc__stdout_checked(command->run(argc - 1, argv + 1));
     fprintf(stderr, "zc: unknown command '%s'\nusage: zc <command> [options]\nTry 'zc --help'.\n",

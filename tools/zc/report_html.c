@@ -39,7 +39,7 @@ static void zc__base64(zc_buf *b, const char *data, size_t len)
         out[1] = table[(v >> 12) & 63];
         out[2] = i + 1 < len ? table[(v >> 6) & 63] : '=';
         out[3] = i + 2 < len ? table[v & 63] : '=';
-        zc_buf_put(b, out, 4);
+        zc_cli_buf_put(b, out, 4);
     }
 }
 
@@ -79,11 +79,11 @@ static void zc__plot_area(const char *err, char *out, size_t size)
 static void zc__figure(zc_buf *page, zc__tools *tools, const char *id, const char *tool,
                        const char *script, const char *caption, const char *nothing_why)
 {
-    zc_buf_printf(page, "<figure id=\"figure-%s\">\n", id);
+    zc_cli_buf_printf(page, "<figure id=\"figure-%s\">\n", id);
     if (script == NULL) {
-        zc_buf_printf(page, "<p class=\"missing\">No plot: ");
-        zc_buf_html(page, nothing_why);
-        zc_buf_printf(page, ".</p>\n");
+        zc_cli_buf_printf(page, "<p class=\"missing\">No plot: ");
+        zc_cli_buf_html(page, nothing_why);
+        zc_cli_buf_printf(page, ".</p>\n");
         goto caption;
     }
     int is_dot = strcmp(tool, "dot") == 0;
@@ -95,13 +95,14 @@ static void zc__figure(zc_buf *page, zc__tools *tools, const char *id, const cha
         snprintf(why, sizeof why, "%s", state->why);
     } else {
         static const char *const dot_args[] = {"-Tsvg", NULL};
-        zc_buf_printf(&full, "%s%s", script, is_dot ? "" : zc__plot_area_print);
+        zc_cli_buf_printf(&full, "%s%s", script, is_dot ? "" : zc__plot_area_print);
         int missing = 0;
         if (full.failed)
             snprintf(why, sizeof why, "out of memory");
-        else if (!zc_report_run_tool(is_dot ? "dot" : "gnuplot", is_dot ? "ZC_DOT" : "ZC_GNUPLOT",
-                                     is_dot ? dot_args : NULL, full.data, is_dot ? ".dot" : ".gp",
-                                     ZC__TOOL_TIMEOUT_S, &svg, &err, &missing, why, sizeof why))
+        else if (!zc_cli_report_run_tool(is_dot ? "dot" : "gnuplot",
+                                         is_dot ? "ZC_DOT" : "ZC_GNUPLOT", is_dot ? dot_args : NULL,
+                                         full.data, is_dot ? ".dot" : ".gp", ZC__TOOL_TIMEOUT_S,
+                                         &svg, &err, &missing, why, sizeof why))
             state->missing = missing;
         else if (strstr(svg, "<svg") == NULL)
             snprintf(why, sizeof why, "%s wrote no SVG", tool);
@@ -111,28 +112,28 @@ static void zc__figure(zc_buf *page, zc__tools *tools, const char *id, const cha
         if (state->why[0] == '\0' || state->missing)
             snprintf(state->why, sizeof state->why, "%s", why);
         state->failures++;
-        zc_buf_printf(page, "<p class=\"missing\">No picture: ");
-        zc_buf_html(page, why);
-        zc_buf_printf(page, ".</p>\n");
+        zc_cli_buf_printf(page, "<p class=\"missing\">No picture: ");
+        zc_cli_buf_html(page, why);
+        zc_cli_buf_printf(page, ".</p>\n");
     } else {
         char area[128];
         zc__plot_area(err, area, sizeof area);
-        zc_buf_printf(page, "<img alt=\"");
-        zc_buf_html(page, caption);
-        zc_buf_printf(page, "\" data-plot=\"%s\"", id);
+        zc_cli_buf_printf(page, "<img alt=\"");
+        zc_cli_buf_html(page, caption);
+        zc_cli_buf_printf(page, "\" data-plot=\"%s\"", id);
         if (area[0])
-            zc_buf_printf(page, " data-plot-area=\"%s\"", area);
-        zc_buf_printf(page, " src=\"data:image/svg+xml;base64,");
+            zc_cli_buf_printf(page, " data-plot-area=\"%s\"", area);
+        zc_cli_buf_printf(page, " src=\"data:image/svg+xml;base64,");
         zc__base64(page, start, strlen(start));
-        zc_buf_printf(page, "\">\n");
+        zc_cli_buf_printf(page, "\">\n");
     }
     free(svg);
     free(err);
-    zc_buf_free(&full);
+    zc_cli_buf_free(&full);
 caption:
-    zc_buf_printf(page, "<figcaption>");
-    zc_buf_html(page, caption);
-    zc_buf_printf(page, "</figcaption>\n</figure>\n");
+    zc_cli_buf_printf(page, "<figcaption>");
+    zc_cli_buf_html(page, caption);
+    zc_cli_buf_printf(page, "</figcaption>\n</figure>\n");
 }
 
 /* Draw one plot made by make, then give it up. */
@@ -147,20 +148,20 @@ static void zc__plot_figure(zc_buf *page, zc__tools *tools, const char *id, zc_r
 static void zc__cell_rate(zc_buf *page, double gbps)
 {
     char text[32];
-    zc_report_rate_text(gbps, text, sizeof text);
-    zc_buf_printf(page, "<td class=\"n\">%s</td>", text);
+    zc_cli_report_rate_text(gbps, text, sizeof text);
+    zc_cli_buf_printf(page, "<td class=\"n\">%s</td>", text);
 }
 
 static void zc__cell_time(zc_buf *page, double us, const char *what)
 {
     char text[32];
-    if (!zc_report_time_text(us, text, sizeof text)) {
-        zc_buf_printf(page, "<td class=\"n\">-</td>");
+    if (!zc_cli_report_time_text(us, text, sizeof text)) {
+        zc_cli_buf_printf(page, "<td class=\"n\">-</td>");
         return;
     }
-    zc_buf_printf(page, "<td class=\"n\">%s ", text);
-    zc_buf_html(page, what);
-    zc_buf_printf(page, "</td>");
+    zc_cli_buf_printf(page, "<td class=\"n\">%s ", text);
+    zc_cli_buf_html(page, what);
+    zc_cli_buf_printf(page, "</td>");
 }
 
 static double zc__peak(const zc_curve *c)
@@ -173,92 +174,95 @@ static double zc__peak(const zc_curve *c)
 
 static void zc__comparison(zc_buf *page, const zc_report_input *in)
 {
-    zc_buf_printf(page, "<h2>The techniques compared, measured on this machine</h2>\n");
+    zc_cli_buf_printf(page, "<h2>The techniques compared, measured on this machine</h2>\n");
     const cJSON *rows = cJSON_GetObjectItemCaseSensitive(in->bench, "comparison");
-    zc_buf_printf(page, "<table class=\"comparison\">\n<tr><th>technique</th><th>needs a copy"
-                        "</th><th>host to device</th><th>device to host</th><th>GPU reads data"
-                        "</th><th>GPU writes data</th><th>latency</th><th>best for</th></tr>\n");
+    zc_cli_buf_printf(page,
+                      "<table class=\"comparison\">\n<tr><th>technique</th><th>needs a copy"
+                      "</th><th>host to device</th><th>device to host</th><th>GPU reads data"
+                      "</th><th>GPU writes data</th><th>latency</th><th>best for</th></tr>\n");
     if (cJSON_GetArraySize(rows) > 0) {
         const cJSON *r;
         cJSON_ArrayForEach(r, rows)
         {
             static const char *const text[] = {"title", "needs_copy"};
-            zc_buf_printf(page, "<tr>");
+            zc_cli_buf_printf(page, "<tr>");
             for (int i = 0; i < 2; i++) {
                 const cJSON *v = cJSON_GetObjectItemCaseSensitive(r, text[i]);
-                zc_buf_printf(page, "<td>");
-                zc_buf_html(page, cJSON_IsString(v) ? v->valuestring : "");
-                zc_buf_printf(page, "</td>");
+                zc_cli_buf_printf(page, "<td>");
+                zc_cli_buf_html(page, cJSON_IsString(v) ? v->valuestring : "");
+                zc_cli_buf_printf(page, "</td>");
             }
             static const char *const nums[] = {"h2d_gbps", "d2h_gbps", "access_read_gbps",
                                                "access_write_gbps"};
             for (int i = 0; i < 4; i++)
-                zc__cell_rate(page, zc_report_num(r, nums[i]));
+                zc__cell_rate(page, zc_cli_report_num(r, nums[i]));
             const cJSON *what = cJSON_GetObjectItemCaseSensitive(r, "latency_what");
             const cJSON *use = cJSON_GetObjectItemCaseSensitive(r, "best_use");
-            zc__cell_time(page, zc_report_num(r, "latency_us"),
+            zc__cell_time(page, zc_cli_report_num(r, "latency_us"),
                           cJSON_IsString(what) ? what->valuestring : "");
-            zc_buf_printf(page, "<td>");
-            zc_buf_html(page, cJSON_IsString(use) ? use->valuestring : "");
-            zc_buf_printf(page, "</td></tr>\n");
+            zc_cli_buf_printf(page, "<td>");
+            zc_cli_buf_html(page, cJSON_IsString(use) ? use->valuestring : "");
+            zc_cli_buf_printf(page, "</td></tr>\n");
         }
-        zc_buf_printf(page, "</table>\n");
+        zc_cli_buf_printf(page, "</table>\n");
         return;
     }
     /* Without a bench comparison, the same rows from the profile. */
     const zc_profile *p = &in->measured;
     const zc_curve *pin = p->copy[ZC_HOST_PINNED];
-    zc_buf_printf(page, "<tr><td>pinned memory (cudaHostAlloc)</td><td>yes</td>");
+    zc_cli_buf_printf(page, "<tr><td>pinned memory (cudaHostAlloc)</td><td>yes</td>");
     zc__cell_rate(page, zc__peak(&pin[ZC_DIR_H2D]));
     zc__cell_rate(page, zc__peak(&pin[ZC_DIR_D2H]));
     zc__cell_rate(page, p->device_gbps);
     zc__cell_rate(page, p->device_gbps);
     if (pin[ZC_DIR_H2D].count > 0) {
         char what[64];
-        zc_report_bytes_text((double)pin[ZC_DIR_H2D].bytes[0], what, sizeof what);
+        zc_cli_report_bytes_text((double)pin[ZC_DIR_H2D].bytes[0], what, sizeof what);
         strncat(what, " copy", sizeof what - strlen(what) - 1);
         zc__cell_time(page, (double)pin[ZC_DIR_H2D].bytes[0] / (pin[ZC_DIR_H2D].gbps[0] * 1e3),
                       what);
     } else {
-        zc_buf_printf(page, "<td>-</td>");
+        zc_cli_buf_printf(page, "<td>-</td>");
     }
-    zc_buf_printf(page, "<td>large and frequent transfers; data the GPU reads many times</td>"
-                        "</tr>\n<tr><td>mapped pinned memory (zero-copy)</td><td>no</td>"
-                        "<td class=\"n\">-</td><td class=\"n\">-</td>");
+    zc_cli_buf_printf(page, "<td>large and frequent transfers; data the GPU reads many times</td>"
+                            "</tr>\n<tr><td>mapped pinned memory (zero-copy)</td><td>no</td>"
+                            "<td class=\"n\">-</td><td class=\"n\">-</td>");
     zc__cell_rate(page, p->mapped_read_gbps[ZC_ACCESS_COALESCED]);
     zc__cell_rate(page, p->mapped_write_gbps[ZC_ACCESS_COALESCED]);
     zc__cell_time(page, p->pingpong_us, "flag round trip");
-    zc_buf_printf(page, "<td>small data read once, low latency, CPU and GPU sharing</td></tr>\n"
-                        "<tr><td>unified addressing / managed memory</td><td>by migration</td>");
+    zc_cli_buf_printf(page,
+                      "<td>small data read once, low latency, CPU and GPU sharing</td></tr>\n"
+                      "<tr><td>unified addressing / managed memory</td><td>by migration</td>");
     zc__cell_rate(page, p->managed_prefetch_gbps);
-    zc_buf_printf(page, "<td class=\"n\">-</td>");
+    zc_cli_buf_printf(page, "<td class=\"n\">-</td>");
     zc__cell_rate(page, p->device_gbps);
-    zc_buf_printf(page, "<td class=\"n\">-</td><td class=\"n\">-</td><td>simpler code, one "
-                        "pointer everywhere, several GPUs</td></tr>\n</table>\n");
+    zc_cli_buf_printf(page, "<td class=\"n\">-</td><td class=\"n\">-</td><td>simpler code, one "
+                            "pointer everywhere, several GPUs</td></tr>\n</table>\n");
 }
 
 /* The copy curves as a table: the figures stay readable without any plotting tool. */
 static void zc__copy_table(zc_buf *page, const zc_profile *p)
 {
-    zc_buf_printf(page, "<details><summary>Copy bandwidth, every measured point</summary>\n"
-                        "<table>\n<tr><th>host memory</th><th>direction</th><th>size</th>"
-                        "<th>bandwidth</th></tr>\n");
+    zc_cli_buf_printf(page, "<details><summary>Copy bandwidth, every measured point</summary>\n"
+                            "<table>\n<tr><th>host memory</th><th>direction</th><th>size</th>"
+                            "<th>bandwidth</th></tr>\n");
     for (int k = 0; k < ZC_HOST_KIND_COUNT; k++) {
         for (int d = 0; d < 2; d++) {
             const zc_curve *c = &p->copy[k][d];
             for (size_t i = 0; i < c->count; i++) {
                 char size[32], rate[32];
-                zc_report_bytes_text((double)c->bytes[i], size, sizeof size);
-                zc_report_rate_text(c->gbps[i], rate, sizeof rate);
-                zc_buf_printf(page,
-                              "<tr><td>%s</td><td>%s</td><td class=\"n\">%s</td><td "
-                              "class=\"n\">%s</td></tr>\n",
-                              zc_host_kind_key((zc_host_kind)k),
-                              d == ZC_DIR_H2D ? "host to device" : "device to host", size, rate);
+                zc_cli_report_bytes_text((double)c->bytes[i], size, sizeof size);
+                zc_cli_report_rate_text(c->gbps[i], rate, sizeof rate);
+                zc_cli_buf_printf(page,
+                                  "<tr><td>%s</td><td>%s</td><td class=\"n\">%s</td><td "
+                                  "class=\"n\">%s</td></tr>\n",
+                                  zc_host_kind_key((zc_host_kind)k),
+                                  d == ZC_DIR_H2D ? "host to device" : "device to host", size,
+                                  rate);
             }
         }
     }
-    zc_buf_printf(page, "</table>\n</details>\n");
+    zc_cli_buf_printf(page, "</table>\n</details>\n");
 }
 
 static void zc__advice(zc_buf *page, const zc_report_input *in)
@@ -278,30 +282,31 @@ static void zc__advice(zc_buf *page, const zc_report_input *in)
         {"results back: 1 MiB written once, 1000 times",
          {(size_t)1 << 20, 1000, 0, ZC_DIR_D2H, 1, ZC_ACCESS_COALESCED, 0, 0}},
     };
-    zc_buf_printf(page, "<h2>Advice for typical workloads</h2>\n");
+    zc_cli_buf_printf(page, "<h2>Advice for typical workloads</h2>\n");
     if (!in->have_profile) {
-        zc_buf_printf(page, "<p class=\"missing\">No profile: the inputs lack the copy and "
-                            "launch figures the model needs.</p>\n");
+        zc_cli_buf_printf(page, "<p class=\"missing\">No profile: the inputs lack the copy and "
+                                "launch figures the model needs.</p>\n");
         return;
     }
-    zc_buf_printf(page, "<p>The cost model of <code>zc advise</code> applied to the figures "
-                        "above: it prices each technique's copies, launches and accesses for "
-                        "the workload and picks the cheapest that meets its deadline. Ask about "
-                        "your own workload with <code>zc advise --profile BENCH.json --bytes ... "
-                        "--transfers ...</code>.</p>\n"
-                        "<table>\n<tr><th>workload</th><th>use</th><th>why</th></tr>\n");
+    zc_cli_buf_printf(page,
+                      "<p>The cost model of <code>zc advise</code> applied to the figures "
+                      "above: it prices each technique's copies, launches and accesses for "
+                      "the workload and picks the cheapest that meets its deadline. Ask about "
+                      "your own workload with <code>zc advise --profile BENCH.json --bytes ... "
+                      "--transfers ...</code>.</p>\n"
+                      "<table>\n<tr><th>workload</th><th>use</th><th>why</th></tr>\n");
     for (size_t i = 0; i < sizeof typical / sizeof typical[0]; i++) {
         zc_recommendation rec;
         if (zc_advise_rank(&in->profile, &typical[i].w, &rec) != ZC_OK)
             continue;
-        zc_buf_printf(page, "<tr><td>");
-        zc_buf_html(page, typical[i].name);
-        zc_buf_printf(page, "</td><td><b>%s</b></td><td>",
-                      zc_technique_title(rec.ranked[0].technique));
-        zc_buf_html(page, rec.explanation);
-        zc_buf_printf(page, "</td></tr>\n");
+        zc_cli_buf_printf(page, "<tr><td>");
+        zc_cli_buf_html(page, typical[i].name);
+        zc_cli_buf_printf(page, "</td><td><b>%s</b></td><td>",
+                          zc_technique_title(rec.ranked[0].technique));
+        zc_cli_buf_html(page, rec.explanation);
+        zc_cli_buf_printf(page, "</td></tr>\n");
     }
-    zc_buf_printf(page, "</table>\n");
+    zc_cli_buf_printf(page, "</table>\n");
 }
 
 static const char zc__style[] =
@@ -334,21 +339,21 @@ static void zc__tool_note(zc_buf *page, const zc__tool_state *s, const char *id,
     if (s->failures == 0)
         return;
     if (s->missing) {
-        zc_buf_printf(page, "<p class=\"missing\" id=\"no-%s\">%s missing: ", id, what);
-        zc_buf_html(page, s->why);
-        zc_buf_printf(page, ". %s</p>\n", install);
+        zc_cli_buf_printf(page, "<p class=\"missing\" id=\"no-%s\">%s missing: ", id, what);
+        zc_cli_buf_html(page, s->why);
+        zc_cli_buf_printf(page, ". %s</p>\n", install);
     } else {
-        zc_buf_printf(page,
-                      "<p class=\"missing\" id=\"%s-failed\">%d %s could not be drawn; each "
-                      "says why in its place (the first: ",
-                      id, s->failures, s->failures == 1 ? "picture" : "pictures");
-        zc_buf_html(page, s->why);
-        zc_buf_printf(page, ").</p>\n");
+        zc_cli_buf_printf(page,
+                          "<p class=\"missing\" id=\"%s-failed\">%d %s could not be drawn; each "
+                          "says why in its place (the first: ",
+                          id, s->failures, s->failures == 1 ? "picture" : "pictures");
+        zc_cli_buf_html(page, s->why);
+        zc_cli_buf_printf(page, ").</p>\n");
     }
 }
 
-int zc_report_html(const zc_report_input *in, const char *title, zc_buf *page, char *why,
-                   size_t why_size)
+int zc_cli_report_html(const zc_report_input *in, const char *title, zc_buf *page, char *why,
+                       size_t why_size)
 {
     zc__tools tools;
     memset(&tools, 0, sizeof tools);
@@ -356,50 +361,50 @@ int zc_report_html(const zc_report_input *in, const char *title, zc_buf *page, c
     zc_report_plot plot;
     memset(&plot, 0, sizeof plot);
 
-    zc_report_machine(&body, in);
+    zc_cli_report_machine(&body, in);
     zc__comparison(&body, in);
 
-    zc_buf_printf(&body, "<h2>Copy bandwidth against size</h2>\n");
-    zc_report_plot_copy(in, ZC_DIR_H2D, &plot);
+    zc_cli_buf_printf(&body, "<h2>Copy bandwidth against size</h2>\n");
+    zc_cli_report_plot_copy(in, ZC_DIR_H2D, &plot);
     zc__plot_figure(&body, &tools, "copy-h2d", &plot);
-    zc_report_plot_copy(in, ZC_DIR_D2H, &plot);
+    zc_cli_report_plot_copy(in, ZC_DIR_D2H, &plot);
     zc__plot_figure(&body, &tools, "copy-d2h", &plot);
     zc__copy_table(&body, &in->measured);
 
-    zc_buf_printf(&body, "<h2>Zero-copy: the GPU reading host memory in place</h2>\n");
-    zc_report_plot_zerocopy(in, &plot);
+    zc_cli_buf_printf(&body, "<h2>Zero-copy: the GPU reading host memory in place</h2>\n");
+    zc_cli_report_plot_zerocopy(in, &plot);
     zc__plot_figure(&body, &tools, "zerocopy", &plot);
 
-    zc_buf_printf(&body, "<h2>The crossover: when a copy pays off</h2>\n");
-    zc_report_plot_crossover(in, &plot);
+    zc_cli_buf_printf(&body, "<h2>The crossover: when a copy pays off</h2>\n");
+    zc_cli_report_plot_crossover(in, &plot);
     zc__plot_figure(&body, &tools, "crossover", &plot);
-    zc_report_crossover_table(&body, in);
+    zc_cli_report_crossover_table(&body, in);
 
-    zc_buf_printf(&body, "<h2>Latency per stream mode</h2>\n");
-    zc_report_plot_latency(in, &plot);
+    zc_cli_buf_printf(&body, "<h2>Latency per stream mode</h2>\n");
+    zc_cli_report_plot_latency(in, &plot);
     zc__plot_figure(&body, &tools, "latency", &plot);
-    zc_report_plot_histogram(in, &plot);
+    zc_cli_report_plot_histogram(in, &plot);
     if (plot.script != NULL)
         zc__plot_figure(&body, &tools, "histogram", &plot);
     free(plot.script);
     memset(&plot, 0, sizeof plot);
 
-    zc_report_multigpu(&body, in);
+    zc_cli_report_multigpu(&body, in);
 
-    zc_buf_printf(&body, "<h2>Allocation cost</h2>\n");
-    zc_report_plot_alloc(in, &plot);
+    zc_cli_buf_printf(&body, "<h2>Allocation cost</h2>\n");
+    zc_cli_report_plot_alloc(in, &plot);
     zc__plot_figure(&body, &tools, "alloc", &plot);
-    zc_report_alloc_table(&body, in);
-    zc_report_plot_pinning(in, &plot);
+    zc_cli_report_alloc_table(&body, in);
+    zc_cli_report_plot_pinning(in, &plot);
     if (plot.script != NULL)
         zc__plot_figure(&body, &tools, "pinning", &plot);
     free(plot.script);
     memset(&plot, 0, sizeof plot);
 
-    zc_buf_printf(&body, "<h2>How data moves between host and GPU</h2>\n");
+    zc_cli_buf_printf(&body, "<h2>How data moves between host and GPU</h2>\n");
     char link[160];
-    zc_report_link_text(in->machine, in->machine_path, in->bad, link, sizeof link);
-    char *dot = zc_picture_dot(&in->measured, link);
+    zc_cli_report_link_text(in->machine, in->machine_path, in->bad, link, sizeof link);
+    char *dot = zc_cli_picture_dot(&in->measured, link);
     zc__figure(&body, &tools, "picture", "dot", dot,
                "Copy paths (solid blue: through the copy engines) and direct-access paths "
                "(dashed orange: the SMs reach host memory over PCIe), labelled with this "
@@ -409,10 +414,10 @@ int zc_report_html(const zc_report_input *in, const char *title, zc_buf *page, c
 
     zc__advice(&body, in);
     if (in->notes[0]) {
-        zc_buf_printf(&body, "<details><summary>Figures the model assumed (not measured)"
-                             "</summary><pre>");
-        zc_buf_html(&body, in->notes);
-        zc_buf_printf(&body, "</pre></details>\n");
+        zc_cli_buf_printf(&body, "<details><summary>Figures the model assumed (not measured)"
+                                 "</summary><pre>");
+        zc_cli_buf_html(&body, in->notes);
+        zc_cli_buf_printf(&body, "</pre></details>\n");
     }
 
     time_t now = time(NULL);
@@ -420,22 +425,23 @@ int zc_report_html(const zc_report_input *in, const char *title, zc_buf *page, c
     char stamp[64] = "";
     if (gmtime_r(&now, &utc) != NULL)
         strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M UTC", &utc);
-    zc_buf_printf(page, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                        "<title>");
-    zc_buf_html(page, title);
-    zc_buf_printf(page, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>", zc__style);
-    zc_buf_html(page, title);
-    zc_buf_printf(page, "</h1>\n<p class=\"note\">Made by zc report (zerocopy %s) on %s from: ",
-                  zc_version_string(), stamp);
-    zc_buf_html(page, in->sources);
-    zc_buf_printf(page, ".</p>\n");
+    zc_cli_buf_printf(page,
+                      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                      "<title>");
+    zc_cli_buf_html(page, title);
+    zc_cli_buf_printf(page, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>", zc__style);
+    zc_cli_buf_html(page, title);
+    zc_cli_buf_printf(page, "</h1>\n<p class=\"note\">Made by zc report (zerocopy %s) on %s from: ",
+                      zc_version_string(), stamp);
+    zc_cli_buf_html(page, in->sources);
+    zc_cli_buf_printf(page, ".</p>\n");
     zc__tool_note(page, &tools.gnuplot, "gnuplot", "Plots are",
                   "Install gnuplot (Debian: gnuplot-nox); the tables still hold every figure.");
     zc__tool_note(page, &tools.dot, "graphviz", "The diagram is", "Install graphviz.");
-    zc_buf_put(page, body.data != NULL ? body.data : "", body.len);
-    zc_buf_printf(page, "%s</body>\n</html>\n", zc__check_script);
+    zc_cli_buf_put(page, body.data != NULL ? body.data : "", body.len);
+    zc_cli_buf_printf(page, "%s</body>\n</html>\n", zc__check_script);
     int ok = !body.failed && !page->failed;
-    zc_buf_free(&body);
+    zc_cli_buf_free(&body);
     if (!ok)
         snprintf(why, why_size, "out of memory while building the page");
     return ok;

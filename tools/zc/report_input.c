@@ -25,7 +25,7 @@ static int zc__check_bench_sizes(const cJSON *doc, const char *where, zc_report_
             snprintf(field, sizeof field, "case %s, point %d, bytes",
                      cJSON_IsString(key) ? key->valuestring : "?", i++);
             if (cJSON_IsNumber(bytes) &&
-                !zc_report_size(bytes->valuedouble, where, field, bad, &unused))
+                !zc_cli_report_size(bytes->valuedouble, where, field, bad, &unused))
                 return 0;
         }
     }
@@ -50,7 +50,7 @@ static int zc__check_profile_sizes(const cJSON *doc, const char *where, zc_repor
                          kind->string != NULL ? kind->string : "?",
                          dir->string != NULL ? dir->string : "?", i++);
                 if (cJSON_IsNumber(bytes) &&
-                    !zc_report_size(bytes->valuedouble, where, field, bad, &unused))
+                    !zc_cli_report_size(bytes->valuedouble, where, field, bad, &unused))
                     return 0;
             }
         }
@@ -62,8 +62,8 @@ static int zc__check_profile_sizes(const cJSON *doc, const char *where, zc_repor
  * bench of the multi-GPU cases alone has neither; it is shown, but not asked for a profile. */
 static int zc__bench_has_profile(const cJSON *doc)
 {
-    return zc_report_bench_case(doc, "copy.h2d.pinned") != NULL &&
-           zc_report_bench_case(doc, "latency.launch") != NULL;
+    return zc_cli_report_bench_case(doc, "copy.h2d.pinned") != NULL &&
+           zc_cli_report_bench_case(doc, "latency.launch") != NULL;
 }
 
 static int zc__add_doc(zc_report_doc *list, size_t *count, const cJSON *doc, const char *path,
@@ -93,8 +93,8 @@ static int zc__add_bench(zc_report_input *in, const char *path, const cJSON *doc
     if (bench)
         zc__add_doc(in->benches, &in->bench_count, doc, path, "bench");
     if (bench && !zc__bench_has_profile(doc)) {
-        if (zc_report_bench_case(doc, "multigpu.h2d.all") == NULL &&
-            zc_report_bench_case(doc, "multigpu.peer.copy") == NULL)
+        if (zc_cli_report_bench_case(doc, "multigpu.h2d.all") == NULL &&
+            zc_cli_report_bench_case(doc, "multigpu.peer.copy") == NULL)
             fprintf(stderr, "zc report: %s: no copy and launch figures in it, nothing to show\n",
                     where);
         return ZC_EXIT_OK;
@@ -131,7 +131,7 @@ static int zc__add_bench(zc_report_input *in, const char *path, const cJSON *doc
     return ZC_EXIT_OK;
 }
 
-int zc_report_input_add(zc_report_input *in, const char *path, cJSON **doc_p)
+int zc_cli_report_input_add(zc_report_input *in, const char *path, cJSON **doc_p)
 {
     int code = ZC_EXIT_OK;
     cJSON *doc = zc_cli_read_json("report", path, &code);
@@ -214,7 +214,7 @@ static void zc__name_docs(zc_report_doc *docs, size_t count)
     }
 }
 
-void zc_report_input_finish(zc_report_input *in)
+void zc_cli_report_input_finish(zc_report_input *in)
 {
     zc__name_docs(in->streams, in->stream_count);
     zc__name_docs(in->benches, in->bench_count);

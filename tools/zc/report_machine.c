@@ -53,39 +53,39 @@ static int zc__value(zc_buf *page, const cJSON *v, zc__shown shown, const char *
     char text[64];
     long long n = 0;
     if (cJSON_IsString(v)) {
-        zc_buf_html(page, v->valuestring);
+        zc_cli_buf_html(page, v->valuestring);
         return 1;
     }
     if (cJSON_IsNull(v) && shown == ZC__NUMA) {
-        zc_buf_printf(page, "none reported");
+        zc_cli_buf_printf(page, "none reported");
         return 1;
     }
     if (!cJSON_IsNumber(v))
         return 0;
     switch (shown) {
     case ZC__BYTES:
-        zc_report_bytes_text(v->valuedouble, text, sizeof text);
-        zc_buf_printf(page, "%s", text);
+        zc_cli_report_bytes_text(v->valuedouble, text, sizeof text);
+        zc_cli_buf_printf(page, "%s", text);
         return 1;
     case ZC__CUDA_VERSION:
         /* 1000 * major + 10 * minor: 13000 is CUDA 13.0. */
-        if (!zc_report_integer(v->valuedouble, 0, 1e6, where, field, bad, &n))
+        if (!zc_cli_report_integer(v->valuedouble, 0, 1e6, where, field, bad, &n))
             return 0;
-        zc_buf_printf(page, "%lld.%lld", n / 1000, (n % 1000) / 10);
+        zc_cli_buf_printf(page, "%lld.%lld", n / 1000, (n % 1000) / 10);
         return 1;
     case ZC__NUMA:
-        if (!zc_report_integer(v->valuedouble, -1, 1e6, where, field, bad, &n))
+        if (!zc_cli_report_integer(v->valuedouble, -1, 1e6, where, field, bad, &n))
             return 0;
         if (n < 0)
-            zc_buf_printf(page, "none reported");
+            zc_cli_buf_printf(page, "none reported");
         else
-            zc_buf_printf(page, "%lld", n);
+            zc_cli_buf_printf(page, "%lld", n);
         return 1;
     case ZC__COUNT:
     case ZC__TEXT:
-        if (!zc_report_integer(v->valuedouble, 0, 1e9, where, field, bad, &n))
+        if (!zc_cli_report_integer(v->valuedouble, 0, 1e9, where, field, bad, &n))
             return 0;
-        zc_buf_printf(page, "%lld", n);
+        zc_cli_buf_printf(page, "%lld", n);
         return 1;
     }
     return 0;
@@ -97,7 +97,7 @@ static void zc__capability_rows(zc_buf *page, const cJSON *caps, const char *whe
 {
     if (!cJSON_IsObject(caps))
         return;
-    zc_buf_printf(page, "<h3>What the GPU can do</h3>\n<table class=\"capabilities\">\n");
+    zc_cli_buf_printf(page, "<h3>What the GPU can do</h3>\n<table class=\"capabilities\">\n");
     const cJSON *c;
     cJSON_ArrayForEach(c, caps)
     {
@@ -111,34 +111,35 @@ static void zc__capability_rows(zc_buf *page, const cJSON *caps, const char *whe
         long long n = cJSON_IsTrue(c) ? 1 : 0;
         char field[160];
         snprintf(field, sizeof field, "machine devices[0].capabilities.%s", c->string);
-        if (cJSON_IsNumber(c) && !zc_report_integer(c->valuedouble, -1, 1e6, where, field, bad, &n))
+        if (cJSON_IsNumber(c) &&
+            !zc_cli_report_integer(c->valuedouble, -1, 1e6, where, field, bad, &n))
             continue;
-        zc_buf_printf(page, "<tr><th>");
-        zc_buf_html(page, label);
-        zc_buf_printf(page, "</th><td>");
+        zc_cli_buf_printf(page, "<tr><th>");
+        zc_cli_buf_html(page, label);
+        zc_cli_buf_printf(page, "</th><td>");
         if (strcmp(c->string, "asyncEngineCount") == 0)
-            zc_buf_printf(page, "%lld", n);
+            zc_cli_buf_printf(page, "%lld", n);
         else if (n < 0)
-            zc_buf_printf(page, "not reported by the driver");
+            zc_cli_buf_printf(page, "not reported by the driver");
         else
-            zc_buf_printf(page, "%s", n ? "yes" : "no");
-        zc_buf_printf(page, "</td></tr>\n");
+            zc_cli_buf_printf(page, "%s", n ? "yes" : "no");
+        zc_cli_buf_printf(page, "</td></tr>\n");
     }
-    zc_buf_printf(page, "</table>\n");
+    zc_cli_buf_printf(page, "</table>\n");
 }
 
-void zc_report_machine(zc_buf *page, const zc_report_input *in)
+void zc_cli_report_machine(zc_buf *page, const zc_report_input *in)
 {
-    zc_buf_printf(page, "<h2>The machine</h2>\n<table class=\"machine\">\n");
+    zc_cli_buf_printf(page, "<h2>The machine</h2>\n<table class=\"machine\">\n");
     const cJSON *dev =
         cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(in->machine, "devices"), 0);
     if (dev == NULL) {
-        zc_buf_printf(page, "<tr><th>GPU</th><td>");
-        zc_buf_html(page, in->profile.device_name[0] ? in->profile.device_name : "unknown");
-        zc_buf_printf(page, "</td></tr>\n<tr><th>figures from</th><td>");
-        zc_buf_html(page, in->profile.source);
-        zc_buf_printf(page, "</td></tr>\n</table>\n<p class=\"note\">No zc info section in the "
-                            "inputs: give a zc bench result for the machine's details.</p>\n");
+        zc_cli_buf_printf(page, "<tr><th>GPU</th><td>");
+        zc_cli_buf_html(page, in->profile.device_name[0] ? in->profile.device_name : "unknown");
+        zc_cli_buf_printf(page, "</td></tr>\n<tr><th>figures from</th><td>");
+        zc_cli_buf_html(page, in->profile.source);
+        zc_cli_buf_printf(page, "</td></tr>\n</table>\n<p class=\"note\">No zc info section in the "
+                                "inputs: give a zc bench result for the machine's details.</p>\n");
         return;
     }
     int memory_shown = 0;
@@ -151,20 +152,20 @@ void zc_report_machine(zc_buf *page, const zc_report_input *in)
         char field[96];
         snprintf(field, sizeof field, "machine devices[0].%s", zc__fields[i].key);
         if (!zc__value(&page_row, v, zc__fields[i].shown, in->machine_path, field, in->bad)) {
-            zc_buf_free(&page_row);
+            zc_cli_buf_free(&page_row);
             continue;
         }
         memory_shown |= is_memory;
-        zc_buf_printf(page, "<tr><th>%s</th><td>%s</td></tr>\n", zc__fields[i].label,
-                      page_row.data != NULL ? page_row.data : "");
+        zc_cli_buf_printf(page, "<tr><th>%s</th><td>%s</td></tr>\n", zc__fields[i].label,
+                          page_row.data != NULL ? page_row.data : "");
         page->failed |= page_row.failed;
-        zc_buf_free(&page_row);
+        zc_cli_buf_free(&page_row);
     }
     char link[160];
-    zc_report_link_text(in->machine, in->machine_path, in->bad, link, sizeof link);
-    zc_buf_printf(page, "<tr><th>PCIe link</th><td>%s</td></tr>\n",
-                  link[0] ? link : "not readable");
-    zc_buf_printf(page, "</table>\n");
+    zc_cli_report_link_text(in->machine, in->machine_path, in->bad, link, sizeof link);
+    zc_cli_buf_printf(page, "<tr><th>PCIe link</th><td>%s</td></tr>\n",
+                      link[0] ? link : "not readable");
+    zc_cli_buf_printf(page, "</table>\n");
     zc__capability_rows(page, cJSON_GetObjectItemCaseSensitive(dev, "capabilities"),
                         in->machine_path, in->bad);
 }

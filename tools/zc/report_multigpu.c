@@ -11,12 +11,12 @@ static void zc__latency_cells(zc_buf *page, const cJSON *lat)
 {
     static const char *const names[] = {"median", "p99", "max"};
     for (int i = 0; i < 3; i++) {
-        double v = zc_report_num(lat, names[i]);
+        double v = zc_cli_report_num(lat, names[i]);
         if (i == 0 && !isfinite(v))
-            v = zc_report_num(lat, "p50");
+            v = zc_cli_report_num(lat, "p50");
         char text[32];
-        zc_report_time_text(v, text, sizeof text);
-        zc_buf_printf(page, "<td class=\"n\">%s</td>", text);
+        zc_cli_report_time_text(v, text, sizeof text);
+        zc_cli_buf_printf(page, "<td class=\"n\">%s</td>", text);
     }
 }
 
@@ -24,15 +24,15 @@ static void zc__latency_cells(zc_buf *page, const cJSON *lat)
 static void zc__rate_cells(zc_buf *page, const cJSON *o)
 {
     char text[32];
-    double frames = zc_report_num(o, "frames"), fps = zc_report_num(o, "frames_per_s");
+    double frames = zc_cli_report_num(o, "frames"), fps = zc_cli_report_num(o, "frames_per_s");
     if (isfinite(frames) && frames >= 0.0)
-        zc_buf_printf(page, "<td class=\"n\">%.0f</td>", frames);
+        zc_cli_buf_printf(page, "<td class=\"n\">%.0f</td>", frames);
     else
-        zc_buf_printf(page, "<td class=\"n\">-</td>");
-    zc_report_number_text(fps, text, sizeof text);
-    zc_buf_printf(page, "<td class=\"n\">%s</td>", isfinite(fps) ? text : "-");
-    zc_report_rate_text(zc_report_num(o, "gb_per_s"), text, sizeof text);
-    zc_buf_printf(page, "<td class=\"n\">%s</td>", text);
+        zc_cli_buf_printf(page, "<td class=\"n\">-</td>");
+    zc_cli_report_number_text(fps, text, sizeof text);
+    zc_cli_buf_printf(page, "<td class=\"n\">%s</td>", isfinite(fps) ? text : "-");
+    zc_cli_report_rate_text(zc_cli_report_num(o, "gb_per_s"), text, sizeof text);
+    zc_cli_buf_printf(page, "<td class=\"n\">%s</td>", text);
 }
 
 static void zc__stream_multi(zc_buf *page, const zc_report_input *in, const zc_report_doc *d)
@@ -43,25 +43,25 @@ static void zc__stream_multi(zc_buf *page, const zc_report_input *in, const zc_r
     const cJSON *error = cJSON_GetObjectItemCaseSensitive(doc, "error");
     const cJSON *per_gpu = cJSON_GetObjectItemCaseSensitive(doc, "per_gpu");
     char frame[32];
-    zc_report_bytes_text(zc_report_num(doc, "frame_bytes"), frame, sizeof frame);
-    zc_buf_printf(page, "<h3>zc stream over %d GPUs: ", cJSON_GetArraySize(per_gpu));
-    zc_buf_html(page, d->name);
-    zc_buf_printf(page, "</h3>\n<p>Mode ");
-    zc_buf_html(page, cJSON_IsString(mode) ? mode->valuestring : "unknown");
-    zc_buf_printf(page,
-                  ", frames of %s, one stream's frames spread over the GPUs and "
-                  "returned in order.",
-                  frame);
+    zc_cli_report_bytes_text(zc_cli_report_num(doc, "frame_bytes"), frame, sizeof frame);
+    zc_cli_buf_printf(page, "<h3>zc stream over %d GPUs: ", cJSON_GetArraySize(per_gpu));
+    zc_cli_buf_html(page, d->name);
+    zc_cli_buf_printf(page, "</h3>\n<p>Mode ");
+    zc_cli_buf_html(page, cJSON_IsString(mode) ? mode->valuestring : "unknown");
+    zc_cli_buf_printf(page,
+                      ", frames of %s, one stream's frames spread over the GPUs and "
+                      "returned in order.",
+                      frame);
     if (cJSON_IsString(status) && strcmp(status->valuestring, "OK") != 0) {
-        zc_buf_printf(page, " <span class=\"missing\">The run failed (");
-        zc_buf_html(page, status->valuestring);
-        zc_buf_printf(page, "): ");
-        zc_buf_html(page, cJSON_IsString(error) ? error->valuestring : "no reason given");
-        zc_buf_printf(page, ".</span>");
+        zc_cli_buf_printf(page, " <span class=\"missing\">The run failed (");
+        zc_cli_buf_html(page, status->valuestring);
+        zc_cli_buf_printf(page, "): ");
+        zc_cli_buf_html(page, cJSON_IsString(error) ? error->valuestring : "no reason given");
+        zc_cli_buf_printf(page, ".</span>");
     }
-    zc_buf_printf(page, "</p>\n<table class=\"multigpu\">\n<tr><th>GPU</th><th>name</th>"
-                        "<th>frames</th><th>frames per second</th><th>throughput</th>"
-                        "<th>latency, median</th><th>p99</th><th>max</th></tr>\n");
+    zc_cli_buf_printf(page, "</p>\n<table class=\"multigpu\">\n<tr><th>GPU</th><th>name</th>"
+                            "<th>frames</th><th>frames per second</th><th>throughput</th>"
+                            "<th>latency, median</th><th>p99</th><th>max</th></tr>\n");
     const cJSON *g;
     int i = 0;
     cJSON_ArrayForEach(g, per_gpu)
@@ -70,28 +70,28 @@ static void zc__stream_multi(zc_buf *page, const zc_report_input *in, const zc_r
         char field[64];
         snprintf(field, sizeof field, "per_gpu[%d].device", i++);
         long long device = 0;
-        double dv = zc_report_num(g, "device");
-        zc_buf_printf(page, "<tr><td>");
+        double dv = zc_cli_report_num(g, "device");
+        zc_cli_buf_printf(page, "<tr><td>");
         if (isnan(dv)) /* absent */
-            zc_buf_printf(page, "?");
-        else if (!zc_report_integer(dv, -1, 65535, d->path, field, in->bad, &device))
+            zc_cli_buf_printf(page, "?");
+        else if (!zc_cli_report_integer(dv, -1, 65535, d->path, field, in->bad, &device))
             return;
         else if (device < 0)
-            zc_buf_printf(page, "host lane");
+            zc_cli_buf_printf(page, "host lane");
         else
-            zc_buf_printf(page, "GPU %lld", device);
-        zc_buf_printf(page, "</td><td>");
-        zc_buf_html(page, cJSON_IsString(name) ? name->valuestring : "");
-        zc_buf_printf(page, "</td>");
+            zc_cli_buf_printf(page, "GPU %lld", device);
+        zc_cli_buf_printf(page, "</td><td>");
+        zc_cli_buf_html(page, cJSON_IsString(name) ? name->valuestring : "");
+        zc_cli_buf_printf(page, "</td>");
         zc__rate_cells(page, g);
         zc__latency_cells(page, cJSON_GetObjectItemCaseSensitive(g, "latency_us"));
-        zc_buf_printf(page, "</tr>\n");
+        zc_cli_buf_printf(page, "</tr>\n");
     }
     const cJSON *total = cJSON_GetObjectItemCaseSensitive(doc, "total");
-    zc_buf_printf(page, "<tr class=\"total\"><th>total</th><th>all at once</th>");
+    zc_cli_buf_printf(page, "<tr class=\"total\"><th>total</th><th>all at once</th>");
     zc__rate_cells(page, total);
     zc__latency_cells(page, cJSON_GetObjectItemCaseSensitive(total, "latency_us"));
-    zc_buf_printf(page, "</tr>\n</table>\n");
+    zc_cli_buf_printf(page, "</tr>\n</table>\n");
 }
 
 /* The cases of the bench's multigpu group, one table each: every point's bandwidth. */
@@ -107,53 +107,53 @@ static void zc__bench_multigpu(zc_buf *page, const zc_report_doc *d)
             !cJSON_IsString(outcome) || strcmp(outcome->valuestring, "ok") != 0)
             continue;
         if (!shown) {
-            zc_buf_printf(page, "<h3>zc bench over several GPUs: ");
-            zc_buf_html(page, d->name);
-            zc_buf_printf(page, "</h3>\n");
+            zc_cli_buf_printf(page, "<h3>zc bench over several GPUs: ");
+            zc_cli_buf_html(page, d->name);
+            zc_cli_buf_printf(page, "</h3>\n");
         }
         shown = 1;
         const cJSON *title = cJSON_GetObjectItemCaseSensitive(c, "title");
         const cJSON *reason = cJSON_GetObjectItemCaseSensitive(c, "reason");
-        zc_buf_printf(page, "<table class=\"multigpu\">\n<tr><th colspan=\"3\">");
-        zc_buf_html(page, cJSON_IsString(title) ? title->valuestring : key->valuestring);
-        zc_buf_printf(page, "</th></tr>\n<tr><th>what</th><th>size</th><th>bandwidth</th>"
-                            "</tr>\n");
+        zc_cli_buf_printf(page, "<table class=\"multigpu\">\n<tr><th colspan=\"3\">");
+        zc_cli_buf_html(page, cJSON_IsString(title) ? title->valuestring : key->valuestring);
+        zc_cli_buf_printf(page, "</th></tr>\n<tr><th>what</th><th>size</th><th>bandwidth</th>"
+                                "</tr>\n");
         const cJSON *pt;
         cJSON_ArrayForEach(pt, cJSON_GetObjectItemCaseSensitive(c, "points"))
         {
             const cJSON *variant = cJSON_GetObjectItemCaseSensitive(pt, "variant");
             char size[32], rate[32];
-            zc_report_bytes_text(zc_report_num(pt, "bytes"), size, sizeof size);
-            zc_report_rate_text(
-                zc_report_num(cJSON_GetObjectItemCaseSensitive(pt, "stats"), "median"), rate,
+            zc_cli_report_bytes_text(zc_cli_report_num(pt, "bytes"), size, sizeof size);
+            zc_cli_report_rate_text(
+                zc_cli_report_num(cJSON_GetObjectItemCaseSensitive(pt, "stats"), "median"), rate,
                 sizeof rate);
             int total = cJSON_IsString(variant) && strstr(variant->valuestring, "total") != NULL;
-            zc_buf_printf(page, "<tr%s><td>", total ? " class=\"total\"" : "");
-            zc_buf_html(page, cJSON_IsString(variant) ? variant->valuestring : "");
-            zc_buf_printf(page, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td></tr>\n", size,
-                          rate);
+            zc_cli_buf_printf(page, "<tr%s><td>", total ? " class=\"total\"" : "");
+            zc_cli_buf_html(page, cJSON_IsString(variant) ? variant->valuestring : "");
+            zc_cli_buf_printf(page, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td></tr>\n",
+                              size, rate);
         }
-        zc_buf_printf(page, "</table>\n");
+        zc_cli_buf_printf(page, "</table>\n");
         if (cJSON_IsString(reason) && reason->valuestring[0]) {
-            zc_buf_printf(page, "<p class=\"note\">");
-            zc_buf_html(page, reason->valuestring);
-            zc_buf_printf(page, "</p>\n");
+            zc_cli_buf_printf(page, "<p class=\"note\">");
+            zc_cli_buf_html(page, reason->valuestring);
+            zc_cli_buf_printf(page, "</p>\n");
         }
     }
 }
 
-void zc_report_multigpu(zc_buf *page, const zc_report_input *in)
+void zc_cli_report_multigpu(zc_buf *page, const zc_report_input *in)
 {
     int any = in->multi_count > 0;
     for (size_t i = 0; i < in->bench_count && !any; i++)
-        any = zc_report_bench_case(in->benches[i].doc, "multigpu.h2d.all") != NULL ||
-              zc_report_bench_case(in->benches[i].doc, "multigpu.d2h.all") != NULL ||
-              zc_report_bench_case(in->benches[i].doc, "multigpu.peer.copy") != NULL ||
-              zc_report_bench_case(in->benches[i].doc, "multigpu.peer.read") != NULL ||
-              zc_report_bench_case(in->benches[i].doc, "multigpu.peer.write") != NULL;
+        any = zc_cli_report_bench_case(in->benches[i].doc, "multigpu.h2d.all") != NULL ||
+              zc_cli_report_bench_case(in->benches[i].doc, "multigpu.d2h.all") != NULL ||
+              zc_cli_report_bench_case(in->benches[i].doc, "multigpu.peer.copy") != NULL ||
+              zc_cli_report_bench_case(in->benches[i].doc, "multigpu.peer.read") != NULL ||
+              zc_cli_report_bench_case(in->benches[i].doc, "multigpu.peer.write") != NULL;
     if (!any)
         return;
-    zc_buf_printf(page, "<h2 id=\"multigpu\">Several GPUs</h2>\n");
+    zc_cli_buf_printf(page, "<h2 id=\"multigpu\">Several GPUs</h2>\n");
     for (size_t i = 0; i < in->bench_count; i++)
         zc__bench_multigpu(page, &in->benches[i]);
     for (size_t i = 0; i < in->multi_count; i++)

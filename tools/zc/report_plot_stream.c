@@ -82,7 +82,7 @@ static size_t zc__mode_index(const zc__modes *m, const char *name)
 
 static const char *zc__mode_colour(const zc__modes *m, const char *name)
 {
-    return zc_report_colours[zc__mode_index(m, name) % zc_report_colour_count];
+    return zc_cli_report_colours[zc__mode_index(m, name) % zc_cli_report_colour_count];
 }
 
 /* A file's dash pattern and point shape; past eight files the shapes shift against the dashes,
@@ -103,10 +103,10 @@ static void zc__key(zc_buf *b, const zc_report_input *in, const zc__modes *m, co
     for (size_t i = 0; i < m->count; i++) {
         if (!mode_used[i])
             continue;
-        zc_buf_printf(b, ", keyentry with %s lw 2 %s lc rgb '%s' title ",
-                      with_points ? "linespoints" : "lines", with_points ? "pt 7" : "",
-                      zc_report_colours[i % zc_report_colour_count]);
-        zc_buf_gnuplot_string(b, m->name[i]);
+        zc_cli_buf_printf(b, ", keyentry with %s lw 2 %s lc rgb '%s' title ",
+                          with_points ? "linespoints" : "lines", with_points ? "pt 7" : "",
+                          zc_cli_report_colours[i % zc_cli_report_colour_count]);
+        zc_cli_buf_gnuplot_string(b, m->name[i]);
     }
     if (in->stream_count < 2)
         return;
@@ -114,12 +114,12 @@ static void zc__key(zc_buf *b, const zc_report_input *in, const zc__modes *m, co
         const char *dash;
         int point;
         zc__file_style(f, &dash, &point);
-        zc_buf_printf(b, ", keyentry with %s lw 2 dt %s", with_points ? "linespoints" : "lines",
-                      dash);
+        zc_cli_buf_printf(b, ", keyentry with %s lw 2 dt %s", with_points ? "linespoints" : "lines",
+                          dash);
         if (with_points)
-            zc_buf_printf(b, " pt %d", point);
-        zc_buf_printf(b, " lc rgb 'black' title ");
-        zc_buf_gnuplot_string(b, in->streams[f].name);
+            zc_cli_buf_printf(b, " pt %d", point);
+        zc_cli_buf_printf(b, " lc rgb 'black' title ");
+        zc_cli_buf_gnuplot_string(b, in->streams[f].name);
     }
 }
 
@@ -176,9 +176,9 @@ static int zc__stream_percentiles(const cJSON *mode, double pct[5])
             continue;
         int found = 0;
         for (int i = 0; i < 5; i++) {
-            pct[i] = zc_report_num(lat, names[i][0]);
+            pct[i] = zc_cli_report_num(lat, names[i][0]);
             if (!isfinite(pct[i]))
-                pct[i] = zc_report_num(lat, names[i][1]);
+                pct[i] = zc_cli_report_num(lat, names[i][1]);
             if (!(pct[i] > 0.0)) /* a log axis: zero and below cannot be drawn */
                 pct[i] = NAN;
             found += isfinite(pct[i]);
@@ -242,7 +242,7 @@ static long zc__stream_plot_series(zc__stream_plot *sp, size_t s, const cJSON *r
 static void zc__stream_plot_end(zc_report_plot *plot, zc__stream_plot *sp)
 {
     if (sp->b.failed) {
-        zc_buf_free(&sp->b);
+        zc_cli_buf_free(&sp->b);
         snprintf(plot->why, sizeof plot->why, "out of memory");
     }
     free(sp->m);
@@ -250,7 +250,7 @@ static void zc__stream_plot_end(zc_report_plot *plot, zc__stream_plot *sp)
     free(sp->used);
 }
 
-void zc_report_plot_latency(const zc_report_input *in, zc_report_plot *plot)
+void zc_cli_report_plot_latency(const zc_report_input *in, zc_report_plot *plot)
 {
     zc__stream_plot sp;
     if (!zc__stream_plot_begin(in, plot,
@@ -270,48 +270,50 @@ void zc_report_plot_latency(const zc_report_input *in, zc_report_plot *plot)
                 long k = zc__stream_plot_series(&sp, s, run);
                 if (k < 0)
                     continue;
-                zc_buf_printf(&sp.b, "$s%ld << EOD\n", k);
+                zc_cli_buf_printf(&sp.b, "$s%ld << EOD\n", k);
                 static const char *const labels[] = {"p50", "p90", "p99", "p99.9", "max"};
                 for (int i = 0; i < 5; i++) {
                     if (!isfinite(pct[i]))
                         continue;
-                    zc_buf_printf(&sp.b, "%d %s %.6g\n", i, labels[i], pct[i]);
+                    zc_cli_buf_printf(&sp.b, "%d %s %.6g\n", i, labels[i], pct[i]);
                     sp.lo = pct[i] < sp.lo ? pct[i] : sp.lo;
                     sp.hi = pct[i] > sp.hi ? pct[i] : sp.hi;
                 }
-                zc_buf_printf(&sp.b, "EOD\n");
+                zc_cli_buf_printf(&sp.b, "EOD\n");
             }
         }
     }
     if (!sp.b.failed && sp.count == 0) {
-        zc_buf_free(&sp.b);
+        zc_cli_buf_free(&sp.b);
         snprintf(plot->why, sizeof plot->why,
                  "the zc stream results given hold no latency percentiles");
     } else if (!sp.b.failed) {
         zc_buf *b = &sp.b;
-        zc_report_plot_header(b, 900, zc__height_for_key(in, sp.m, sp.used), 1);
-        zc_buf_printf(b, "set title 'Frame round-trip latency per stream mode'\nset logscale y\n"
-                         "set xlabel 'percentile'\nset ylabel 'latency'\nset xrange [-0.5:4.5]\n");
-        zc_report_plot_time_tics(b, "y", sp.lo, sp.hi);
-        zc_buf_printf(b, "plot ");
+        zc_cli_report_plot_header(b, 900, zc__height_for_key(in, sp.m, sp.used), 1);
+        zc_cli_buf_printf(b,
+                          "set title 'Frame round-trip latency per stream mode'\nset logscale y\n"
+                          "set xlabel 'percentile'\nset ylabel 'latency'\nset xrange [-0.5:4.5]\n");
+        zc_cli_report_plot_time_tics(b, "y", sp.lo, sp.hi);
+        zc_cli_buf_printf(b, "plot ");
         for (size_t i = 0; i < sp.count; i++) {
             const char *dash;
             int point;
             zc__file_style(sp.series[i].file, &dash, &point);
-            zc_buf_printf(b,
-                          "%s$s%zu using 1:3:xtic(2) with linespoints lw 2 dt %s pt %d lc rgb "
-                          "'%s' notitle",
-                          i ? ", " : "", i, dash, point, zc__mode_colour(sp.m, sp.series[i].mode));
+            zc_cli_buf_printf(b,
+                              "%s$s%zu using 1:3:xtic(2) with linespoints lw 2 dt %s pt %d lc rgb "
+                              "'%s' notitle",
+                              i ? ", " : "", i, dash, point,
+                              zc__mode_colour(sp.m, sp.series[i].mode));
         }
         zc__key(b, in, sp.m, sp.used, 1);
-        zc_buf_printf(b, "\n");
+        zc_cli_buf_printf(b, "\n");
         zc__caption_files(in, plot->caption, sizeof plot->caption, sp.dropped);
-        zc_report_plot_finish(plot, b);
+        zc_cli_report_plot_finish(plot, b);
     }
     zc__stream_plot_end(plot, &sp);
 }
 
-void zc_report_plot_histogram(const zc_report_input *in, zc_report_plot *plot)
+void zc_cli_report_plot_histogram(const zc_report_input *in, zc_report_plot *plot)
 {
     zc__stream_plot sp;
     if (!zc__stream_plot_begin(in, plot,
@@ -328,7 +330,7 @@ void zc_report_plot_histogram(const zc_report_input *in, zc_report_plot *plot)
             const cJSON *bin;
             cJSON_ArrayForEach(bin, h)
             {
-                double c = zc_report_num(bin, "count");
+                double c = zc_cli_report_num(bin, "count");
                 if (isfinite(c) && c > 0.0)
                     total += c;
             }
@@ -337,42 +339,42 @@ void zc_report_plot_histogram(const zc_report_input *in, zc_report_plot *plot)
             long k = zc__stream_plot_series(&sp, s, run);
             if (k < 0)
                 continue;
-            zc_buf_printf(&sp.b, "$h%ld << EOD\n", k);
+            zc_cli_buf_printf(&sp.b, "$h%ld << EOD\n", k);
             cJSON_ArrayForEach(bin, h)
             {
-                double l = zc_report_num(bin, "lo"), c = zc_report_num(bin, "count");
+                double l = zc_cli_report_num(bin, "lo"), c = zc_cli_report_num(bin, "count");
                 if (isfinite(l) && l > 0.0 && isfinite(c) && c > 0.0) {
-                    zc_buf_printf(&sp.b, "%.6g %.6g\n", l, 100.0 * c / total);
+                    zc_cli_buf_printf(&sp.b, "%.6g %.6g\n", l, 100.0 * c / total);
                     sp.lo = l < sp.lo ? l : sp.lo;
                     sp.hi = l > sp.hi ? l : sp.hi;
                 }
             }
-            zc_buf_printf(&sp.b, "EOD\n");
+            zc_cli_buf_printf(&sp.b, "EOD\n");
         }
     }
     if (!sp.b.failed && sp.count == 0) {
-        zc_buf_free(&sp.b);
+        zc_cli_buf_free(&sp.b);
         snprintf(plot->why, sizeof plot->why,
                  "the zc stream results given hold no latency histogram");
     } else if (!sp.b.failed) {
         zc_buf *b = &sp.b;
-        zc_report_plot_header(b, 900, zc__height_for_key(in, sp.m, sp.used), 1);
-        zc_buf_printf(b, "set title 'Distribution of frame latency per stream run'\n"
-                         "set logscale xy\nset xlabel 'latency (bucket start)'\n"
-                         "set ylabel 'share of frames'\nset format y '%%g%%%%'\n");
-        zc_report_plot_time_tics(b, "x", sp.lo, sp.hi * 2.0);
-        zc_buf_printf(b, "plot ");
+        zc_cli_report_plot_header(b, 900, zc__height_for_key(in, sp.m, sp.used), 1);
+        zc_cli_buf_printf(b, "set title 'Distribution of frame latency per stream run'\n"
+                             "set logscale xy\nset xlabel 'latency (bucket start)'\n"
+                             "set ylabel 'share of frames'\nset format y '%%g%%%%'\n");
+        zc_cli_report_plot_time_tics(b, "x", sp.lo, sp.hi * 2.0);
+        zc_cli_buf_printf(b, "plot ");
         for (size_t i = 0; i < sp.count; i++) {
             const char *dash;
             int point;
             zc__file_style(sp.series[i].file, &dash, &point);
-            zc_buf_printf(b, "%s$h%zu using 1:2 with steps lw 2 dt %s lc rgb '%s' notitle",
-                          i ? ", " : "", i, dash, zc__mode_colour(sp.m, sp.series[i].mode));
+            zc_cli_buf_printf(b, "%s$h%zu using 1:2 with steps lw 2 dt %s lc rgb '%s' notitle",
+                              i ? ", " : "", i, dash, zc__mode_colour(sp.m, sp.series[i].mode));
         }
         zc__key(b, in, sp.m, sp.used, 0);
-        zc_buf_printf(b, "\n");
+        zc_cli_buf_printf(b, "\n");
         zc__caption_files(in, plot->caption, sizeof plot->caption, sp.dropped);
-        zc_report_plot_finish(plot, b);
+        zc_cli_report_plot_finish(plot, b);
     }
     zc__stream_plot_end(plot, &sp);
 }

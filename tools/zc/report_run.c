@@ -85,9 +85,9 @@ static void zc__reason(const char *err, const char *script_path, char *out, size
     snprintf(out, size, "%.*s", (int)(best_len < 200 ? best_len : 200), best);
 }
 
-int zc_report_run_tool(const char *program, const char *env_override, const char *const *args,
-                       const char *input, const char *suffix, double timeout_s, char **out_p,
-                       char **err_p, int *missing_p, char *why, size_t why_size)
+int zc_cli_report_run_tool(const char *program, const char *env_override, const char *const *args,
+                           const char *input, const char *suffix, double timeout_s, char **out_p,
+                           char **err_p, int *missing_p, char *why, size_t why_size)
 {
     const char *exe = program;
     const char *over = env_override != NULL ? getenv(env_override) : NULL;
