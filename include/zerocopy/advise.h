@@ -420,8 +420,9 @@ ZC_EXTERN zc_status zc_stream_option_name(int mode, int protocol, char *out, siz
 /*
  * Rank every stream mode for the workload from the profile's zc stream runs: with a rate, those
  * that keep it first, by latency (p50); as fast as possible, by input GB/s. Every mode of
- * zc_stream_mode is a row (zerocopy once per protocol); a mode with no run is ranked last,
- * usable 0. ZC_ERR_NOT_FOUND when the profile holds no stream run at all.
+ * zc_stream_mode is a row (zerocopy once per protocol); a mode with no run near the frame size
+ * (between two measured sizes, or within a factor of 4 of one) is ranked last, usable 0.
+ * ZC_ERR_NOT_FOUND when no mode has one.
  */
 ZC_EXTERN zc_status zc_stream_advise(const zc_profile *profile, const zc_stream_workload *workload,
                                      zc_stream_advice *advice_p);

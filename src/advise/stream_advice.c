@@ -43,37 +43,44 @@ ZC_EXTERN zc_status zc_stream_option_name(int mode, int protocol, char *out, siz
     return ZC_OK;
 }
 
-/* The runs of one row, sorted by size, one per size: for latency the fewest frames in flight,
- * for throughput the best rate. */
+/* The runs of one row, sorted by size, one per size: for latency the one with the fewest
+ * frames in flight, for throughput the best rate. */
 typedef struct zc__series {
     size_t n;
     size_t bytes[ZC_PROFILE_STREAM_MAX];
     double value[ZC_PROFILE_STREAM_MAX]; /* latency us, or microseconds per frame */
     double p99[ZC_PROFILE_STREAM_MAX];
+    double rank[ZC_PROFILE_STREAM_MAX]; /* lower is preferred at the same size */
     const zc_stream_point *at[ZC_PROFILE_STREAM_MAX];
 } zc__series;
 
+/* Keep pt in the series at its size when it is the first there, or has a lower rank (frames in
+ * flight, for latency), or the same rank and a lower value. */
 static void zc__series_put(zc__series *s, const zc_stream_point *pt, double value, double p99,
-                           int better_is_lower)
+                           double rank)
 {
     size_t i = 0;
     while (i < s->n && s->bytes[i] < pt->frame_bytes)
         i++;
     if (i < s->n && s->bytes[i] == pt->frame_bytes) {
-        if (better_is_lower ? value < s->value[i] : value > s->value[i]) {
+        if (rank < s->rank[i] || (rank == s->rank[i] && value < s->value[i])) {
             s->value[i] = value;
             s->p99[i] = p99;
+            s->rank[i] = rank;
             s->at[i] = pt;
         }
         return;
     }
-    memmove(&s->bytes[i + 1], &s->bytes[i], (s->n - i) * sizeof s->bytes[0]);
-    memmove(&s->value[i + 1], &s->value[i], (s->n - i) * sizeof s->value[0]);
-    memmove(&s->p99[i + 1], &s->p99[i], (s->n - i) * sizeof s->p99[0]);
-    memmove(&s->at[i + 1], &s->at[i], (s->n - i) * sizeof s->at[0]);
+    size_t tail = s->n - i;
+    memmove(&s->bytes[i + 1], &s->bytes[i], tail * sizeof s->bytes[0]);
+    memmove(&s->value[i + 1], &s->value[i], tail * sizeof s->value[0]);
+    memmove(&s->p99[i + 1], &s->p99[i], tail * sizeof s->p99[0]);
+    memmove(&s->rank[i + 1], &s->rank[i], tail * sizeof s->rank[0]);
+    memmove(&s->at[i + 1], &s->at[i], tail * sizeof s->at[0]);
     s->bytes[i] = pt->frame_bytes;
     s->value[i] = value;
     s->p99[i] = p99;
+    s->rank[i] = rank;
     s->at[i] = pt;
     s->n++;
 }
@@ -106,29 +113,35 @@ static double zc__series_at(const zc__series *s, size_t bytes, double *p99_p, si
     return s->value[i - 1] + f * (s->value[i] - s->value[i - 1]);
 }
 
+/* Whether a series can speak for frames of bytes: they lie between two measured sizes, or
+ * within a factor of 4 of one. Beyond that a frame's cost changes too much to carry over (a
+ * mode measured at 4 KiB says nothing about 1 MiB frames). */
+static int zc__covers(const zc__series *s, size_t bytes)
+{
+    if (bytes >= s->bytes[0] && bytes <= s->bytes[s->n - 1])
+        return 1;
+    size_t edge = bytes < s->bytes[0] ? s->bytes[0] : s->bytes[s->n - 1];
+    double ratio = (double)bytes / (double)edge;
+    return ratio >= 0.25 && ratio <= 4.0;
+}
+
 /* Price one row from the profile's runs of it. */
 static void zc__price(const zc_profile *p, const zc_stream_workload *w, zc_stream_option *o)
 {
     zc__series lat, thr;
     memset(&lat, 0, sizeof lat);
     memset(&thr, 0, sizeof thr);
-    unsigned fewest = 0;
-    for (size_t i = 0; i < p->stream_count; i++) {
-        const zc_stream_point *pt = &p->stream[i];
-        if (pt->mode == o->mode && (o->mode != ZC_STREAM_ZEROCOPY || pt->protocol == o->protocol))
-            fewest = fewest == 0 || pt->in_flight < fewest ? pt->in_flight : fewest;
-    }
     for (size_t i = 0; i < p->stream_count; i++) {
         const zc_stream_point *pt = &p->stream[i];
         if (pt->mode != o->mode || (o->mode == ZC_STREAM_ZEROCOPY && pt->protocol != o->protocol))
             continue;
-        /* Latency from the runs with the fewest frames in flight: queued frames wait for each
-         * other, which a paced stream below its limit does not. */
-        if (pt->in_flight == fewest)
-            zc__series_put(&lat, pt, pt->p50_us, pt->p99_us, 1);
-        zc__series_put(&thr, pt, (double)pt->frame_bytes / (pt->gbps * 1e3), 0.0, 1);
+        /* Latency at each size from its run with the fewest frames in flight: queued frames
+         * wait for each other, which a paced stream below its limit does not. */
+        zc__series_put(&lat, pt, pt->p50_us, pt->p99_us, (double)pt->in_flight);
+        zc__series_put(&thr, pt, (double)pt->frame_bytes / (pt->gbps * 1e3), 0.0, 0.0);
     }
-    if (lat.n == 0 || thr.n == 0)
+    if (lat.n == 0 || thr.n == 0 || !zc__covers(&lat, w->frame_bytes) ||
+        !zc__covers(&thr, w->frame_bytes))
         return;
     size_t near_lat = 0, near_thr = 0;
     double unused = 0.0;
