@@ -16,5 +16,6 @@
 #include "zerocopy/ring.h"
 #include "zerocopy/stream.h"
 #include "zerocopy/device_list.h"
+#include "zerocopy/trace.h"
 
 #endif
