@@ -70,17 +70,22 @@ for set in a b; do
   stream "$d/thr_1m.json" --mode "$gpu_modes" --frame-samples 262144 --in-flight 16 \
     --frames 2000 --warmup 100 --reuse
 done
-args=()
-for f in "$out"/stream-a/*.json; do args+=(--stream "$f"); done
-for f in "$out"/stream-b/*.json; do args+=(--stream-check "$f"); done
-"$zc" advise "${args[@]}" >"$out/stream-check.md" 2>"$out/stream-check.err" ||
-  { status=1; cat "$out/stream-check.err"; }
-sed -n '3p' "$out/stream-check.md"
+from=() against=()
+for f in "$out"/stream-a/*.json; do [ -s "$f" ] && from+=(--stream "$f"); done
+for f in "$out"/stream-b/*.json; do [ -s "$f" ] && against+=(--stream-check "$f"); done
+if [ ${#from[@]} -gt 0 ] && [ ${#against[@]} -gt 0 ]; then
+  "$zc" advise "${from[@]}" "${against[@]}" >"$out/stream-check.md" 2>"$out/stream-check.err" ||
+    { status=1; cat "$out/stream-check.err"; }
+  sed -n '3p' "$out/stream-check.md"
+else
+  status=1
+  echo "no zc stream results to advise from or to check against"
+fi
 # The advice itself for each size, as a user would ask for it.
 for size in 4K 64K 1M; do
-  "$zc" advise "${args[@]:0:12}" --frame "$size" >"$out/stream-advice-$size.txt" 2>&1 ||
-    status=1
-  "$zc" advise "${args[@]:0:12}" --frame "$size" --frame-rate 1000 \
+  [ ${#from[@]} -gt 0 ] || break
+  "$zc" advise "${from[@]}" --frame "$size" >"$out/stream-advice-$size.txt" 2>&1 || status=1
+  "$zc" advise "${from[@]}" --frame "$size" --frame-rate 1000 \
     >"$out/stream-advice-$size-1khz.txt" 2>&1 || status=1
   tail -1 "$out/stream-advice-$size.txt"
 done
