@@ -203,7 +203,7 @@ def measure_profile(device=0, mode="quick", progress=None):
     if _lib.has("zc_profile_measure"):
         from .bench import _mode
 
-        callback = None
+        callback = S.BENCH_PROGRESS_FN()  # NULL: ctypes refuses None for a function argument
         if progress is not None:
             callback = S.BENCH_PROGRESS_FN(lambda user, key, fraction: progress(_lib.text(key), fraction))
         call("zc_profile_measure", int(device), _mode(mode), callback, None, p._ptr(), notes, _NOTES_SIZE)

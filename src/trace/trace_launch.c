@@ -14,11 +14,13 @@
 
 typedef CUresult (*zc__param_info_fn)(CUfunction, size_t, size_t *, size_t *);
 typedef CUresult (*zc__name_fn)(const char **, CUfunction);
+typedef CUresult (*zc__load_fn)(CUfunction);
 typedef int (*zc__by_symbol_fn)(CUfunction *, const void *); /* cudaGetFuncBySymbol */
 
 static pthread_once_t zc__resolve_once = PTHREAD_ONCE_INIT;
 static zc__param_info_fn zc__param_info;
 static zc__name_fn zc__func_name;
+static zc__load_fn zc__func_load;
 static zc__by_symbol_fn zc__by_symbol;
 
 static uint64_t zc__runtime_launches, zc__inspected, zc__failed;
@@ -45,6 +47,7 @@ static void zc__resolve(void)
         driver = RTLD_DEFAULT; /* loaded under another name, in the global scope */
     zc__param_info = (zc__param_info_fn)dlsym(driver, "cuFuncGetParamInfo");
     zc__func_name = (zc__name_fn)dlsym(driver, "cuFuncGetName");
+    zc__func_load = (zc__load_fn)dlsym(driver, "cuFuncLoad");
     /* The program's own CUDA runtime, when it is a shared library in the global scope (a
      * statically linked runtime is not reachable): only for the fallback below. */
     zc__by_symbol = (zc__by_symbol_fn)dlsym(RTLD_DEFAULT, "cudaGetFuncBySymbol");
@@ -57,10 +60,21 @@ static void zc__layout(CUfunction f, zc__func *out)
     out->count = -1;
     if (zc__param_info == NULL)
         return;
+    /* Modules load lazily (CUDA_MODULE_LOADING=LAZY, the default): a kernel about to be launched
+     * for the first time may not be loaded yet, and its parameters cannot be asked for until it
+     * is. Loading it here is what the launch would do a moment later anyway. */
+    if (zc__func_load != NULL)
+        (void)zc__func_load(f);
     int count = 0;
     for (; count < ZC__PARAMS_MAX; count++) {
         size_t offset = 0, size = 0;
-        if (zc__param_info(f, (size_t)count, &offset, &size) != CUDA_SUCCESS)
+        CUresult r = zc__param_info(f, (size_t)count, &offset, &size);
+        /* Past the last parameter the driver says CUDA_ERROR_INVALID_VALUE; any other failure
+         * of the first question means the layout is unknown, not that there are no
+         * parameters. */
+        if (r != CUDA_SUCCESS && count == 0 && r != CUDA_ERROR_INVALID_VALUE)
+            return;
+        if (r != CUDA_SUCCESS)
             break;
         out->offset[count] = (uint16_t)(offset < UINT16_MAX ? offset : UINT16_MAX);
         out->size[count] = (uint16_t)(size < UINT16_MAX ? size : UINT16_MAX);
