@@ -7,8 +7,10 @@ arrays, memoryviews, DLPack tensors) hold a reference to it, so closing a Buffer
 memory back at once when nothing else uses it, and otherwise when the last view goes.
 """
 
+import atexit
 import ctypes
 import sys
+import weakref
 from ctypes import byref, c_void_p
 from dataclasses import dataclass
 
@@ -183,13 +185,29 @@ def _buffer_info(handle):
     ), raw
 
 
+# Every zc_buffer and zc_pool still owned, so that what is alive when the interpreter ends is
+# freed then: objects alive at exit need not have their __del__ run, and pinned pages and
+# registrations left to the driver's teardown are what a leak checker reports.
+_live_memory = weakref.WeakSet()
+_live_pools = weakref.WeakSet()
+
+
+@atexit.register
+def _free_at_exit():
+    for memory in list(_live_memory):
+        memory.__del__()
+    for pool in list(_live_pools):
+        pool.__del__()
+
+
 class _PoolHandle:
     """Owns a zc_pool; destroyed once the Pool and every buffer taken from it are gone."""
 
-    __slots__ = ("handle",)
+    __slots__ = ("handle", "__weakref__")
 
     def __init__(self, handle):
         self.handle = handle
+        _live_pools.add(self)
 
     def __del__(self, _lib=lib):
         handle, self.handle = self.handle, None
@@ -206,6 +224,7 @@ class _Memory:
         self.handle = handle
         self.pool = pool  # a _PoolHandle that must outlive this block
         self.owner = owner  # registered memory: the object whose memory it is
+        _live_memory.add(self)
 
     def __del__(self, _lib=lib):
         handle, self.handle = self.handle, None
