@@ -27,11 +27,11 @@ run() {
 
 for bytes in 256 1024 4096 16384 65536 262144 1048576 4194304; do
   samples=$((bytes / 4))
-  if [ "$bytes" -le 65536 ]; then lat_frames=3000; else lat_frames=500; fi
-  if [ "$bytes" -ge 4194304 ]; then in_flight=8; tput_frames=300; else in_flight=16; tput_frames=1500; fi
-  run "lat_$bytes" --frame-samples "$samples" --in-flight 1 --frames "$lat_frames" --warmup 300
+  if [ "$bytes" -le 65536 ]; then lat_frames=2000; else lat_frames=300; fi
+  if [ "$bytes" -ge 4194304 ]; then in_flight=8; tput_frames=200; else in_flight=16; tput_frames=1000; fi
+  run "lat_$bytes" --frame-samples "$samples" --in-flight 1 --frames "$lat_frames" --warmup 200
   run "tput_$bytes" --frame-samples "$samples" --in-flight "$in_flight" --frames "$tput_frames" \
-    --warmup 100 --reuse
+    --warmup 50 --reuse
 done
 
 python3 - "$dir" "$results" <<'PY'
