@@ -15,12 +15,19 @@
 typedef CUresult (*zc__param_info_fn)(CUfunction, size_t, size_t *, size_t *);
 typedef CUresult (*zc__name_fn)(const char **, CUfunction);
 typedef CUresult (*zc__load_fn)(CUfunction);
+/* cuKernelGetParamInfo and cuKernelGetName take a CUkernel: what the runtime launches since
+ * CUDA 12 (its kernels live in context-independent libraries), and what a launch's CUfunction
+ * handle then is. */
+typedef CUresult (*zc__kernel_param_info_fn)(void *, size_t, size_t *, size_t *);
+typedef CUresult (*zc__kernel_name_fn)(const char **, void *);
 typedef int (*zc__by_symbol_fn)(CUfunction *, const void *); /* cudaGetFuncBySymbol */
 
 static pthread_once_t zc__resolve_once = PTHREAD_ONCE_INIT;
 static zc__param_info_fn zc__param_info;
 static zc__name_fn zc__func_name;
 static zc__load_fn zc__func_load;
+static zc__kernel_param_info_fn zc__kernel_param_info;
+static zc__kernel_name_fn zc__kernel_name;
 static zc__by_symbol_fn zc__by_symbol;
 
 static uint64_t zc__runtime_launches, zc__inspected, zc__failed;
@@ -48,9 +55,19 @@ static void zc__resolve(void)
     zc__param_info = (zc__param_info_fn)dlsym(driver, "cuFuncGetParamInfo");
     zc__func_name = (zc__name_fn)dlsym(driver, "cuFuncGetName");
     zc__func_load = (zc__load_fn)dlsym(driver, "cuFuncLoad");
+    zc__kernel_param_info = (zc__kernel_param_info_fn)dlsym(driver, "cuKernelGetParamInfo");
+    zc__kernel_name = (zc__kernel_name_fn)dlsym(driver, "cuKernelGetName");
     /* The program's own CUDA runtime, when it is a shared library in the global scope (a
      * statically linked runtime is not reachable): only for the fallback below. */
     zc__by_symbol = (zc__by_symbol_fn)dlsym(RTLD_DEFAULT, "cudaGetFuncBySymbol");
+}
+
+/* Parameter index of handle through the CUfunction or the CUkernel call. */
+static CUresult zc__param(CUfunction f, int as_kernel, size_t index, size_t *offset, size_t *size)
+{
+    if (as_kernel)
+        return zc__kernel_param_info(f, index, offset, size);
+    return zc__param_info(f, index, offset, size);
 }
 
 static void zc__layout(CUfunction f, zc__func *out)
@@ -58,32 +75,35 @@ static void zc__layout(CUfunction f, zc__func *out)
     memset(out, 0, sizeof *out);
     out->f = f;
     out->count = -1;
-    if (zc__param_info == NULL)
-        return;
     /* Modules load lazily (CUDA_MODULE_LOADING=LAZY, the default): a kernel about to be launched
      * for the first time may not be loaded yet, and its parameters cannot be asked for until it
      * is. Loading it here is what the launch would do a moment later anyway. */
     if (zc__func_load != NULL)
         (void)zc__func_load(f);
-    int count = 0;
-    for (; count < ZC__PARAMS_MAX; count++) {
+    /* As a CUfunction first, then as the CUkernel the runtime may have launched. Past the last
+     * parameter the driver says CUDA_ERROR_INVALID_VALUE; any other failure of the first
+     * question means this way cannot say, not that there are no parameters. */
+    for (int as_kernel = 0; as_kernel < 2; as_kernel++) {
+        if ((as_kernel ? (void *)zc__kernel_param_info : (void *)zc__param_info) == NULL)
+            continue;
         size_t offset = 0, size = 0;
-        CUresult r = zc__param_info(f, (size_t)count, &offset, &size);
-        /* Past the last parameter the driver says CUDA_ERROR_INVALID_VALUE; any other failure
-         * of the first question means the layout is unknown, not that there are no
-         * parameters. */
-        if (r != CUDA_SUCCESS && count == 0 && r != CUDA_ERROR_INVALID_VALUE)
-            return;
-        if (r != CUDA_SUCCESS)
-            break;
-        out->offset[count] = (uint16_t)(offset < UINT16_MAX ? offset : UINT16_MAX);
-        out->size[count] = (uint16_t)(size < UINT16_MAX ? size : UINT16_MAX);
+        CUresult first = zc__param(f, as_kernel, 0, &offset, &size);
+        if (first != CUDA_SUCCESS && first != CUDA_ERROR_INVALID_VALUE)
+            continue;
+        int count = 0;
+        for (CUresult r = first; r == CUDA_SUCCESS && count < ZC__PARAMS_MAX;
+             r = zc__param(f, as_kernel, (size_t)++count, &offset, &size)) {
+            out->offset[count] = (uint16_t)(offset < UINT16_MAX ? offset : UINT16_MAX);
+            out->size[count] = (uint16_t)(size < UINT16_MAX ? size : UINT16_MAX);
+        }
+        out->count = count;
+        const char *name = NULL;
+        CUresult named = as_kernel
+                             ? (zc__kernel_name ? zc__kernel_name(&name, f) : CUDA_ERROR_NOT_FOUND)
+                             : (zc__func_name ? zc__func_name(&name, f) : CUDA_ERROR_NOT_FOUND);
+        zc__trace_word(named == CUDA_SUCCESS ? name : NULL, out->name, sizeof out->name);
+        return;
     }
-    out->count = count;
-    const char *name = NULL;
-    if (zc__func_name == NULL || zc__func_name(&name, f) != CUDA_SUCCESS)
-        name = NULL;
-    zc__trace_word(name, out->name, sizeof out->name);
 }
 
 /* The layout of f, from the cache or the driver. */

@@ -18,5 +18,5 @@ def test_the_example_runs(torch, capsys):
     assert len(example().strip().splitlines()) == 15
     exec(compile(example(), "docs/python.md", "exec"), {})
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("True")  # host.is_pinned()
+    assert out[0].startswith("True")  # numpy reads what torch wrote
     assert out[1].startswith("(1048576,)")
