@@ -13,21 +13,24 @@
 #include "zerocopy/clock.h"
 
 /*
- * Frames queued ahead per frame allowed in flight. With one in flight the consumer queues frame
- * k + slots while it releases frame k, so the three calls that queue a frame (about 10 us of
- * CPU) never sit between the producer's store and the GPU's start.
+ * Frames queued ahead per frame allowed in flight. The consumer queues frame k + slots when it
+ * releases frame k, so the three calls that queue a frame (two driver memory operations and a
+ * launch) are made while the GPU has other frames to start, never between the producer's store
+ * and the GPU's start of that frame.
  */
 #define ZC__WAIT_QUEUE_PER_IN_FLIGHT 2u
 
 /* How many polls of the done word between two looks at the clock and the stream. */
 #define ZC__WAIT_POLL_BATCH 256u
 
-/* Word w of a control array: one 64-byte line per slot, one writer per line. */
+/* The control word of frame seq's slot in a control array (host address): one 64-byte line per
+ * slot, one writer per line. */
 static uint64_t *zc__ctrl_word(uint64_t *base, uint64_t seq, uint32_t slots)
 {
     return base + (size_t)(seq % slots) * ZC_RING_WORD_STRIDE;
 }
 
+/* The same word's device address. */
 static unsigned long long zc__ctrl_dev(unsigned long long base, uint64_t seq, uint32_t slots)
 {
     return base + (unsigned long long)(seq % slots) * ZC_RING_WORD_STRIDE * sizeof(uint64_t);
