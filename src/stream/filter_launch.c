@@ -97,7 +97,7 @@ static zc_status zc__build_graphs(zc_filter *f)
         if (st == ZC_OK)
             st = ZC_CUDA(cudaGraphInstantiate(&f->graphs[s], graph, 0));
         if (graph != NULL)
-            cudaGraphDestroy(graph);
+            zc__cuda_ignore(cudaGraphDestroy(graph));
         if (st != ZC_OK)
             return st;
     }
