@@ -35,8 +35,10 @@ static const zc_trace_kernel *zc__kernel_of(const zc_trace_kernel *sorted, size_
                                             int process, uint32_t correlation)
 {
     zc_trace_kernel key = {.process = process, .correlation = correlation};
-    return correlation == 0 ? NULL
-                            : bsearch(&key, sorted, count, sizeof *sorted, zc__by_correlation);
+    /* bsearch must not be given a NULL array, even for no elements (a log with no kernels). */
+    return correlation == 0 || sorted == NULL || count == 0
+               ? NULL
+               : bsearch(&key, sorted, count, sizeof *sorted, zc__by_correlation);
 }
 
 static const char *zc__pcie_counters(const zc_trace_log *log)
