@@ -8,7 +8,9 @@
 #include "zerocopy/ring_protocol.h"
 
 /*
- * How to use (one block per consumer; every call is made by all threads of the block):
+ * How to use (one block per consumer; every call is made by all threads of the block, and
+ * every block waits for every frame in order: under FLAG, block 0's wait is what passes the
+ * frame's stamp on to the others):
  *
  *   __global__ void my_kernel(zc_ring_dev ring) {
  *       zc_ring_dev_watch watch;
