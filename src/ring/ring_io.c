@@ -27,9 +27,7 @@ static zc_status zc__ring_wait_step(zc_ring *ring, uint64_t start, uint64_t time
     *expired_p = waited >= timeout_ns;
     if (*expired_p || (waited >= ZC__RING_ALIVE_EVERY_NS && now >= *next_alive_p)) {
         *next_alive_p = now + ZC__RING_ALIVE_EVERY_NS;
-        zc_status st = zc__ring_kernel_alive(ring, fn);
-        if (st != ZC_OK)
-            return st;
+        ZC_CHECK(zc__ring_kernel_alive(ring, fn));
     }
     if (waited >= ZC__BACKOFF_SPIN_NS)
         zc__backoff(waited); /* a long wait gives the core up (core/backoff.h) */
@@ -160,9 +158,7 @@ static zc_status zc__ring_wait_room(zc_ring *ring, uint64_t timeout_ns, const ch
         zc__ring_relax();
         if (polls % ZC__RING_POLL_BATCH == 0) {
             int expired = 0;
-            zc_status st = zc__ring_wait_step(ring, start, timeout_ns, &next_alive, &expired, fn);
-            if (st != ZC_OK)
-                return st;
+            ZC_CHECK(zc__ring_wait_step(ring, start, timeout_ns, &next_alive, &expired, fn));
             if (!expired)
                 continue;
             if (results_full)
@@ -185,9 +181,7 @@ ZC_EXTERN zc_status zc_ring_acquire(zc_ring *ring, uint64_t timeout_ns, void **f
     ZC_REQUIRE_ARG(ring);
     ZC_REQUIRE_ARG(frame_p);
     ZC_REQUIRE_ARG(seq_p);
-    zc_status st = zc__ring_wait_room(ring, timeout_ns, "zc_ring_acquire");
-    if (st != ZC_OK)
-        return st;
+    ZC_CHECK(zc__ring_wait_room(ring, timeout_ns, "zc_ring_acquire"));
     ring->acquired = 1;
     if (ring->config.protocol == ZC_RING_PROTO_LL)
         *frame_p = ring->in_stage;
@@ -230,9 +224,7 @@ ZC_EXTERN zc_status zc_ring_push(zc_ring *ring, const void *data, size_t bytes, 
     if (bytes != ring->config.in_bytes)
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_ring_push: %zu bytes, the ring's frames hold %zu",
                        bytes, ring->config.in_bytes);
-    zc_status st = zc__ring_wait_room(ring, timeout_ns, "zc_ring_push");
-    if (st != ZC_OK)
-        return st;
+    ZC_CHECK(zc__ring_wait_room(ring, timeout_ns, "zc_ring_push"));
     uint64_t seq = ring->head;
     if (ring->config.protocol == ZC_RING_PROTO_FLAG) {
         uint32_t slot = zc_ring_slot(seq, ring->config.slots);
@@ -282,9 +274,7 @@ static zc_status zc__ring_wait_result(zc_ring *ring, uint64_t timeout_ns, uint32
             if (start == 0)
                 start = zc_clock_ns();
             int expired = 0;
-            zc_status st = zc__ring_wait_step(ring, start, timeout_ns, &next_alive, &expired, fn);
-            if (st != ZC_OK)
-                return st;
+            ZC_CHECK(zc__ring_wait_step(ring, start, timeout_ns, &next_alive, &expired, fn));
             if (expired)
                 return ZC_FAIL(ZC_ERR_TIMEOUT,
                                "%s: result %llu not complete after %.3f ms (%zu of %zu words "
@@ -334,9 +324,7 @@ ZC_EXTERN zc_status zc_ring_pop(zc_ring *ring, void *data, size_t bytes, uint64_
     if (bytes != ring->config.out_bytes)
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_ring_pop: %zu bytes, the ring's results hold %zu",
                        bytes, ring->config.out_bytes);
-    zc_status st = zc__ring_wait_result(ring, timeout_ns, data, "zc_ring_pop");
-    if (st != ZC_OK)
-        return st;
+    ZC_CHECK(zc__ring_wait_result(ring, timeout_ns, data, "zc_ring_pop"));
     if (ring->config.protocol == ZC_RING_PROTO_FLAG)
         memcpy(data,
                ring->out + (size_t)zc_ring_slot(ring->tail, ring->config.slots) * ring->out_stride,

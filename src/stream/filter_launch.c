@@ -27,11 +27,9 @@ static zc_status zc__enqueue_copy_kernel_copy(zc_filter *f, uint64_t seq)
     ZC_CUDA_RETURN(cudaMemcpyAsync(zc__filter_slot(f->d_in, f, seq),
                                    zc__filter_slot(f->h_in, f, seq), f->frame_bytes,
                                    cudaMemcpyHostToDevice, f->stream));
-    zc_status st = zc__fir_launch_frame(&f->shape, zc__filter_slot(f->d_in, f, seq),
-                                        zc__filter_slot(f->d_out, f, seq), hist_in, hist_out,
-                                        f->d_taps, f->stream, &f->blocks);
-    if (st != ZC_OK)
-        return st;
+    ZC_CHECK(zc__fir_launch_frame(&f->shape, zc__filter_slot(f->d_in, f, seq),
+                                  zc__filter_slot(f->d_out, f, seq), hist_in, hist_out, f->d_taps,
+                                  f->stream, &f->blocks));
     ZC_CUDA_RETURN(cudaMemcpyAsync(zc__filter_slot(f->h_out, f, seq),
                                    zc__filter_slot(f->d_out, f, seq), f->frame_bytes,
                                    cudaMemcpyDeviceToHost, f->stream));
@@ -56,11 +54,9 @@ static zc_status zc__enqueue_overlap(zc_filter *f, uint64_t seq)
                                    cudaMemcpyHostToDevice, s));
     if (seq > 0)
         ZC_CUDA_RETURN(cudaStreamWaitEvent(s, f->kernel_done[(seq - 1) % f->slots], 0));
-    zc_status st = zc__fir_launch_frame(&f->shape, zc__filter_slot(f->d_in, f, seq),
-                                        zc__filter_slot(f->d_out, f, seq), hist_in, hist_out,
-                                        f->d_taps, s, &f->blocks);
-    if (st != ZC_OK)
-        return st;
+    ZC_CHECK(zc__fir_launch_frame(&f->shape, zc__filter_slot(f->d_in, f, seq),
+                                  zc__filter_slot(f->d_out, f, seq), hist_in, hist_out, f->d_taps,
+                                  s, &f->blocks));
     ZC_CUDA_RETURN(cudaEventRecord(f->kernel_done[seq % f->slots], s));
     ZC_CUDA_RETURN(cudaMemcpyAsync(zc__filter_slot(f->h_out, f, seq),
                                    zc__filter_slot(f->d_out, f, seq), f->frame_bytes,
