@@ -1,4 +1,4 @@
-/* One frame transport of a streaming FIR filter (zc_filter: six ways of moving frames through
+/* One frame transport of a streaming FIR filter (zc_filter: eight ways of moving frames through
  * the filter, one frame at a time), and the FIR pieces around it: design, the double-precision
  * reference, the error measure and a synthetic signal. zc_stream (stream.h) builds on it. */
 #ifndef ZEROCOPY_FILTER_H

@@ -1,5 +1,5 @@
 /* The streaming engine: samples in, filtered samples out, in order and none lost, through one of
- * the six frame transports of filter.h on 1..N GPUs (or on the host), with the latency of every
+ * the frame transports of filter.h on 1..N GPUs (or on the host), with the latency of every
  * frame, throughput, drops and checks against the reference measured on the way. */
 #ifndef ZEROCOPY_STREAM_H
 #define ZEROCOPY_STREAM_H
