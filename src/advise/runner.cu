@@ -104,32 +104,32 @@ static void zc__host_free(zc__run *r, int set, int is_out, uint32_t *host, uint3
     case ZC_TECH_PAGEABLE:
     case ZC_TECH_REGISTERED:
         if (r->registered[set][is_out])
-            zc__cuda_ignore(cudaHostUnregister(host));
+            (void)cudaHostUnregister(host);
         free(host);
         break;
     case ZC_TECH_MANAGED:
-        zc__cuda_ignore(cudaFree(host));
+        (void)cudaFree(host);
         return;
     default:
-        zc__cuda_ignore(cudaFreeHost(host));
+        (void)cudaFreeHost(host);
         break;
     }
     if (dev != NULL && r->tech != ZC_TECH_MAPPED)
-        zc__cuda_ignore(cudaFree(dev));
+        (void)cudaFree(dev);
 }
 
 static void zc__run_destroy(zc__run *r)
 {
     for (int s = 0; s < 2; s++) {
         for (int e = 0; e < r->event_count[s]; e++)
-            zc__cuda_ignore(cudaEventDestroy(r->done[s][e]));
+            (void)cudaEventDestroy(r->done[s][e]);
         zc__host_free(r, s, 1, r->h_out[s], r->d_out[s]);
         zc__host_free(r, s, 0, r->h_in[s], r->d_in[s]);
     }
     for (int i = 0; i < r->stream_count; i++)
-        zc__cuda_ignore(cudaStreamDestroy(r->streams[i]));
+        (void)cudaStreamDestroy(r->streams[i]);
     if (r->sink != NULL)
-        zc__cuda_ignore(cudaFree(r->sink));
+        (void)cudaFree(r->sink);
 }
 
 static zc_status zc__run_create(zc__run *r)
@@ -414,7 +414,7 @@ ZC_EXTERN zc_status zc_advise_run(int device, const zc_workload *workload, zc_te
         *measurement_p = m;
     }
 destroy:
-    zc__cuda_ignore(cudaDeviceSynchronize());
+    (void)cudaDeviceSynchronize();
     zc__run_destroy(&r);
     return status;
 }
@@ -470,8 +470,8 @@ ZC_EXTERN zc_status zc_advise_measure_managed_touch(int device, double *gbps_p)
         t[i] = zc__now_us() - t0;
     }
     if (s != NULL)
-        zc__cuda_ignore(cudaStreamDestroy(s));
-    zc__cuda_ignore(cudaFree(p));
+        (void)cudaStreamDestroy(s);
+    (void)cudaFree(p);
     if (status != ZC_OK)
         return status;
     qsort(t, 3, sizeof t[0], zc__cmp_double);

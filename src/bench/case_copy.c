@@ -49,7 +49,9 @@ static zc_status zc__copy_sample_gated(zc_bench_ctx *ctx, void *varg, size_t slo
     (void)slot;
     zc__copy_arg *a = varg;
     int nstreams = a->dir == ZC__DIR_BIDIR ? 2 : 1;
-    ZC_CHECK(zc__gate_begin(ctx, nstreams, NULL));
+    zc_status st = zc__gate_begin(ctx, nstreams, NULL);
+    if (st != ZC_OK)
+        return st;
     for (size_t c = 0; c < a->copies; c++) {
         if (a->dir != ZC__DIR_D2H)
             ZC_CUDA_RETURN(cudaMemcpyAsync(a->d_dst, a->h_src, a->bytes, cudaMemcpyHostToDevice,
@@ -114,7 +116,9 @@ zc_status zc__verify_host_dst(zc_bench_ctx *ctx, const char *key, const char *wh
 {
     if (kind == ZC_BUFFER_WRITE_COMBINED) {
         void *dev = NULL;
-        ZC_CHECK(zc__bench_devptr(p, &dev));
+        zc_status st = zc__bench_devptr(p, &dev);
+        if (st != ZC_OK)
+            return st;
         return zc__verify_device(ctx, key, what, dev, bytes, seed);
     }
     size_t bad = 0;

@@ -258,7 +258,9 @@ static zc_status zc__mpeer_enable(zc__mdev *devs, int a, int b)
 static zc_status zc__mfill(zc__mdev *d, void *p, size_t bytes, uint32_t seed)
 {
     ZC_CUDA_RETURN(cudaSetDevice(d->device));
-    ZC_CHECK(zc__k_fill(p, bytes, seed, d->sm_count, d->stream));
+    zc_status st = zc__k_fill(p, bytes, seed, d->sm_count, d->stream);
+    if (st != ZC_OK)
+        return st;
     ZC_CUDA_RETURN(cudaStreamSynchronize(d->stream));
     return ZC_OK;
 }

@@ -33,8 +33,10 @@ zc_status zc__gate_begin(zc_bench_ctx *ctx, int nstreams, uint32_t *slot_ptr)
     ctx->gate_open = 1;
     uint64_t timeout_ns = (uint64_t)(ctx->method.gate_timeout_s * 1e9);
     for (int i = 0; i < nstreams; i++) {
-        ZC_CHECK(zc__k_gate(&ctx->d_shared->gate_release, ctx->gate_seq,
-                            &ctx->d_shared->gate_status, timeout_ns, ctx->streams[i]));
+        zc_status st = zc__k_gate(&ctx->d_shared->gate_release, ctx->gate_seq,
+                                  &ctx->d_shared->gate_status, timeout_ns, ctx->streams[i]);
+        if (st != ZC_OK)
+            return st;
         ZC_CUDA_RETURN(cudaEventRecord(ctx->start[i], ctx->streams[i]));
     }
     return ZC_OK;
@@ -181,7 +183,9 @@ ZC_EXTERN zc_status zc_bench_result_add(zc_bench_result *result, const char *var
     if (!zc__size_mul(count, sizeof(double), &sample_bytes))
         return ZC_FAIL(ZC_ERR_OVERFLOW, "zc_bench_result_add: %zu samples", count);
     zc_stats stats;
-    ZC_CHECK(zc_stats_compute(samples, count, &stats));
+    zc_status st = zc_stats_compute(samples, count, &stats);
+    if (st != ZC_OK)
+        return st;
     double *copy = malloc(sample_bytes);
     if (copy == NULL)
         return ZC_FAIL(ZC_ERR_NO_MEMORY, "zc_bench_result_add: %zu samples", count);
@@ -240,7 +244,9 @@ zc_status zc__verify_device(zc_bench_ctx *ctx, const char *key, const char *what
     ZC_CUDA_RETURN(cudaDeviceSynchronize());
     ZC_CUDA_RETURN(cudaMemsetAsync(ctx->d_report, 0, sizeof(unsigned long long), s));
     ZC_CUDA_RETURN(cudaMemsetAsync(ctx->d_report + 1, 0xFF, sizeof(unsigned long long), s));
-    ZC_CHECK(zc__k_check(dev_ptr, bytes, seed, 0, ctx->d_report, ctx->info.sm_count, s));
+    zc_status st = zc__k_check(dev_ptr, bytes, seed, 0, ctx->d_report, ctx->info.sm_count, s);
+    if (st != ZC_OK)
+        return st;
     unsigned long long report[2];
     ZC_CUDA_RETURN(
         cudaMemcpyAsync(report, ctx->d_report, sizeof report, cudaMemcpyDeviceToHost, s));

@@ -81,7 +81,9 @@ ZC_EXTERN zc_status zc_pointer_query(const void *ptr, zc_pointer_info *info_p)
     }
     if (!info.from_zerocopy) {
         struct cudaPointerAttributes attr;
-        ZC_CHECK(ZC_CUDA(cudaPointerGetAttributes(&attr, ptr)));
+        zc_status status = ZC_CUDA(cudaPointerGetAttributes(&attr, ptr));
+        if (status != ZC_OK)
+            return status;
         switch (attr.type) {
         case cudaMemoryTypeUnregistered:
             info.kind = ZC_BUFFER_PAGEABLE;
