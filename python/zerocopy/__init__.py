@@ -6,7 +6,7 @@
         y = s.process(x)                                         # FIR-filtered x, same length
     zerocopy.info(); zerocopy.bench("copy.h2d"); zerocopy.advise(size="4K")
 
-A ctypes layer over libzerocopy.so (found as _lib says; ZEROCOPY_LIBRARY names it). Every
+A ctypes layer over libzerocopy.so (found as _lib says; LIBZEROCOPY_PATH names it). Every
 failure raises a zerocopy.Error subclass carrying the status name and zc_last_error()'s detail.
 docs/python.md is the guide.
 """
@@ -47,12 +47,12 @@ from .errors import *  # noqa: F401,F403 - the exception classes, one per status
 from .errors import Error
 from .stream import Stream, StreamStats, fir_error, fir_lowpass, fir_reference
 
-library_path = _lib.path
+libzerocopy_path = _lib.path
 
 
-def library_version():
+def libzerocopy_version():
     """The version of the loaded libzerocopy ("MAJOR.MINOR.PATCH")."""
-    return _lib.library_version()
+    return _lib.libzerocopy_version()
 
 
 def clock_ns():

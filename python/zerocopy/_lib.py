@@ -1,7 +1,7 @@
 """Finding and loading libzerocopy.so, and the C prototypes of every function the package calls.
 
 The library is looked for, in order (the first that loads wins):
-  1. ZEROCOPY_LIBRARY: the library file itself, or a folder that holds libzerocopy.so;
+  1. LIBZEROCOPY_PATH: the library file itself, or a folder that holds libzerocopy.so;
   2. the build trees of the zerocopy checkout this package comes from (<checkout>/build/*/src,
      builds configured with a sanitizer left out, the newest first): when the package is
      imported from the checkout's python/ folder, or was installed from it (the wheel records
@@ -32,7 +32,7 @@ from ctypes import (
 from . import _structs as S
 from ._version import __version__
 
-LIBRARY_ENV = "ZEROCOPY_LIBRARY"
+LIBZEROCOPY_ENV = "LIBZEROCOPY_PATH"
 _MAJOR = __version__.split(".")[0]
 _SONAME = "libzerocopy.so." + _MAJOR
 
@@ -97,10 +97,10 @@ def _prefix_candidates():
 def candidates():
     """Every place looked at, in order, as (where, path) pairs."""
     out = []
-    env = os.environ.get(LIBRARY_ENV)
+    env = os.environ.get(LIBZEROCOPY_ENV)
     if env:
         path = os.path.join(env, "libzerocopy.so") if os.path.isdir(env) else env
-        out.append((LIBRARY_ENV, path))
+        out.append((LIBZEROCOPY_ENV, path))
         return out  # an explicit choice is never second-guessed
     for root in _checkout_roots():
         for path in build_tree_candidates(root):
@@ -264,7 +264,7 @@ def _load():
     raise ImportError(
         "zerocopy: no usable libzerocopy.so. Build the library (cmake -S . -B build && "
         "cmake --build build), install it (cmake --install build), or point "
-        f"{LIBRARY_ENV} at it. Looked at:\n" + "\n".join(tried)
+        f"{LIBZEROCOPY_ENV} at it. Looked at:\n" + "\n".join(tried)
     )
 
 
@@ -287,6 +287,6 @@ def text(raw):
     return raw.decode("utf-8", errors="replace") if raw else ""
 
 
-def library_version():
+def libzerocopy_version():
     """The loaded library's version, "MAJOR.MINOR.PATCH"."""
     return text(lib.zc_version_string())

@@ -72,7 +72,7 @@ class Info:
     devices is empty and error says why (the status name and zc_last_error())."""
 
     version: str
-    library: str
+    libzerocopy: str  # the path of the libzerocopy.so loaded
     device_count: int
     devices: list = field(default_factory=list)
     peers: list = field(default_factory=list)
@@ -154,15 +154,15 @@ def info(device=None):
     try:
         count = device_count()
     except Error as e:
-        return Info(version=_lib.library_version(), library=_lib.path, device_count=0, error=str(e))
+        return Info(version=_lib.libzerocopy_version(), libzerocopy=_lib.path, device_count=0, error=str(e))
     if device is not None and not 0 <= int(device) < count:
         raise ValueError(f"zerocopy: GPU {device}: this machine has {count} (0..{count - 1})")
     shown = [int(device)] if device is not None else list(range(count))
     devices = [device_info(d) for d in shown]
     peers = [peer_link(a, b) for a in shown for b in shown if a != b]
     return Info(
-        version=_lib.library_version(),
-        library=_lib.path,
+        version=_lib.libzerocopy_version(),
+        libzerocopy=_lib.path,
         device_count=count,
         devices=devices,
         peers=peers,

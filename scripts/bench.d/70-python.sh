@@ -17,27 +17,16 @@ fi
 out=$results/python
 mkdir -p "$out"
 
-# The first python3 that imports torch (the GPU machine keeps it in a venv), else the first
-# that imports numpy: the package needs numpy only, torch and cupy rows then say why not.
-candidates=(python3 /usr/bin/python3 /opt/*/bin/python3 /opt/*/.venv/bin/python3 /opt/*/venv/bin/python3
-  "$HOME"/venv*/bin/python3 "$HOME"/.venv*/bin/python3 /usr/local/bin/python3)
-python=""
-for want in torch numpy; do
-  for candidate in "${candidates[@]}"; do
-    [ -x "$(command -v "$candidate" 2>/dev/null)" ] || continue
-    if "$candidate" -c "import numpy, $want" >/dev/null 2>&1; then
-      python=$(command -v "$candidate")
-      break 2
-    fi
-  done
-done
-if [ -z "$python" ]; then
-  echo "70-python: no python3 with numpy found (tried: ${candidates[*]})" >&2
+# The interpreter: $ZC_PYTHON when set, else python3 from PATH. The package needs numpy only;
+# without torch or CuPy their rows say why.
+python=${ZC_PYTHON:-python3}
+if ! "$python" -c "import numpy" >/dev/null 2>&1; then
+  echo "70-python: $python cannot import numpy (set ZC_PYTHON to an interpreter that can)" >&2
   exit 1
 fi
-echo "70-python: using $python ($("$python" --version 2>&1)); library $lib"
+echo "70-python: $("$python" --version 2>&1), $(basename "$lib")"
 
-export ZEROCOPY_LIBRARY=$lib PYTHONPATH=$root/python${PYTHONPATH:+:$PYTHONPATH} PYTHONDONTWRITEBYTECODE=1
+export LIBZEROCOPY_PATH=$lib PYTHONPATH=$root/python${PYTHONPATH:+:$PYTHONPATH} PYTHONDONTWRITEBYTECODE=1
 "$python" "$root/tests/python/bench_python.py" "$out" --repeats 5 --frames 20000 --warmup 1000 \
   2>&1 | tee "$out/python.log"
 exit "${PIPESTATUS[0]}"

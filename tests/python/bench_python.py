@@ -200,8 +200,8 @@ def find_frameworks():
 
 
 def table(doc):
-    lines = [f"zerocopy {doc['versions']['zerocopy']} Python package, {doc['python']['executable']} "
-             f"({doc['python']['version']}), {doc['device']}", "",
+    lines = [f"zerocopy {doc['versions']['zerocopy']} Python package, "
+             f"{doc['python']['implementation']} {doc['python']['version']}, {doc['device']}", "",
              "Pinning 1 GiB (ms, median of repeats; min..max)"]
     for r in doc["pinned_alloc"]["results"]:
         if not r["available"]:
@@ -244,8 +244,10 @@ def main():
     doc = {
         "schema": "zerocopy.python-bench/1",
         "created_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "python": {"executable": sys.executable, "version": platform.python_version()},
-        "versions": {"zerocopy": zerocopy.__version__, "library": zerocopy.library_path,
+        "python": {"implementation": platform.python_implementation(),
+                   "version": platform.python_version()},
+        "versions": {"zerocopy": zerocopy.__version__,
+                     "libzerocopy": os.path.basename(zerocopy.libzerocopy_path),
                      "numpy": np.__version__,
                      "torch": getattr(torch, "__version__", None), "cupy": getattr(cupy, "__version__", None)},
         "device": device,

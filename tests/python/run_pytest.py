@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs a pytest suite of the Python package for ctest, against one build's libzerocopy.so.
 
-    run_pytest.py --library LIB --package DIR [--layout TOOL] [--work DIR] --suite cpu|gpu -- FILES
+    run_pytest.py --libzerocopy LIB --package DIR [--layout TOOL] [--work DIR] --suite cpu|gpu -- FILES
 
 Exit codes: pytest's own, except that a suite in which no test passed fails (1), and a GPU suite
 whose tests were all skipped (no GPU, or none of torch/cupy) exits 77, which ctest reports as
@@ -31,21 +31,21 @@ class _Outcomes:
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--library", required=True, help="the libzerocopy.so to test")
+    p.add_argument("--libzerocopy", required=True, help="the libzerocopy.so to test")
     p.add_argument("--package", required=True, help="the folder holding zerocopy/")
     p.add_argument("--layout", help="tests/python/layout.c built (zc_py_layout)")
     p.add_argument("--work", help="a folder the tests may write into")
     p.add_argument("--suite", choices=("cpu", "gpu"), required=True)
     p.add_argument("files", nargs="+")
     a = p.parse_args()
-    for name in ("library", "package", "layout", "work"):
+    for name in ("libzerocopy", "package", "layout", "work"):
         if getattr(a, name):
             setattr(a, name, os.path.abspath(getattr(a, name)))
 
     # Nothing written into the source tree: no __pycache__, no .pytest_cache.
     sys.dont_write_bytecode = True
     os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
-    os.environ["ZEROCOPY_LIBRARY"] = a.library
+    os.environ["LIBZEROCOPY_PATH"] = a.libzerocopy
     os.environ["ZC_PY_SUITE"] = a.suite
     if a.layout:
         os.environ["ZC_PY_LAYOUT_TOOL"] = a.layout
@@ -53,7 +53,7 @@ def main():
         os.environ["ZC_PY_WORK"] = a.work
     sys.path.insert(0, a.package)
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [a.package, os.environ.get("PYTHONPATH")]))
-    print(f"run_pytest: {sys.executable} {sys.version.split()[0]}, library {a.library}", flush=True)
+    print(f"run_pytest: Python {sys.version.split()[0]}, {os.path.basename(a.libzerocopy)}", flush=True)
 
     missing = []
     for module, debian in (("pytest", "python3-pytest"), ("numpy", "python3-numpy")):

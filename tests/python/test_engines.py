@@ -14,7 +14,7 @@ except zerocopy.Error:
 @pytest.mark.skipif(HAVE_GPU, reason="checks what happens without a GPU")
 def test_info_without_gpu_is_partial_and_says_why():
     info = zerocopy.info()
-    assert info.version == zerocopy.__version__ and info.library == zerocopy.library_path
+    assert info.version == zerocopy.__version__ and info.libzerocopy == zerocopy.libzerocopy_path
     assert info.device_count == 0 and info.devices == [] and info.peers == []
     assert "ERR_NO_DEVICE" in info.error and "cudaGetDeviceCount" in info.error
 

@@ -29,8 +29,8 @@ def test_pip_install_offline_then_import(tmp_path):
     info = (target / "zerocopy" / "_install_info.py").read_text()
     assert repr(ROOT) in info  # the checkout, whose build trees the package then searches
     env["PYTHONPATH"] = str(target)
-    code = ("import zerocopy, os; print(zerocopy.__file__); print(zerocopy.library_version()); "
-            "print(os.path.realpath(zerocopy.library_path))")
+    code = ("import zerocopy, os; print(zerocopy.__file__); print(zerocopy.libzerocopy_version()); "
+            "print(os.path.realpath(zerocopy.libzerocopy_path))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=str(tmp_path))
     assert r.returncode == 0, r.stderr
     path, version, library = r.stdout.split()
@@ -38,4 +38,4 @@ def test_pip_install_offline_then_import(tmp_path):
     import zerocopy
 
     assert version == zerocopy.__version__
-    assert library == os.path.realpath(os.environ["ZEROCOPY_LIBRARY"])
+    assert library == os.path.realpath(os.environ["LIBZEROCOPY_PATH"])

@@ -16,12 +16,12 @@ def test_version_matches_the_library_and_the_header():
     header = open(os.path.join(ROOT, "include", "zerocopy", "version.h")).read()
     parts = [re.search(rf"#define ZC_VERSION_{p} (\d+)", header).group(1) for p in ("MAJOR", "MINOR", "PATCH")]
     assert zerocopy.__version__ == ".".join(parts)
-    assert zerocopy.library_version() == zerocopy.__version__
+    assert zerocopy.libzerocopy_version() == zerocopy.__version__
     assert _lib.lib.zc_version() == (int(parts[0]) << 16) | (int(parts[1]) << 8) | int(parts[2])
 
 
 def test_library_is_the_one_asked_for():
-    assert os.path.samefile(zerocopy.library_path, os.environ["ZEROCOPY_LIBRARY"])
+    assert os.path.samefile(zerocopy.libzerocopy_path, os.environ["LIBZEROCOPY_PATH"])
 
 
 def test_every_status_has_its_exception():
@@ -80,10 +80,10 @@ def test_build_tree_search_skips_sanitized_builds(tmp_path):
 
 
 def test_missing_library_says_where_it_looked(tmp_path):
-    env = dict(os.environ, ZEROCOPY_LIBRARY=str(tmp_path / "libzerocopy.so"))
+    env = dict(os.environ, LIBZEROCOPY_PATH=str(tmp_path / "libzerocopy.so"))
     r = subprocess.run([sys.executable, "-c", "import zerocopy"], env=env, capture_output=True, text=True)
     assert r.returncode != 0
-    assert "ZEROCOPY_LIBRARY" in r.stderr and "no such file" in r.stderr
+    assert "LIBZEROCOPY_PATH" in r.stderr and "no such file" in r.stderr
 
 
 def test_clock_and_stats_are_the_library_s():
