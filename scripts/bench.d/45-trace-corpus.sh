@@ -19,11 +19,19 @@ if [ ! -d "$corpus" ]; then
     "working tree; see tests/trace/corpus-expected.tsv)" | tee "$out/SKIPPED.txt"
   exit 0
 fi
-nvcc=${NVCC:-nvcc}
-command -v "$nvcc" >/dev/null || nvcc=/usr/local/cuda/bin/nvcc
+# The CUDA compiler the project's own build used (its CMake cache, beside zc), or $NVCC.
+build=$(cd "$(dirname "$zc")/../.." && pwd)
+nvcc=${NVCC:-$(sed -n 's/^CMAKE_CUDA_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt" 2>/dev/null)}
+nvcc=${nvcc:-nvcc}
+if ! command -v "$nvcc" >/dev/null; then
+  echo "45-trace-corpus: no CUDA compiler ($nvcc): set NVCC" >&2
+  exit 1
+fi
 arch=${ZC_CORPUS_ARCH:-sm_90}
-# The programs are built outside the results, which keep only what was said about them.
-bin=$(mktemp -d "${TMPDIR:-/tmp}/zc-trace-corpus-XXXXXX")
+# The programs are built in the results folder and removed at the end: the results keep only
+# what was said about them.
+bin=$out/bin
+mkdir -p "$bin"
 trap 'rm -rf "$bin"' EXIT
 : >"$out/rows.tsv"
 status=0

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 set -uo pipefail
 out=${1:?}
-w=/tmp/expout; rm -rf $w; mkdir -p $w/exp
-pack() { tar -czf "$out/exp3.tar.gz" -C $w . ; }
+w="$out/files"; rm -rf "$w"; mkdir -p "$w/exp"  # everything under the folder given
+pack() { tar -czf "$out/exp3.tar.gz" -C "$w" . ; }
 log() { echo "== $(date +%T) $*" | tee -a "$w/summary.txt"; }
 pre=(); [ -d .deps/usr ] && pre=(-DCMAKE_PREFIX_PATH=$PWD/.deps/usr)
 log build
