@@ -214,6 +214,19 @@ void report_test_fake_gnuplot(const char *dir, const char *fail_on, const char *
     snprintf(env_entry, size, "ZC_GNUPLOT=%s", fake);
 }
 
+void report_test_zc_fake_plots(const char *dir, const char *const *args)
+{
+    char env_plot[4200];
+    report_test_fake_gnuplot(dir, NULL, NULL, env_plot, sizeof env_plot);
+    const char *env[] = {env_plot, "ZC_DOT=/nonexistent/dot", NULL};
+    report_test_how how = {.env = env};
+    char *err = NULL;
+    int code = report_test_zc(args, &how, NULL, &err);
+    if (code != 0)
+        fail_msg("zc report exit %d: %s", code, err);
+    free(err);
+}
+
 char *report_test_make_page(const char *dir, const char *const *env, const char *input,
                             const char *extra)
 {

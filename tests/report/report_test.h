@@ -66,4 +66,8 @@ int report_test_count(const char *text, const char *what);
 void report_test_fake_gnuplot(const char *dir, const char *fail_on, const char *fail_message,
                               char *env_entry, size_t size);
 
+/* zc args... with the stand-in gnuplot of dir (report_test_fake_gnuplot, every script logged to
+ * dir/scripts.gp) and no dot; fails the test unless zc exits 0. */
+void report_test_zc_fake_plots(const char *dir, const char *const *args);
+
 #endif

@@ -11,17 +11,10 @@
 static void test_alloc_from_bench_points(void **state)
 {
     (void)state;
-    char dir[512], env_plot[4200], out[4096], path[4096];
+    char dir[512], out[4096], path[4096];
     report_test_tempdir(dir, sizeof dir);
-    report_test_fake_gnuplot(dir, NULL, NULL, env_plot, sizeof env_plot);
-    const char *env[] = {env_plot, "ZC_DOT=/nonexistent/dot", NULL};
     snprintf(out, sizeof out, "%s/report.html", dir);
-    report_test_how how = {.env = env};
-    char *err = NULL;
-    int code = report_test_zc((const char *[]){"report", "-o", out, BENCH, NULL}, &how, NULL, &err);
-    if (code != 0)
-        fail_msg("zc report exit %d: %s", code, err);
-    free(err);
+    report_test_zc_fake_plots(dir, (const char *[]){"report", "-o", out, BENCH, NULL});
     char *html = zc_test_read_file(out, NULL);
     /* A picture, not "No plot: no allocation cost was measured". */
     const char *end = NULL;

@@ -11,17 +11,10 @@
 /* The report's crossover script (from the stand-in's log) and the figure's caption. */
 static void make(const char *input, char **script_p, char **caption_p)
 {
-    char dir[512], env_plot[4200], out[4096], path[4096];
+    char dir[512], out[4096], path[4096];
     report_test_tempdir(dir, sizeof dir);
-    report_test_fake_gnuplot(dir, NULL, NULL, env_plot, sizeof env_plot);
-    const char *env[] = {env_plot, "ZC_DOT=/nonexistent/dot", NULL};
     snprintf(out, sizeof out, "%s/report.html", dir);
-    report_test_how how = {.env = env};
-    char *err = NULL;
-    int code = report_test_zc((const char *[]){"report", "-o", out, input, NULL}, &how, NULL, &err);
-    if (code != 0)
-        fail_msg("zc report exit %d: %s", code, err);
-    free(err);
+    report_test_zc_fake_plots(dir, (const char *[]){"report", "-o", out, input, NULL});
     char *html = zc_test_read_file(out, NULL);
     const char *figure_end = NULL;
     const char *figure =

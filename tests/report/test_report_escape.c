@@ -134,7 +134,7 @@ static void titles_closed(const char *script)
 static void test_names_in_plots(void **state)
 {
     (void)state;
-    char dir[512], a[4096], b[4096], env_plot[4200], out[4096], scripts[4096];
+    char dir[512], a[4096], b[4096], out[4096], scripts[4096];
     report_test_tempdir(dir, sizeof dir);
     /* Two stream files whose names hold quotes, a backquote and a dollar: both named in the
      * key; one run named with a quote and a line break. */
@@ -144,16 +144,8 @@ static void test_names_in_plots(void **state)
                                "\"zero'copy\\nll\"");
     report_test_copy_replacing(ZC_REPORT_FIXTURES "/stream.json", b, "\"zerocopy-ll\"",
                                "\"zerocopy-ll\"");
-    report_test_fake_gnuplot(dir, NULL, NULL, env_plot, sizeof env_plot);
-    const char *env[] = {env_plot, "ZC_DOT=/nonexistent/dot", NULL};
     snprintf(out, sizeof out, "%s/report.html", dir);
-    report_test_how how = {.env = env};
-    char *err = NULL;
-    int code =
-        report_test_zc((const char *[]){"report", "-o", out, BENCH, a, b, NULL}, &how, NULL, &err);
-    if (code != 0)
-        fail_msg("zc report exit %d: %s", code, err);
-    free(err);
+    report_test_zc_fake_plots(dir, (const char *[]){"report", "-o", out, BENCH, a, b, NULL});
     snprintf(scripts, sizeof scripts, "%s/scripts.gp", dir);
     char *text = zc_test_read_file(scripts, NULL);
     titles_closed(text);
@@ -163,7 +155,8 @@ static void test_names_in_plots(void **state)
     if (report_test_have("gnuplot")) {
         /* The real gnuplot draws both stream plots. */
         snprintf(out, sizeof out, "%s/drawn.html", dir);
-        code = report_test_zc(
+        char *err = NULL;
+        int code = report_test_zc(
             (const char *[]){"report", "-o", out, BENCH, a, b, NULL},
             &(report_test_how){.env = (const char *[]){"ZC_DOT=/nonexistent/dot", NULL}}, NULL,
             &err);

@@ -160,7 +160,7 @@ static void check_plot(const char *script, const char *datablock_prefix, char co
 static void test_three_stream_files(void **state)
 {
     (void)state;
-    char dir[512], path[4096], env_plot[4200], out[4096];
+    char dir[512], path[4096], out[4096];
     report_test_tempdir(dir, sizeof dir);
     static const char *const p50[] = {"\"p50\": 3.17", "\"p50\": 3.27", "\"p50\": 3.37"};
     for (int f = 0; f < 3; f++) {
@@ -169,21 +169,14 @@ static void test_three_stream_files(void **state)
         snprintf(path, sizeof path, "%s/%s", dir, files[f]);
         report_test_copy_replacing(STREAM, path, "\"p50\": 3.17", p50[f]);
     }
-    report_test_fake_gnuplot(dir, NULL, NULL, env_plot, sizeof env_plot);
-    const char *env[] = {env_plot, "ZC_DOT=/nonexistent/dot", NULL};
     snprintf(out, sizeof out, "%s/report.html", dir);
     char a[4096], b[4096], c[4096];
     snprintf(a, sizeof a, "%s/%s", dir, files[0]);
     snprintf(b, sizeof b, "%s/%s", dir, files[1]);
     snprintf(c, sizeof c, "%s/%s", dir, files[2]);
-    char *err = NULL;
-    report_test_how how = {.env = env};
-    int code = report_test_zc(
-        (const char *[]){"report", "-o", out, ZC_REPORT_FIXTURES "/h200.bench.json", a, b, c, NULL},
-        &how, NULL, &err);
-    if (code != 0)
-        fail_msg("zc report exit %d: %s", code, err);
-    free(err);
+    report_test_zc_fake_plots(dir, (const char *[]){"report", "-o", out,
+                                                    ZC_REPORT_FIXTURES "/h200.bench.json", a, b, c,
+                                                    NULL});
     snprintf(path, sizeof path, "%s/scripts.gp", dir);
     char *log = zc_test_read_file(path, NULL);
     char *latency = script_with(log, "Frame round-trip latency");

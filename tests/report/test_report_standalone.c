@@ -25,24 +25,16 @@ static void no_outside_references(const char *what, const char *text)
 static void test_page_and_picture(void **state)
 {
     (void)state;
-    char dir[512], out[4096], dot[4096], env_plot[4200];
+    char dir[512], out[4096], dot[4096];
     report_test_tempdir(dir, sizeof dir);
-    report_test_fake_gnuplot(dir, NULL, NULL, env_plot, sizeof env_plot);
-    const char *env[] = {env_plot, "ZC_DOT=/nonexistent/dot", NULL};
-    report_test_how how = {.env = env};
     static const char *const inputs[] = {ZC_REPORT_FIXTURES "/h200.bench.json",
                                          ZC_ADVISE_FIXTURES "/h200.profile.json"};
     for (size_t i = 0; i < 2; i++) {
         snprintf(out, sizeof out, "%s/report%zu.html", dir, i);
         snprintf(dot, sizeof dot, "%s/picture%zu.dot", dir, i);
-        char *err = NULL;
-        int code =
-            report_test_zc((const char *[]){"report", "-o", out, "--picture-dot", dot, inputs[i],
-                                            ZC_REPORT_FIXTURES "/stream.json", NULL},
-                           &how, NULL, &err);
-        if (code != 0)
-            fail_msg("zc report exit %d: %s", code, err);
-        free(err);
+        report_test_zc_fake_plots(dir, (const char *[]){"report", "-o", out, "--picture-dot", dot,
+                                                        inputs[i],
+                                                        ZC_REPORT_FIXTURES "/stream.json", NULL});
         char *html = zc_test_read_file(out, NULL);
         no_outside_references("the page", html);
         /* The headings say what they show. */
