@@ -37,11 +37,9 @@ done
 python3 - "$dir" "$results" <<'PY'
 import glob, json, os, sys
 d, results = sys.argv[1], sys.argv[2]
-def runs(name):
+def all_runs(name):
     p = os.path.join(d, name + ".json")
-    if not os.path.exists(p):
-        return {}
-    return {r["name"]: r for r in json.load(open(p))["runs"] if r.get("ok")}
+    return json.load(open(p))["runs"] if os.path.exists(p) else []
 sizes = sorted({int(os.path.basename(p)[4:-5]) for p in glob.glob(os.path.join(d, "lat_*.json"))})
 summary = {"schema": "zerocopy.stream-sizes/1",
            "method": "zc stream, 64 taps, every GPU mode; latency: one frame in flight, p50 of "
@@ -57,7 +55,8 @@ lines = ["| frame | fastest p50 (one in flight) | runner-up | zerocopy-ll p50 | 
          "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
 text = []
 for b in sizes:
-    lat, tput = runs(f"lat_{b}"), runs(f"tput_{b}")
+    both = all_runs(f"lat_{b}"), all_runs(f"tput_{b}")
+    lat, tput = ({r["name"]: r for r in runs if r.get("ok")} for runs in both)
     p50 = {n: r["latency_us"]["p50"] for n, r in lat.items() if r.get("latency_us")}
     gbs = {n: r["throughput"]["gb_per_s"] for n, r in tput.items()}
     by_lat = sorted(p50, key=p50.get)
@@ -68,10 +67,7 @@ for b in sizes:
              "gb_per_s": gbs,
              "fastest_latency": by_lat[0] if by_lat else None,
              "fastest_throughput": by_gbs[0] if by_gbs else None,
-             "skipped": sorted(r["name"] for f in (f"lat_{b}", f"tput_{b}")
-                               for r in (json.load(open(os.path.join(d, f + ".json")))["runs"]
-                                         if os.path.exists(os.path.join(d, f + ".json")) else [])
-                               if not r.get("ok"))}
+             "skipped": sorted(r["name"] for runs in both for r in runs if not r.get("ok"))}
     summary["sizes"].append(entry)
     def l(n): return f"{p50[n]:.2f} us" if n in p50 else "-"
     def g(n): return f"{gbs[n]:.2f}" if n in gbs else "-"
