@@ -35,9 +35,9 @@ typedef struct zc__range_params {
 
 /* A kernel launch in progress through the runtime on this thread: the kernel's activity record
  * carries the runtime call's correlation id, so the driver launch inside logs that one; and
- * whether the driver launch inside was seen. */
+ * whether the driver launch inside read the arguments (if not, the runtime's exit tries). */
 static _Thread_local uint32_t zc__runtime_launch;
-static _Thread_local int zc__driver_launch_seen;
+static _Thread_local int zc__driver_launch_read;
 
 /* The runtime launches whose parameters say where the kernel and its arguments are: the first
  * two fields of cudaLaunchKernel's and cudaLaunchCooperativeKernel's, the second and third of
@@ -227,7 +227,8 @@ static void zc__track(const zc__call *call)
     }
 }
 
-/* Kernel launches: counted through the runtime; arguments read at the driver, at entry. */
+/* Kernel launches: counted through the runtime; arguments read at the driver, at entry, or
+ * failing that at the runtime call's exit. */
 static int zc__launch(CUpti_CallbackDomain domain, CUpti_CallbackId id,
                       const CUpti_CallbackData *info)
 {
@@ -244,57 +245,58 @@ static int zc__launch(CUpti_CallbackDomain domain, CUpti_CallbackId id,
             if (entering) {
                 zc__trace_launch_runtime();
                 zc__runtime_launch = info->correlationId;
-                zc__driver_launch_seen = 0;
+                zc__driver_launch_read = 0;
                 return 1;
             }
-            /* Only while the driver has never shown a launch: then it is not going to. */
-            if (!zc__driver_launch_seen && !zc__trace_launch_driver_works()) {
+            if (!zc__driver_launch_read) {
                 const void *func = NULL;
                 void **args = NULL;
                 zc__runtime_launch_args(id, info->functionParams, &func, &args);
                 if (func != NULL)
-                    zc__trace_launch_inspect_runtime(func, args, info->correlationId);
+                    zc__driver_launch_read =
+                        zc__trace_launch_inspect_runtime(func, args, info->correlationId);
             }
+            zc__trace_launch_done(zc__driver_launch_read);
             zc__runtime_launch = 0;
             return 1;
         default:
             return 0;
         }
     }
-    if (domain != CUPTI_CB_DOMAIN_DRIVER_API)
+    if (domain != CUPTI_CB_DOMAIN_DRIVER_API || !entering)
         return 0;
-    uint32_t correlation = zc__runtime_launch ? zc__runtime_launch : info->correlationId;
+    CUfunction f = NULL;
+    void **params = NULL, **extra = NULL;
     switch (id) {
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: {
         const cuLaunchKernel_params *p = info->functionParams;
-        if (entering) {
-            zc__driver_launch_seen = 1;
-            zc__trace_launch_inspect(p->f, p->kernelParams, p->extra, correlation);
-        }
-        return 1;
+        f = p->f, params = p->kernelParams, extra = p->extra;
+        break;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
         const cuLaunchKernelEx_params *p = info->functionParams;
-        if (entering) {
-            zc__driver_launch_seen = 1;
-            zc__trace_launch_inspect(p->f, p->kernelParams, p->extra, correlation);
-        }
-        return 1;
+        f = p->f, params = p->kernelParams, extra = p->extra;
+        break;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz: {
         const cuLaunchCooperativeKernel_params *p = info->functionParams;
-        if (entering) {
-            zc__driver_launch_seen = 1;
-            zc__trace_launch_inspect(p->f, p->kernelParams, NULL, correlation);
-        }
-        return 1;
+        f = p->f, params = p->kernelParams;
+        break;
     }
     default:
         return 0;
     }
+    if (zc__runtime_launch != 0) {
+        zc__driver_launch_read =
+            zc__trace_launch_inspect(f, params, extra, zc__runtime_launch) || zc__driver_launch_read;
+    } else {
+        /* The program called the driver itself: this is the launch, counted here. */
+        zc__trace_launch_done(zc__trace_launch_inspect(f, params, extra, info->correlationId));
+    }
+    return 1;
 }
 
 static void CUPTIAPI zc__callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId id,

@@ -17,6 +17,7 @@ static pthread_once_t zc__once = PTHREAD_ONCE_INIT;
 static void zc__at_exit(void)
 {
     zc__trace_activity_flush();
+    zc__trace_launch_refusals_note();
     zc__trace_writer_close();
 }
 

@@ -43,17 +43,17 @@ void zc__trace_ranges_remove(uint64_t host);
 int zc__trace_ranges_host_of(uint64_t host, uint64_t *base_p, uint64_t *bytes_p);
 size_t zc__trace_ranges_match(const uint64_t *words, size_t count, uint64_t *hosts, size_t max);
 
-/* Kernel launches (trace_launch.c): one seen through the runtime, one whose arguments are to be
- * read at the driver (params or extra as cuLaunchKernel takes them), and the counts. */
+/* Kernel launches (trace_launch.c): one seen through the runtime; reading one launch's
+ * arguments at the driver (params or extra as cuLaunchKernel takes them), or at a runtime
+ * launch's exit through the program's shared CUDA runtime (cudaGetFuncBySymbol) when the driver
+ * could not say: each returns 1 when the arguments were read. Each launch is then counted once,
+ * read or not; the counts, and a note naming what the driver answered when it refused. */
 void zc__trace_launch_runtime(void);
-void zc__trace_launch_inspect(CUfunction f, void **params, void **extra, uint32_t correlation);
+int zc__trace_launch_inspect(CUfunction f, void **params, void **extra, uint32_t correlation);
+int zc__trace_launch_inspect_runtime(const void *func, void **params, uint32_t correlation);
+void zc__trace_launch_done(int inspected);
 void zc__trace_launch_counts(uint64_t *runtime_p, uint64_t *inspected_p, uint64_t *failed_p);
-
-/* The fallback where no launch was ever seen at the driver (a runtime that launches through an
- * entry point CUPTI does not report): read a runtime launch's arguments at its exit, the kernel
- * found through the program's shared CUDA runtime (cudaGetFuncBySymbol). */
-int zc__trace_launch_driver_works(void);
-void zc__trace_launch_inspect_runtime(const void *func, void **params, uint32_t correlation);
+void zc__trace_launch_refusals_note(void);
 
 /* Why the kernels' PCIe read counters are not read, as a note (trace_counters.c). */
 void zc__trace_counters_note(void);

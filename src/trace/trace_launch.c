@@ -21,6 +21,7 @@ typedef CUresult (*zc__load_fn)(CUfunction);
 typedef CUresult (*zc__kernel_param_info_fn)(void *, size_t, size_t *, size_t *);
 typedef CUresult (*zc__kernel_name_fn)(const char **, void *);
 typedef int (*zc__by_symbol_fn)(CUfunction *, const void *); /* cudaGetFuncBySymbol */
+typedef CUresult (*zc__error_name_fn)(CUresult, const char **);
 
 static pthread_once_t zc__resolve_once = PTHREAD_ONCE_INIT;
 static zc__param_info_fn zc__param_info;
@@ -29,8 +30,11 @@ static zc__load_fn zc__func_load;
 static zc__kernel_param_info_fn zc__kernel_param_info;
 static zc__kernel_name_fn zc__kernel_name;
 static zc__by_symbol_fn zc__by_symbol;
+static zc__error_name_fn zc__error_name;
 
 static uint64_t zc__runtime_launches, zc__inspected, zc__failed;
+/* The first refusal of each way of asking, for the note that says why arguments went unread. */
+static int zc__func_refusal, zc__kernel_refusal;
 
 /* The argument layout of one kernel, cached: asking the driver for every launch would cost a
  * call per argument. */
@@ -57,6 +61,7 @@ static void zc__resolve(void)
     zc__func_load = (zc__load_fn)dlsym(driver, "cuFuncLoad");
     zc__kernel_param_info = (zc__kernel_param_info_fn)dlsym(driver, "cuKernelGetParamInfo");
     zc__kernel_name = (zc__kernel_name_fn)dlsym(driver, "cuKernelGetName");
+    zc__error_name = (zc__error_name_fn)dlsym(driver, "cuGetErrorName");
     /* The program's own CUDA runtime, when it is a shared library in the global scope (a
      * statically linked runtime is not reachable): only for the fallback below. */
     zc__by_symbol = (zc__by_symbol_fn)dlsym(RTLD_DEFAULT, "cudaGetFuncBySymbol");
@@ -88,8 +93,13 @@ static void zc__layout(CUfunction f, zc__func *out)
             continue;
         size_t offset = 0, size = 0;
         CUresult first = zc__param(f, as_kernel, 0, &offset, &size);
-        if (first != CUDA_SUCCESS && first != CUDA_ERROR_INVALID_VALUE)
+        if (first != CUDA_SUCCESS && first != CUDA_ERROR_INVALID_VALUE) {
+            int none = 0;
+            (void)__atomic_compare_exchange_n(as_kernel ? &zc__kernel_refusal : &zc__func_refusal,
+                                              &none, (int)first, 0, __ATOMIC_RELAXED,
+                                              __ATOMIC_RELAXED);
             continue;
+        }
         int count = 0;
         for (CUresult r = first; r == CUDA_SUCCESS && count < ZC__PARAMS_MAX;
              r = zc__param(f, as_kernel, (size_t)++count, &offset, &size)) {
@@ -154,15 +164,13 @@ void zc__trace_launch_runtime(void)
     __atomic_add_fetch(&zc__runtime_launches, 1, __ATOMIC_RELAXED);
 }
 
-void zc__trace_launch_inspect(CUfunction f, void **params, void **extra, uint32_t correlation)
+int zc__trace_launch_inspect(CUfunction f, void **params, void **extra, uint32_t correlation)
 {
     pthread_once(&zc__resolve_once, zc__resolve);
     zc__func layout;
     zc__lookup(f, &layout);
-    if (layout.count < 0 || (params == NULL && extra == NULL && layout.count > 0)) {
-        __atomic_add_fetch(&zc__failed, 1, __ATOMIC_RELAXED);
-        return;
-    }
+    if (layout.count < 0 || (params == NULL && extra == NULL && layout.count > 0))
+        return 0;
     __atomic_add_fetch(&zc__inspected, 1, __ATOMIC_RELAXED);
     uint64_t words[ZC__WORDS_MAX];
     size_t count = 0;
@@ -176,29 +184,55 @@ void zc__trace_launch_inspect(CUfunction f, void **params, void **extra, uint32_
     launch.range_count =
         zc__trace_ranges_match(words, count, launch.ranges, ZC_TRACE_LAUNCH_RANGES);
     if (launch.range_count == 0)
-        return;
+        return 1;
     cuptiGetTimestamp(&launch.time);
     snprintf(launch.name, sizeof launch.name, "%s", layout.name);
     FILE *log = zc__trace_writer_lock();
     if (log != NULL)
         zc__trace_write_launch(log, &launch);
     zc__trace_writer_unlock();
+    return 1;
 }
 
-int zc__trace_launch_driver_works(void)
-{
-    return __atomic_load_n(&zc__inspected, __ATOMIC_RELAXED) > 0;
-}
-
-void zc__trace_launch_inspect_runtime(const void *func, void **params, uint32_t correlation)
+int zc__trace_launch_inspect_runtime(const void *func, void **params, uint32_t correlation)
 {
     pthread_once(&zc__resolve_once, zc__resolve);
     CUfunction f = NULL;
-    if (zc__by_symbol == NULL || func == NULL || zc__by_symbol(&f, func) != 0 || f == NULL) {
-        __atomic_add_fetch(&zc__failed, 1, __ATOMIC_RELAXED);
+    if (zc__by_symbol == NULL || func == NULL || zc__by_symbol(&f, func) != 0 || f == NULL)
+        return 0;
+    return zc__trace_launch_inspect(f, params, NULL, correlation);
+}
+
+void zc__trace_launch_done(int inspected)
+{
+    __atomic_add_fetch(inspected ? &zc__inspected : &zc__failed, 1, __ATOMIC_RELAXED);
+}
+
+static const char *zc__result_name(int result)
+{
+    const char *name = NULL;
+    if (result == 0)
+        return "never refused";
+    if (zc__error_name == NULL || zc__error_name((CUresult)result, &name) != CUDA_SUCCESS ||
+        name == NULL)
+        return "refused";
+    return name;
+}
+
+void zc__trace_launch_refusals_note(void)
+{
+    int by_func = __atomic_load_n(&zc__func_refusal, __ATOMIC_RELAXED);
+    int by_kernel = __atomic_load_n(&zc__kernel_refusal, __ATOMIC_RELAXED);
+    if (__atomic_load_n(&zc__failed, __ATOMIC_RELAXED) == 0 || (by_func == 0 && by_kernel == 0))
         return;
-    }
-    zc__trace_launch_inspect(f, params, NULL, correlation);
+    char text[256];
+    snprintf(text, sizeof text,
+             "the driver refused to describe kernels' parameters: cuFuncGetParamInfo %s (%d), "
+             "cuKernelGetParamInfo %s (%d)%s",
+             zc__result_name(by_func), by_func, zc__result_name(by_kernel), by_kernel,
+             zc__by_symbol ? "" : "; the program's CUDA runtime is static, so cudaGetFuncBySymbol "
+                                  "could not be asked");
+    zc__trace_note("launch_args_unread", text);
 }
 
 void zc__trace_launch_counts(uint64_t *runtime_p, uint64_t *inspected_p, uint64_t *failed_p)
