@@ -290,8 +290,8 @@ static int zc__launch(CUpti_CallbackDomain domain, CUpti_CallbackId id,
         return 0;
     }
     if (zc__runtime_launch != 0) {
-        zc__driver_launch_read =
-            zc__trace_launch_inspect(f, params, extra, zc__runtime_launch) || zc__driver_launch_read;
+        zc__driver_launch_read = zc__trace_launch_inspect(f, params, extra, zc__runtime_launch) ||
+                                 zc__driver_launch_read;
     } else {
         /* The program called the driver itself: this is the launch, counted here. */
         zc__trace_launch_done(zc__trace_launch_inspect(f, params, extra, info->correlationId));

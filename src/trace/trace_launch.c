@@ -230,8 +230,9 @@ void zc__trace_launch_refusals_note(void)
              "the driver refused to describe kernels' parameters: cuFuncGetParamInfo %s (%d), "
              "cuKernelGetParamInfo %s (%d)%s",
              zc__result_name(by_func), by_func, zc__result_name(by_kernel), by_kernel,
-             zc__by_symbol ? "" : "; the program's CUDA runtime is static, so cudaGetFuncBySymbol "
-                                  "could not be asked");
+             zc__by_symbol ? ""
+                           : "; the program's CUDA runtime is static, so cudaGetFuncBySymbol "
+                             "could not be asked");
     zc__trace_note("launch_args_unread", text);
 }
 
