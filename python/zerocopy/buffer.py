@@ -10,13 +10,14 @@ memory back at once when nothing else uses it, and otherwise when the last view 
 import atexit
 import ctypes
 import sys
+import warnings
 import weakref
 from ctypes import byref, c_void_p
 from dataclasses import dataclass
 
 from . import _dtypes, _lib, dlpack
 from . import _structs as S
-from .errors import Error, by_status, call
+from .errors import Error, by_status, call, error_for
 
 lib = _lib.lib
 
@@ -226,12 +227,18 @@ class _Memory:
         self.owner = owner  # registered memory: the object whose memory it is
         _live_memory.add(self)
 
-    def __del__(self, _lib=lib):
+    def __del__(self, _lib=lib, _warn=warnings.warn):
         handle, self.handle = self.handle, None
         if handle:
-            # Nothing can be raised from here; a failure would mean a handle freed twice, which
-            # this class never does.
-            _lib.zc_buffer_free(handle)
+            # Nothing can be raised from here, so a failure (a handle freed twice, which this
+            # class never does, or the driver refusing) is said as a warning, not lost.
+            status = _lib.zc_buffer_free(handle)
+            if status != 0:
+                try:
+                    _warn(f"zerocopy: freeing a buffer failed: {error_for(status, 'zc_buffer_free')}",
+                          RuntimeWarning)
+                except Exception:  # the interpreter is shutting down: its modules are gone
+                    pass
 
 
 def _torch_consumer(depth=2):

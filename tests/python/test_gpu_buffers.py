@@ -2,6 +2,8 @@
 buffer shared with a torch tensor; a torch tensor copied through pinned memory to the GPU."""
 import gc
 import os
+import types
+import weakref
 
 import numpy as np
 import pytest
@@ -32,12 +34,24 @@ def test_every_kind(gpu, kind, dl_type):
         assert buf.__cuda_array_interface__["data"][0] == info.device_ptr != 0
 
 
+def _holders_after_close(buf):
+    """Close buf; what still holds its memory then (type names), empty when it went."""
+    memory = weakref.ref(buf._mem)
+    buf.close()
+    gc.collect()
+    left = memory()
+    if left is None:
+        return []
+    return [f"frame of {r.f_code.co_name}" if isinstance(r, types.FrameType) else type(r).__name__
+            for r in gc.get_referrers(left)]
+
+
 def test_register_a_numpy_array(gpu):
     arr = np.zeros(MIB, dtype=np.uint8)
     buf = zerocopy.register(arr, flags="mapped", device=gpu)
     assert buf.kind == "registered" and buf.host_ptr == arr.ctypes.data
     assert zerocopy.pointer_info(arr).from_zerocopy
-    buf.close()
+    assert _holders_after_close(buf) == []
     del buf
     gc.collect()
     assert not zerocopy.pointer_info(arr).from_zerocopy  # unregistered, the array left as it was
@@ -47,7 +61,7 @@ def test_pinned_pool_hits(gpu):
     with zerocopy.Pool("pinned", device=gpu) as pool:
         a = pool.alloc(4 * MIB)
         ptr = a.host_ptr
-        a.close()
+        assert _holders_after_close(a) == []
         b = pool.alloc(4 * MIB)
         assert b.host_ptr == ptr
         assert pool.stats().hits == 1
