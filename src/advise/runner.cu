@@ -9,6 +9,7 @@
 #include "advise/model_internal.h"
 #include "core/checked_math.h"
 #include "device/cuda_check.h"
+#include "mem/exact.h"
 #include "zerocopy/clock.h"
 #include "zerocopy/stats.h"
 
@@ -41,58 +42,54 @@ static double zc__now_us(void)
     return (double)zc_clock_ns() / 1e3;
 }
 
+/* The memory of a technique's host side, from the exact call a user would write (src/mem):
+ * registered memory starts as malloc'd memory, pinned in place once touched. */
+static zc_buffer_kind zc__tech_host_kind(zc_technique tech)
+{
+    switch (tech) {
+    case ZC_TECH_PINNED:
+    case ZC_TECH_OVERLAPPED:
+        return ZC_BUFFER_PINNED;
+    case ZC_TECH_MAPPED:
+        return ZC_BUFFER_MAPPED;
+    case ZC_TECH_MANAGED:
+        return ZC_BUFFER_MANAGED;
+    default:
+        return ZC_BUFFER_PAGEABLE;
+    }
+}
+
 /* Allocate the host side of one buffer the way the technique wants; setup time accumulates. */
 static zc_status zc__host_alloc(zc__run *r, int set, int is_out, uint32_t **host_p,
                                 uint32_t **dev_p)
 {
-    zc_status status = ZC_OK;
+    zc_buffer_kind kind = zc__tech_host_kind(r->tech);
     void *p = NULL;
     double t0 = zc__now_us();
-    switch (r->tech) {
-    case ZC_TECH_PAGEABLE:
-    case ZC_TECH_REGISTERED:
-        p = malloc(r->bytes);
-        if (p == NULL)
-            return ZC_FAIL(ZC_ERR_NO_MEMORY, "zc_advise_run: malloc(%zu) failed", r->bytes);
+    ZC_CHECK(zc__mem_exact_alloc(kind, r->bytes, &p));
+    if (kind == ZC_BUFFER_PAGEABLE) {
         /* Touch every page first: registration of untouched pages is not what users time. */
         memset(p, 0, r->bytes);
         if (r->tech == ZC_TECH_REGISTERED) {
             t0 = zc__now_us();
-            status = ZC_CUDA(cudaHostRegister(p, r->bytes, cudaHostRegisterDefault));
+            zc_status status = zc__mem_exact_register(p, r->bytes, 0);
             if (status != ZC_OK) {
-                free(p);
+                zc__mem_exact_free(kind, p);
                 return status;
             }
             r->registered[set][is_out] = 1;
             r->setup_us += zc__now_us() - t0;
         }
-        break;
-    case ZC_TECH_PINNED:
-    case ZC_TECH_OVERLAPPED:
-        ZC_CUDA_RETURN(cudaHostAlloc(&p, r->bytes, cudaHostAllocDefault));
+    } else {
         r->setup_us += zc__now_us() - t0;
-        break;
-    case ZC_TECH_MAPPED:
-        ZC_CUDA_RETURN(cudaHostAlloc(&p, r->bytes, cudaHostAllocMapped));
-        r->setup_us += zc__now_us() - t0;
-        break;
-    default:
-        ZC_CUDA_RETURN(cudaMallocManaged(&p, r->bytes, cudaMemAttachGlobal));
-        r->setup_us += zc__now_us() - t0;
-        break;
     }
     *host_p = (uint32_t *)p;
-    if (r->tech == ZC_TECH_MAPPED) {
-        void *d = NULL;
-        ZC_CUDA_RETURN(cudaHostGetDevicePointer(&d, p, 0));
-        *dev_p = (uint32_t *)d;
-    } else if (r->tech == ZC_TECH_MANAGED) {
-        *dev_p = (uint32_t *)p;
-    } else {
-        void *d = NULL;
-        ZC_CUDA_RETURN(cudaMalloc(&d, r->bytes));
-        *dev_p = (uint32_t *)d;
-    }
+    void *d = p; /* managed memory: one pointer for both */
+    if (kind == ZC_BUFFER_MAPPED)
+        ZC_CHECK(zc__mem_exact_device_ptr(kind, p, &d));
+    else if (kind != ZC_BUFFER_MANAGED)
+        ZC_CHECK(zc__mem_exact_alloc(ZC_BUFFER_DEVICE, r->bytes, &d));
+    *dev_p = (uint32_t *)d;
     return ZC_OK;
 }
 
@@ -100,22 +97,12 @@ static void zc__host_free(zc__run *r, int set, int is_out, uint32_t *host, uint3
 {
     if (host == NULL)
         return;
-    switch (r->tech) {
-    case ZC_TECH_PAGEABLE:
-    case ZC_TECH_REGISTERED:
-        if (r->registered[set][is_out])
-            (void)cudaHostUnregister(host);
-        free(host);
-        break;
-    case ZC_TECH_MANAGED:
-        (void)cudaFree(host);
-        return;
-    default:
-        (void)cudaFreeHost(host);
-        break;
-    }
-    if (dev != NULL && r->tech != ZC_TECH_MAPPED)
-        (void)cudaFree(dev);
+    zc_buffer_kind kind = zc__tech_host_kind(r->tech);
+    if (r->registered[set][is_out])
+        zc__mem_exact_unregister(host);
+    zc__mem_exact_free(kind, host);
+    if (kind != ZC_BUFFER_MAPPED && kind != ZC_BUFFER_MANAGED)
+        zc__mem_exact_free(ZC_BUFFER_DEVICE, dev);
 }
 
 static void zc__run_destroy(zc__run *r)
@@ -128,8 +115,7 @@ static void zc__run_destroy(zc__run *r)
     }
     for (int i = 0; i < r->stream_count; i++)
         (void)cudaStreamDestroy(r->streams[i]);
-    if (r->sink != NULL)
-        (void)cudaFree(r->sink);
+    zc__mem_exact_free(ZC_BUFFER_DEVICE, r->sink);
 }
 
 static zc_status zc__run_create(zc__run *r)
@@ -139,7 +125,7 @@ static zc_status zc__run_create(zc__run *r)
         ZC_CUDA_RETURN(cudaStreamCreateWithFlags(&r->streams[i], cudaStreamNonBlocking));
         r->stream_count++;
     }
-    ZC_CUDA_RETURN(cudaMalloc((void **)&r->sink, sizeof(uint32_t)));
+    ZC_CHECK(zc__mem_exact_alloc(ZC_BUFFER_DEVICE, sizeof(uint32_t), (void **)&r->sink));
     for (int s = 0; s < r->sets; s++) {
         if (r->in) {
             status = zc__host_alloc(r, s, 0, &r->h_in[s], &r->d_in[s]);
@@ -455,7 +441,7 @@ ZC_EXTERN zc_status zc_advise_measure_managed_touch(int device, double *gbps_p)
                        device);
     uint32_t *p = NULL;
     cudaStream_t s = NULL;
-    ZC_CUDA_RETURN(cudaMallocManaged((void **)&p, bytes, cudaMemAttachGlobal));
+    ZC_CHECK(zc__mem_exact_alloc(ZC_BUFFER_MANAGED, bytes, (void **)&p));
     zc_status status = ZC_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     double t[3];
     zc__fill(p, bytes / 4, 9u); /* the pages start on the host */
@@ -470,8 +456,8 @@ ZC_EXTERN zc_status zc_advise_measure_managed_touch(int device, double *gbps_p)
         t[i] = zc__now_us() - t0;
     }
     if (s != NULL)
-        (void)cudaStreamDestroy(s);
-    (void)cudaFree(p);
+        zc__cuda_ignore(cudaStreamDestroy(s));
+    zc__mem_exact_free(ZC_BUFFER_MANAGED, p);
     if (status != ZC_OK)
         return status;
     qsort(t, 3, sizeof t[0], zc__cmp_double);

@@ -96,9 +96,6 @@ zc_status zc__bench_host(zc_bench_ctx *ctx, zc_buffer_kind kind, int slot, size_
 /* A device buffer (slot 0 or 1), kept by the context. */
 zc_status zc__bench_device(zc_bench_ctx *ctx, int slot, size_t bytes, void **ptr_p);
 
-/* The device's view of a host buffer from cudaHostAlloc or cudaHostRegister. */
-zc_status zc__bench_devptr(void *host, void **dev_p);
-
 /* --- timing --- */
 
 /*

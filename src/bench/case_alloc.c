@@ -7,6 +7,7 @@
 #include "bench/bench_cases.h"
 #include "core/error.h"
 #include "device/cuda_check.h"
+#include "mem/exact.h"
 #include "zerocopy/buffer.h"
 #include "zerocopy/clock.h"
 #include "zerocopy/pool.h"
@@ -63,7 +64,7 @@ static zc_status zc__alloc_do(zc_bench_ctx *ctx, zc__alloc_how how, size_t bytes
     t0 = zc_clock_ns();
     switch (how) {
     case ZC__ALLOC_HOSTALLOC:
-        st = ZC_CUDA(cudaHostAlloc(&one->raw, bytes, cudaHostAllocDefault));
+        st = zc__mem_exact_alloc(ZC_BUFFER_PINNED, bytes, &one->raw); /* cudaHostAlloc, as is */
         break;
     case ZC__ALLOC_ZC_PINNED:
         st = zc_buffer_alloc(bytes, ZC_BUFFER_PINNED, 0, device, &one->buf);
@@ -109,7 +110,7 @@ static zc_status zc__alloc_undo(zc__alloc_how how, zc_pool *pool, zc__alloc_one 
     uint64_t t0 = zc_clock_ns();
     zc_status st;
     if (how == ZC__ALLOC_HOSTALLOC)
-        st = ZC_CUDA(cudaFreeHost(one->raw));
+        st = zc__mem_exact_free_checked(ZC_BUFFER_PINNED, one->raw);
     else if (how == ZC__ALLOC_POOL_HIT)
         st = zc_pool_free(pool, one->buf);
     else

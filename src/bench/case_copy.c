@@ -8,6 +8,7 @@
 #include "bench/kernels.h"
 #include "core/error.h"
 #include "device/cuda_check.h"
+#include "mem/exact.h"
 #include "zerocopy/clock.h"
 
 static const size_t zc__copy_quick[] = {64u << 10, 64u << 20};
@@ -116,7 +117,7 @@ zc_status zc__verify_host_dst(zc_bench_ctx *ctx, const char *key, const char *wh
 {
     if (kind == ZC_BUFFER_WRITE_COMBINED) {
         void *dev = NULL;
-        zc_status st = zc__bench_devptr(p, &dev);
+        zc_status st = zc__mem_exact_device_ptr(kind, p, &dev);
         if (st != ZC_OK)
             return st;
         return zc__verify_device(ctx, key, what, dev, bytes, seed);

@@ -8,6 +8,7 @@
 #include "bench/bench_cases.h"
 #include "core/error.h"
 #include "device/cuda_check.h"
+#include "mem/exact.h"
 #include "zerocopy/clock.h"
 
 static const size_t zc__lat_quick[] = {4, 4096, 65536};
@@ -230,7 +231,7 @@ zc_status zc__run_chase(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_
         if ((st = zc__bench_device(ctx, 1, bytes, &dev)) != ZC_OK)
             goto out;
         ZC_CUDA_GOTO(cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice), st, out);
-    } else if ((st = zc__bench_devptr(host, &dev)) != ZC_OK) {
+    } else if ((st = zc__mem_exact_device_ptr(ZC_BUFFER_MAPPED, host, &dev)) != ZC_OK) {
         goto out;
     }
     uint32_t hops = ctx->config.mode == ZC_BENCH_QUICK ? 256 : 1000;
@@ -305,11 +306,10 @@ zc_status zc__run_pingpong(zc_bench_ctx *ctx, const zc__bench_case *self, zc_ben
         return ZC_FAIL(ZC_ERR_NO_MEMORY, "%s: %zu samples", key, samples);
     zc_status st;
     int launched = 0;
-    ZC_CUDA_GOTO(cudaHostAlloc((void **)&w, sizeof *w, cudaHostAllocMapped), st, out);
+    ZC_CHECK_GOTO(zc__mem_exact_alloc(ZC_BUFFER_MAPPED, sizeof *w, (void **)&w), st, out);
     memset(w, 0, sizeof *w);
     w->status = 0xFFFFFFFFu; /* written by the host only while no kernel runs */
-    if ((st = zc__bench_devptr(w, (void **)&dw)) != ZC_OK)
-        goto out;
+    ZC_CHECK_GOTO(zc__mem_exact_device_ptr(ZC_BUFFER_MAPPED, w, (void **)&dw), st, out);
     cudaStream_t s = ctx->streams[1];
     if ((st = zc__k_pingpong(&dw->ping, &dw->pong, &dw->stop, &dw->status, rounds, timeout_ns,
                              self->arg, s)) != ZC_OK)
@@ -362,8 +362,7 @@ out:
         __atomic_store_n(&w->stop, 1u, __ATOMIC_RELEASE);
         (void)cudaStreamSynchronize(ctx->streams[1]);
     }
-    if (w)
-        (void)cudaFreeHost(w);
+    zc__mem_exact_free(ZC_BUFFER_MAPPED, w);
     free(seconds);
     return st;
 }

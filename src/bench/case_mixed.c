@@ -7,6 +7,7 @@
 #include "bench/bench_cases.h"
 #include "core/error.h"
 #include "device/cuda_check.h"
+#include "mem/exact.h"
 
 static const size_t zc__cross_quick[] = {64u << 10, 4u << 20, 64u << 20};
 static const size_t zc__cross_default[] = {64u << 10, 1u << 20, 16u << 20, 128u << 20};
@@ -56,7 +57,7 @@ zc_status zc__run_crossover(zc_bench_ctx *ctx, const zc__bench_case *self, zc_be
     memset(&a, 0, sizeof a);
     zc_status st;
     if ((st = zc__bench_host(ctx, ZC_BUFFER_MAPPED, 0, maxb, &a.host)) != ZC_OK ||
-        (st = zc__bench_devptr(a.host, &a.host_dev)) != ZC_OK ||
+        (st = zc__mem_exact_device_ptr(ZC_BUFFER_MAPPED, a.host, &a.host_dev)) != ZC_OK ||
         (st = zc__bench_device(ctx, 0, maxb, &a.dev)) != ZC_OK)
         return st;
     size_t used = 0;
@@ -179,8 +180,8 @@ zc_status zc__run_overlap(zc_bench_ctx *ctx, const zc__bench_case *self, zc_benc
     zc_status st;
     if ((st = zc__bench_host(ctx, ZC_BUFFER_MAPPED, 0, b, &a.h_in)) != ZC_OK ||
         (st = zc__bench_host(ctx, ZC_BUFFER_MAPPED, 1, b, &a.h_out)) != ZC_OK ||
-        (st = zc__bench_devptr(a.h_in, &a.hd_in)) != ZC_OK ||
-        (st = zc__bench_devptr(a.h_out, &a.hd_out)) != ZC_OK ||
+        (st = zc__mem_exact_device_ptr(ZC_BUFFER_MAPPED, a.h_in, &a.hd_in)) != ZC_OK ||
+        (st = zc__mem_exact_device_ptr(ZC_BUFFER_MAPPED, a.h_out, &a.hd_out)) != ZC_OK ||
         (st = zc__bench_device(ctx, 0, b, &a.d_in)) != ZC_OK ||
         (st = zc__bench_device(ctx, 1, b, &a.d_out)) != ZC_OK)
         return st;

@@ -8,6 +8,7 @@
 #include "bench/kernels.h"
 #include "core/error.h"
 #include "device/cuda_check.h"
+#include "mem/exact.h"
 #include "zerocopy/clock.h"
 
 /* What one job does on its GPU's stream, reps times per sample. */
@@ -187,16 +188,17 @@ static zc_status zc__mdevs_create(zc_bench_ctx *ctx, size_t bytes, int need_host
         ZC_CUDA_RETURN(cudaStreamCreateWithFlags(&d->stream, cudaStreamNonBlocking));
         ZC_CUDA_RETURN(cudaEventCreate(&d->ev0));
         ZC_CUDA_RETURN(cudaEventCreate(&d->ev1));
-        ZC_CUDA_RETURN(cudaMalloc(&d->buf[0], bytes));
-        ZC_CUDA_RETURN(cudaMalloc(&d->buf[1], bytes));
+        ZC_CHECK(zc__mem_exact_alloc(ZC_BUFFER_DEVICE, bytes, &d->buf[0]));
+        ZC_CHECK(zc__mem_exact_alloc(ZC_BUFFER_DEVICE, bytes, &d->buf[1]));
         if (need_host) {
             /* Allocated with its GPU current, so that the first touch below places its pages
              * where that GPU's process would; portable so that any GPU may copy from it. */
-            ZC_CUDA_RETURN(cudaHostAlloc(&d->host, bytes, cudaHostAllocPortable));
+            ZC_CHECK(zc__mem_exact_alloc_portable(ZC_BUFFER_PINNED, bytes, &d->host));
             memset(d->host, 0xA5, bytes);
         }
         if (need_slots) {
-            ZC_CUDA_RETURN(cudaMalloc((void **)&d->slots, ZC__BENCH_SLOTS * sizeof(uint32_t)));
+            ZC_CHECK(zc__mem_exact_alloc(ZC_BUFFER_DEVICE, ZC__BENCH_SLOTS * sizeof(uint32_t),
+                                         (void **)&d->slots));
             ZC_CUDA_RETURN(cudaMemset(d->slots, 0, ZC__BENCH_SLOTS * sizeof(uint32_t)));
         }
     }
@@ -218,13 +220,10 @@ static void zc__mdevs_destroy(zc_bench_ctx *ctx, zc__mdev *devs)
         for (size_t p = 0; p < ctx->device_count; p++)
             if (d->peer_enabled[p])
                 (void)ZC_CUDA(cudaDeviceDisablePeerAccess(devs[p].device));
-        if (d->slots)
-            (void)ZC_CUDA(cudaFree(d->slots));
-        if (d->host)
-            (void)ZC_CUDA(cudaFreeHost(d->host));
+        zc__mem_exact_free(ZC_BUFFER_DEVICE, d->slots);
+        zc__mem_exact_free(ZC_BUFFER_PINNED, d->host);
         for (int b = 1; b >= 0; b--)
-            if (d->buf[b])
-                (void)ZC_CUDA(cudaFree(d->buf[b]));
+            zc__mem_exact_free(ZC_BUFFER_DEVICE, d->buf[b]);
         if (d->ev1)
             (void)ZC_CUDA(cudaEventDestroy(d->ev1));
         if (d->ev0)

@@ -8,6 +8,7 @@
 #include "bench/pattern.h"
 #include "core/error.h"
 #include "device/cuda_check.h"
+#include "mem/exact.h"
 
 /* Launch shapes measured by the tune cases. The first is the plain float4 kernel (one 16-byte
  * word per thread, one pass) that earlier measurements started from. */
@@ -239,7 +240,7 @@ zc_status zc__run_sm(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_res
     } else {
         if ((st = zc__bench_host(ctx, ZC_BUFFER_MAPPED, 0, maxb, &host)) != ZC_OK)
             return st;
-        if ((st = zc__bench_devptr(host, &dev)) != ZC_OK)
+        if ((st = zc__mem_exact_device_ptr(ZC_BUFFER_MAPPED, host, &dev)) != ZC_OK)
             return st;
     }
     if (access == ZC__ACCESS_STRIDED) {
@@ -278,7 +279,7 @@ zc_status zc__run_tune(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_r
     zc_status st;
     if ((st = zc__bench_host(ctx, ZC_BUFFER_MAPPED, 0, bytes, &host)) != ZC_OK)
         return st;
-    if ((st = zc__bench_devptr(host, &dev)) != ZC_OK)
+    if ((st = zc__mem_exact_device_ptr(ZC_BUFFER_MAPPED, host, &dev)) != ZC_OK)
         return st;
     double best = 0.0;
     const char *best_name = "";

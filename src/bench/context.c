@@ -80,17 +80,20 @@ ZC_EXTERN zc_status zc_bench_ctx_create(const zc_bench_config *config, zc_bench_
     }
     if (ctx->info.can_map_host_memory) {
         void *shared = NULL;
-        ZC_CUDA_GOTO(cudaHostAlloc(&shared, sizeof *ctx->shared, cudaHostAllocMapped), st, fail);
+        ZC_CHECK_GOTO(zc__mem_exact_alloc(ZC_BUFFER_MAPPED, sizeof *ctx->shared, &shared), st,
+                      fail);
         ctx->shared = shared;
         memset(ctx->shared, 0, sizeof *ctx->shared);
         void *dev = NULL;
-        st = zc__bench_devptr(shared, &dev);
-        if (st != ZC_OK)
-            goto fail;
+        ZC_CHECK_GOTO(zc__mem_exact_device_ptr(ZC_BUFFER_MAPPED, shared, &dev), st, fail);
         ctx->d_shared = dev;
     }
-    ZC_CUDA_GOTO(cudaMalloc((void **)&ctx->d_slots, ZC__BENCH_SLOTS * sizeof(uint32_t)), st, fail);
-    ZC_CUDA_GOTO(cudaMalloc((void **)&ctx->d_report, 2 * sizeof(unsigned long long)), st, fail);
+    ZC_CHECK_GOTO(zc__mem_exact_alloc(ZC_BUFFER_DEVICE, ZC__BENCH_SLOTS * sizeof(uint32_t),
+                                      (void **)&ctx->d_slots),
+                  st, fail);
+    ZC_CHECK_GOTO(zc__mem_exact_alloc(ZC_BUFFER_DEVICE, 2 * sizeof(unsigned long long),
+                                      (void **)&ctx->d_report),
+                  st, fail);
     *ctx_p = ctx;
     return ZC_OK;
 fail:
@@ -115,12 +118,9 @@ ZC_EXTERN void zc_bench_ctx_destroy(zc_bench_ctx *ctx)
             zc__buffer_free((zc_buffer_kind)k, &ctx->host[k][s]);
     for (int s = 0; s < 2; s++)
         zc__buffer_free(ZC_BUFFER_DEVICE, &ctx->device[s]);
-    if (ctx->d_report)
-        (void)ZC_CUDA(cudaFree(ctx->d_report));
-    if (ctx->d_slots)
-        (void)ZC_CUDA(cudaFree(ctx->d_slots));
-    if (ctx->shared)
-        (void)ZC_CUDA(cudaFreeHost(ctx->shared));
+    zc__mem_exact_free(ZC_BUFFER_DEVICE, ctx->d_report);
+    zc__mem_exact_free(ZC_BUFFER_DEVICE, ctx->d_slots);
+    zc__mem_exact_free(ZC_BUFFER_MAPPED, (void *)ctx->shared);
     for (int i = ZC__BENCH_STREAMS - 1; i >= 0; i--) {
         if (ctx->stop[i])
             (void)ZC_CUDA(cudaEventDestroy(ctx->stop[i]));
@@ -245,13 +245,5 @@ zc_status zc__bench_device(zc_bench_ctx *ctx, int slot, size_t bytes, void **ptr
     b->ptr = p;
     b->bytes = bytes;
     *ptr_p = p;
-    return ZC_OK;
-}
-
-zc_status zc__bench_devptr(void *host, void **dev_p)
-{
-    void *dev = NULL;
-    ZC_CUDA_RETURN(cudaHostGetDevicePointer(&dev, host, 0));
-    *dev_p = dev;
     return ZC_OK;
 }

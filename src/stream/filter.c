@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "device/cuda_check.h"
+#include "mem/exact.h"
 
 ZC_EXTERN void zc_filter_config_init(zc_filter_config *config)
 {
@@ -99,8 +100,9 @@ ZC_EXTERN zc_status zc_filter_create(const zc_filter_config *config, zc_filter *
     f->ring_shape = zc__shape_of(config, ZC__FIR_TILE);
 
     if (on_gpu) {
-        ZC_CUDA_GOTO(cudaMalloc((void **)&f->d_taps, config->ntaps * sizeof(float)), st,
-                     fail_record);
+        ZC_CHECK_GOTO(zc__mem_exact_alloc(ZC_BUFFER_DEVICE, config->ntaps * sizeof(float),
+                                          (void **)&f->d_taps),
+                      st, fail_record);
         ZC_CUDA_GOTO(
             cudaMemcpy(f->d_taps, f->taps, config->ntaps * sizeof(float), cudaMemcpyHostToDevice),
             st, fail_taps);
@@ -114,8 +116,7 @@ ZC_EXTERN zc_status zc_filter_create(const zc_filter_config *config, zc_filter *
     return ZC_OK;
 
 fail_taps:
-    if (on_gpu)
-        zc__cuda_ignore(cudaFree(f->d_taps));
+    zc__mem_exact_free(ZC_BUFFER_DEVICE, f->d_taps);
 fail_record:
     free(f);
     return st;
@@ -126,8 +127,7 @@ ZC_EXTERN void zc_filter_destroy(zc_filter *f)
     if (f == NULL)
         return;
     f->ops->teardown(f);
-    if (f->d_taps != NULL)
-        zc__cuda_ignore(cudaFree(f->d_taps));
+    zc__mem_exact_free(ZC_BUFFER_DEVICE, f->d_taps);
     free(f);
 }
 

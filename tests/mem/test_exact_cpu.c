@@ -20,6 +20,9 @@ static void test_one_row_per_kind(void **state)
         assert_non_null(row->alloc);
         assert_non_null(row->release);
         assert_true(strlen(row->call) > 0);
+        assert_true(strlen(row->free_call) > 0);
+        /* cudaHostAlloc's rows are the host kinds that name it, and only those. */
+        assert_int_equal(row->host_alloc, strstr(row->call, "cudaHostAlloc(") == row->call);
         /* Memory the device reaches in place is host memory. */
         assert_true(!row->mapped || row->host);
     }
@@ -50,11 +53,34 @@ static void test_checks(void **state)
     zc__mem_exact_free(ZC_BUFFER_UNKNOWN, (void *)0x1); /* no row: nothing freed */
 }
 
+static void test_portable_register_and_checked_free(void **state)
+{
+    (void)state;
+    void *p = (void *)0x1;
+    /* Portable is a cudaHostAlloc flag: refused for the kinds other calls make, before any. */
+    assert_int_equal(zc__mem_exact_alloc_portable(ZC_BUFFER_MANAGED, 64, &p), ZC_ERR_WRONG_KIND);
+    assert_non_null(strstr(zc_last_error(), "managed memory is not made by cudaHostAlloc"));
+    assert_int_equal(zc__mem_exact_alloc_portable(ZC_BUFFER_PINNED, 0, &p), ZC_ERR_INVALID_ARG);
+    assert_int_equal(zc__mem_exact_alloc_portable(ZC_BUFFER_UNKNOWN, 64, &p), ZC_ERR_INVALID_ARG);
+    assert_ptr_equal(p, (void *)0x1);
+    assert_int_equal(zc__mem_exact_register(NULL, 4096, 0), ZC_ERR_INVALID_ARG);
+    char page[64];
+    assert_int_equal(zc__mem_exact_register(page, 0, 1), ZC_ERR_INVALID_ARG);
+    assert_non_null(strstr(zc_last_error(), "0 bytes"));
+    zc__mem_exact_unregister(NULL); /* accepted, no CUDA call */
+    /* The checked free: pageable memory frees without CUDA; NULL and bad kinds are answered. */
+    assert_int_equal(zc__mem_exact_alloc(ZC_BUFFER_PAGEABLE, 64, &p), ZC_OK);
+    assert_int_equal(zc__mem_exact_free_checked(ZC_BUFFER_PAGEABLE, p), ZC_OK);
+    assert_int_equal(zc__mem_exact_free_checked(ZC_BUFFER_DEVICE, NULL), ZC_OK);
+    assert_int_equal(zc__mem_exact_free_checked(ZC_BUFFER_UNKNOWN, page), ZC_ERR_INVALID_ARG);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_row_per_kind),
         cmocka_unit_test(test_checks),
+        cmocka_unit_test(test_portable_register_and_checked_free),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
