@@ -34,16 +34,32 @@ def test_every_kind(gpu, kind, dl_type):
         assert buf.__cuda_array_interface__["data"][0] == info.device_ptr != 0
 
 
-def _holders_after_close(buf):
-    """Close buf; what still holds its memory then (type names), empty when it went."""
+def _describe(obj):
+    if isinstance(obj, types.FrameType):
+        return f"frame of {obj.f_code.co_name}"
+    if isinstance(obj, BaseException):
+        return f"{type(obj).__name__}: {obj}"
+    return type(obj).__name__
+
+
+def _holders_after_close(buf, depth=3):
+    """Close buf; what still holds its memory then, empty when it went: each holder with what
+    holds it in turn, depth levels up (frames kept by tracebacks, tracebacks by exceptions)."""
     memory = weakref.ref(buf._mem)
     buf.close()
     gc.collect()
     left = memory()
     if left is None:
         return []
-    return [f"frame of {r.f_code.co_name}" if isinstance(r, types.FrameType) else type(r).__name__
-            for r in gc.get_referrers(left)]
+
+    def chain(obj, level):
+        here = [r for r in gc.get_referrers(obj) if not isinstance(r, types.FrameType)
+                or r.f_code.co_name not in ("chain", "_holders_after_close")]
+        if level == 0:
+            return [_describe(r) for r in here]
+        return [f"{_describe(r)} <- {chain(r, level - 1)}" for r in here]
+
+    return chain(left, depth - 1)
 
 
 def test_register_a_numpy_array(gpu):
