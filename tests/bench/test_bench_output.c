@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 
 #include "bench_output.h"
+#include "cli_json.h"
 #include "zerocopy/version.h"
 
 typedef struct fixture {
@@ -204,6 +205,7 @@ static void test_json_round_trip(void **state)
     const zc_stats *want = &f->results[0].points[1].stats;
     assert_int_equal((size_t)num(st, "count"), want->count);
     assert_double_equal(num(st, "median"), want->median, 1e-12);
+    assert_double_equal(num(st, "p50"), want->median, 1e-12); /* the one shape: both names */
     assert_double_equal(num(st, "min"), want->min, 1e-12);
     assert_double_equal(num(st, "max"), want->max, 1e-12);
     assert_double_equal(num(st, "mean"), want->mean, 1e-12);
@@ -327,6 +329,36 @@ static int csv_fields(const char *line, char fields[][128], int max)
     }
 }
 
+/* The one serializer of a zc_stats (bench, stream and multi-GPU documents): every field, the
+ * median under both names, a figure that is not finite as null. */
+static void test_stats_shape(void **state)
+{
+    (void)state;
+    zc_stats s = {.count = 3,
+                  .min = 1.0,
+                  .max = 4.0,
+                  .mean = 2.0,
+                  .stddev = 1.5,
+                  .cov = NAN,
+                  .median = 1.5,
+                  .p90 = 4.0,
+                  .p99 = 4.0,
+                  .p999 = INFINITY};
+    cJSON *o = zc_cli_stats_json(&s);
+    assert_non_null(o);
+    static const char *const keys[] = {"count",  "min", "max", "mean", "stddev", "cov",
+                                       "median", "p50", "p90", "p99",  "p999"};
+    assert_int_equal(cJSON_GetArraySize(o), sizeof keys / sizeof keys[0]);
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        assert_non_null(cJSON_GetObjectItemCaseSensitive(o, keys[i]));
+    assert_double_equal(num(o, "median"), 1.5, 0);
+    assert_double_equal(num(o, "p50"), 1.5, 0);
+    assert_double_equal(num(o, "count"), 3, 0);
+    assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(o, "cov")));
+    assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(o, "p999")));
+    cJSON_Delete(o);
+}
+
 static void test_csv_shape(void **state)
 {
     fixture *f = *state;
@@ -400,6 +432,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_json_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_json_without_machine_or_sizes, setup, teardown),
+        cmocka_unit_test(test_stats_shape),
         cmocka_unit_test_setup_teardown(test_csv_shape, setup, teardown),
         cmocka_unit_test_setup_teardown(test_table, setup, teardown),
     };

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "bench_output.h"
+#include "cli_json.h"
 #include "info_json.h"
 
 /* Samples are written out in full up to this many per point; beyond, only their statistics. */
@@ -14,24 +15,6 @@ static void zc__num(cJSON *obj, const char *name, double v)
         cJSON_AddNullToObject(obj, name);
     else
         cJSON_AddNumberToObject(obj, name, v);
-}
-
-static cJSON *zc__stats_json(const zc_stats *s)
-{
-    cJSON *o = cJSON_CreateObject();
-    if (o == NULL)
-        return NULL;
-    cJSON_AddNumberToObject(o, "count", (double)s->count);
-    zc__num(o, "median", s->median);
-    zc__num(o, "min", s->min);
-    zc__num(o, "max", s->max);
-    zc__num(o, "mean", s->mean);
-    zc__num(o, "stddev", s->stddev);
-    zc__num(o, "cov", s->cov);
-    zc__num(o, "p90", s->p90);
-    zc__num(o, "p99", s->p99);
-    zc__num(o, "p999", s->p999);
-    return o;
 }
 
 static cJSON *zc__point_json(const zc_bench_point *p)
@@ -54,7 +37,7 @@ static cJSON *zc__point_json(const zc_bench_point *p)
     cJSON_AddNumberToObject(o, "ops_per_sample", p->ops_per_sample);
     cJSON_AddNumberToObject(o, "warmups", (double)p->warmups);
     cJSON_AddBoolToObject(o, "verified", p->verified);
-    cJSON_AddItemToObject(o, "stats", zc__stats_json(&p->stats));
+    cJSON_AddItemToObject(o, "stats", zc_cli_stats_json(&p->stats));
     if (p->stats.count <= ZC__JSON_SAMPLES_MAX && p->samples != NULL) {
         cJSON *arr = cJSON_AddArrayToObject(o, "samples");
         for (size_t i = 0; arr != NULL && i < p->stats.count; i++)

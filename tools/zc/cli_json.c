@@ -2,11 +2,39 @@
 #include "cli_json.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+
+static void zc__figure(cJSON *o, const char *name, double v)
+{
+    if (isfinite(v))
+        cJSON_AddNumberToObject(o, name, v);
+    else
+        cJSON_AddNullToObject(o, name);
+}
+
+cJSON *zc_cli_stats_json(const zc_stats *s)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (o == NULL)
+        return NULL;
+    cJSON_AddNumberToObject(o, "count", (double)s->count);
+    zc__figure(o, "min", s->min);
+    zc__figure(o, "max", s->max);
+    zc__figure(o, "mean", s->mean);
+    zc__figure(o, "stddev", s->stddev);
+    zc__figure(o, "cov", s->cov);
+    zc__figure(o, "median", s->median);
+    zc__figure(o, "p50", s->median);
+    zc__figure(o, "p90", s->p90);
+    zc__figure(o, "p99", s->p99);
+    zc__figure(o, "p999", s->p999);
+    return o;
+}
 
 int zc_cli_json_commit(const char *command, cJSON *doc, zc_cli_output *out)
 {

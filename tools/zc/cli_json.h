@@ -5,6 +5,15 @@
 #include <cjson/cJSON.h>
 
 #include "cli_io.h"
+#include "zerocopy/stats.h"
+
+/*
+ * The one JSON shape of a zc_stats, in every document that has one (docs/json.md, "Statistics"):
+ * count, min, max, mean, stddev, cov, median and p50 (the same figure under both names: bench
+ * documents said median, stream documents p50), p90, p99, p999; a figure that is not finite is
+ * null. NULL when out of memory.
+ */
+cJSON *zc_cli_stats_json(const zc_stats *s);
 
 /*
  * Print doc, indented, into out (opened with zc_cli_output_open) and commit it; delete doc (NULL

@@ -5,20 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-static cJSON *zc__latency(const zc_stats *s)
-{
-    cJSON *l = cJSON_CreateObject();
-    cJSON_AddNumberToObject(l, "count", (double)s->count);
-    cJSON_AddNumberToObject(l, "min", s->min);
-    cJSON_AddNumberToObject(l, "mean", s->mean);
-    cJSON_AddNumberToObject(l, "stddev", s->stddev);
-    cJSON_AddNumberToObject(l, "p50", s->median);
-    cJSON_AddNumberToObject(l, "p90", s->p90);
-    cJSON_AddNumberToObject(l, "p99", s->p99);
-    cJSON_AddNumberToObject(l, "p999", s->p999);
-    cJSON_AddNumberToObject(l, "max", s->max);
-    return l;
-}
+#include "cli_json.h"
 
 static cJSON *zc__samples(const zc_cli_stream_result *r)
 {
@@ -60,7 +47,7 @@ static cJSON *zc__run_json(const zc_cli_stream_result *r)
     cJSON_AddNumberToObject(o, "full_waits", (double)s->full_waits);
     cJSON_AddItemToObject(o, "samples", zc__samples(r));
     if (s->frames_measured > 0) {
-        cJSON_AddItemToObject(o, "latency_us", zc__latency(&s->latency_us));
+        cJSON_AddItemToObject(o, "latency_us", zc_cli_stats_json(&s->latency_us));
         cJSON *h = cJSON_AddArrayToObject(o, "histogram_us");
         for (int i = 0; i < ZC_STREAM_HISTO_BINS; i++) {
             if (s->histogram[i].count == 0)
@@ -202,21 +189,10 @@ cJSON *zc_cli_stream_json(const zc_cli_stream_opts *o, int argc, char **argv,
     return doc;
 }
 
-/* Old shape of a latency summary in zerocopy.stream-multi/1 (median, not p50). */
+/* A latency summary of zerocopy.stream-multi/1: null when nothing was measured. */
 static cJSON *zc__multi_stats(const zc_stats *s)
 {
-    if (s->count == 0)
-        return cJSON_CreateNull();
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "count", (double)s->count);
-    cJSON_AddNumberToObject(o, "median", s->median);
-    cJSON_AddNumberToObject(o, "p90", s->p90);
-    cJSON_AddNumberToObject(o, "p99", s->p99);
-    cJSON_AddNumberToObject(o, "p999", s->p999);
-    cJSON_AddNumberToObject(o, "min", s->min);
-    cJSON_AddNumberToObject(o, "max", s->max);
-    cJSON_AddNumberToObject(o, "mean", s->mean);
-    return o;
+    return s->count == 0 ? cJSON_CreateNull() : zc_cli_stats_json(s);
 }
 
 static void zc__multi_rate(cJSON *o, double frames, double fps, double gbs)
