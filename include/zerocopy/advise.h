@@ -7,10 +7,12 @@
 #include <stdio.h>
 
 #include "zerocopy/bench.h"
+#include "zerocopy/buffer.h"
 #include "zerocopy/export.h"
 #include "zerocopy/status.h"
 
-/* Kinds of host memory a copy can start from or end in. */
+/* Kinds of host memory a copy can start from or end in: the profile's index into its copy
+ * curves. Each is a zc_buffer_kind (zc_host_kind_buffer_kind), whose key it takes. */
 typedef enum zc_host_kind {
     ZC_HOST_PAGEABLE = 0,       /* malloc */
     ZC_HOST_PINNED = 1,         /* cudaHostAlloc default */
@@ -292,6 +294,9 @@ ZC_EXTERN zc_status zc_technique_from_key(const char *key, zc_technique *techniq
 ZC_EXTERN const char *zc_direction_key(zc_direction direction);
 ZC_EXTERN const char *zc_access_key(zc_access access);
 ZC_EXTERN const char *zc_host_kind_key(zc_host_kind kind);
+/* The zc_buffer_kind a host kind is (ZC_BUFFER_UNKNOWN outside the enum): its key is that
+ * kind's zc_buffer_kind_key. */
+ZC_EXTERN zc_buffer_kind zc_host_kind_buffer_kind(zc_host_kind kind);
 ZC_EXTERN zc_status zc_direction_from_key(const char *key, zc_direction *direction_p);
 ZC_EXTERN zc_status zc_access_from_key(const char *key, zc_access *access_p);
 ZC_EXTERN zc_status zc_host_kind_from_key(const char *key, zc_host_kind *kind_p);

@@ -242,6 +242,14 @@ ZC_EXTERN zc_status zc_buffer_totals_get(zc_buffer_totals *totals_p);
  * "unknown". */
 ZC_EXTERN const char *zc_buffer_kind_name(zc_buffer_kind kind);
 
+/* The kind's name as a key, as bench case names, profiles and JSON fields write it: the name
+ * with '_' for '-' ("write_combined"); NULL for ZC_BUFFER_UNKNOWN and values outside the enum. */
+ZC_EXTERN const char *zc_buffer_kind_key(zc_buffer_kind kind);
+
+/* The kind named name, its name or its key ("write-combined" and "write_combined" alike);
+ * ZC_ERR_NOT_FOUND for anything else ("unknown" included), ZC_ERR_INVALID_ARG for NULL. */
+ZC_EXTERN zc_status zc_buffer_kind_from_name(const char *name, zc_buffer_kind *kind_p);
+
 /* "malloc", "mmap", "cudaHostAlloc", "mmap+cudaHostRegister", ... ; "none". */
 ZC_EXTERN const char *zc_buffer_method_name(zc_buffer_method method);
 

@@ -16,8 +16,13 @@ static const char *const zc__tech_titles[ZC_TECH_COUNT] = {
 
 static const char *const zc__direction_keys[] = {"h2d", "d2h", "both"};
 static const char *const zc__access_keys[ZC_ACCESS_COUNT] = {"coalesced", "strided", "random"};
-static const char *const zc__kind_keys[ZC_HOST_KIND_COUNT] = {"pageable", "pinned",
-                                                              "write_combined", "registered"};
+/* The buffer kind each host kind is: its key comes from src/mem's one table of names. */
+static const zc_buffer_kind zc__host_kinds[ZC_HOST_KIND_COUNT] = {
+    [ZC_HOST_PAGEABLE] = ZC_BUFFER_PAGEABLE,
+    [ZC_HOST_PINNED] = ZC_BUFFER_PINNED,
+    [ZC_HOST_WRITE_COMBINED] = ZC_BUFFER_WRITE_COMBINED,
+    [ZC_HOST_REGISTERED] = ZC_BUFFER_REGISTERED,
+};
 
 /* The index of key in keys[count], or -1. */
 static int zc__find_key(const char *const *keys, int count, const char *key)
@@ -68,11 +73,16 @@ ZC_EXTERN const char *zc_access_key(zc_access access)
     return zc__access_keys[access];
 }
 
-ZC_EXTERN const char *zc_host_kind_key(zc_host_kind kind)
+ZC_EXTERN zc_buffer_kind zc_host_kind_buffer_kind(zc_host_kind kind)
 {
     if ((int)kind < 0 || kind >= ZC_HOST_KIND_COUNT)
-        return NULL;
-    return zc__kind_keys[kind];
+        return ZC_BUFFER_UNKNOWN;
+    return zc__host_kinds[kind];
+}
+
+ZC_EXTERN const char *zc_host_kind_key(zc_host_kind kind)
+{
+    return zc_buffer_kind_key(zc_host_kind_buffer_kind(kind));
 }
 
 ZC_EXTERN zc_status zc_direction_from_key(const char *key, zc_direction *direction_p)
@@ -101,9 +111,11 @@ ZC_EXTERN zc_status zc_host_kind_from_key(const char *key, zc_host_kind *kind_p)
 {
     ZC_REQUIRE_ARG(key);
     ZC_REQUIRE_ARG(kind_p);
-    int i = zc__find_key(zc__kind_keys, ZC_HOST_KIND_COUNT, key);
-    if (i < 0)
-        return ZC_FAIL(ZC_ERR_NOT_FOUND, "zc_host_kind_from_key: no host memory kind '%s'", key);
-    *kind_p = (zc_host_kind)i;
-    return ZC_OK;
+    for (int k = 0; k < ZC_HOST_KIND_COUNT; k++) {
+        if (strcmp(key, zc_host_kind_key((zc_host_kind)k)) == 0) {
+            *kind_p = (zc_host_kind)k;
+            return ZC_OK;
+        }
+    }
+    return ZC_FAIL(ZC_ERR_NOT_FOUND, "zc_host_kind_from_key: no host memory kind '%s'", key);
 }

@@ -1,6 +1,8 @@
 /* The public buffer calls: allocate, register, free, describe. */
 #include "zerocopy/buffer.h"
 
+#include <string.h>
+
 #include <cuda_runtime_api.h>
 
 #include "core/error.h"
@@ -249,27 +251,46 @@ ZC_EXTERN zc_status zc_buffer_totals_get(zc_buffer_totals *totals_p)
     return ZC_OK;
 }
 
+/* The one table of the kinds' names: as people read them, and as keys (bench cases, profiles,
+ * JSON fields), where a name's '-' is '_'. */
+static const struct {
+    const char *name, *key;
+} zc__kind_names[ZC_BUFFER_KIND_COUNT] = {
+    [ZC_BUFFER_UNKNOWN] = {"unknown", "unknown"},
+    [ZC_BUFFER_PAGEABLE] = {"pageable", "pageable"},
+    [ZC_BUFFER_PINNED] = {"pinned", "pinned"},
+    [ZC_BUFFER_MAPPED] = {"mapped", "mapped"},
+    [ZC_BUFFER_WRITE_COMBINED] = {"write-combined", "write_combined"},
+    [ZC_BUFFER_REGISTERED] = {"registered", "registered"},
+    [ZC_BUFFER_MANAGED] = {"managed", "managed"},
+    [ZC_BUFFER_DEVICE] = {"device", "device"},
+};
+
 ZC_EXTERN const char *zc_buffer_kind_name(zc_buffer_kind kind)
 {
-    switch (kind) {
-    case ZC_BUFFER_PAGEABLE:
-        return "pageable";
-    case ZC_BUFFER_PINNED:
-        return "pinned";
-    case ZC_BUFFER_MAPPED:
-        return "mapped";
-    case ZC_BUFFER_WRITE_COMBINED:
-        return "write-combined";
-    case ZC_BUFFER_REGISTERED:
-        return "registered";
-    case ZC_BUFFER_MANAGED:
-        return "managed";
-    case ZC_BUFFER_DEVICE:
-        return "device";
-    case ZC_BUFFER_UNKNOWN:
-        break;
+    if ((int)kind <= (int)ZC_BUFFER_UNKNOWN || (int)kind >= ZC_BUFFER_KIND_COUNT)
+        return zc__kind_names[ZC_BUFFER_UNKNOWN].name;
+    return zc__kind_names[kind].name;
+}
+
+ZC_EXTERN const char *zc_buffer_kind_key(zc_buffer_kind kind)
+{
+    if ((int)kind <= (int)ZC_BUFFER_UNKNOWN || (int)kind >= ZC_BUFFER_KIND_COUNT)
+        return NULL;
+    return zc__kind_names[kind].key;
+}
+
+ZC_EXTERN zc_status zc_buffer_kind_from_name(const char *name, zc_buffer_kind *kind_p)
+{
+    ZC_REQUIRE_ARG(name);
+    ZC_REQUIRE_ARG(kind_p);
+    for (int k = ZC_BUFFER_UNKNOWN + 1; k < ZC_BUFFER_KIND_COUNT; k++) {
+        if (strcmp(name, zc__kind_names[k].name) == 0 || strcmp(name, zc__kind_names[k].key) == 0) {
+            *kind_p = (zc_buffer_kind)k;
+            return ZC_OK;
+        }
     }
-    return "unknown";
+    return ZC_FAIL(ZC_ERR_NOT_FOUND, "zc_buffer_kind_from_name: no memory kind '%s'", name);
 }
 
 ZC_EXTERN const char *zc_buffer_method_name(zc_buffer_method method)

@@ -236,6 +236,15 @@ static void test_keys_round_trip(void **state)
     zc_host_kind k;
     assert_int_equal(zc_host_kind_from_key("write_combined", &k), ZC_OK);
     assert_int_equal(k, ZC_HOST_WRITE_COMBINED);
+    assert_int_equal(zc_host_kind_from_key("mapped", &k), ZC_ERR_NOT_FOUND); /* not a host kind */
+    /* Every host kind is a buffer kind and takes its key from src/mem's one table. */
+    for (int h = 0; h < ZC_HOST_KIND_COUNT; h++) {
+        zc_buffer_kind b = zc_host_kind_buffer_kind((zc_host_kind)h);
+        assert_int_not_equal(b, ZC_BUFFER_UNKNOWN);
+        assert_string_equal(zc_host_kind_key((zc_host_kind)h), zc_buffer_kind_key(b));
+    }
+    assert_int_equal(zc_host_kind_buffer_kind(ZC_HOST_KIND_COUNT), ZC_BUFFER_UNKNOWN);
+    assert_null(zc_host_kind_key(ZC_HOST_KIND_COUNT));
 }
 
 static void test_profile_json_round_trip(void **state)

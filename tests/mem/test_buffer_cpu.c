@@ -327,6 +327,27 @@ static void test_names(void **state)
     assert_string_equal(zc_buffer_method_name((zc_buffer_method)42), "none");
     for (int k = 0; k < ZC_BUFFER_KIND_COUNT; k++)
         assert_non_null(zc_buffer_kind_name((zc_buffer_kind)k));
+    /* Keys: the name with '_' for '-'; a name and its key both read back as the kind. */
+    assert_string_equal(zc_buffer_kind_key(ZC_BUFFER_WRITE_COMBINED), "write_combined");
+    assert_null(zc_buffer_kind_key(ZC_BUFFER_UNKNOWN));
+    assert_null(zc_buffer_kind_key((zc_buffer_kind)42));
+    for (int k = ZC_BUFFER_UNKNOWN + 1; k < ZC_BUFFER_KIND_COUNT; k++) {
+        zc_buffer_kind back = ZC_BUFFER_UNKNOWN;
+        assert_int_equal(zc_buffer_kind_from_name(zc_buffer_kind_name((zc_buffer_kind)k), &back),
+                         ZC_OK);
+        assert_int_equal(back, k);
+        back = ZC_BUFFER_UNKNOWN;
+        assert_int_equal(zc_buffer_kind_from_name(zc_buffer_kind_key((zc_buffer_kind)k), &back),
+                         ZC_OK);
+        assert_int_equal(back, k);
+    }
+    zc_buffer_kind kind = ZC_BUFFER_PINNED;
+    expect_fail(zc_buffer_kind_from_name("unknown", &kind), ZC_ERR_NOT_FOUND, "no memory kind");
+    expect_fail(zc_buffer_kind_from_name("Pinned", &kind), ZC_ERR_NOT_FOUND, "'Pinned'");
+    assert_non_null(strstr(zc_last_error(), "zc_buffer_kind_from_name: no memory kind 'Pinned'"));
+    expect_fail(zc_buffer_kind_from_name(NULL, &kind), ZC_ERR_INVALID_ARG, "name");
+    expect_fail(zc_buffer_kind_from_name("pinned", NULL), ZC_ERR_INVALID_ARG, "kind_p");
+    assert_int_equal(kind, ZC_BUFFER_PINNED); /* left as it was */
     zc_buffer_totals t;
     expect_fail(zc_buffer_totals_get(NULL), ZC_ERR_INVALID_ARG, "totals NULL");
     assert_int_equal(zc_buffer_totals_get(&t), ZC_OK);
