@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 
+#include "zerocopy/buffer.h"
 #include "zerocopy/export.h"
 #include "zerocopy/stats.h"
 #include "zerocopy/status.h"
@@ -123,6 +124,24 @@ typedef struct zc_bench_result {
     size_t point_count;
     double seconds; /* wall time the case took */
 } zc_bench_result;
+
+/* One row of the chapter's comparison table, from this machine's numbers (NAN: not measured). */
+typedef struct zc_bench_compare_row {
+    const char *technique; /* "pageable", "pinned", "write_combined", "registered", "mapped",
+                              "uva", "managed" */
+    const char *title;
+    const char *needs_copy; /* "yes", "no", "on demand (migrates pages)" */
+    double h2d_gbps;        /* copy-engine transfer at the largest size measured */
+    double d2h_gbps;
+    double access_read_gbps; /* the GPU's read speed of the data where the technique leaves it */
+    double access_write_gbps;
+    const char *access_where; /* "device memory, after the copy", "host memory over PCIe" */
+    double latency_us;        /* median */
+    const char *latency_what;
+    char best_use[640];
+} zc_bench_compare_row;
+
+#define ZC_BENCH_COMPARE_ROWS 7
 
 /* Called as cases progress: fraction of the whole run done, 0..1, and the case running. */
 typedef void (*zc_bench_progress_fn)(void *user, const char *key, double fraction);
@@ -252,6 +271,15 @@ ZC_EXTERN zc_status zc_bench_result_add(zc_bench_result *result, const char *var
 
 /* Free a result's points; leaves an empty result. Accepts NULL. */
 ZC_EXTERN void zc_bench_result_clear(zc_bench_result *result);
+
+/*
+ * The comparison table (DESIGN 4.4: pageable, pinned, write-combined and registered copies;
+ * mapped, UVA, managed) from count results of a run, each figure taken from its case by typed
+ * name (zc_bench_case_id), so that no key is spelled twice; a case not run or not OK leaves its
+ * figures NAN. ZC_ERR_INVALID_ARG for NULL rows, or NULL results with count > 0.
+ */
+ZC_EXTERN zc_status zc_bench_compare(const zc_bench_result *results, size_t count,
+                                     zc_bench_compare_row rows[ZC_BENCH_COMPARE_ROWS]);
 
 ZC_END_DECLS
 

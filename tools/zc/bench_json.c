@@ -101,7 +101,7 @@ static cJSON *zc__method_json(zc_bench_mode mode)
 static cJSON *zc__compare_json(const zc_bench_report *report)
 {
     zc_bench_compare_row rows[ZC_BENCH_COMPARE_ROWS];
-    zc_cli_bench_compare(report->results, report->count, rows);
+    (void)zc_bench_compare(report->results, report->count, rows);
     cJSON *arr = cJSON_CreateArray();
     for (int i = 0; arr != NULL && i < ZC_BENCH_COMPARE_ROWS; i++) {
         cJSON *o = cJSON_CreateObject();

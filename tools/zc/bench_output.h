@@ -27,30 +27,8 @@ typedef struct zc_bench_report {
     size_t device_count;
 } zc_bench_report;
 
-/* One row of the chapter's comparison table, from this machine's numbers (NAN: not measured). */
-typedef struct zc_bench_compare_row {
-    const char *technique; /* "pageable", "pinned", "write_combined", "registered", "mapped",
-                              "uva", "managed" */
-    const char *title;
-    const char *needs_copy; /* "yes", "no", "on demand (migrates pages)" */
-    double h2d_gbps;        /* copy-engine transfer at the largest size measured */
-    double d2h_gbps;
-    double access_read_gbps; /* the GPU's read speed of the data where the technique leaves it */
-    double access_write_gbps;
-    const char *access_where; /* "device memory, after the copy", "host memory over PCIe" */
-    double latency_us;        /* median */
-    const char *latency_what;
-    char best_use[640];
-} zc_bench_compare_row;
-
-#define ZC_BENCH_COMPARE_ROWS 7
-
 /* The catalogue entry for a key, or NULL. */
 const zc_bench_case_info *zc_cli_bench_info_for(const char *key);
-
-/* Build the comparison rows from results. */
-void zc_cli_bench_compare(const zc_bench_result *results, size_t count,
-                          zc_bench_compare_row rows[ZC_BENCH_COMPARE_ROWS]);
 
 /* The human report: results grouped by case, then the comparison table, findings, method. */
 void zc_cli_bench_print_table(FILE *out, const zc_bench_report *report);

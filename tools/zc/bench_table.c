@@ -75,7 +75,7 @@ static void zc__fmt(char *buf, size_t n, double v, const char *unit)
 static void zc__print_compare(FILE *out, const zc_bench_report *report)
 {
     zc_bench_compare_row rows[ZC_BENCH_COMPARE_ROWS];
-    zc_cli_bench_compare(report->results, report->count, rows);
+    (void)zc_bench_compare(report->results, report->count, rows);
     fprintf(out, "\nThe chapter's comparison, measured on this machine\n");
     fprintf(out, "  %-42s %-6s %-22s %-26s %-12s %s\n", "technique", "copy?", "transfer H2D / D2H",
             "GPU access read / write", "latency p50", "best use");
