@@ -347,6 +347,33 @@ ZC_EXTERN int zc_trace_dir_crosses_pcie(zc_trace_dir dir);
  * in source when there is no GPU or the link cannot be read. */
 ZC_EXTERN double zc_trace_ceiling_from_link(int device, char *source, size_t source_size);
 
+/* Nsight Compute's name for the bytes a kernel read over PCIe, and the most kernels asked for. */
+#define ZC_TRACE_NCU_METRIC  "pcie__read_bytes.sum"
+#define ZC_TRACE_NCU_KERNELS 16
+
+/*
+ * The kernels that launch records in log name, as one ncu --kernel-name argument
+ * ("regex:^(a|b)"), into out (size bytes); *kernels_p says how many (at most
+ * ZC_TRACE_NCU_KERNELS). ZC_ERR_NOT_FOUND when no kernel given host memory has a usable name;
+ * ZC_ERR_INVALID_ARG when out is too small or an argument NULL.
+ */
+ZC_EXTERN zc_status zc_trace_ncu_kernel_filter(const zc_trace_log *log, char *out, size_t size,
+                                               size_t *kernels_p);
+
+/*
+ * The per-kernel sums of ZC_TRACE_NCU_METRIC in csv, an `ncu --csv --page details --print-units
+ * base` report (its ==PROF== lines and other metrics skipped, thousands separators read), into
+ * reads[0 .. max-1], one per kernel name; *count_p of them. A report with no such rows gives
+ * 0 kernels, not a failure.
+ */
+ZC_EXTERN zc_status zc_trace_ncu_parse(const char *csv, zc_trace_kernel_reads *reads, size_t max,
+                                       size_t *count_p);
+
+/* Why ncu measured nothing, in one phrase into why, from its report or stderr (text, may be
+ * NULL) and its exit code: the driver's refusal of the counters, ncu's first ==ERROR== line, or
+ * the code. */
+ZC_EXTERN void zc_trace_ncu_why(const char *text, int code, char *why, size_t size);
+
 ZC_END_DECLS
 
 #endif

@@ -10,11 +10,8 @@
 /* The environment variable naming the ncu binary (else ncu on PATH, else the toolkit's). */
 #define ZC_CLI_TRACE_NCU_ENV "ZC_NCU"
 
-/* The most kernels measured (those the launch records name). */
-#define ZC_CLI_TRACE_NCU_KERNELS 16
-
 typedef struct zc_cli_trace_ncu {
-    zc_trace_kernel_reads reads[ZC_CLI_TRACE_NCU_KERNELS];
+    zc_trace_kernel_reads reads[ZC_TRACE_NCU_KERNELS];
     size_t count;
     char why[256]; /* when nothing was measured: why, in one phrase */
 } zc_cli_trace_ncu;
@@ -25,9 +22,5 @@ typedef struct zc_cli_trace_ncu {
  * measured; 0 with out->why when not (no such kernel, no ncu, the driver refused the counters).
  */
 int zc_cli_trace_ncu_measure(char *const *argv, const zc_trace_log *log, zc_cli_trace_ncu *out);
-
-/* The per-kernel sums in an ncu --csv --page details report (text, NUL-terminated) into out;
- * the number of kernels found. */
-size_t zc_cli_trace_ncu_parse(const char *text, zc_cli_trace_ncu *out);
 
 #endif
