@@ -1,19 +1,10 @@
 /* zc advise's result documents: a validation's rounds and verdicts, a stream ranking. */
 #include "advise_json.h"
 
-#include <math.h>
 #include <stdio.h>
 
 #include "cli.h"
-
-/* A number, or null for a figure that does not exist (NaN, infinity). */
-static void zc__num(cJSON *o, const char *name, double v)
-{
-    if (isfinite(v))
-        cJSON_AddNumberToObject(o, name, v);
-    else
-        cJSON_AddNullToObject(o, name);
-}
+#include "cli_json.h"
 
 static void zc__tech(cJSON *o, const char *name, int t)
 {
@@ -31,8 +22,8 @@ static cJSON *zc__technique_json(int t, const zc_validation_technique *v)
                             v->ran == 1 ? "measured" : (v->ran == 0 ? "not_in_profile" : "failed"));
     if (v->ran == 0)
         return x;
-    zc__num(x, "predicted_total_us", v->predicted.total_us);
-    zc__num(x, "predicted_per_transfer_us", v->predicted.per_transfer_us);
+    zc_cli_json_number(x, "predicted_total_us", v->predicted.total_us);
+    zc_cli_json_number(x, "predicted_per_transfer_us", v->predicted.per_transfer_us);
     if (v->ran < 0) {
         cJSON_AddStringToObject(x, "why", v->why);
         return x;
@@ -40,11 +31,11 @@ static cJSON *zc__technique_json(int t, const zc_validation_technique *v)
     cJSON *rounds = cJSON_AddArrayToObject(x, "measured_total_us_rounds");
     for (size_t i = 0; i < v->rounds; i++)
         cJSON_AddItemToArray(rounds, cJSON_CreateNumber(v->total_us[i]));
-    zc__num(x, "measured_total_us", v->median_us);
-    zc__num(x, "noise", v->noise);
-    zc__num(x, "measured_setup_us", v->setup_us);
-    zc__num(x, "measured_per_transfer_us", v->per_transfer_us);
-    zc__num(x, "error", v->error);
+    zc_cli_json_number(x, "measured_total_us", v->median_us);
+    zc_cli_json_number(x, "noise", v->noise);
+    zc_cli_json_number(x, "measured_setup_us", v->setup_us);
+    zc_cli_json_number(x, "measured_per_transfer_us", v->per_transfer_us);
+    zc_cli_json_number(x, "error", v->error);
     return x;
 }
 
@@ -57,8 +48,8 @@ static cJSON *zc__result_json(const zc_validation_result *r)
     cJSON_AddStringToObject(o, "explanation", r->rec.explanation);
     zc__tech(o, "winner", r->winner);
     zc__tech(o, "runner_up", r->runner_up);
-    zc__num(o, "margin", r->margin);
-    zc__num(o, "noise", r->noise);
+    zc_cli_json_number(o, "margin", r->margin);
+    zc_cli_json_number(o, "noise", r->noise);
     cJSON_AddBoolToObject(o, "hit", r->pick_wins);
     cJSON_AddBoolToObject(o, "hit_or_tied", r->pick_tied);
     cJSON_AddBoolToObject(o, "runner_up_tied", r->runner_up_tied);
@@ -91,10 +82,10 @@ cJSON *zc_cli_validation_json(const zc_profile *profile, const char *notes,
     cJSON_AddNumberToObject(sum, "hits_or_tied", (double)s->pick_wins_or_tied);
     cJSON_AddNumberToObject(sum, "recommended_within_20pct", (double)s->pick_within_20pct);
     cJSON_AddNumberToObject(sum, "techniques_measured", (double)s->techniques_measured);
-    zc__num(sum, "median_abs_error", s->median_abs_error);
-    zc__num(sum, "max_abs_error", s->max_abs_error);
-    zc__num(sum, "host_write_gbps", s->host_write_gbps);
-    zc__num(sum, "managed_cpu_touch_gbps", s->managed_cpu_touch_gbps);
+    zc_cli_json_number(sum, "median_abs_error", s->median_abs_error);
+    zc_cli_json_number(sum, "max_abs_error", s->max_abs_error);
+    zc_cli_json_number(sum, "host_write_gbps", s->host_write_gbps);
+    zc_cli_json_number(sum, "managed_cpu_touch_gbps", s->managed_cpu_touch_gbps);
     return doc;
 }
 
@@ -121,10 +112,10 @@ cJSON *zc_cli_stream_advice_json(const zc_profile *profile, const zc_stream_work
         cJSON_AddStringToObject(x, "mode", name);
         cJSON_AddBoolToObject(x, "usable", o->usable);
         if (o->usable) {
-            zc__num(x, "p50_us", o->p50_us);
-            zc__num(x, "p99_us", o->p99_us);
-            zc__num(x, "gb_per_s", o->gbps);
-            zc__num(x, "max_frames_per_s", o->max_hz);
+            zc_cli_json_number(x, "p50_us", o->p50_us);
+            zc_cli_json_number(x, "p99_us", o->p99_us);
+            zc_cli_json_number(x, "gb_per_s", o->gbps);
+            zc_cli_json_number(x, "max_frames_per_s", o->max_hz);
             cJSON_AddNumberToObject(x, "in_flight", o->in_flight);
             cJSON_AddNumberToObject(x, "gpu_blocks", o->gpu_blocks);
             cJSON_AddNumberToObject(x, "nearest_measured_bytes", (double)o->nearest_bytes);

@@ -1,5 +1,4 @@
 /* zc bench's JSON document, schema "zerocopy.bench/1" (docs/json.md). */
-#include <math.h>
 #include <string.h>
 
 #include "bench_output.h"
@@ -8,14 +7,6 @@
 
 /* Samples are written out in full up to this many per point; beyond, only their statistics. */
 #define ZC__JSON_SAMPLES_MAX 1000
-
-static void zc__num(cJSON *obj, const char *name, double v)
-{
-    if (isnan(v) || isinf(v))
-        cJSON_AddNullToObject(obj, name);
-    else
-        cJSON_AddNumberToObject(obj, name, v);
-}
 
 static cJSON *zc__point_json(const zc_bench_point *p)
 {
@@ -110,12 +101,12 @@ static cJSON *zc__compare_json(const zc_bench_report *report)
         cJSON_AddStringToObject(o, "technique", rows[i].technique);
         cJSON_AddStringToObject(o, "title", rows[i].title);
         cJSON_AddStringToObject(o, "needs_copy", rows[i].needs_copy);
-        zc__num(o, "h2d_gbps", rows[i].h2d_gbps);
-        zc__num(o, "d2h_gbps", rows[i].d2h_gbps);
-        zc__num(o, "access_read_gbps", rows[i].access_read_gbps);
-        zc__num(o, "access_write_gbps", rows[i].access_write_gbps);
+        zc_cli_json_number(o, "h2d_gbps", rows[i].h2d_gbps);
+        zc_cli_json_number(o, "d2h_gbps", rows[i].d2h_gbps);
+        zc_cli_json_number(o, "access_read_gbps", rows[i].access_read_gbps);
+        zc_cli_json_number(o, "access_write_gbps", rows[i].access_write_gbps);
         cJSON_AddStringToObject(o, "access_where", rows[i].access_where);
-        zc__num(o, "latency_us", rows[i].latency_us);
+        zc_cli_json_number(o, "latency_us", rows[i].latency_us);
         cJSON_AddStringToObject(o, "latency_what", rows[i].latency_what);
         cJSON_AddStringToObject(o, "best_use", rows[i].best_use);
         cJSON_AddItemToArray(arr, o);

@@ -9,7 +9,7 @@
 
 #include "cli.h"
 
-static void zc__figure(cJSON *o, const char *name, double v)
+void zc_cli_json_number(cJSON *o, const char *name, double v)
 {
     if (isfinite(v))
         cJSON_AddNumberToObject(o, name, v);
@@ -23,16 +23,16 @@ cJSON *zc_cli_stats_json(const zc_stats *s)
     if (o == NULL)
         return NULL;
     cJSON_AddNumberToObject(o, "count", (double)s->count);
-    zc__figure(o, "min", s->min);
-    zc__figure(o, "max", s->max);
-    zc__figure(o, "mean", s->mean);
-    zc__figure(o, "stddev", s->stddev);
-    zc__figure(o, "cov", s->cov);
-    zc__figure(o, "median", s->median);
-    zc__figure(o, "p50", s->median);
-    zc__figure(o, "p90", s->p90);
-    zc__figure(o, "p99", s->p99);
-    zc__figure(o, "p999", s->p999);
+    zc_cli_json_number(o, "min", s->min);
+    zc_cli_json_number(o, "max", s->max);
+    zc_cli_json_number(o, "mean", s->mean);
+    zc_cli_json_number(o, "stddev", s->stddev);
+    zc_cli_json_number(o, "cov", s->cov);
+    zc_cli_json_number(o, "median", s->median);
+    zc_cli_json_number(o, "p50", s->median);
+    zc_cli_json_number(o, "p90", s->p90);
+    zc_cli_json_number(o, "p99", s->p99);
+    zc_cli_json_number(o, "p999", s->p999);
     return o;
 }
 

@@ -7,6 +7,9 @@
 #include "cli_io.h"
 #include "zerocopy/stats.h"
 
+/* Add v to o as name: a number, or null for a figure that does not exist (NaN, infinity). */
+void zc_cli_json_number(cJSON *o, const char *name, double v);
+
 /*
  * The one JSON shape of a zc_stats, in every document that has one (docs/json.md, "Statistics"):
  * count, min, max, mean, stddev, cov, median and p50 (the same figure under both names: bench
