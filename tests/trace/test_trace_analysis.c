@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "trace_log_text.h"
 #include "zerocopy/trace.h"
 
 #define MiB (1024ull * 1024ull)
@@ -11,41 +12,10 @@
 #define MS  1000000ull
 
 /* A log being written by hand: the header, then records, then the end line. */
-typedef struct log_text {
-    FILE *f;
-    char *text;
-    size_t size;
-} log_text;
-
-static void log_begin(log_text *t, unsigned long long ram)
-{
-    t->text = NULL;
-    t->size = 0;
-    t->f = open_memstream(&t->text, &t->size);
-    assert_non_null(t->f);
-    fprintf(t->f, "zctrace 1 pid=42 ram=%llu\n", ram);
-}
-
-static void log_end(log_text *t)
-{
-    fputs("end\n", t->f);
-    assert_int_equal(fclose(t->f), 0);
-}
-
 /* Parse and analyse; the caller frees the report. */
 static zc_trace_report *analyze(const char *text, double ceiling, unsigned long long ram)
 {
-    zc_trace_log log;
-    zc_trace_log_init(&log);
-    zc_status status = zc_trace_log_read_text(&log, text, "hand-made.log");
-    if (status != ZC_OK)
-        fail_msg("parse failed: %s", log.error);
-    zc_trace_params params = {ceiling, "test", ram};
-    zc_trace_report *report = malloc(sizeof *report);
-    assert_non_null(report);
-    assert_int_equal(zc_trace_analyze(&log, &params, report), ZC_OK);
-    zc_trace_log_free(&log);
-    return report;
+    return log_analyze(text, "hand-made.log", ceiling, ram);
 }
 
 static void expect_findings(const zc_trace_report *r, const char *const *keys)
@@ -92,9 +62,9 @@ static void test_clean_run_has_no_findings(void **state)
 {
     (void)state;
     log_text t;
-    log_begin(&t, 64 * GiB);
+    log_open(&t, 1, 64 * GiB);
     write_clean(&t);
-    log_end(&t);
+    log_close(&t);
     zc_trace_report *r = analyze(t.text, 55.0, 0);
     expect_findings(r, none);
     assert_int_equal(r->path_count, 2);
@@ -126,9 +96,9 @@ static void test_pageable_transfers(void **state)
 {
     (void)state;
     log_text t;
-    log_begin(&t, 64 * GiB);
+    log_open(&t, 1, 64 * GiB);
     write_copies(&t, 40, MiB, "h2d", "pageable", "device", 0, 150000); /* 7 GB/s */
-    log_end(&t);
+    log_close(&t);
     zc_trace_report *r = analyze(t.text, 55.0, 0);
     const char *const keys[] = {"pageable_transfers", NULL};
     expect_findings(r, keys);
@@ -148,9 +118,9 @@ static void test_pageable_transfers(void **state)
     free(t.text);
 
     /* Just below both thresholds: a few tiny pageable copies are not reported. */
-    log_begin(&t, 64 * GiB);
+    log_open(&t, 1, 64 * GiB);
     write_copies(&t, ZC_TRACE_PAGEABLE_MIN_COUNT - 1, 1024, "d2h", "device", "pageable", 0, 5000);
-    log_end(&t);
+    log_close(&t);
     r = analyze(t.text, 55.0, 0);
     expect_findings(r, none);
     free(r);
@@ -161,9 +131,9 @@ static void test_small_transfers(void **state)
 {
     (void)state;
     log_text t;
-    log_begin(&t, 64 * GiB);
+    log_open(&t, 1, 64 * GiB);
     write_copies(&t, 300, 4096, "h2d", "pinned", "device", 1, 2000);
-    log_end(&t);
+    log_close(&t);
     zc_trace_report *r = analyze(t.text, 55.0, 0);
     const char *const keys[] = {"small_transfers", NULL};
     expect_findings(r, keys);
@@ -172,10 +142,10 @@ static void test_small_transfers(void **state)
     free(r);
     free(t.text);
 
-    log_begin(&t, 64 * GiB);
+    log_open(&t, 1, 64 * GiB);
     write_copies(&t, ZC_TRACE_SMALL_MIN_COUNT - 1, 4096, "h2d", "pinned", "device", 1, 2000);
     write_copies(&t, 50, ZC_TRACE_SMALL_BYTES, "h2d", "pinned", "device", 1, 2000);
-    log_end(&t);
+    log_close(&t);
     r = analyze(t.text, 55.0, 0);
     expect_findings(r, none);
     free(r);
@@ -208,9 +178,9 @@ static void test_sync_copies_serialize(void **state)
 {
     (void)state;
     log_text t;
-    log_begin(&t, 64 * GiB);
+    log_open(&t, 1, 64 * GiB);
     write_sync_loop(&t, 10, 0);
-    log_end(&t);
+    log_close(&t);
     zc_trace_report *r = analyze(t.text, 55.0, 0);
     const char *const keys[] = {"sync_copies_serialize", NULL};
     expect_findings(r, keys);
@@ -222,18 +192,18 @@ static void test_sync_copies_serialize(void **state)
     free(t.text);
 
     /* The same copies, already overlapped by a kernel on another stream. */
-    log_begin(&t, 64 * GiB);
+    log_open(&t, 1, 64 * GiB);
     write_sync_loop(&t, 10, 1);
-    log_end(&t);
+    log_close(&t);
     r = analyze(t.text, 55.0, 0);
     expect_findings(r, none);
     free(r);
     free(t.text);
 
     /* Synchronous copies with no kernels at all serialize with nothing. */
-    log_begin(&t, 64 * GiB);
+    log_open(&t, 1, 64 * GiB);
     write_copies(&t, 20, 16 * MiB, "h2d", "pinned", "device", 0, 300000);
-    log_end(&t);
+    log_close(&t);
     r = analyze(t.text, 55.0, 0);
     expect_findings(r, none);
     free(r);
@@ -257,9 +227,9 @@ static void test_pinned_alloc_in_loop(void **state)
 {
     (void)state;
     log_text t;
-    log_begin(&t, 64 * GiB);
+    log_open(&t, 1, 64 * GiB);
     write_alloc_loop(&t, 32, 4 * MiB, 2 * MS);
-    log_end(&t);
+    log_close(&t);
     zc_trace_report *r = analyze(t.text, 55.0, 0);
     const char *const keys[] = {"pinned_alloc_in_loop", NULL};
     expect_findings(r, keys);
@@ -269,9 +239,9 @@ static void test_pinned_alloc_in_loop(void **state)
     free(r);
     free(t.text);
 
-    log_begin(&t, 64 * GiB);
+    log_open(&t, 1, 64 * GiB);
     write_alloc_loop(&t, ZC_TRACE_PIN_LOOP_MIN_CALLS - 1, 4 * MiB, 2 * MS);
-    log_end(&t);
+    log_close(&t);
     r = analyze(t.text, 55.0, 0);
     expect_findings(r, none);
     free(r);
@@ -282,9 +252,9 @@ static void test_slow_pinned_alloc(void **state)
 {
     (void)state;
     log_text t;
-    log_begin(&t, 64 * GiB);
+    log_open(&t, 1, 64 * GiB);
     write_alloc_loop(&t, 1, GiB, 600 * MS);
-    log_end(&t);
+    log_close(&t);
     zc_trace_report *r = analyze(t.text, 55.0, 0);
     const char *const keys[] = {"slow_pinned_alloc", NULL};
     expect_findings(r, keys);
@@ -297,10 +267,10 @@ static void test_over_pinning(void **state)
 {
     (void)state;
     log_text t;
-    log_begin(&t, 4 * GiB);
+    log_open(&t, 1, 4 * GiB);
     fprintf(t.f, "api hostregister %llu 0 7f0000000000 1000 55001000 1 rt\n", 3 * GiB);
     fprintf(t.f, "api hostunregister 0 0 7f0000000000 60000000 80000000 1 rt\n");
-    log_end(&t);
+    log_close(&t);
     zc_trace_report *r = analyze(t.text, 55.0, 0);
     const char *const keys[] = {"over_pinning", NULL};
     expect_findings(r, keys);
@@ -313,14 +283,14 @@ static void test_over_pinning(void **state)
     free(t.text);
 
     /* Two 1.5 GiB buffers one after the other: the peak is one of them, 37% of RAM. */
-    log_begin(&t, 4 * GiB);
+    log_open(&t, 1, 4 * GiB);
     fprintf(t.f, "api hostregister %llu 0 7f0000000000 1000 2000 1 rt\n", 3 * GiB / 2);
     fprintf(t.f, "api hostunregister 0 0 7f0000000000 3000 4000 1 rt\n");
     fprintf(t.f, "api hostregister %llu 0 7f1000000000 5000 6000 1 rt\n", 3 * GiB / 2);
     fprintf(t.f, "api hostunregister 0 0 7f1000000000 7000 8000 1 rt\n");
     /* A failed call pins nothing. */
     fprintf(t.f, "api hostregister %llu 0 0 9000 9500 0 rt\n", 3 * GiB);
-    log_end(&t);
+    log_close(&t);
     r = analyze(t.text, 55.0, 0);
     expect_findings(r, none);
     assert_int_equal(r->peak_pinned_bytes, 3 * GiB / 2);
@@ -332,13 +302,13 @@ static void test_managed_faults(void **state)
 {
     (void)state;
     log_text t;
-    log_begin(&t, 64 * GiB);
+    log_open(&t, 1, 64 * GiB);
     fprintf(t.f, "api mallocmanaged %llu 1 7f0000000000 1000 2000 1 rt\n", 64 * MiB);
     fprintf(t.f, "kernel 10000 5000000 7 touch\n");
     for (int i = 0; i < 20; i++)
         fprintf(t.f, "um gpu_faults 32 %d %d\n", 10000 + i * 1000, 10500 + i * 1000);
     fprintf(t.f, "um bytes_h2d %llu 20000 900000\n", 64 * MiB);
-    log_end(&t);
+    log_close(&t);
     zc_trace_report *r = analyze(t.text, 55.0, 0);
     const char *const keys[] = {"managed_faults", NULL};
     expect_findings(r, keys);
@@ -348,12 +318,12 @@ static void test_managed_faults(void **state)
     free(t.text);
 
     /* No counters (the driver refused them): managed memory used without prefetch. */
-    log_begin(&t, 64 * GiB);
+    log_open(&t, 1, 64 * GiB);
     fprintf(t.f, "note um_counters_unavailable cuptiActivityConfigureUnifiedMemoryCounter: "
                  "CUPTI_ERROR_UM_PROFILING_NOT_SUPPORTED\n");
     fprintf(t.f, "api mallocmanaged %llu 1 7f0000000000 1000 2000 1 rt\n", 64 * MiB);
     fprintf(t.f, "kernel 10000 5000000 7 touch\n");
-    log_end(&t);
+    log_close(&t);
     r = analyze(t.text, 55.0, 0);
     expect_findings(r, keys);
     assert_non_null(strstr(zc_trace_report_find(r, "managed_faults")->evidence, "refused"));
@@ -361,12 +331,12 @@ static void test_managed_faults(void **state)
     free(t.text);
 
     /* The same with a prefetch: nothing to report. */
-    log_begin(&t, 64 * GiB);
+    log_open(&t, 1, 64 * GiB);
     fprintf(t.f, "note um_counters_unavailable refused\n");
     fprintf(t.f, "api mallocmanaged %llu 1 7f0000000000 1000 2000 1 rt\n", 64 * MiB);
     fprintf(t.f, "api prefetch 0 0 0 3000 4000 1 rt\n");
     fprintf(t.f, "kernel 10000 5000000 7 touch\n");
-    log_end(&t);
+    log_close(&t);
     r = analyze(t.text, 55.0, 0);
     expect_findings(r, none);
     free(r);
@@ -377,11 +347,11 @@ static void test_mapped_memory_note(void **state)
 {
     (void)state;
     log_text t;
-    log_begin(&t, 64 * GiB);
+    log_open(&t, 1, 64 * GiB);
     fprintf(t.f, "api hostalloc %llu 2 7f0000000000 1000 2000 1 rt\n", 4 * MiB);
     fprintf(t.f, "api hostgetdeviceptr 0 0 0 3000 3100 1 rt\n");
     fprintf(t.f, "kernel 10000 20000 7 reread\n");
-    log_end(&t);
+    log_close(&t);
     zc_trace_report *r = analyze(t.text, 55.0, 0);
     const char *const keys[] = {"mapped_memory_reads", NULL};
     expect_findings(r, keys);
@@ -390,11 +360,11 @@ static void test_mapped_memory_note(void **state)
     free(t.text);
 
     /* The runtime asking the driver for mapped memory by itself is not the program's doing. */
-    log_begin(&t, 64 * GiB);
+    log_open(&t, 1, 64 * GiB);
     fprintf(t.f, "api hostalloc %llu 2 7f0000000000 1000 2000 1 drv\n", 4 * MiB);
     fprintf(t.f, "api hostgetdeviceptr 0 0 0 2100 2200 1 drv\n");
     fprintf(t.f, "kernel 10000 20000 7 work\n");
-    log_end(&t);
+    log_close(&t);
     r = analyze(t.text, 55.0, 0);
     expect_findings(r, none);
     free(r);

@@ -6,45 +6,28 @@
 #include <string.h>
 
 #include "trace/trace_record.h"
+#include "trace_log_text.h"
 #include "zerocopy/trace.h"
 
 #define MiB (1024ull * 1024ull)
 #define GiB (1024ull * MiB)
 #define MS  1000000ull
 
-typedef struct log_text {
-    FILE *f;
-    char *text;
-    size_t size;
-} log_text;
-
 static void log_begin(log_text *t)
 {
-    t->text = NULL;
-    t->size = 0;
-    t->f = open_memstream(&t->text, &t->size);
-    assert_non_null(t->f);
-    fprintf(t->f, "zctrace 2 pid=42 ram=%llu\n", 64 * GiB);
+    log_open(t, 2, 64 * GiB);
 }
 
 /* The injection library's closing lines: how many launches it saw and read. */
 static void log_end(log_text *t, unsigned launches)
 {
-    fprintf(t->f, "launches %u %u 0\nend\n", launches, launches);
-    assert_int_equal(fclose(t->f), 0);
+    fprintf(t->f, "launches %u %u 0\n", launches, launches);
+    log_close(t);
 }
 
 static zc_trace_report *analyze(const char *text)
 {
-    zc_trace_log log;
-    zc_trace_log_init(&log);
-    if (zc_trace_log_read_text(&log, text, "v2.log") != ZC_OK)
-        fail_msg("parse failed: %s", log.error);
-    zc_trace_params params = {50.0, "test", 0};
-    zc_trace_report *report = malloc(sizeof *report);
-    assert_non_null(report);
-    assert_int_equal(zc_trace_analyze(&log, &params, report), ZC_OK);
-    zc_trace_log_free(&log);
+    zc_trace_report *report = log_analyze(text, "v2.log", 50.0, 0);
     for (size_t i = 0; i < report->finding_count; i++)
         fprintf(stderr, "  finding %s: %s\n", report->findings[i].key,
                 report->findings[i].evidence);
