@@ -129,8 +129,11 @@ static void zc__lookup(CUfunction f, zc__func *out)
     }
     pthread_mutex_unlock(&zc__funcs_lock);
     zc__layout(f, out);
+    /* A kernel the driver could not describe is kept too, so that its every launch does not ask
+     * again, once the kernel was loaded first: without cuFuncLoad a later launch, its module
+     * loaded by then, may yet be described. */
     pthread_mutex_lock(&zc__funcs_lock);
-    if (zc__func_count < ZC__FUNCS_MAX && out->count >= 0)
+    if (zc__func_count < ZC__FUNCS_MAX && (out->count >= 0 || zc__func_load != NULL))
         zc__funcs[zc__func_count++] = *out;
     pthread_mutex_unlock(&zc__funcs_lock);
 }
@@ -171,7 +174,6 @@ int zc__trace_launch_inspect(CUfunction f, void **params, void **extra, uint32_t
     zc__lookup(f, &layout);
     if (layout.count < 0 || (params == NULL && extra == NULL && layout.count > 0))
         return 0;
-    __atomic_add_fetch(&zc__inspected, 1, __ATOMIC_RELAXED);
     uint64_t words[ZC__WORDS_MAX];
     size_t count = 0;
     if (params != NULL) {
