@@ -1,4 +1,5 @@
-# Dependencies of the tool and the tests, from the distribution's packages (cJSON, cmocka).
+# Dependencies from the distribution's packages: cJSON (the library's JSON documents, the tool)
+# and cmocka (the tests).
 # Found by header and library name so that a prefix unpacked from .deb files works as well as
 # /usr: pass -DCMAKE_PREFIX_PATH=<prefix>/usr.
 find_path(ZC_CJSON_INCLUDE_DIR cjson/cJSON.h)

@@ -192,6 +192,9 @@ ZC_EXTERN size_t zc_bench_case_count(void);
 /* Case number index (0 .. count-1); NULL when out of range. */
 ZC_EXTERN const zc_bench_case_info *zc_bench_case_at(size_t index);
 
+/* The catalogue entry whose key is key; NULL when none has it (or key is NULL). */
+ZC_EXTERN const zc_bench_case_info *zc_bench_case_find(const char *key);
+
 /* The typed name of the case whose key is key; ZC_ERR_NOT_FOUND, naming it, when none has it. */
 ZC_EXTERN zc_status zc_bench_case_id_of(const char *key, zc_bench_case_id *id_p);
 

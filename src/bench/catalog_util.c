@@ -20,6 +20,15 @@ ZC_EXTERN const zc_bench_case_info *zc_bench_case_at(size_t index)
     return &zc__bench_cases[index].info;
 }
 
+ZC_EXTERN const zc_bench_case_info *zc_bench_case_find(const char *key)
+{
+    for (size_t i = 0; key != NULL && i < zc__bench_case_total; i++) {
+        if (strcmp(zc__bench_cases[i].info.key, key) == 0)
+            return &zc__bench_cases[i].info;
+    }
+    return NULL;
+}
+
 ZC_EXTERN zc_status zc_bench_case_id_of(const char *key, zc_bench_case_id *id_p)
 {
     ZC_REQUIRE_ARG(key);

@@ -7,9 +7,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "advise_json.h"
-#include "cli.h"
-#include "cli_io.h"
+#include "advise_files.h"
+#include "zerocopy/zerocopy.h"
 
 #define RESULTS ZC_ADVISE_FIXTURES "/../../bench/results"
 
@@ -83,7 +82,7 @@ static void test_saved_profile_keeps_assumptions_apart(void **state)
     zc_profile p, back;
     char notes[4096];
     assert_int_equal(
-        zc_cli_profile_load(RESULTS "/h200-20261130/bench.json", &p, NULL, notes, sizeof notes),
+        zc_test_profile_load(RESULTS "/h200-20261130/bench.json", &p, NULL, notes, sizeof notes),
         ZC_OK);
     assert_int_equal(p.origin[ZC_PF_HOST_WRITE_GBPS], ZC_ORIGIN_ASSUMED);
     /* The measured allocation curve, not the assumed 580 us/MiB. */
@@ -91,7 +90,8 @@ static void test_saved_profile_keeps_assumptions_apart(void **state)
     assert_true(fabs(p.alloc_pinned_us_per_mib - 580.0) > 1.0);
     assert_int_equal(p.origin[ZC_PF_OVERLAP_EFFICIENCY], ZC_ORIGIN_DERIVED);
     assert_true(p.overlap_efficiency > 0.5 && p.overlap_efficiency <= 1.0);
-    cJSON *doc = zc_cli_profile_to_saved_json(&p, notes);
+    cJSON *doc = NULL;
+    assert_int_equal(zc_profile_to_saved_json(&p, notes, &doc), ZC_OK);
     assert_non_null(doc);
     /* An assumed figure is never among the machine's own. */
     assert_null(cJSON_GetObjectItem(doc, "host_write_gbps"));
@@ -99,7 +99,7 @@ static void test_saved_profile_keeps_assumptions_apart(void **state)
     assert_string_equal(
         cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "origin"), "launch_sync_us")->valuestring,
         "measured");
-    assert_int_equal(zc_cli_profile_from_json(doc, &back), ZC_OK);
+    assert_int_equal(zc_profile_from_json(doc, &back), ZC_OK);
     cJSON_Delete(doc);
     assert_double_equal(back.host_write_gbps, 0.0, 0.0);
     assert_int_equal(back.origin[ZC_PF_COPY_LATENCY_PINNED], ZC_ORIGIN_DERIVED);
@@ -109,7 +109,7 @@ static void test_saved_profile_keeps_assumptions_apart(void **state)
     /* A profile/1 file listed its assumptions under not_measured: they are read as assumed. */
     zc_profile old;
     assert_int_equal(
-        zc_cli_profile_load(RESULTS "/h200-20261130/advise/profile.json", &old, NULL, NULL, 0),
+        zc_test_profile_load(RESULTS "/h200-20261130/advise/profile.json", &old, NULL, NULL, 0),
         ZC_OK);
     assert_int_equal(old.origin[ZC_PF_LAUNCH_SYNC_US], ZC_ORIGIN_MEASURED);
 }
@@ -213,7 +213,7 @@ static zc_profile stream_profile(const char *const *files, size_t n)
     zc_profile p;
     zc_profile_init(&p);
     for (size_t i = 0; i < n; i++)
-        assert_int_equal(zc_cli_profile_add_stream_file(&p, files[i]), ZC_EXIT_OK);
+        assert_int_equal(zc_test_add_stream_file(&p, files[i]), ZC_OK);
     return p;
 }
 
@@ -286,11 +286,10 @@ static void test_model_against_recorded_h200_validation(void **state)
 {
     (void)state;
     zc_profile p;
-    assert_int_equal(zc_cli_profile_load(RESULTS "/h200-20261130/bench.json", &p, NULL, NULL, 0),
+    assert_int_equal(zc_test_profile_load(RESULTS "/h200-20261130/bench.json", &p, NULL, NULL, 0),
                      ZC_OK);
     assert_int_equal(zc_profile_set(&p, ZC_PF_HOST_WRITE_GBPS, 5.5, ZC_ORIGIN_MEASURED), ZC_OK);
-    int code = 0;
-    cJSON *doc = zc_cli_read_json("test", RESULTS "/h200-20261130/advise/validation.json", &code);
+    cJSON *doc = zc_test_read_json(RESULTS "/h200-20261130/advise/validation.json");
     assert_non_null(doc);
     double errors[128];
     size_t n = 0;
@@ -299,7 +298,7 @@ static void test_model_against_recorded_h200_validation(void **state)
     cJSON_ArrayForEach(wl, cJSON_GetObjectItem(doc, "workloads"))
     {
         zc_workload w = {4096, 1, 0, ZC_DIR_H2D, 1, ZC_ACCESS_COALESCED, 0, 0};
-        assert_int_equal(zc_cli_workload_from_json(cJSON_GetObjectItem(wl, "workload"), &w), ZC_OK);
+        assert_int_equal(zc_workload_from_json(cJSON_GetObjectItem(wl, "workload"), &w), ZC_OK);
         zc_recommendation rec;
         assert_int_equal(zc_advise_rank(&p, &w, &rec), ZC_OK);
         double best = INFINITY, picked = NAN;

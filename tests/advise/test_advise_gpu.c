@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "advise_json.h"
+#include "advise_files.h"
 #include "zerocopy/advise.h"
 
 static zc_profile profile;
@@ -20,7 +20,7 @@ static int setup(void **state)
      * bench's own GPU test checks the bench engine under the sanitizer). */
     zc_status status;
     if (zc_test_under_sanitizer()) {
-        status = zc_cli_profile_load(ZC_ADVISE_FIXTURES "/h200.profile.json", &profile, NULL, notes,
+        status = zc_test_profile_load(ZC_ADVISE_FIXTURES "/h200.profile.json", &profile, NULL, notes,
                                      sizeof notes);
     } else {
         zc_bench_config config;

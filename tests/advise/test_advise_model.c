@@ -4,14 +4,15 @@
 #include <math.h>
 #include <string.h>
 
-#include "advise_json.h"
+#include "advise_files.h"
+#include "zerocopy/size.h"
 
 static zc_profile load(const char *name, char *notes, size_t notes_size)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", ZC_ADVISE_FIXTURES, name);
     zc_profile p;
-    zc_status status = zc_cli_profile_load(path, &p, NULL, notes, notes_size);
+    zc_status status = zc_test_profile_load(path, &p, NULL, notes, notes_size);
     if (status != ZC_OK)
         fail_msg("loading %s: %s: %s", path, zc_status_str(status), zc_last_error());
     return p;
@@ -251,10 +252,11 @@ static void test_profile_json_round_trip(void **state)
 {
     (void)state;
     zc_profile p = load("gen4x8.profile.json", NULL, 0);
-    cJSON *doc = zc_cli_profile_to_json(&p);
+    cJSON *doc = NULL;
+    assert_int_equal(zc_profile_to_json(&p, &doc), ZC_OK);
     assert_non_null(doc);
     zc_profile back;
-    assert_int_equal(zc_cli_profile_from_json(doc, &back), ZC_OK);
+    assert_int_equal(zc_profile_from_json(doc, &back), ZC_OK);
     cJSON_Delete(doc);
     assert_string_equal(back.device_name, p.device_name);
     assert_int_equal(back.copy[ZC_HOST_PAGEABLE][ZC_DIR_D2H].count,
@@ -271,7 +273,7 @@ static void test_bench_result_becomes_profile(void **state)
     (void)state;
     char notes[2048];
     zc_profile p;
-    zc_status status = zc_cli_profile_load(ZC_ADVISE_FIXTURES "/../report/h200.bench.json", &p,
+    zc_status status = zc_test_profile_load(ZC_ADVISE_FIXTURES "/../report/h200.bench.json", &p,
                                            NULL, notes, sizeof notes);
     if (status != ZC_OK)
         fail_msg("loading the bench fixture: %s", zc_last_error());
@@ -300,29 +302,31 @@ static void test_bench_result_becomes_profile(void **state)
     assert_false(predict(&p, &w, ZC_TECH_MANAGED).usable);
 
     cJSON *doc = cJSON_Parse("{\"schema\": \"zerocopy.bench/1\", \"cases\": []}");
-    assert_int_equal(zc_cli_profile_from_bench_json(doc, &p, NULL, 0), ZC_ERR_PARSE);
+    assert_int_equal(zc_profile_from_bench_json(doc, &p, NULL, 0), ZC_ERR_PARSE);
     cJSON_Delete(doc);
 }
 
 static void test_sizes_and_workload_json(void **state)
 {
     (void)state;
-    size_t b = 0;
-    assert_true(zc_cli_advise_parse_size("4096", &b));
+    /* zc advise's sizes are the project's one grammar, at most 1 TiB per transfer. */
+    const uint64_t tib = (uint64_t)1 << 40;
+    uint64_t b = 0;
+    assert_int_equal(zc_size_parse("4096", tib, &b), ZC_OK);
     assert_int_equal(b, 4096);
-    assert_true(zc_cli_advise_parse_size("4K", &b));
+    assert_int_equal(zc_size_parse("4K", tib, &b), ZC_OK);
     assert_int_equal(b, 4096);
-    assert_true(zc_cli_advise_parse_size("1.5MiB", &b));
+    assert_int_equal(zc_size_parse("1.5MiB", tib, &b), ZC_OK);
     assert_int_equal(b, 1572864);
-    assert_true(zc_cli_advise_parse_size("2G", &b));
-    assert_int_equal(b, (size_t)2 << 30);
-    assert_false(zc_cli_advise_parse_size("4Q", &b));
-    assert_false(zc_cli_advise_parse_size("-1", &b));
-    assert_false(zc_cli_advise_parse_size("0.3", &b));
+    assert_int_equal(zc_size_parse("2G", tib, &b), ZC_OK);
+    assert_int_equal(b, (uint64_t)2 << 30);
+    assert_int_not_equal(zc_size_parse("4Q", tib, &b), ZC_OK);
+    assert_int_not_equal(zc_size_parse("-1", tib, &b), ZC_OK);
+    assert_int_not_equal(zc_size_parse("0.3", tib, &b), ZC_OK);
     cJSON *doc = cJSON_Parse("{\"bytes\":\"64KiB\",\"direction\":\"both\",\"gpu_accesses\":3,"
                              "\"pattern\":\"random\",\"concurrent\":true,\"rate_hz\":500}");
     zc_workload w = workload(1, 1, ZC_DIR_H2D, 1);
-    assert_int_equal(zc_cli_workload_from_json(doc, &w), ZC_OK);
+    assert_int_equal(zc_workload_from_json(doc, &w), ZC_OK);
     assert_int_equal(w.bytes, 65536);
     assert_int_equal(w.direction, ZC_DIR_BOTH);
     assert_int_equal(w.pattern, ZC_ACCESS_RANDOM);
@@ -330,7 +334,7 @@ static void test_sizes_and_workload_json(void **state)
     assert_double_equal(w.gpu_accesses, 3.0, 0.0);
     cJSON_Delete(doc);
     doc = cJSON_Parse("{\"direction\":\"sideways\"}");
-    assert_int_equal(zc_cli_workload_from_json(doc, &w), ZC_ERR_PARSE);
+    assert_int_equal(zc_workload_from_json(doc, &w), ZC_ERR_PARSE);
     cJSON_Delete(doc);
 }
 

@@ -8,14 +8,14 @@
 #include <cjson/cJSON.h>
 
 #include "bench_output.h"
-#include "cli_json.h"
+#include "zerocopy/json.h"
 #include "zerocopy/version.h"
 
 typedef struct fixture {
     zc_bench_result results[5];
     zc_device_info info;
     size_t sizes[2];
-    zc_bench_report report;
+    zc_bench_document report;
 } fixture;
 
 static int setup(void **state)
@@ -129,7 +129,8 @@ static const cJSON *case_by_key(const cJSON *doc, const char *key)
 static void test_json_round_trip(void **state)
 {
     fixture *f = *state;
-    cJSON *built = zc_cli_bench_json(&f->report);
+    cJSON *built = NULL;
+    assert_int_equal(zc_bench_to_json(&f->report, &built), ZC_OK);
     assert_non_null(built);
     char *text = cJSON_PrintUnformatted(built);
     cJSON_Delete(built);
@@ -284,11 +285,12 @@ static void test_json_round_trip(void **state)
 static void test_json_without_machine_or_sizes(void **state)
 {
     fixture *f = *state;
-    zc_bench_report r = f->report;
+    zc_bench_document r = f->report;
     r.info = NULL;
     r.sizes = NULL;
     r.size_count = 0;
-    cJSON *doc = zc_cli_bench_json(&r);
+    cJSON *doc = NULL;
+    assert_int_equal(zc_bench_to_json(&r, &doc), ZC_OK);
     assert_non_null(doc);
     assert_true(cJSON_IsNull(field(doc, "machine")));
     assert_true(cJSON_IsNull(field(doc, "sizes")));
@@ -344,7 +346,8 @@ static void test_stats_shape(void **state)
                   .p90 = 4.0,
                   .p99 = 4.0,
                   .p999 = INFINITY};
-    cJSON *o = zc_cli_stats_json(&s);
+    cJSON *o = NULL;
+    assert_int_equal(zc_stats_to_json(&s, &o), ZC_OK);
     assert_non_null(o);
     static const char *const keys[] = {"count",  "min", "max", "mean", "stddev", "cov",
                                        "median", "p50", "p90", "p99",  "p999"};

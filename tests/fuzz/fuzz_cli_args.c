@@ -2,7 +2,7 @@
  * the parsers every command shares (numbers, sizes, GPU lists, case patterns, formats, modes). */
 #include "fuzz_support.h"
 
-#include "advise_json.h"
+#include "advise_input.h"
 #include "cli.h"
 #include "stream_cli.h"
 

@@ -4,7 +4,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "advise_json.h"
+#include "zerocopy/json.h"
 #include "trace_bench_ceiling.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -14,14 +14,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     zc_profile p;
     for (int as_bench = 0; as_bench < 2; as_bench++) {
-        zc_status st = as_bench ? zc_cli_profile_from_bench_json(doc, &p, NULL, 0)
-                                : zc_cli_profile_from_json(doc, &p);
+        zc_status st = as_bench ? zc_profile_from_bench_json(doc, &p, NULL, 0)
+                                : zc_profile_from_json(doc, &p);
         if (st != ZC_OK)
             continue;
         char notes[2048] = "";
         if (zc_profile_fill_gaps(&p, notes, sizeof notes) != ZC_OK)
             continue;
-        cJSON_Delete(zc_cli_profile_to_saved_json(&p, notes));
+        cJSON *saved = NULL;
+        if (zc_profile_to_saved_json(&p, notes, &saved) == ZC_OK)
+            cJSON_Delete(saved);
         zc_workload w;
         memset(&w, 0, sizeof w);
         w.bytes = 4096;

@@ -3,46 +3,39 @@
  * the tools themselves (gnuplot, dot) are not run. */
 #include "fuzz_support.h"
 
-#include "report_page.h"
+#include "report/report_page.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char path[64];
-    int fd = zc_fuzz_file(data, size, path, sizeof path);
-    if (fd < 0)
-        return 0;
     static zc_report_input in;
     static zc_report_bad bad;
-    memset(&in, 0, sizeof in);
-    memset(&bad, 0, sizeof bad);
-    in.bad = &bad;
-    cJSON *doc = NULL;
-    if (zc_cli_report_input_add(&in, path, &doc) == 0) {
-        zc_cli_report_input_finish(&in);
-        zc_report_plot plots[9];
+    (void)zc_report_input_init(&in, &bad);
+    cJSON *doc = cJSON_ParseWithLength((const char *)data, size);
+    if (doc != NULL && zc_report_input_add(&in, "fuzz.json", doc) == ZC_OK) {
+        (void)zc_report_input_finish(&in);
+        zc__report_plot plots[9];
         memset(plots, 0, sizeof plots);
-        zc_cli_report_plot_copy(&in, ZC_DIR_H2D, &plots[0]);
-        zc_cli_report_plot_copy(&in, ZC_DIR_D2H, &plots[1]);
-        zc_cli_report_plot_zerocopy(&in, &plots[2]);
-        zc_cli_report_plot_crossover(&in, &plots[3]);
-        zc_cli_report_plot_latency(&in, &plots[4]);
-        zc_cli_report_plot_histogram(&in, &plots[5]);
-        zc_cli_report_plot_alloc(&in, &plots[6]);
-        zc_cli_report_plot_pinning(&in, &plots[7]);
+        zc__report_plot_copy(&in, ZC_DIR_H2D, &plots[0]);
+        zc__report_plot_copy(&in, ZC_DIR_D2H, &plots[1]);
+        zc__report_plot_zerocopy(&in, &plots[2]);
+        zc__report_plot_crossover(&in, &plots[3]);
+        zc__report_plot_latency(&in, &plots[4]);
+        zc__report_plot_histogram(&in, &plots[5]);
+        zc__report_plot_alloc(&in, &plots[6]);
+        zc__report_plot_pinning(&in, &plots[7]);
         for (int i = 0; i < 8; i++)
             free(plots[i].script);
-        zc_buf page = {0};
-        zc_cli_report_machine(&page, &in);
-        zc_cli_report_crossover_table(&page, &in);
-        zc_cli_report_alloc_table(&page, &in);
-        zc_cli_report_multigpu(&page, &in);
-        zc_cli_buf_free(&page);
+        zc__buf page = {0};
+        zc__report_machine(&page, &in);
+        zc__report_crossover_table(&page, &in);
+        zc__report_alloc_table(&page, &in);
+        zc__report_multigpu(&page, &in);
+        zc__buf_free(&page);
         char link[160];
-        zc_cli_report_link_text(in.machine, "fuzz", &bad, link, sizeof link);
+        zc__report_link_text(in.machine, "fuzz", &bad, link, sizeof link);
         if (in.have_profile)
-            free(zc_cli_picture_dot(&in.profile, link));
+            free(zc__report_picture_dot(&in.profile, link));
     }
     cJSON_Delete(doc);
-    close(fd);
     return 0;
 }

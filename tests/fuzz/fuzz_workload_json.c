@@ -3,7 +3,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "advise_json.h"
+#include "zerocopy/json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -15,7 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     w.bytes = 4096;
     w.transfers = 1000.0;
     w.gpu_accesses = 1.0;
-    if (zc_cli_workload_from_json(doc, &w) == ZC_OK)
+    if (zc_workload_from_json(doc, &w) == ZC_OK)
         (void)zc_workload_check(&w);
     cJSON_Delete(doc);
     return 0;

@@ -6,7 +6,7 @@
 #include <ctype.h>
 #include <string.h>
 
-#include "report_page.h"
+#include "report/report_page.h"
 #include "report_test.h"
 
 static void expect_text(int (*format)(double, char *, size_t), double v, const char *want)
@@ -20,25 +20,25 @@ static void expect_text(int (*format)(double, char *, size_t), double v, const c
 static void test_formatting(void **state)
 {
     (void)state;
-    expect_text(zc_cli_report_rate_text, 3833.26, "3.83 TB/s");
-    expect_text(zc_cli_report_rate_text, 999.7, "1 TB/s");
-    expect_text(zc_cli_report_rate_text, 55.434, "55.4 GB/s");
-    expect_text(zc_cli_report_rate_text, 6.2, "6.2 GB/s");
-    expect_text(zc_cli_report_rate_text, 0.49, "490 MB/s");
-    expect_text(zc_cli_report_rate_text, 0.0, "-");
-    expect_text(zc_cli_report_time_text, 0.081, "81 ns");
-    expect_text(zc_cli_report_time_text, 3.1415, "3.14 us");
-    expect_text(zc_cli_report_time_text, 93471.326, "93.5 ms");
-    expect_text(zc_cli_report_time_text, 1.2e6, "1.2 s");
-    expect_text(zc_cli_report_time_text, 3830e6, "3830 s");
-    expect_text(zc_cli_report_bytes_text, 4096, "4 KiB");
-    expect_text(zc_cli_report_bytes_text, 1572864, "1.5 MiB");
-    expect_text(zc_cli_report_bytes_text, 150754820096.0, "140 GiB");
-    expect_text(zc_cli_report_bytes_text, 0, "0 B");
+    expect_text(zc__report_rate_text, 3833.26, "3.83 TB/s");
+    expect_text(zc__report_rate_text, 999.7, "1 TB/s");
+    expect_text(zc__report_rate_text, 55.434, "55.4 GB/s");
+    expect_text(zc__report_rate_text, 6.2, "6.2 GB/s");
+    expect_text(zc__report_rate_text, 0.49, "490 MB/s");
+    expect_text(zc__report_rate_text, 0.0, "-");
+    expect_text(zc__report_time_text, 0.081, "81 ns");
+    expect_text(zc__report_time_text, 3.1415, "3.14 us");
+    expect_text(zc__report_time_text, 93471.326, "93.5 ms");
+    expect_text(zc__report_time_text, 1.2e6, "1.2 s");
+    expect_text(zc__report_time_text, 3830e6, "3830 s");
+    expect_text(zc__report_bytes_text, 4096, "4 KiB");
+    expect_text(zc__report_bytes_text, 1572864, "1.5 MiB");
+    expect_text(zc__report_bytes_text, 150754820096.0, "140 GiB");
+    expect_text(zc__report_bytes_text, 0, "0 B");
     char text[64];
-    zc_cli_report_number_text(0.000123456, text, sizeof text);
+    zc__report_number_text(0.000123456, text, sizeof text);
     assert_string_equal(text, "0.000123");
-    zc_cli_report_number_text(20777.3, text, sizeof text);
+    zc__report_number_text(20777.3, text, sizeof text);
     assert_string_equal(text, "20777");
 }
 

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "advise_json.h"
+#include "advise_input.h"
 
 void zc_cli_advise_print(FILE *out, const zc_profile *profile, const char *notes,
                          const zc_workload *w, const zc_recommendation *rec)

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "advise_json.h"
+#include "zerocopy/json.h"
 #include "cli.h"
 #include "cli_json.h"
 
@@ -92,8 +92,9 @@ static int zc__validate(const zc_profile *profile, const char *notes, const zc_c
     int rc = zc_cli_output_commit(md);
     if (rc != ZC_EXIT_OK && code == ZC_EXIT_OK)
         code = rc;
-    rc = zc_cli_json_commit("advise", zc_cli_validation_json(profile, notes, &config, res, n, &sum),
-                            js);
+    cJSON *doc = NULL;
+    zc_status built = zc_validation_to_json(profile, notes, &config, res, n, &sum, &doc);
+    rc = zc_cli_json_commit_built("advise", built, doc, js);
     if (rc != ZC_EXIT_OK && code == ZC_EXIT_OK)
         code = rc;
 done:

@@ -25,12 +25,12 @@ static void zc__csv_text(FILE *out, const char *s)
     fputc('"', out);
 }
 
-int zc_cli_bench_write_csv(FILE *out, const zc_bench_report *report)
+int zc_cli_bench_write_csv(FILE *out, const zc_bench_document *report)
 {
     fputs(zc__csv_header, out);
     for (size_t i = 0; i < report->count; i++) {
         const zc_bench_result *r = &report->results[i];
-        const zc_bench_case_info *info = zc_cli_bench_info_for(r->key);
+        const zc_bench_case_info *info = zc_bench_case_find(r->key);
         size_t rows = r->point_count ? r->point_count : 1;
         for (size_t j = 0; j < rows; j++) {
             zc__csv_text(out, r->key);

@@ -72,7 +72,7 @@ static void zc__fmt(char *buf, size_t n, double v, const char *unit)
         snprintf(buf, n, "%.1f %s", v, unit);
 }
 
-static void zc__print_compare(FILE *out, const zc_bench_report *report)
+static void zc__print_compare(FILE *out, const zc_bench_document *report)
 {
     zc_bench_compare_row rows[ZC_BENCH_COMPARE_ROWS];
     (void)zc_bench_compare(report->results, report->count, rows);
@@ -174,12 +174,12 @@ static void zc__print_crossover(FILE *out, const zc_bench_result *r)
     }
 }
 
-void zc_cli_bench_print_table(FILE *out, const zc_bench_report *report)
+void zc_cli_bench_print_table(FILE *out, const zc_bench_document *report)
 {
     const char *group = NULL;
     for (size_t i = 0; i < report->count; i++) {
         const zc_bench_result *r = &report->results[i];
-        const zc_bench_case_info *info = zc_cli_bench_info_for(r->key);
+        const zc_bench_case_info *info = zc_bench_case_find(r->key);
         const char *g = info ? info->group : "other";
         if (group == NULL || strcmp(group, g) != 0) {
             fprintf(out, "%s== %s\n", group ? "\n" : "", zc__group_title(g));

@@ -2,39 +2,11 @@
 #include "cli_json.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-
-void zc_cli_json_number(cJSON *o, const char *name, double v)
-{
-    if (isfinite(v))
-        cJSON_AddNumberToObject(o, name, v);
-    else
-        cJSON_AddNullToObject(o, name);
-}
-
-cJSON *zc_cli_stats_json(const zc_stats *s)
-{
-    cJSON *o = cJSON_CreateObject();
-    if (o == NULL)
-        return NULL;
-    cJSON_AddNumberToObject(o, "count", (double)s->count);
-    zc_cli_json_number(o, "min", s->min);
-    zc_cli_json_number(o, "max", s->max);
-    zc_cli_json_number(o, "mean", s->mean);
-    zc_cli_json_number(o, "stddev", s->stddev);
-    zc_cli_json_number(o, "cov", s->cov);
-    zc_cli_json_number(o, "median", s->median);
-    zc_cli_json_number(o, "p50", s->median);
-    zc_cli_json_number(o, "p90", s->p90);
-    zc_cli_json_number(o, "p99", s->p99);
-    zc_cli_json_number(o, "p999", s->p999);
-    return o;
-}
 
 int zc_cli_json_commit(const char *command, cJSON *doc, zc_cli_output *out)
 {
@@ -54,6 +26,16 @@ int zc_cli_json_commit(const char *command, cJSON *doc, zc_cli_output *out)
         return ZC_EXIT_FAILURE;
     }
     return zc_cli_output_commit(out);
+}
+
+int zc_cli_json_commit_built(const char *command, zc_status built, cJSON *doc, zc_cli_output *out)
+{
+    if (built != ZC_OK) {
+        cJSON_Delete(doc);
+        zc_cli_output_abort(out);
+        return zc_cli_fail(command, "building JSON", built);
+    }
+    return zc_cli_json_commit(command, doc, out);
 }
 
 int zc_cli_write_json(const char *command, cJSON *doc, const char *path, int force,

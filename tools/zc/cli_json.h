@@ -5,18 +5,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli_io.h"
-#include "zerocopy/stats.h"
-
-/* Add v to o as name: a number, or null for a figure that does not exist (NaN, infinity). */
-void zc_cli_json_number(cJSON *o, const char *name, double v);
-
-/*
- * The one JSON shape of a zc_stats, in every document that has one (docs/json.md, "Statistics"):
- * count, min, max, mean, stddev, cov, median and p50 (the same figure under both names: bench
- * documents said median, stream documents p50), p90, p99, p999; a figure that is not finite is
- * null. NULL when out of memory.
- */
-cJSON *zc_cli_stats_json(const zc_stats *s);
+#include "zerocopy/status.h"
 
 /*
  * Print doc, indented, into out (opened with zc_cli_output_open) and commit it; delete doc (NULL
@@ -24,6 +13,10 @@ cJSON *zc_cli_stats_json(const zc_stats *s);
  * the exit code; otherwise ZC_EXIT_OK.
  */
 int zc_cli_json_commit(const char *command, cJSON *doc, zc_cli_output *out);
+
+/* The same for a document a library call built (zerocopy/json.h): when built is not ZC_OK, say
+ * why (the call's detail), leave the target as it was and give the exit code. */
+int zc_cli_json_commit_built(const char *command, zc_status built, cJSON *doc, zc_cli_output *out);
 
 /* Open path ("-": stdout) as zc_cli_output_open does, print doc into it and commit. */
 int zc_cli_write_json(const char *command, cJSON *doc, const char *path, int force,

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "advise_json.h"
+#include "advise_input.h"
 #include "advise_print.h"
 #include "advise_quick.h"
 #include "advise_validate.h"
@@ -320,10 +320,10 @@ static int zc__workload(const zc__advise_args *a, zc_workload *w_p)
         cJSON *doc = zc_cli_read_json("advise", a->workload_path, &code);
         if (doc == NULL)
             return code;
-        zc_status status = zc_cli_workload_from_json(doc, &w);
+        zc_status status = zc_workload_from_json(doc, &w);
         cJSON_Delete(doc);
         if (status != ZC_OK) {
-            fprintf(stderr, "zc advise: bad workload %s (above: why)\n", a->workload_path);
+            fprintf(stderr, "zc advise: bad workload %s: %s\n", a->workload_path, zc_last_error());
             return ZC_EXIT_USAGE;
         }
     }
@@ -362,8 +362,12 @@ static int zc__stream(const zc__advise_args *a, const zc_profile *profile, zc_cl
         zc_status status = zc_stream_advise(profile, &a->stream, &adv);
         if (status != ZC_OK)
             return zc_cli_fail("advise", "ranking the stream modes", status);
-        cJSON *doc = json_out != NULL ? zc_cli_stream_advice_json(profile, &a->stream, &adv) : NULL;
-        int code = json_out != NULL ? zc_cli_json_commit("advise", doc, json_out) : ZC_EXIT_OK;
+        int code = ZC_EXIT_OK;
+        if (json_out != NULL) {
+            cJSON *doc = NULL;
+            zc_status built = zc_stream_advice_to_json(profile, &a->stream, &adv, &doc);
+            code = zc_cli_json_commit_built("advise", built, doc, json_out);
+        }
         if (json_out == NULL || strcmp(json_out->path, "-") != 0)
             zc_cli_stream_advice_print(stdout, profile, &a->stream, &adv);
         return code;
@@ -432,8 +436,9 @@ static int zc__advise_run(const zc__advise_args *a, zc_cli_output *json_out,
     }
     if (save_out != NULL) {
         /* Measured and derived figures as the machine's; the assumed ones apart, marked. */
-        code =
-            zc_cli_json_commit("advise", zc_cli_profile_to_saved_json(&profile, notes), save_out);
+        cJSON *doc = NULL;
+        zc_status built = zc_profile_to_saved_json(&profile, notes, &doc);
+        code = zc_cli_json_commit_built("advise", built, doc, save_out);
         if (code != ZC_EXIT_OK)
             return code;
     }
@@ -445,9 +450,11 @@ static int zc__advise_run(const zc__advise_args *a, zc_cli_output *json_out,
     status = zc_advise_rank(&profile, &w, &rec);
     if (status != ZC_OK)
         return zc_cli_fail("advise", "ranking the techniques", status);
-    if (json_out != NULL)
-        code =
-            zc_cli_json_commit("advise", zc_cli_advise_json(&profile, notes, &w, &rec), json_out);
+    if (json_out != NULL) {
+        cJSON *doc = NULL;
+        zc_status built = zc_advise_to_json(&profile, notes, &w, &rec, &doc);
+        code = zc_cli_json_commit_built("advise", built, doc, json_out);
+    }
     if (json_out == NULL || strcmp(json_out->path, "-") != 0)
         zc_cli_advise_print(stdout, &profile, notes, &w, &rec);
     return code;

@@ -56,7 +56,7 @@ static int zc__append(char **list, const char *more)
     return 1;
 }
 
-static int zc__write_csv(zc_cli_output *out, const zc_bench_report *report)
+static int zc__write_csv(zc_cli_output *out, const zc_bench_document *report)
 {
     if (zc_cli_bench_write_csv(out->f, report) != 0) {
         fprintf(stderr, "zc bench: cannot write %s\n", out->path);
@@ -264,7 +264,7 @@ int zc_cli_cmd_bench(int argc, char **argv)
     (void)zc_bench_ctx_plan(ctx, matched);
     struct timespec wall0, wall1;
     clock_gettime(CLOCK_MONOTONIC, &wall0);
-    zc_bench_report report;
+    zc_bench_document report;
     memset(&report, 0, sizeof report);
     time_t now = time(NULL);
     struct tm utc;
@@ -309,9 +309,12 @@ int zc_cli_cmd_bench(int argc, char **argv)
     fprintf(text, "\n");
     zc_cli_bench_print_table(text, &report);
     fflush(text);
-    if (json_path &&
-        (rc = zc_cli_json_commit("bench", zc_cli_bench_json(&report), &json_out)) != ZC_EXIT_OK)
-        goto out;
+    if (json_path) {
+        cJSON *doc = NULL;
+        zc_status built = zc_bench_to_json(&report, &doc);
+        if ((rc = zc_cli_json_commit_built("bench", built, doc, &json_out)) != ZC_EXIT_OK)
+            goto out;
+    }
     if (csv_path && (rc = zc__write_csv(&csv_out, &report)) != ZC_EXIT_OK)
         goto out;
     /* Wrong data outranks every other failure: its figures must not be trusted. */

@@ -5,7 +5,7 @@
 
 #include "cli.h"
 #include "cli_json.h"
-#include "info_json.h"
+#include "zerocopy/json.h"
 
 static const char zc__info_usage[] = "zc info [-d N | --all] [-j FILE] [--force]";
 
@@ -60,13 +60,14 @@ static void zc__print_device(const zc_device_info *d)
     else
         printf("  PCIe link            unknown: %s\n", d->link.why_unknown);
     printf("  capabilities\n");
-    for (size_t i = 0; i < zc_cli_capability_field_count; i++) {
-        int value = zc_cli_capability_value(d, &zc_cli_capability_fields[i]);
+    size_t field_count = 0;
+    const zc_capability_field *fields = zc_capability_fields(&field_count);
+    for (size_t i = 0; i < field_count; i++) {
+        int value = zc_capability_value(d, &fields[i]);
         if (value < 0)
-            printf("    %-40s unknown (driver does not report it)\n",
-                   zc_cli_capability_fields[i].name);
+            printf("    %-40s unknown (driver does not report it)\n", fields[i].name);
         else
-            printf("    %-40s %d\n", zc_cli_capability_fields[i].name, value);
+            printf("    %-40s %d\n", fields[i].name, value);
     }
     zc_technique_note notes[ZC_TECHNIQUE_NOTE_COUNT];
     if (zc_device_technique_notes(d, notes) == ZC_OK) {
@@ -154,9 +155,11 @@ static int zc__info_run(int only_device, zc_cli_output *out)
     }
     int exit_code = ZC_EXIT_OK;
     const int json_on_stdout = out != NULL && strcmp(out->path, "-") == 0;
-    if (out != NULL)
-        exit_code =
-            zc_cli_json_commit("info", zc_cli_info_json(infos, shown, peers, peer_count), out);
+    if (out != NULL) {
+        cJSON *doc = NULL;
+        zc_status built = zc_info_to_json(infos, shown, peers, peer_count, &doc);
+        exit_code = zc_cli_json_commit_built("info", built, doc, out);
+    }
     if (!json_on_stdout) {
         printf("zerocopy %s: %d CUDA device%s\n\n", zc_version_string(), count,
                count == 1 ? "" : "s");

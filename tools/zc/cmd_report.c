@@ -4,10 +4,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "advise_json.h"
 #include "cli.h"
 #include "cli_io.h"
-#include "report_page.h"
+#include "zerocopy/json.h"
+#include "zerocopy/report.h"
 
 static const char zc__report_usage[] =
     "zc report [-o FILE] [--force] [--title TEXT] [--picture-dot FILE] RESULT.json...";
@@ -111,11 +111,10 @@ static int zc__report_parse(int argc, char **argv, zc__report_args *args)
 /* The picture's graphviz source into an open output. */
 static int zc__write_dot(const zc_report_input *in, zc_cli_output *out)
 {
-    char link[160];
-    zc_cli_report_link_text(in->machine, in->machine_path, in->bad, link, sizeof link);
-    char *dot = zc_cli_picture_dot(&in->measured, link);
-    if (dot == NULL)
-        return zc_cli_fail("report", "drawing the picture", ZC_ERR_NO_MEMORY);
+    char *dot = NULL;
+    zc_status status = zc_report_picture_dot(in, &dot);
+    if (status != ZC_OK)
+        return zc_cli_fail("report", "drawing the picture", status);
     size_t len = strlen(dot);
     int ok = fwrite(dot, 1, len, out->f) == len;
     free(dot);
@@ -123,6 +122,28 @@ static int zc__write_dot(const zc_report_input *in, zc_cli_output *out)
         fprintf(stderr, "zc report: cannot write %s\n",
                 strcmp(out->path, "-") == 0 ? "stdout" : out->path);
         return ZC_EXIT_FAILURE;
+    }
+    return ZC_EXIT_OK;
+}
+
+/* Read the input at path into *doc_p (the caller's to free) and add it; what the report set
+ * aside is said on stderr. ZC_EXIT_OK or the exit code. */
+static int zc__add_input(zc_report_input *in, const char *path, cJSON **doc_p)
+{
+    int code = ZC_EXIT_OK;
+    *doc_p = zc_cli_read_json("report", path, &code); /* says why on stderr */
+    if (*doc_p == NULL)
+        return code;
+    size_t said = strlen(in->warnings);
+    zc_status status = zc_report_input_add(in, path, *doc_p);
+    for (const char *line = in->warnings + said; *line != '\0';) {
+        size_t len = strcspn(line, "\n");
+        fprintf(stderr, "zc report: %.*s\n", (int)len, line);
+        line += len + (line[len] == '\n');
+    }
+    if (status != ZC_OK) {
+        fprintf(stderr, "zc report: %s\n", zc_last_error());
+        return zc_cli_exit_code(status);
     }
     return ZC_EXIT_OK;
 }
@@ -135,19 +156,20 @@ int zc_cli_cmd_report(int argc, char **argv)
         return code < 0 ? ZC_EXIT_OK : code;
     cJSON **docs = calloc(args.input_count, sizeof *docs);
     zc_report_input *in = calloc(1, sizeof *in);
-    zc_report_bad bad = {0};
+    zc_report_bad bad;
     zc_cli_output page_out = {0}, dot_out = {0};
-    zc_buf page = {0};
+    char *page = NULL;
+    size_t page_len = 0;
     if (docs == NULL || in == NULL) {
         code = zc_cli_fail("report", "starting", ZC_ERR_NO_MEMORY);
         goto done;
     }
-    in->bad = &bad;
+    (void)zc_report_input_init(in, &bad); /* cannot fail: neither is NULL */
     for (size_t i = 0; i < args.input_count && code == ZC_EXIT_OK; i++)
-        code = zc_cli_report_input_add(in, args.inputs[i], &docs[i]);
+        code = zc__add_input(in, args.inputs[i], &docs[i]);
     if (code != ZC_EXIT_OK)
         goto done;
-    zc_cli_report_input_finish(in);
+    (void)zc_report_input_finish(in);
     /* The outputs are opened before the plotting starts, so that a refusal comes at once. */
     code = zc_cli_output_open(&page_out, "report", args.out_path, args.force, args.inputs,
                               args.input_count);
@@ -163,10 +185,9 @@ int zc_cli_cmd_report(int argc, char **argv)
                  in->measured.device_name[0] ? in->measured.device_name : "the GPU");
         title = made;
     }
-    char why[256];
-    if (!zc_cli_report_html(in, title, &page, why, sizeof why)) {
-        fprintf(stderr, "zc report: %s\n", why);
-        code = ZC_EXIT_FAILURE;
+    zc_status status = zc_report_html(in, title, &page, &page_len);
+    if (status != ZC_OK) {
+        code = zc_cli_fail("report", "building the page", status);
         goto done;
     }
     if (args.dot_path != NULL && (code = zc__write_dot(in, &dot_out)) != ZC_EXIT_OK)
@@ -176,7 +197,7 @@ int zc_cli_cmd_report(int argc, char **argv)
         code = ZC_EXIT_USAGE;
         goto done;
     }
-    if (fwrite(page.data, 1, page.len, page_out.f) != page.len) {
+    if (fwrite(page, 1, page_len, page_out.f) != page_len) {
         fprintf(stderr, "zc report: cannot write %s\n",
                 strcmp(args.out_path, "-") == 0 ? "stdout" : args.out_path);
         code = ZC_EXIT_FAILURE;
@@ -194,7 +215,7 @@ int zc_cli_cmd_report(int argc, char **argv)
 done:
     zc_cli_output_abort(&dot_out);
     zc_cli_output_abort(&page_out);
-    zc_cli_buf_free(&page);
+    free(page);
     for (size_t i = 0; docs != NULL && i < args.input_count; i++)
         cJSON_Delete(docs[i]);
     free(docs);

@@ -6,6 +6,15 @@
 #include <string.h>
 
 #include "cli_json.h"
+#include "zerocopy/json.h"
+
+/* s as name of o (nothing when out of memory: the document then fails as a whole). */
+static void zc__stream_add_stats(cJSON *o, const char *name, const zc_stats *s)
+{
+    cJSON *stats = NULL;
+    if (zc_stats_to_json(s, &stats) == ZC_OK)
+        cJSON_AddItemToObject(o, name, stats);
+}
 
 static cJSON *zc__samples(const zc_cli_stream_result *r)
 {
@@ -47,7 +56,7 @@ static cJSON *zc__run_json(const zc_cli_stream_result *r)
     cJSON_AddNumberToObject(o, "full_waits", (double)s->full_waits);
     cJSON_AddItemToObject(o, "samples", zc__samples(r));
     if (s->frames_measured > 0) {
-        cJSON_AddItemToObject(o, "latency_us", zc_cli_stats_json(&s->latency_us));
+        zc__stream_add_stats(o, "latency_us", &s->latency_us);
         cJSON *h = cJSON_AddArrayToObject(o, "histogram_us");
         for (int i = 0; i < ZC_STREAM_HISTO_BINS; i++) {
             if (s->histogram[i].count == 0)
@@ -192,7 +201,10 @@ cJSON *zc_cli_stream_json(const zc_cli_stream_opts *o, int argc, char **argv,
 /* A latency summary of zerocopy.stream-multi/1: null when nothing was measured. */
 static cJSON *zc__multi_stats(const zc_stats *s)
 {
-    return s->count == 0 ? cJSON_CreateNull() : zc_cli_stats_json(s);
+    if (s->count == 0)
+        return cJSON_CreateNull();
+    cJSON *o = NULL;
+    return zc_stats_to_json(s, &o) == ZC_OK ? o : NULL;
 }
 
 static void zc__multi_rate(cJSON *o, double frames, double fps, double gbs)

@@ -1,7 +1,7 @@
 /* Reading the inputs' JSON: numbers made integers only after a range check (a cast of a double
  * out of the target's range is undefined behaviour, and 1e30 in a result is bad input, not a
  * size), and the cases of a bench document. */
-#include "report_page.h"
+#include "report/report_page.h"
 
 #include <math.h>
 #include <string.h>
@@ -19,7 +19,7 @@ static void zc__record(zc_report_bad *bad, const char *where, const char *field,
              v, what);
 }
 
-int zc_cli_report_integer(double v, double min, double max, const char *where, const char *field,
+int zc__report_integer(double v, double min, double max, const char *where, const char *field,
                           zc_report_bad *bad, long long *out_p)
 {
     if (!isfinite(v) || v < min || v > max) {
@@ -39,23 +39,23 @@ int zc_cli_report_integer(double v, double min, double max, const char *where, c
     return 1;
 }
 
-int zc_cli_report_size(double v, const char *where, const char *field, zc_report_bad *bad,
+int zc__report_size(double v, const char *where, const char *field, zc_report_bad *bad,
                        size_t *out_p)
 {
     long long n = 0;
-    if (!zc_cli_report_integer(v, 0.0, ZC__SIZE_MAX_ACCEPTED, where, field, bad, &n))
+    if (!zc__report_integer(v, 0.0, ZC__SIZE_MAX_ACCEPTED, where, field, bad, &n))
         return 0;
     *out_p = (size_t)n;
     return 1;
 }
 
-double zc_cli_report_num(const cJSON *o, const char *name)
+double zc__report_num(const cJSON *o, const char *name)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
     return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
-const cJSON *zc_cli_report_bench_case(const cJSON *bench, const char *key)
+const cJSON *zc__report_bench_case(const cJSON *bench, const char *key)
 {
     const cJSON *c;
     cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(bench, "cases"))

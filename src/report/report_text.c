@@ -1,12 +1,12 @@
 /* The report's growing strings, and text escaped for each language it is put into: HTML,
  * gnuplot's single-quoted strings and graphviz's double-quoted ones. */
-#include "report_page.h"
+#include "report/report_page.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-void zc_cli_buf_put(zc_buf *b, const char *text, size_t len)
+void zc__buf_put(zc__buf *b, const char *text, size_t len)
 {
     if (b->failed)
         return;
@@ -27,7 +27,7 @@ void zc_cli_buf_put(zc_buf *b, const char *text, size_t len)
     b->data[b->len] = '\0';
 }
 
-void zc_cli_buf_printf(zc_buf *b, const char *fmt, ...)
+void zc__buf_printf(zc__buf *b, const char *fmt, ...)
 {
     char small[1024];
     va_list args;
@@ -39,7 +39,7 @@ void zc_cli_buf_printf(zc_buf *b, const char *fmt, ...)
         return;
     }
     if ((size_t)n < sizeof small) {
-        zc_cli_buf_put(b, small, (size_t)n);
+        zc__buf_put(b, small, (size_t)n);
         return;
     }
     char *big = malloc((size_t)n + 1);
@@ -50,34 +50,34 @@ void zc_cli_buf_printf(zc_buf *b, const char *fmt, ...)
     va_start(args, fmt);
     vsnprintf(big, (size_t)n + 1, fmt, args);
     va_end(args);
-    zc_cli_buf_put(b, big, (size_t)n);
+    zc__buf_put(b, big, (size_t)n);
     free(big);
 }
 
-void zc_cli_buf_free(zc_buf *b)
+void zc__buf_free(zc__buf *b)
 {
     free(b->data);
     memset(b, 0, sizeof *b);
 }
 
-void zc_cli_buf_html(zc_buf *b, const char *text)
+void zc__buf_html(zc__buf *b, const char *text)
 {
     for (const char *c = text; c != NULL && *c; c++) {
         switch (*c) {
         case '&':
-            zc_cli_buf_put(b, "&amp;", 5);
+            zc__buf_put(b, "&amp;", 5);
             break;
         case '<':
-            zc_cli_buf_put(b, "&lt;", 4);
+            zc__buf_put(b, "&lt;", 4);
             break;
         case '>':
-            zc_cli_buf_put(b, "&gt;", 4);
+            zc__buf_put(b, "&gt;", 4);
             break;
         case '"':
-            zc_cli_buf_put(b, "&quot;", 6);
+            zc__buf_put(b, "&quot;", 6);
             break;
         default:
-            zc_cli_buf_put(b, c, 1);
+            zc__buf_put(b, c, 1);
             break;
         }
     }
@@ -116,42 +116,42 @@ static size_t zc__utf8_length(const unsigned char *s)
  * spaces (a line break would end a gnuplot command, and XML forbids most of them) and bytes
  * that are not UTF-8 become '?'.
  */
-static void zc__put_escaped(zc_buf *b, const char *text, char quote, const char *quote_as,
+static void zc__put_escaped(zc__buf *b, const char *text, char quote, const char *quote_as,
                             const char *backslash_as)
 {
     const unsigned char *s = (const unsigned char *)(text != NULL ? text : "");
     while (*s) {
         size_t n = zc__utf8_length(s);
         if (n == 0) {
-            zc_cli_buf_put(b, "?", 1);
+            zc__buf_put(b, "?", 1);
             s++;
         } else if (n > 1) {
-            zc_cli_buf_put(b, (const char *)s, n);
+            zc__buf_put(b, (const char *)s, n);
             s += n;
         } else {
             if (*s == (unsigned char)quote)
-                zc_cli_buf_put(b, quote_as, strlen(quote_as));
+                zc__buf_put(b, quote_as, strlen(quote_as));
             else if (*s == '\\' && backslash_as != NULL)
-                zc_cli_buf_put(b, backslash_as, strlen(backslash_as));
+                zc__buf_put(b, backslash_as, strlen(backslash_as));
             else if (*s < 0x20 || *s == 0x7f)
-                zc_cli_buf_put(b, " ", 1);
+                zc__buf_put(b, " ", 1);
             else
-                zc_cli_buf_put(b, (const char *)s, 1);
+                zc__buf_put(b, (const char *)s, 1);
             s++;
         }
     }
 }
 
-void zc_cli_buf_gnuplot_string(zc_buf *b, const char *text)
+void zc__buf_gnuplot_string(zc__buf *b, const char *text)
 {
     /* In single quotes gnuplot expands neither backquotes nor macros nor backslashes; the only
      * escape is a doubled quote. */
-    zc_cli_buf_put(b, "'", 1);
+    zc__buf_put(b, "'", 1);
     zc__put_escaped(b, text, '\'', "''", NULL);
-    zc_cli_buf_put(b, "'", 1);
+    zc__buf_put(b, "'", 1);
 }
 
-void zc_cli_buf_dot(zc_buf *b, const char *text)
+void zc__buf_dot(zc__buf *b, const char *text)
 {
     /* A backslash is doubled too: "\N" or "\G" would be replaced by graphviz, and one at the
      * end would swallow the closing quote. */

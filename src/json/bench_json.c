@@ -1,9 +1,11 @@
-/* zc bench's JSON document, schema "zerocopy.bench/1" (docs/json.md). */
+/* A bench run's JSON document, schema "zerocopy.bench/1" (docs/json.md). */
+#include "zerocopy/json.h"
+
 #include <string.h>
 
-#include "bench_output.h"
-#include "cli_json.h"
-#include "info_json.h"
+#include "core/error.h"
+#include "json/json_internal.h"
+#include "zerocopy/version.h"
 
 /* Samples are written out in full up to this many per point; beyond, only their statistics. */
 #define ZC__JSON_SAMPLES_MAX 1000
@@ -28,7 +30,7 @@ static cJSON *zc__point_json(const zc_bench_point *p)
     cJSON_AddNumberToObject(o, "ops_per_sample", p->ops_per_sample);
     cJSON_AddNumberToObject(o, "warmups", (double)p->warmups);
     cJSON_AddBoolToObject(o, "verified", p->verified);
-    cJSON_AddItemToObject(o, "stats", zc_cli_stats_json(&p->stats));
+    cJSON_AddItemToObject(o, "stats", zc__json_stats(&p->stats));
     if (p->stats.count <= ZC__JSON_SAMPLES_MAX && p->samples != NULL) {
         cJSON *arr = cJSON_AddArrayToObject(o, "samples");
         for (size_t i = 0; arr != NULL && i < p->stats.count; i++)
@@ -44,7 +46,7 @@ static cJSON *zc__case_json(const zc_bench_result *r)
     cJSON *o = cJSON_CreateObject();
     if (o == NULL)
         return NULL;
-    const zc_bench_case_info *info = zc_cli_bench_info_for(r->key);
+    const zc_bench_case_info *info = zc_bench_case_find(r->key);
     cJSON_AddStringToObject(o, "key", r->key);
     if (info) {
         cJSON_AddStringToObject(o, "group", info->group);
@@ -89,7 +91,7 @@ static cJSON *zc__method_json(zc_bench_mode mode)
     return o;
 }
 
-static cJSON *zc__compare_json(const zc_bench_report *report)
+static cJSON *zc__compare_json(const zc_bench_document *report)
 {
     zc_bench_compare_row rows[ZC_BENCH_COMPARE_ROWS];
     (void)zc_bench_compare(report->results, report->count, rows);
@@ -101,12 +103,12 @@ static cJSON *zc__compare_json(const zc_bench_report *report)
         cJSON_AddStringToObject(o, "technique", rows[i].technique);
         cJSON_AddStringToObject(o, "title", rows[i].title);
         cJSON_AddStringToObject(o, "needs_copy", rows[i].needs_copy);
-        zc_cli_json_number(o, "h2d_gbps", rows[i].h2d_gbps);
-        zc_cli_json_number(o, "d2h_gbps", rows[i].d2h_gbps);
-        zc_cli_json_number(o, "access_read_gbps", rows[i].access_read_gbps);
-        zc_cli_json_number(o, "access_write_gbps", rows[i].access_write_gbps);
+        (void)zc_json_add_number(o, "h2d_gbps", rows[i].h2d_gbps);
+        (void)zc_json_add_number(o, "d2h_gbps", rows[i].d2h_gbps);
+        (void)zc_json_add_number(o, "access_read_gbps", rows[i].access_read_gbps);
+        (void)zc_json_add_number(o, "access_write_gbps", rows[i].access_write_gbps);
         cJSON_AddStringToObject(o, "access_where", rows[i].access_where);
-        zc_cli_json_number(o, "latency_us", rows[i].latency_us);
+        (void)zc_json_add_number(o, "latency_us", rows[i].latency_us);
         cJSON_AddStringToObject(o, "latency_what", rows[i].latency_what);
         cJSON_AddStringToObject(o, "best_use", rows[i].best_use);
         cJSON_AddItemToArray(arr, o);
@@ -114,7 +116,7 @@ static cJSON *zc__compare_json(const zc_bench_report *report)
     return arr;
 }
 
-cJSON *zc_cli_bench_json(const zc_bench_report *report)
+static cJSON *zc__bench_doc(const zc_bench_document *report)
 {
     cJSON *doc = cJSON_CreateObject();
     if (doc == NULL)
@@ -128,7 +130,7 @@ cJSON *zc_cli_bench_json(const zc_bench_report *report)
         cJSON_AddItemToObject(doc, "devices",
                               cJSON_CreateIntArray(report->devices, (int)report->device_count));
     if (report->info)
-        cJSON_AddItemToObject(doc, "machine", zc_cli_info_json(report->info, 1, NULL, 0));
+        cJSON_AddItemToObject(doc, "machine", zc__info_doc(report->info, 1, NULL, 0));
     else
         cJSON_AddNullToObject(doc, "machine");
     cJSON_AddItemToObject(doc, "method", zc__method_json(report->mode));
@@ -157,4 +159,15 @@ cJSON *zc_cli_bench_json(const zc_bench_report *report)
         cJSON_AddItemToArray(cases, zc__case_json(&report->results[i]));
     cJSON_AddItemToObject(doc, "comparison", zc__compare_json(report));
     return doc;
+}
+
+ZC_EXTERN zc_status zc_bench_to_json(const zc_bench_document *bench, cJSON **doc_p)
+{
+    ZC_REQUIRE_ARG(bench);
+    ZC_REQUIRE_ARG(doc_p);
+    if ((bench->results == NULL && bench->count > 0) ||
+        (bench->sizes == NULL && bench->size_count > 0) ||
+        (bench->devices == NULL && bench->device_count > 0))
+        return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_bench_to_json: a count without its list");
+    return zc__json_give(zc__bench_doc(bench), "zc_bench_to_json", doc_p);
 }

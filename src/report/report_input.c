@@ -1,12 +1,29 @@
-/* zc report's inputs: each file read whole ("-": stdin), told apart by its schema, its sizes
- * checked before any figure is taken from it, and named for the page. */
-#include "report_page.h"
+/* The report's inputs: each document told apart by its schema, its sizes checked before any
+ * figure is taken from it, and named for the page. */
+#include "report/report_page.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
-#include "advise_json.h"
-#include "cli.h"
-#include "cli_io.h"
+#include "core/error.h"
+#include "zerocopy/json.h"
+
+/* One line of in->warnings: what was set aside and why. */
+static void zc__warn(zc_report_input *in, const char *fmt, ...) ZC__PRINTF(2, 3);
+static void zc__warn(zc_report_input *in, const char *fmt, ...)
+{
+    size_t used = strlen(in->warnings);
+    if (used + 1 >= sizeof in->warnings)
+        return;
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(in->warnings + used, sizeof in->warnings - used, fmt, args);
+    va_end(args);
+    used = strlen(in->warnings);
+    if (used + 1 < sizeof in->warnings)
+        snprintf(in->warnings + used, sizeof in->warnings - used, "\n");
+}
 
 /* Every point's size in a bench document is a whole number of bytes in range. The profile
  * reader converts them to size_t, so they are checked here, before it runs. */
@@ -25,7 +42,7 @@ static int zc__check_bench_sizes(const cJSON *doc, const char *where, zc_report_
             snprintf(field, sizeof field, "case %s, point %d, bytes",
                      cJSON_IsString(key) ? key->valuestring : "?", i++);
             if (cJSON_IsNumber(bytes) &&
-                !zc_cli_report_size(bytes->valuedouble, where, field, bad, &unused))
+                !zc__report_size(bytes->valuedouble, where, field, bad, &unused))
                 return 0;
         }
     }
@@ -50,7 +67,7 @@ static int zc__check_profile_sizes(const cJSON *doc, const char *where, zc_repor
                          kind->string != NULL ? kind->string : "?",
                          dir->string != NULL ? dir->string : "?", i++);
                 if (cJSON_IsNumber(bytes) &&
-                    !zc_cli_report_size(bytes->valuedouble, where, field, bad, &unused))
+                    !zc__report_size(bytes->valuedouble, where, field, bad, &unused))
                     return 0;
             }
         }
@@ -62,16 +79,15 @@ static int zc__check_profile_sizes(const cJSON *doc, const char *where, zc_repor
  * bench of the multi-GPU cases alone has neither; it is shown, but not asked for a profile. */
 static int zc__bench_has_profile(const cJSON *doc)
 {
-    return zc_cli_report_bench_case(doc, "copy.h2d.pinned") != NULL &&
-           zc_cli_report_bench_case(doc, "latency.launch") != NULL;
+    return zc__report_bench_case(doc, "copy.h2d.pinned") != NULL &&
+           zc__report_bench_case(doc, "latency.launch") != NULL;
 }
 
-static int zc__add_doc(zc_report_doc *list, size_t *count, const cJSON *doc, const char *path,
-                       const char *what)
+static int zc__add_doc(zc_report_input *in, zc_report_doc *list, size_t *count, const cJSON *doc,
+                       const char *path, const char *what)
 {
     if (*count >= ZC_REPORT_MAX_DOCS) {
-        fprintf(stderr, "zc report: %s: more than %d %s results, ignored\n", path,
-                ZC_REPORT_MAX_DOCS, what);
+        zc__warn(in, "%s: more than %d %s results, ignored", path, ZC_REPORT_MAX_DOCS, what);
         return 0;
     }
     list[*count].doc = doc;
@@ -82,35 +98,35 @@ static int zc__add_doc(zc_report_doc *list, size_t *count, const cJSON *doc, con
 }
 
 /* A bench or profile document: its figures, when it is the first that has them. */
-static int zc__add_bench(zc_report_input *in, const char *path, const cJSON *doc, int bench)
+static zc_status zc__add_bench(zc_report_input *in, const char *path, const cJSON *doc, int bench)
 {
     const char *where = strcmp(path, "-") == 0 ? "stdin" : path;
     if (bench ? !zc__check_bench_sizes(doc, where, in->bad)
-              : !zc__check_profile_sizes(doc, where, in->bad)) {
-        fprintf(stderr, "zc report: %s\n", in->bad->why);
-        return ZC_EXIT_USAGE;
-    }
+              : !zc__check_profile_sizes(doc, where, in->bad))
+        return ZC_FAIL(ZC_ERR_PARSE, "%s", in->bad->why);
     if (bench)
-        zc__add_doc(in->benches, &in->bench_count, doc, path, "bench");
+        zc__add_doc(in, in->benches, &in->bench_count, doc, path, "bench");
     if (bench && !zc__bench_has_profile(doc)) {
-        if (zc_cli_report_bench_case(doc, "multigpu.h2d.all") == NULL &&
-            zc_cli_report_bench_case(doc, "multigpu.peer.copy") == NULL)
-            fprintf(stderr, "zc report: %s: no copy and launch figures in it, nothing to show\n",
-                    where);
-        return ZC_EXIT_OK;
+        if (zc__report_bench_case(doc, "multigpu.h2d.all") == NULL &&
+            zc__report_bench_case(doc, "multigpu.peer.copy") == NULL)
+            zc__warn(in, "%s: no copy and launch figures in it, nothing to show", where);
+        return ZC_OK;
     }
     if (in->have_profile) {
-        fprintf(stderr, "zc report: %s: using the figures of the first result only\n", where);
-        return ZC_EXIT_OK;
+        zc__warn(in, "%s: using the figures of the first result only", where);
+        return ZC_OK;
     }
     zc_profile p;
-    zc_status status = bench ? zc_cli_profile_from_bench_json(doc, &p, NULL, 0)
-                             : zc_cli_profile_from_json(doc, &p);
+    zc_status status =
+        bench ? zc_profile_from_bench_json(doc, &p, NULL, 0) : zc_profile_from_json(doc, &p);
     if (status != ZC_OK) {
-        fprintf(stderr, "zc report: %s: no usable profile in it (%s)\n", where,
-                zc_status_str(status));
         /* A bench result still gives the machine and the comparison. */
-        return bench ? ZC_EXIT_OK : ZC_EXIT_USAGE;
+        if (!bench)
+            return ZC_FAIL(ZC_ERR_PARSE, "%s: no usable profile in it (%s)", where,
+                           zc_status_str(status));
+        zc__warn(in, "%s: no usable profile in it (%s)", where, zc_status_str(status));
+        zc_clear_error();
+        return ZC_OK;
     }
     if (bench) {
         in->bench = doc;
@@ -128,44 +144,55 @@ static int zc__add_bench(zc_report_input *in, const char *path, const cJSON *doc
         in->profile = p;
         in->have_profile = 1;
     }
-    return ZC_EXIT_OK;
+    zc_clear_error();
+    return ZC_OK;
 }
 
-int zc_cli_report_input_add(zc_report_input *in, const char *path, cJSON **doc_p)
+ZC_EXTERN zc_status zc_report_input_init(zc_report_input *in, zc_report_bad *bad)
 {
-    int code = ZC_EXIT_OK;
-    cJSON *doc = zc_cli_read_json("report", path, &code);
-    *doc_p = doc;
-    if (doc == NULL)
-        return code;
+    ZC_REQUIRE_ARG(in);
+    ZC_REQUIRE_ARG(bad);
+    memset(in, 0, sizeof *in);
+    memset(bad, 0, sizeof *bad);
+    in->bad = bad;
+    return ZC_OK;
+}
+
+ZC_EXTERN zc_status zc_report_input_add(zc_report_input *in, const char *path, const cJSON *doc)
+{
+    ZC_REQUIRE_ARG(in);
+    ZC_REQUIRE_ARG(path);
+    ZC_REQUIRE_ARG(doc);
+    if (in->bad == NULL)
+        return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_report_input_add: in was not initialised");
+    zc_status status = ZC_OK;
     const char *where = strcmp(path, "-") == 0 ? "stdin" : path;
     const cJSON *schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
     const char *s = cJSON_IsString(schema) ? schema->valuestring : "";
     if (strncmp(s, "zerocopy.bench/", 15) == 0)
-        code = zc__add_bench(in, path, doc, 1);
+        status = zc__add_bench(in, path, doc, 1);
     else if (strncmp(s, "zerocopy.profile/", 17) == 0)
-        code = zc__add_bench(in, path, doc, 0);
+        status = zc__add_bench(in, path, doc, 0);
     else if (strncmp(s, "zerocopy.stream/", 16) == 0)
-        zc__add_doc(in->streams, &in->stream_count, doc, path, "stream");
+        zc__add_doc(in, in->streams, &in->stream_count, doc, path, "stream");
     else if (strncmp(s, "zerocopy.stream-multi/", 22) == 0)
-        zc__add_doc(in->multis, &in->multi_count, doc, path, "multi-GPU stream");
+        zc__add_doc(in, in->multis, &in->multi_count, doc, path, "multi-GPU stream");
     else if (strncmp(s, "zerocopy.pinning", 16) == 0 && in->pinning == NULL)
         in->pinning = doc;
     else if (strncmp(s, "zerocopy.info/", 14) == 0 && in->machine == NULL) {
         in->machine = doc;
         in->machine_path = where;
     } else if (strncmp(s, "zerocopy.pinning", 16) != 0 && strncmp(s, "zerocopy.info/", 14) != 0) {
-        fprintf(stderr,
-                "zc report: %s: schema \"%s\" is not a bench, stream, multi-GPU stream, "
-                "pinning, profile or info result\n",
-                where, s);
-        return ZC_EXIT_USAGE;
+        return ZC_FAIL(ZC_ERR_PARSE,
+                       "%s: schema \"%.100s\" is not a bench, stream, multi-GPU stream, pinning, "
+                       "profile or info result",
+                       where, s);
     }
-    if (code == ZC_EXIT_OK) {
+    if (status == ZC_OK) {
         size_t used = strlen(in->sources);
         snprintf(in->sources + used, sizeof in->sources - used, "%s%s", used ? ", " : "", where);
     }
-    return code;
+    return status;
 }
 
 static const char *zc__shown_path(const zc_report_doc *d)
@@ -214,9 +241,11 @@ static void zc__name_docs(zc_report_doc *docs, size_t count)
     }
 }
 
-void zc_cli_report_input_finish(zc_report_input *in)
+ZC_EXTERN zc_status zc_report_input_finish(zc_report_input *in)
 {
+    ZC_REQUIRE_ARG(in);
     zc__name_docs(in->streams, in->stream_count);
     zc__name_docs(in->benches, in->bench_count);
     zc__name_docs(in->multis, in->multi_count);
+    return ZC_OK;
 }

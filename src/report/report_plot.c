@@ -1,21 +1,21 @@
 /* The report's plots of copies and zero-copy access, and what every plot's script shares: the
  * terminal, the key outside the data, the colours and time-labelled tics. */
-#include "report_page.h"
+#include "report/report_page.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-const char *const zc_cli_report_colours[] = {"#d62728", "#1f77b4", "#2ca02c", "#ff7f0e",
+const char *const zc__report_colours[] = {"#d62728", "#1f77b4", "#2ca02c", "#ff7f0e",
                                              "#9467bd", "#8c564b", "#17becf", "#e377c2",
                                              "#7f7f7f", "#bcbd22", "#000080", "#808000"};
-const size_t zc_cli_report_colour_count =
-    sizeof zc_cli_report_colours / sizeof zc_cli_report_colours[0];
+const size_t zc__report_colour_count =
+    sizeof zc__report_colours / sizeof zc__report_colours[0];
 
-void zc_cli_report_plot_header(zc_buf *b, int width, int height, int key_below)
+void zc__report_plot_header(zc__buf *b, int width, int height, int key_below)
 {
-    zc_cli_buf_printf(b,
+    zc__buf_printf(b,
                       "set terminal svg size %d,%d dynamic enhanced font 'DejaVu Sans,11' "
                       "background rgb 'white'\n"
                       "set grid lc rgb '#dddddd'\n"
@@ -24,14 +24,14 @@ void zc_cli_report_plot_header(zc_buf *b, int width, int height, int key_below)
     /* Outside the plot area the key never covers a line, however many series there are;
      * gnuplot shrinks the plot to make room. Titles come from input files: never enhanced. */
     if (key_below)
-        zc_cli_buf_printf(b, "set key outside below left horizontal Left reverse noenhanced "
+        zc__buf_printf(b, "set key outside below left horizontal Left reverse noenhanced "
                              "samplen 4 width 2\n");
     else
-        zc_cli_buf_printf(b, "set key outside right top vertical Left reverse noenhanced "
+        zc__buf_printf(b, "set key outside right top vertical Left reverse noenhanced "
                              "samplen 3\n");
 }
 
-void zc_cli_report_plot_time_tics(zc_buf *b, const char *axis, double lo_us, double hi_us)
+void zc__report_plot_time_tics(zc__buf *b, const char *axis, double lo_us, double hi_us)
 {
     if (!(lo_us > 0.0) || !(hi_us >= lo_us) || !isfinite(hi_us))
         return;
@@ -45,7 +45,7 @@ void zc_cli_report_plot_time_tics(zc_buf *b, const char *axis, double lo_us, dou
     /* Within a decade or two the decades alone leave the axis bare; add 2 and 5 between. */
     static const double steps_few[] = {1.0, 2.0, 5.0};
     const int mantissas = last - first <= 2 ? 3 : 1;
-    zc_cli_buf_printf(b, "set %stics (", axis);
+    zc__buf_printf(b, "set %stics (", axis);
     int n = 0;
     double decade = 1e-6;
     for (int e = -6; e < first; e++)
@@ -56,17 +56,17 @@ void zc_cli_report_plot_time_tics(zc_buf *b, const char *axis, double lo_us, dou
             if (e == last && m > 0)
                 break;
             char text[32];
-            zc_cli_report_time_text(v, text, sizeof text);
-            zc_cli_buf_printf(b, "%s'%s' %.9g", n++ ? ", " : "", text, v);
+            zc__report_time_text(v, text, sizeof text);
+            zc__buf_printf(b, "%s'%s' %.9g", n++ ? ", " : "", text, v);
         }
     }
-    zc_cli_buf_printf(b, ")\nset m%stics 10\n", axis);
+    zc__buf_printf(b, ")\nset m%stics 10\n", axis);
 }
 
-void zc_cli_report_plot_finish(zc_report_plot *plot, zc_buf *b)
+void zc__report_plot_finish(zc__report_plot *plot, zc__buf *b)
 {
     if (b->failed) {
-        zc_cli_buf_free(b);
+        zc__buf_free(b);
         plot->script = NULL;
         snprintf(plot->why, sizeof plot->why, "out of memory");
         return;
@@ -80,9 +80,9 @@ static const char *const zc__kind_title[ZC_HOST_KIND_COUNT] = {
     "pageable (malloc)", "pinned (cudaHostAlloc)", "write-combined",
     "registered (cudaHostRegister)"};
 
-void zc_cli_report_plot_copy(const zc_report_input *in, zc_direction dir, zc_report_plot *plot)
+void zc__report_plot_copy(const zc_report_input *in, zc_direction dir, zc__report_plot *plot)
 {
-    zc_buf b = {0};
+    zc__buf b = {0};
     int series = 0;
     snprintf(plot->caption, sizeof plot->caption, "%s",
              dir == ZC_DIR_H2D
@@ -94,21 +94,21 @@ void zc_cli_report_plot_copy(const zc_report_input *in, zc_direction dir, zc_rep
         const zc_curve *c = &in->measured.copy[k][dir];
         if (c->count == 0)
             continue;
-        zc_cli_buf_printf(&b, "$%s << EOD\n", zc_host_kind_key((zc_host_kind)k));
+        zc__buf_printf(&b, "$%s << EOD\n", zc_host_kind_key((zc_host_kind)k));
         for (size_t i = 0; i < c->count; i++)
-            zc_cli_buf_printf(&b, "%zu %.6g\n", c->bytes[i], c->gbps[i]);
-        zc_cli_buf_printf(&b, "EOD\n");
+            zc__buf_printf(&b, "%zu %.6g\n", c->bytes[i], c->gbps[i]);
+        zc__buf_printf(&b, "EOD\n");
         series++;
     }
     if (series == 0) {
-        zc_cli_buf_free(&b);
+        zc__buf_free(&b);
         plot->script = NULL;
         snprintf(plot->why, sizeof plot->why, "no %s copy was measured",
                  dir == ZC_DIR_H2D ? "host-to-device" : "device-to-host");
         return;
     }
-    zc_cli_report_plot_header(&b, 900, 420, 0);
-    zc_cli_buf_printf(&b,
+    zc__report_plot_header(&b, 900, 420, 0);
+    zc__buf_printf(&b,
                       "set title 'cudaMemcpy %s: bandwidth against size, per host memory kind'\n"
                       "set logscale x 2\nset format x '%%.0b %%BB'\nset xlabel 'bytes per copy'\n"
                       "set ylabel 'GB/s (1e9 bytes per second)'\nset yrange [0:*]\nplot ",
@@ -119,17 +119,17 @@ void zc_cli_report_plot_copy(const zc_report_input *in, zc_direction dir, zc_rep
             continue;
         /* Pinned, write-combined and registered often coincide: dashes and point shapes keep
          * each line visible under the others. */
-        zc_cli_buf_printf(
+        zc__buf_printf(
             &b, "%s$%s using 1:2 with linespoints lw 2 dt %d pt %d lc rgb '%s' title '%s'",
             first ? "" : ", ", zc_host_kind_key((zc_host_kind)k), k + 1, 7 + 2 * k,
-            zc_cli_report_colours[k], zc__kind_title[k]);
+            zc__report_colours[k], zc__kind_title[k]);
         first = 0;
     }
-    zc_cli_buf_printf(&b, "\n");
-    zc_cli_report_plot_finish(plot, &b);
+    zc__buf_printf(&b, "\n");
+    zc__report_plot_finish(plot, &b);
 }
 
-void zc_cli_report_plot_zerocopy(const zc_report_input *in, zc_report_plot *plot)
+void zc__report_plot_zerocopy(const zc_report_input *in, zc__report_plot *plot)
 {
     const zc_profile *p = &in->measured;
     snprintf(plot->caption, sizeof plot->caption,
@@ -143,35 +143,35 @@ void zc_cli_report_plot_zerocopy(const zc_report_input *in, zc_report_plot *plot
         snprintf(plot->why, sizeof plot->why, "no zero-copy access was measured");
         return;
     }
-    zc_buf b = {0};
-    zc_cli_buf_printf(&b, "$d << EOD\n");
+    zc__buf b = {0};
+    zc__buf_printf(&b, "$d << EOD\n");
     for (int a = 0; a < ZC_ACCESS_COUNT; a++) {
-        zc_cli_buf_printf(&b, "%s", zc_access_key((zc_access)a));
+        zc__buf_printf(&b, "%s", zc_access_key((zc_access)a));
         double v[2] = {p->mapped_read_gbps[a], p->mapped_write_gbps[a]};
         for (int i = 0; i < 2; i++) {
             if (v[i] > 0.0)
-                zc_cli_buf_printf(&b, " %.6g", v[i]);
+                zc__buf_printf(&b, " %.6g", v[i]);
             else
-                zc_cli_buf_printf(&b, " -");
+                zc__buf_printf(&b, " -");
         }
-        zc_cli_buf_printf(&b, "\n");
+        zc__buf_printf(&b, "\n");
     }
-    zc_cli_buf_printf(&b, "EOD\n");
-    zc_cli_report_plot_header(&b, 900, 420, 0);
-    zc_cli_buf_printf(&b,
+    zc__buf_printf(&b, "EOD\n");
+    zc__report_plot_header(&b, 900, 420, 0);
+    zc__buf_printf(&b,
                       "set title 'A kernel reading and writing mapped host memory, by access "
                       "pattern'\nset style data histograms\n"
                       "set style histogram clustered gap 1\nset style fill solid 0.85 border -1\n"
                       "set ylabel 'GB/s of useful data'\nset yrange [0:*]\n");
     char rate[32];
-    if (zc_cli_report_rate_text(p->device_gbps, rate, sizeof rate))
-        zc_cli_buf_printf(&b,
+    if (zc__report_rate_text(p->device_gbps, rate, sizeof rate))
+        zc__buf_printf(&b,
                           "set label 1 'device memory, for comparison: %s' at graph 0.5, "
                           "graph 0.93 center\n",
                           rate);
-    zc_cli_buf_printf(&b,
+    zc__buf_printf(&b,
                       "plot $d using 2:xtic(1) lc rgb '%s' title 'read', $d using 3 lc rgb '%s' "
                       "title 'write'\n",
-                      zc_cli_report_colours[1], zc_cli_report_colours[3]);
-    zc_cli_report_plot_finish(plot, &b);
+                      zc__report_colours[1], zc__report_colours[3]);
+    zc__report_plot_finish(plot, &b);
 }

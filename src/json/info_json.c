@@ -1,15 +1,19 @@
-/* Building zc info's JSON document from device records. */
-#include "info_json.h"
+/* GPUs as JSON: one GPU, the path between two, the "zerocopy.info/1" document of a set. */
+#include "zerocopy/json.h"
 
 #include <stddef.h>
 #include <stdio.h>
+
+#include "core/error.h"
+#include "json/json_internal.h"
+#include "zerocopy/version.h"
 
 #define ZC__CAP(name, field)                                                                       \
     {                                                                                              \
         name, offsetof(zc_device_info, field)                                                      \
     }
 
-const zc_capability_field zc_cli_capability_fields[] = {
+static const zc_capability_field zc__capability_fields[] = {
     ZC__CAP("unifiedAddressing", unified_addressing),
     ZC__CAP("canMapHostMemory", can_map_host_memory),
     ZC__CAP("integrated", integrated),
@@ -26,11 +30,19 @@ const zc_capability_field zc_cli_capability_fields[] = {
     ZC__CAP("directManagedMemAccessFromHost", direct_managed_mem_access_from_host),
 };
 
-const size_t zc_cli_capability_field_count =
-    sizeof zc_cli_capability_fields / sizeof zc_cli_capability_fields[0];
+#define ZC__CAPABILITY_COUNT (sizeof zc__capability_fields / sizeof zc__capability_fields[0])
 
-int zc_cli_capability_value(const zc_device_info *info, const zc_capability_field *field)
+ZC_EXTERN const zc_capability_field *zc_capability_fields(size_t *count_p)
 {
+    if (count_p != NULL)
+        *count_p = ZC__CAPABILITY_COUNT;
+    return zc__capability_fields;
+}
+
+ZC_EXTERN int zc_capability_value(const zc_device_info *info, const zc_capability_field *field)
+{
+    if (info == NULL || field == NULL || field->offset + sizeof(int) > sizeof *info)
+        return 0;
     return *(const int *)((const char *)info + field->offset);
 }
 
@@ -68,7 +80,7 @@ static cJSON *zc__link_json(const zc_pcie_link *link)
     return obj;
 }
 
-cJSON *zc_cli_info_device_json(const zc_device_info *info)
+static cJSON *zc__device_json(const zc_device_info *info)
 {
     cJSON *dev = cJSON_CreateObject();
     if (dev == NULL)
@@ -91,9 +103,9 @@ cJSON *zc_cli_info_device_json(const zc_device_info *info)
     cJSON_AddItemToObject(dev, "pcie_link", zc__link_json(&info->link));
 
     cJSON *caps = cJSON_AddObjectToObject(dev, "capabilities");
-    for (size_t i = 0; caps != NULL && i < zc_cli_capability_field_count; i++)
-        cJSON_AddNumberToObject(caps, zc_cli_capability_fields[i].name,
-                                zc_cli_capability_value(info, &zc_cli_capability_fields[i]));
+    for (size_t i = 0; caps != NULL && i < ZC__CAPABILITY_COUNT; i++)
+        cJSON_AddNumberToObject(caps, zc__capability_fields[i].name,
+                                zc_capability_value(info, &zc__capability_fields[i]));
 
     zc_technique_note notes[ZC_TECHNIQUE_NOTE_COUNT];
     cJSON *techniques = cJSON_AddArrayToObject(dev, "techniques");
@@ -110,7 +122,7 @@ cJSON *zc_cli_info_device_json(const zc_device_info *info)
     return dev;
 }
 
-cJSON *zc_cli_info_peer_json(const zc_peer_link *peer)
+static cJSON *zc__peer_json(const zc_peer_link *peer)
 {
     cJSON *obj = cJSON_CreateObject();
     if (obj == NULL)
@@ -132,8 +144,8 @@ cJSON *zc_cli_info_peer_json(const zc_peer_link *peer)
     return obj;
 }
 
-cJSON *zc_cli_info_json(const zc_device_info *infos, int count, const zc_peer_link *peers,
-                        int peer_count)
+cJSON *zc__info_doc(const zc_device_info *infos, int count, const zc_peer_link *peers,
+                    int peer_count)
 {
     cJSON *doc = cJSON_CreateObject();
     if (doc == NULL)
@@ -143,9 +155,35 @@ cJSON *zc_cli_info_json(const zc_device_info *infos, int count, const zc_peer_li
     cJSON_AddNumberToObject(doc, "device_count", count);
     cJSON *devices = cJSON_AddArrayToObject(doc, "devices");
     for (int i = 0; devices != NULL && i < count; i++)
-        cJSON_AddItemToArray(devices, zc_cli_info_device_json(&infos[i]));
+        cJSON_AddItemToArray(devices, zc__device_json(&infos[i]));
     cJSON *links = cJSON_AddArrayToObject(doc, "peers");
     for (int i = 0; links != NULL && i < peer_count; i++)
-        cJSON_AddItemToArray(links, zc_cli_info_peer_json(&peers[i]));
+        cJSON_AddItemToArray(links, zc__peer_json(&peers[i]));
     return doc;
+}
+
+ZC_EXTERN zc_status zc_device_info_to_json(const zc_device_info *info, cJSON **doc_p)
+{
+    ZC_REQUIRE_ARG(info);
+    ZC_REQUIRE_ARG(doc_p);
+    return zc__json_give(zc__device_json(info), "zc_device_info_to_json", doc_p);
+}
+
+ZC_EXTERN zc_status zc_peer_link_to_json(const zc_peer_link *peer, cJSON **doc_p)
+{
+    ZC_REQUIRE_ARG(peer);
+    ZC_REQUIRE_ARG(doc_p);
+    return zc__json_give(zc__peer_json(peer), "zc_peer_link_to_json", doc_p);
+}
+
+ZC_EXTERN zc_status zc_info_to_json(const zc_device_info *infos, int count,
+                                    const zc_peer_link *peers, int peer_count, cJSON **doc_p)
+{
+    ZC_REQUIRE_ARG(doc_p);
+    if (count < 0 || peer_count < 0 || (infos == NULL && count > 0) ||
+        (peers == NULL && peer_count > 0))
+        return ZC_FAIL(ZC_ERR_INVALID_ARG,
+                       "zc_info_to_json: %d GPUs at %p, %d paths at %p", count, (const void *)infos,
+                       peer_count, (const void *)peers);
+    return zc__json_give(zc__info_doc(infos, count, peers, peer_count), "zc_info_to_json", doc_p);
 }

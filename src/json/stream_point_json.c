@@ -1,19 +1,14 @@
 /* zc stream results read into a profile's stream runs, for stream advice. */
-#include "advise_json.h"
-#include "cli.h"
-#include "cli_io.h"
+#include "zerocopy/json.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "core/error.h"
+#include "json/json_internal.h"
 #include "zerocopy/filter.h"
 
-static double zc__num(const cJSON *o, const char *name)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
-    return cJSON_IsNumber(v) && isfinite(v->valuedouble) ? v->valuedouble : NAN;
-}
 
 /* "zerocopy-ll", "zerocopy-flag", or a mode's own name, into mode and protocol. */
 static zc_status zc__mode_of(const char *name, zc_stream_point *s)
@@ -49,73 +44,67 @@ static zc_status zc__figures(zc_stream_point *s, double frame_bytes, double in_f
     return ZC_OK;
 }
 
-zc_status zc_cli_stream_point_from_json(const cJSON *run, zc_stream_point *point_p)
+ZC_EXTERN zc_status zc_stream_point_from_json(const cJSON *run, zc_stream_point *point_p)
 {
+    ZC_REQUIRE_ARG(run);
+    ZC_REQUIRE_ARG(point_p);
     zc_stream_point s;
     memset(&s, 0, sizeof s);
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(run, "name");
     if (!cJSON_IsString(name) || zc__mode_of(name->valuestring, &s) != ZC_OK)
-        return ZC_ERR_PARSE;
-    zc_status status = zc__figures(&s, zc__num(run, "frame_bytes"), zc__num(run, "in_flight"),
-                                   zc__num(run, "gpu_blocks"), zc__num(run, "p50_us"),
-                                   zc__num(run, "p99_us"), zc__num(run, "gb_per_s"));
-    if (status != ZC_OK)
-        return status;
+        return ZC_FAIL(ZC_ERR_PARSE, "stream run: no known mode under \"name\"");
+    if (zc__figures(&s, zc__json_number_of(run, "frame_bytes"), zc__json_number_of(run, "in_flight"),
+                    zc__json_number_of(run, "gpu_blocks"), zc__json_number_of(run, "p50_us"), zc__json_number_of(run, "p99_us"),
+                    zc__json_number_of(run, "gb_per_s")) != ZC_OK)
+        return ZC_FAIL(ZC_ERR_PARSE, "stream run %s: frame_bytes, in_flight, gpu_blocks, p50_us, "
+                                     "p99_us or gb_per_s missing or out of range",
+                       name->valuestring);
     *point_p = s;
     return ZC_OK;
 }
 
-int zc_cli_profile_add_stream_file(zc_profile *profile, const char *path)
+ZC_EXTERN zc_status zc_profile_add_stream_json(zc_profile *profile, const cJSON *doc,
+                                               const char *source, size_t *added_p)
 {
-    int code = ZC_EXIT_OK;
-    cJSON *doc = zc_cli_read_json("advise", path, &code);
-    if (doc == NULL)
-        return code;
+    ZC_REQUIRE_ARG(profile);
+    ZC_REQUIRE_ARG(doc);
+    if (added_p != NULL)
+        *added_p = 0;
+    const char *name = source != NULL ? source : "the document";
     const cJSON *schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
     const cJSON *config = cJSON_GetObjectItemCaseSensitive(doc, "config");
     const cJSON *paced = cJSON_GetObjectItemCaseSensitive(config, "paced_rate");
     if (!cJSON_IsString(schema) || strncmp(schema->valuestring, "zerocopy.stream/", 16) != 0 ||
-        !cJSON_IsObject(config)) {
-        fprintf(stderr, "zc advise: %s is not a zc stream --json result\n", path);
-        cJSON_Delete(doc);
-        return ZC_EXIT_USAGE;
-    }
+        !cJSON_IsObject(config))
+        return ZC_FAIL(ZC_ERR_PARSE, "%s is not a zc stream --json result", name);
     /* A paced run's rate is the pace it was given, not what the mode can take. */
-    if (paced != NULL && !cJSON_IsNull(paced)) {
-        fprintf(stderr, "zc advise: %s: a paced run, not used for stream advice\n", path);
-        cJSON_Delete(doc);
-        return ZC_EXIT_OK;
-    }
+    if (paced != NULL && !cJSON_IsNull(paced))
+        return ZC_FAIL(ZC_ERR_UNSUPPORTED, "%s: a paced run, not used for stream advice", name);
     const cJSON *device =
         cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "device"), "name");
     if (profile->device_name[0] == '\0' && cJSON_IsString(device))
         snprintf(profile->device_name, sizeof profile->device_name, "%s", device->valuestring);
     if (profile->source[0] == '\0')
-        snprintf(profile->source, sizeof profile->source, "zc stream results (%s, ...)", path);
+        snprintf(profile->source, sizeof profile->source, "zc stream results (%s, ...)", name);
     size_t added = 0;
     const cJSON *run;
     cJSON_ArrayForEach(run, cJSON_GetObjectItemCaseSensitive(doc, "runs"))
     {
         zc_stream_point s;
         memset(&s, 0, sizeof s);
-        const cJSON *name = cJSON_GetObjectItemCaseSensitive(run, "name");
+        const cJSON *mode = cJSON_GetObjectItemCaseSensitive(run, "name");
         const cJSON *lat = cJSON_GetObjectItemCaseSensitive(run, "latency_us");
         const cJSON *thr = cJSON_GetObjectItemCaseSensitive(run, "throughput");
-        if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(run, "ok")) || !cJSON_IsString(name) ||
-            zc__mode_of(name->valuestring, &s) != ZC_OK ||
-            zc__figures(&s, zc__num(config, "frame_bytes"), zc__num(config, "in_flight"),
-                        zc__num(run, "gpu_blocks"), zc__num(lat, "p50"), zc__num(lat, "p99"),
-                        zc__num(thr, "gb_per_s")) != ZC_OK)
+        if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(run, "ok")) || !cJSON_IsString(mode) ||
+            zc__mode_of(mode->valuestring, &s) != ZC_OK ||
+            zc__figures(&s, zc__json_number_of(config, "frame_bytes"), zc__json_number_of(config, "in_flight"),
+                        zc__json_number_of(run, "gpu_blocks"), zc__json_number_of(lat, "p50"), zc__json_number_of(lat, "p99"),
+                        zc__json_number_of(thr, "gb_per_s")) != ZC_OK)
             continue;
-        zc_status status = zc_profile_add_stream(profile, &s);
-        if (status != ZC_OK) {
-            cJSON_Delete(doc);
-            return zc_cli_fail("advise", path, status);
-        }
+        ZC_CHECK(zc_profile_add_stream(profile, &s));
         added++;
     }
-    cJSON_Delete(doc);
-    if (added == 0)
-        fprintf(stderr, "zc advise: %s: no run that ended ok\n", path);
-    return ZC_EXIT_OK;
+    if (added_p != NULL)
+        *added_p = added;
+    return ZC_OK;
 }

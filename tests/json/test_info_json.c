@@ -5,7 +5,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "info_json.h"
+#include "zerocopy/json.h"
 
 static zc_device_info h200_like(void)
 {
@@ -59,7 +59,8 @@ static void test_document_shape_round_trips(void **state)
     };
     snprintf(peers[0].path, sizeof peers[0].path, "NVLink");
     snprintf(peers[1].path, sizeof peers[1].path, "unknown: NVML not available");
-    cJSON *doc = zc_cli_info_json(d, 2, peers, 2);
+    cJSON *doc = NULL;
+    assert_int_equal(zc_info_to_json(d, 2, peers, 2, &doc), ZC_OK);
     assert_non_null(doc);
     char *text = cJSON_PrintUnformatted(doc);
     cJSON_Delete(doc);
@@ -101,7 +102,9 @@ static void test_document_shape_round_trips(void **state)
                         63.015, 0.001);
 
     cJSON *caps = cJSON_GetObjectItem(dev, "capabilities");
-    assert_int_equal(cJSON_GetArraySize(caps), (int)zc_cli_capability_field_count);
+    size_t field_count = 0;
+    assert_non_null(zc_capability_fields(&field_count));
+    assert_int_equal(cJSON_GetArraySize(caps), (int)field_count);
     assert_int_equal(cJSON_GetObjectItem(caps, "asyncEngineCount")->valueint, 3);
     assert_int_equal(cJSON_GetObjectItem(caps, "pageableMemoryAccess")->valueint, 0);
     assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(dev, "techniques")),
@@ -131,7 +134,8 @@ static void test_technique_verdicts_follow_capabilities(void **state)
 {
     (void)state;
     zc_device_info d = h200_like();
-    cJSON *dev = zc_cli_info_device_json(&d);
+    cJSON *dev = NULL;
+    assert_int_equal(zc_device_info_to_json(&d, &dev), ZC_OK);
     assert_string_equal(technique_verdict(dev, "mapped"), "yes");
     assert_string_equal(technique_verdict(dev, "pageable_gpu_access"), "no");
     assert_string_equal(technique_verdict(dev, "host_atomics"), "no");
@@ -141,7 +145,8 @@ static void test_technique_verdicts_follow_capabilities(void **state)
     d.can_map_host_memory = 0;
     d.concurrent_managed_access = 0;
     d.pageable_memory_access = 1;
-    dev = zc_cli_info_device_json(&d);
+    dev = NULL;
+    assert_int_equal(zc_device_info_to_json(&d, &dev), ZC_OK);
     assert_string_equal(technique_verdict(dev, "mapped"), "no");
     assert_string_equal(technique_verdict(dev, "managed"), "limited");
     assert_string_equal(technique_verdict(dev, "pageable_gpu_access"), "yes");

@@ -1,6 +1,6 @@
 /* The report's machine section: the GPU's identity, link and capabilities from zc info, each
  * under a label people read instead of its JSON key. */
-#include "report_page.h"
+#include "report/report_page.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -47,57 +47,57 @@ static const struct {
 };
 
 /* One field's value into the page, or nothing when it is absent (0 then). */
-static int zc__value(zc_buf *page, const cJSON *v, zc__shown shown, const char *where,
+static int zc__value(zc__buf *page, const cJSON *v, zc__shown shown, const char *where,
                      const char *field, zc_report_bad *bad)
 {
     char text[64];
     long long n = 0;
     if (cJSON_IsString(v)) {
-        zc_cli_buf_html(page, v->valuestring);
+        zc__buf_html(page, v->valuestring);
         return 1;
     }
     if (cJSON_IsNull(v) && shown == ZC__NUMA) {
-        zc_cli_buf_printf(page, "none reported");
+        zc__buf_printf(page, "none reported");
         return 1;
     }
     if (!cJSON_IsNumber(v))
         return 0;
     switch (shown) {
     case ZC__BYTES:
-        zc_cli_report_bytes_text(v->valuedouble, text, sizeof text);
-        zc_cli_buf_printf(page, "%s", text);
+        zc__report_bytes_text(v->valuedouble, text, sizeof text);
+        zc__buf_printf(page, "%s", text);
         return 1;
     case ZC__CUDA_VERSION:
         /* 1000 * major + 10 * minor: 13000 is CUDA 13.0. */
-        if (!zc_cli_report_integer(v->valuedouble, 0, 1e6, where, field, bad, &n))
+        if (!zc__report_integer(v->valuedouble, 0, 1e6, where, field, bad, &n))
             return 0;
-        zc_cli_buf_printf(page, "%lld.%lld", n / 1000, (n % 1000) / 10);
+        zc__buf_printf(page, "%lld.%lld", n / 1000, (n % 1000) / 10);
         return 1;
     case ZC__NUMA:
-        if (!zc_cli_report_integer(v->valuedouble, -1, 1e6, where, field, bad, &n))
+        if (!zc__report_integer(v->valuedouble, -1, 1e6, where, field, bad, &n))
             return 0;
         if (n < 0)
-            zc_cli_buf_printf(page, "none reported");
+            zc__buf_printf(page, "none reported");
         else
-            zc_cli_buf_printf(page, "%lld", n);
+            zc__buf_printf(page, "%lld", n);
         return 1;
     case ZC__COUNT:
     case ZC__TEXT:
-        if (!zc_cli_report_integer(v->valuedouble, 0, 1e9, where, field, bad, &n))
+        if (!zc__report_integer(v->valuedouble, 0, 1e9, where, field, bad, &n))
             return 0;
-        zc_cli_buf_printf(page, "%lld", n);
+        zc__buf_printf(page, "%lld", n);
         return 1;
     }
     return 0;
 }
 
 /* The capabilities as a second table: what each means, and yes, no or a count. */
-static void zc__capability_rows(zc_buf *page, const cJSON *caps, const char *where,
+static void zc__capability_rows(zc__buf *page, const cJSON *caps, const char *where,
                                 zc_report_bad *bad)
 {
     if (!cJSON_IsObject(caps))
         return;
-    zc_cli_buf_printf(page, "<h3>What the GPU can do</h3>\n<table class=\"capabilities\">\n");
+    zc__buf_printf(page, "<h3>What the GPU can do</h3>\n<table class=\"capabilities\">\n");
     const cJSON *c;
     cJSON_ArrayForEach(c, caps)
     {
@@ -112,33 +112,33 @@ static void zc__capability_rows(zc_buf *page, const cJSON *caps, const char *whe
         char field[160];
         snprintf(field, sizeof field, "machine devices[0].capabilities.%s", c->string);
         if (cJSON_IsNumber(c) &&
-            !zc_cli_report_integer(c->valuedouble, -1, 1e6, where, field, bad, &n))
+            !zc__report_integer(c->valuedouble, -1, 1e6, where, field, bad, &n))
             continue;
-        zc_cli_buf_printf(page, "<tr><th>");
-        zc_cli_buf_html(page, label);
-        zc_cli_buf_printf(page, "</th><td>");
+        zc__buf_printf(page, "<tr><th>");
+        zc__buf_html(page, label);
+        zc__buf_printf(page, "</th><td>");
         if (strcmp(c->string, "asyncEngineCount") == 0)
-            zc_cli_buf_printf(page, "%lld", n);
+            zc__buf_printf(page, "%lld", n);
         else if (n < 0)
-            zc_cli_buf_printf(page, "not reported by the driver");
+            zc__buf_printf(page, "not reported by the driver");
         else
-            zc_cli_buf_printf(page, "%s", n ? "yes" : "no");
-        zc_cli_buf_printf(page, "</td></tr>\n");
+            zc__buf_printf(page, "%s", n ? "yes" : "no");
+        zc__buf_printf(page, "</td></tr>\n");
     }
-    zc_cli_buf_printf(page, "</table>\n");
+    zc__buf_printf(page, "</table>\n");
 }
 
-void zc_cli_report_machine(zc_buf *page, const zc_report_input *in)
+void zc__report_machine(zc__buf *page, const zc_report_input *in)
 {
-    zc_cli_buf_printf(page, "<h2>The machine</h2>\n<table class=\"machine\">\n");
+    zc__buf_printf(page, "<h2>The machine</h2>\n<table class=\"machine\">\n");
     const cJSON *dev =
         cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(in->machine, "devices"), 0);
     if (dev == NULL) {
-        zc_cli_buf_printf(page, "<tr><th>GPU</th><td>");
-        zc_cli_buf_html(page, in->profile.device_name[0] ? in->profile.device_name : "unknown");
-        zc_cli_buf_printf(page, "</td></tr>\n<tr><th>figures from</th><td>");
-        zc_cli_buf_html(page, in->profile.source);
-        zc_cli_buf_printf(page, "</td></tr>\n</table>\n<p class=\"note\">No zc info section in the "
+        zc__buf_printf(page, "<tr><th>GPU</th><td>");
+        zc__buf_html(page, in->profile.device_name[0] ? in->profile.device_name : "unknown");
+        zc__buf_printf(page, "</td></tr>\n<tr><th>figures from</th><td>");
+        zc__buf_html(page, in->profile.source);
+        zc__buf_printf(page, "</td></tr>\n</table>\n<p class=\"note\">No zc info section in the "
                                 "inputs: give a zc bench result for the machine's details.</p>\n");
         return;
     }
@@ -148,24 +148,24 @@ void zc_cli_report_machine(zc_buf *page, const zc_report_input *in)
         int is_memory = zc__fields[i].shown == ZC__BYTES;
         if (v == NULL || (is_memory && memory_shown))
             continue;
-        zc_buf page_row = {0};
+        zc__buf page_row = {0};
         char field[96];
         snprintf(field, sizeof field, "machine devices[0].%s", zc__fields[i].key);
         if (!zc__value(&page_row, v, zc__fields[i].shown, in->machine_path, field, in->bad)) {
-            zc_cli_buf_free(&page_row);
+            zc__buf_free(&page_row);
             continue;
         }
         memory_shown |= is_memory;
-        zc_cli_buf_printf(page, "<tr><th>%s</th><td>%s</td></tr>\n", zc__fields[i].label,
+        zc__buf_printf(page, "<tr><th>%s</th><td>%s</td></tr>\n", zc__fields[i].label,
                           page_row.data != NULL ? page_row.data : "");
         page->failed |= page_row.failed;
-        zc_cli_buf_free(&page_row);
+        zc__buf_free(&page_row);
     }
     char link[160];
-    zc_cli_report_link_text(in->machine, in->machine_path, in->bad, link, sizeof link);
-    zc_cli_buf_printf(page, "<tr><th>PCIe link</th><td>%s</td></tr>\n",
+    zc__report_link_text(in->machine, in->machine_path, in->bad, link, sizeof link);
+    zc__buf_printf(page, "<tr><th>PCIe link</th><td>%s</td></tr>\n",
                       link[0] ? link : "not readable");
-    zc_cli_buf_printf(page, "</table>\n");
+    zc__buf_printf(page, "</table>\n");
     zc__capability_rows(page, cJSON_GetObjectItemCaseSensitive(dev, "capabilities"),
                         in->machine_path, in->bad);
 }

@@ -1,6 +1,6 @@
 /* Running gnuplot and graphviz as child processes: input through a temporary file, SVG back on
  * stdout, exit code and time checked, and gnuplot's own reason when it fails. */
-#include "report_page.h"
+#include "report/report_page.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,8 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "advise_json.h"
-#include "cli_io.h"
+#include "zerocopy/json.h"
 
 extern char **environ;
 
@@ -44,6 +43,45 @@ static double zc__seconds(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The largest output of a tool the page takes in (an SVG plot, a tool's messages): 64 MiB. */
+#define ZC__TOOL_OUTPUT_MAX ((size_t)64 << 20)
+
+/* The whole file at path, NUL-terminated (malloc'd); NULL when it cannot be read or is over
+ * ZC__TOOL_OUTPUT_MAX. */
+static char *zc__read_whole(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    while (buf != NULL) {
+        if (len == cap - 1) {
+            char *grown = cap - 1 > ZC__TOOL_OUTPUT_MAX ? NULL : realloc(buf, cap * 2);
+            if (grown == NULL) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = grown;
+            cap *= 2;
+        }
+        size_t n = fread(buf + len, 1, cap - 1 - len, f);
+        len += n;
+        if (n == 0) {
+            if (ferror(f)) {
+                free(buf);
+                buf = NULL;
+            }
+            break;
+        }
+    }
+    fclose(f);
+    if (buf != NULL)
+        buf[len] = '\0';
+    return buf;
 }
 
 /*
@@ -85,7 +123,7 @@ static void zc__reason(const char *err, const char *script_path, char *out, size
     snprintf(out, size, "%.*s", (int)(best_len < 200 ? best_len : 200), best);
 }
 
-int zc_cli_report_run_tool(const char *program, const char *env_override, const char *const *args,
+int zc__report_run_tool(const char *program, const char *env_override, const char *const *args,
                            const char *input, const char *suffix, double timeout_s, char **out_p,
                            char **err_p, int *missing_p, char *why, size_t why_size)
 {
@@ -153,8 +191,7 @@ int zc_cli_report_run_tool(const char *program, const char *env_override, const 
         snprintf(why, why_size, "%s took more than %.0f s and was stopped", program, timeout_s);
         goto cleanup;
     }
-    int code_unused = 0;
-    err = zc_cli_read_input("report", err_path, ZC_CLI_INPUT_MAX, NULL, &code_unused);
+    err = zc__read_whole(err_path);
     if (done < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         int code = done > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
         if (code == 127) {
@@ -171,7 +208,7 @@ int zc_cli_report_run_tool(const char *program, const char *env_override, const 
         }
         goto cleanup;
     }
-    *out_p = zc_cli_read_input("report", out_path, ZC_CLI_INPUT_MAX, NULL, &code_unused);
+    *out_p = zc__read_whole(out_path);
     if (*out_p == NULL) {
         snprintf(why, why_size, "cannot read what %s wrote", program);
         goto cleanup;

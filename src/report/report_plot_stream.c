@@ -1,7 +1,7 @@
 /* The stream plots, latency percentiles and histogram, for any number of zc stream results:
  * one colour per mode (the same in both plots and for every file), one line style per input
  * file, and a key that names each mode and each file once, below the plot area. */
-#include "report_page.h"
+#include "report/report_page.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -82,7 +82,7 @@ static size_t zc__mode_index(const zc__modes *m, const char *name)
 
 static const char *zc__mode_colour(const zc__modes *m, const char *name)
 {
-    return zc_cli_report_colours[zc__mode_index(m, name) % zc_cli_report_colour_count];
+    return zc__report_colours[zc__mode_index(m, name) % zc__report_colour_count];
 }
 
 /* A file's dash pattern and point shape; past eight files the shapes shift against the dashes,
@@ -97,16 +97,16 @@ static void zc__file_style(size_t file, const char **dash_p, int *point_p)
  * The key: each mode drawn once with its colour, then each file once with its line style (in
  * black), when there are several files. Entries made with keyentry draw nothing in the plot.
  */
-static void zc__key(zc_buf *b, const zc_report_input *in, const zc__modes *m, const int *mode_used,
+static void zc__key(zc__buf *b, const zc_report_input *in, const zc__modes *m, const int *mode_used,
                     int with_points)
 {
     for (size_t i = 0; i < m->count; i++) {
         if (!mode_used[i])
             continue;
-        zc_cli_buf_printf(b, ", keyentry with %s lw 2 %s lc rgb '%s' title ",
+        zc__buf_printf(b, ", keyentry with %s lw 2 %s lc rgb '%s' title ",
                           with_points ? "linespoints" : "lines", with_points ? "pt 7" : "",
-                          zc_cli_report_colours[i % zc_cli_report_colour_count]);
-        zc_cli_buf_gnuplot_string(b, m->name[i]);
+                          zc__report_colours[i % zc__report_colour_count]);
+        zc__buf_gnuplot_string(b, m->name[i]);
     }
     if (in->stream_count < 2)
         return;
@@ -114,12 +114,12 @@ static void zc__key(zc_buf *b, const zc_report_input *in, const zc__modes *m, co
         const char *dash;
         int point;
         zc__file_style(f, &dash, &point);
-        zc_cli_buf_printf(b, ", keyentry with %s lw 2 dt %s", with_points ? "linespoints" : "lines",
+        zc__buf_printf(b, ", keyentry with %s lw 2 dt %s", with_points ? "linespoints" : "lines",
                           dash);
         if (with_points)
-            zc_cli_buf_printf(b, " pt %d", point);
-        zc_cli_buf_printf(b, " lc rgb 'black' title ");
-        zc_cli_buf_gnuplot_string(b, in->streams[f].name);
+            zc__buf_printf(b, " pt %d", point);
+        zc__buf_printf(b, " lc rgb 'black' title ");
+        zc__buf_gnuplot_string(b, in->streams[f].name);
     }
 }
 
@@ -176,9 +176,9 @@ static int zc__stream_percentiles(const cJSON *mode, double pct[5])
             continue;
         int found = 0;
         for (int i = 0; i < 5; i++) {
-            pct[i] = zc_cli_report_num(lat, names[i][0]);
+            pct[i] = zc__report_num(lat, names[i][0]);
             if (!isfinite(pct[i]))
-                pct[i] = zc_cli_report_num(lat, names[i][1]);
+                pct[i] = zc__report_num(lat, names[i][1]);
             if (!(pct[i] > 0.0)) /* a log axis: zero and below cannot be drawn */
                 pct[i] = NAN;
             found += isfinite(pct[i]);
@@ -195,13 +195,13 @@ typedef struct zc__stream_plot {
     zc__modes *m;
     zc__series *series;
     int *used;
-    zc_buf b;
+    zc__buf b;
     size_t count, dropped;
     double lo, hi;
 } zc__stream_plot;
 
 /* Start a stream plot with its caption: 0 (why said in plot) when there is nothing to draw. */
-static int zc__stream_plot_begin(const zc_report_input *in, zc_report_plot *plot,
+static int zc__stream_plot_begin(const zc_report_input *in, zc__report_plot *plot,
                                  const char *caption, zc__stream_plot *sp)
 {
     memset(sp, 0, sizeof *sp);
@@ -239,10 +239,10 @@ static long zc__stream_plot_series(zc__stream_plot *sp, size_t s, const cJSON *r
 }
 
 /* Finish: the script into plot when it was built, out of memory said when it was not. */
-static void zc__stream_plot_end(zc_report_plot *plot, zc__stream_plot *sp)
+static void zc__stream_plot_end(zc__report_plot *plot, zc__stream_plot *sp)
 {
     if (sp->b.failed) {
-        zc_cli_buf_free(&sp->b);
+        zc__buf_free(&sp->b);
         snprintf(plot->why, sizeof plot->why, "out of memory");
     }
     free(sp->m);
@@ -250,7 +250,7 @@ static void zc__stream_plot_end(zc_report_plot *plot, zc__stream_plot *sp)
     free(sp->used);
 }
 
-void zc_cli_report_plot_latency(const zc_report_input *in, zc_report_plot *plot)
+void zc__report_plot_latency(const zc_report_input *in, zc__report_plot *plot)
 {
     zc__stream_plot sp;
     if (!zc__stream_plot_begin(in, plot,
@@ -270,50 +270,50 @@ void zc_cli_report_plot_latency(const zc_report_input *in, zc_report_plot *plot)
                 long k = zc__stream_plot_series(&sp, s, run);
                 if (k < 0)
                     continue;
-                zc_cli_buf_printf(&sp.b, "$s%ld << EOD\n", k);
+                zc__buf_printf(&sp.b, "$s%ld << EOD\n", k);
                 static const char *const labels[] = {"p50", "p90", "p99", "p99.9", "max"};
                 for (int i = 0; i < 5; i++) {
                     if (!isfinite(pct[i]))
                         continue;
-                    zc_cli_buf_printf(&sp.b, "%d %s %.6g\n", i, labels[i], pct[i]);
+                    zc__buf_printf(&sp.b, "%d %s %.6g\n", i, labels[i], pct[i]);
                     sp.lo = pct[i] < sp.lo ? pct[i] : sp.lo;
                     sp.hi = pct[i] > sp.hi ? pct[i] : sp.hi;
                 }
-                zc_cli_buf_printf(&sp.b, "EOD\n");
+                zc__buf_printf(&sp.b, "EOD\n");
             }
         }
     }
     if (!sp.b.failed && sp.count == 0) {
-        zc_cli_buf_free(&sp.b);
+        zc__buf_free(&sp.b);
         snprintf(plot->why, sizeof plot->why,
                  "the zc stream results given hold no latency percentiles");
     } else if (!sp.b.failed) {
-        zc_buf *b = &sp.b;
-        zc_cli_report_plot_header(b, 900, zc__height_for_key(in, sp.m, sp.used), 1);
-        zc_cli_buf_printf(b,
+        zc__buf *b = &sp.b;
+        zc__report_plot_header(b, 900, zc__height_for_key(in, sp.m, sp.used), 1);
+        zc__buf_printf(b,
                           "set title 'Frame round-trip latency per stream mode'\nset logscale y\n"
                           "set xlabel 'percentile'\nset ylabel 'latency'\nset xrange [-0.5:4.5]\n");
-        zc_cli_report_plot_time_tics(b, "y", sp.lo, sp.hi);
-        zc_cli_buf_printf(b, "plot ");
+        zc__report_plot_time_tics(b, "y", sp.lo, sp.hi);
+        zc__buf_printf(b, "plot ");
         for (size_t i = 0; i < sp.count; i++) {
             const char *dash;
             int point;
             zc__file_style(sp.series[i].file, &dash, &point);
-            zc_cli_buf_printf(b,
+            zc__buf_printf(b,
                               "%s$s%zu using 1:3:xtic(2) with linespoints lw 2 dt %s pt %d lc rgb "
                               "'%s' notitle",
                               i ? ", " : "", i, dash, point,
                               zc__mode_colour(sp.m, sp.series[i].mode));
         }
         zc__key(b, in, sp.m, sp.used, 1);
-        zc_cli_buf_printf(b, "\n");
+        zc__buf_printf(b, "\n");
         zc__caption_files(in, plot->caption, sizeof plot->caption, sp.dropped);
-        zc_cli_report_plot_finish(plot, b);
+        zc__report_plot_finish(plot, b);
     }
     zc__stream_plot_end(plot, &sp);
 }
 
-void zc_cli_report_plot_histogram(const zc_report_input *in, zc_report_plot *plot)
+void zc__report_plot_histogram(const zc_report_input *in, zc__report_plot *plot)
 {
     zc__stream_plot sp;
     if (!zc__stream_plot_begin(in, plot,
@@ -330,7 +330,7 @@ void zc_cli_report_plot_histogram(const zc_report_input *in, zc_report_plot *plo
             const cJSON *bin;
             cJSON_ArrayForEach(bin, h)
             {
-                double c = zc_cli_report_num(bin, "count");
+                double c = zc__report_num(bin, "count");
                 if (isfinite(c) && c > 0.0)
                     total += c;
             }
@@ -339,42 +339,42 @@ void zc_cli_report_plot_histogram(const zc_report_input *in, zc_report_plot *plo
             long k = zc__stream_plot_series(&sp, s, run);
             if (k < 0)
                 continue;
-            zc_cli_buf_printf(&sp.b, "$h%ld << EOD\n", k);
+            zc__buf_printf(&sp.b, "$h%ld << EOD\n", k);
             cJSON_ArrayForEach(bin, h)
             {
-                double l = zc_cli_report_num(bin, "lo"), c = zc_cli_report_num(bin, "count");
+                double l = zc__report_num(bin, "lo"), c = zc__report_num(bin, "count");
                 if (isfinite(l) && l > 0.0 && isfinite(c) && c > 0.0) {
-                    zc_cli_buf_printf(&sp.b, "%.6g %.6g\n", l, 100.0 * c / total);
+                    zc__buf_printf(&sp.b, "%.6g %.6g\n", l, 100.0 * c / total);
                     sp.lo = l < sp.lo ? l : sp.lo;
                     sp.hi = l > sp.hi ? l : sp.hi;
                 }
             }
-            zc_cli_buf_printf(&sp.b, "EOD\n");
+            zc__buf_printf(&sp.b, "EOD\n");
         }
     }
     if (!sp.b.failed && sp.count == 0) {
-        zc_cli_buf_free(&sp.b);
+        zc__buf_free(&sp.b);
         snprintf(plot->why, sizeof plot->why,
                  "the zc stream results given hold no latency histogram");
     } else if (!sp.b.failed) {
-        zc_buf *b = &sp.b;
-        zc_cli_report_plot_header(b, 900, zc__height_for_key(in, sp.m, sp.used), 1);
-        zc_cli_buf_printf(b, "set title 'Distribution of frame latency per stream run'\n"
+        zc__buf *b = &sp.b;
+        zc__report_plot_header(b, 900, zc__height_for_key(in, sp.m, sp.used), 1);
+        zc__buf_printf(b, "set title 'Distribution of frame latency per stream run'\n"
                              "set logscale xy\nset xlabel 'latency (bucket start)'\n"
                              "set ylabel 'share of frames'\nset format y '%%g%%%%'\n");
-        zc_cli_report_plot_time_tics(b, "x", sp.lo, sp.hi * 2.0);
-        zc_cli_buf_printf(b, "plot ");
+        zc__report_plot_time_tics(b, "x", sp.lo, sp.hi * 2.0);
+        zc__buf_printf(b, "plot ");
         for (size_t i = 0; i < sp.count; i++) {
             const char *dash;
             int point;
             zc__file_style(sp.series[i].file, &dash, &point);
-            zc_cli_buf_printf(b, "%s$h%zu using 1:2 with steps lw 2 dt %s lc rgb '%s' notitle",
+            zc__buf_printf(b, "%s$h%zu using 1:2 with steps lw 2 dt %s lc rgb '%s' notitle",
                               i ? ", " : "", i, dash, zc__mode_colour(sp.m, sp.series[i].mode));
         }
         zc__key(b, in, sp.m, sp.used, 0);
-        zc_cli_buf_printf(b, "\n");
+        zc__buf_printf(b, "\n");
         zc__caption_files(in, plot->caption, sizeof plot->caption, sp.dropped);
-        zc_cli_report_plot_finish(plot, b);
+        zc__report_plot_finish(plot, b);
     }
     zc__stream_plot_end(plot, &sp);
 }

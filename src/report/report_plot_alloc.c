@@ -1,7 +1,7 @@
 /* Allocation cost: what allocating, pinning and freeing host and device memory cost per size,
  * from zc bench's alloc.* points, from the pinning benchmark, or from the profile's fixed and
  * per-MiB costs when neither was given; and the measured points as a table. */
-#include "report_page.h"
+#include "report/report_page.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -61,8 +61,8 @@ static void zc__alloc_read(const cJSON *bench, zc__alloc *a)
         {
             const cJSON *variant = cJSON_GetObjectItemCaseSensitive(pt, "variant");
             const cJSON *metric = cJSON_GetObjectItemCaseSensitive(pt, "metric");
-            double bytes = zc_cli_report_num(pt, "bytes");
-            double med = zc_cli_report_num(cJSON_GetObjectItemCaseSensitive(pt, "stats"), "median");
+            double bytes = zc__report_num(pt, "bytes");
+            double med = zc__report_num(cJSON_GetObjectItemCaseSensitive(pt, "stats"), "median");
             if (!cJSON_IsString(variant) || !isfinite(bytes) || !(bytes > 0.0) || !isfinite(med) ||
                 !(med > 0.0) ||
                 (cJSON_IsString(metric) && strcmp(metric->valuestring, "duration") != 0 &&
@@ -115,7 +115,7 @@ static const cJSON *zc__alloc_bench(const zc_report_input *in)
     return NULL;
 }
 
-static void zc__plot_bench_alloc(const cJSON *bench, zc_report_plot *plot)
+static void zc__plot_bench_alloc(const cJSON *bench, zc__report_plot *plot)
 {
     zc__alloc *a = malloc(sizeof *a);
     if (a == NULL) {
@@ -123,29 +123,29 @@ static void zc__plot_bench_alloc(const cJSON *bench, zc_report_plot *plot)
         return;
     }
     zc__alloc_read(bench, a);
-    zc_buf b = {0};
+    zc__buf b = {0};
     double lo = INFINITY, hi = 0.0;
     for (size_t k = 0; k < a->kinds; k++) {
         for (int op = 0; op < 2; op++) {
-            zc_cli_buf_printf(&b, "$a%zu_%d << EOD\n", k, op);
+            zc__buf_printf(&b, "$a%zu_%d << EOD\n", k, op);
             for (size_t s = 0; s < a->sizes; s++) {
                 double us = a->us[k][s][op];
                 if (!isfinite(us))
                     continue;
-                zc_cli_buf_printf(&b, "%.0f %.6g\n", a->size[s], us);
+                zc__buf_printf(&b, "%.0f %.6g\n", a->size[s], us);
                 lo = us < lo ? us : lo;
                 hi = us > hi ? us : hi;
             }
-            zc_cli_buf_printf(&b, "EOD\n");
+            zc__buf_printf(&b, "EOD\n");
         }
     }
-    zc_cli_report_plot_header(&b, 900, 460, 0);
-    zc_cli_buf_printf(&b,
+    zc__report_plot_header(&b, 900, 460, 0);
+    zc__buf_printf(&b,
                       "set title 'Allocating and freeing memory, per kind (zc bench, medians)'\n"
                       "set logscale x 2\nset logscale y 10\nset format x '%%.0b %%BB'\n"
                       "set xlabel 'bytes allocated'\nset ylabel 'time of one call'\n");
-    zc_cli_report_plot_time_tics(&b, "y", lo, hi);
-    zc_cli_buf_printf(&b, "plot ");
+    zc__report_plot_time_tics(&b, "y", lo, hi);
+    zc__buf_printf(&b, "plot ");
     int first = 1;
     for (size_t k = 0; k < a->kinds; k++) {
         for (int op = 0; op < 2; op++) {
@@ -155,20 +155,20 @@ static void zc__plot_bench_alloc(const cJSON *bench, zc_report_plot *plot)
             if (!any)
                 continue;
             /* One colour per kind; allocating solid with filled points, freeing dashed. */
-            zc_cli_buf_printf(&b,
+            zc__buf_printf(&b,
                               "%s$a%zu_%d using 1:2 with linespoints lw 2 dt %d pt %d lc rgb '%s' ",
                               first ? "" : ", ", k, op, op ? 2 : 1, op ? 6 : 7,
-                              zc_cli_report_colours[k % zc_cli_report_colour_count]);
+                              zc__report_colours[k % zc__report_colour_count]);
             if (op == 0) {
-                zc_cli_buf_printf(&b, "title ");
-                zc_cli_buf_gnuplot_string(&b, a->kind[k]);
+                zc__buf_printf(&b, "title ");
+                zc__buf_gnuplot_string(&b, a->kind[k]);
             } else {
-                zc_cli_buf_printf(&b, "notitle");
+                zc__buf_printf(&b, "notitle");
             }
             first = 0;
         }
     }
-    zc_cli_buf_printf(&b, ", keyentry with linespoints lw 2 dt 1 pt 7 lc rgb 'black' title "
+    zc__buf_printf(&b, ", keyentry with linespoints lw 2 dt 1 pt 7 lc rgb 'black' title "
                           "'allocate', keyentry with linespoints lw 2 dt 2 pt 6 lc rgb 'black' "
                           "title 'free'\n");
     snprintf(plot->caption, sizeof plot->caption,
@@ -177,11 +177,11 @@ static void zc__plot_bench_alloc(const cJSON *bench, zc_report_plot *plot)
              "expensive and grows with size: allocate pinned buffers once and reuse them (a "
              "pool hit costs almost nothing).");
     free(a);
-    zc_cli_report_plot_finish(plot, &b);
+    zc__report_plot_finish(plot, &b);
 }
 
 /* The pinning benchmark's result: median time against size per method. */
-static void zc__plot_pinning_doc(const cJSON *doc, zc_report_plot *plot)
+static void zc__plot_pinning_doc(const cJSON *doc, zc__report_plot *plot)
 {
     static const char *const methods[] = {"host_alloc",
                                           "malloc_register",
@@ -197,58 +197,58 @@ static void zc__plot_pinning_doc(const cJSON *doc, zc_report_plot *plot)
              "The pinning benchmark: allocating and pinning host memory by each method, "
              "medians. Registering memory you already have costs less than a fresh "
              "cudaHostAlloc.");
-    zc_buf b = {0};
+    zc__buf b = {0};
     int shown[METHODS] = {0};
     int any = 0;
     double lo = INFINITY, hi = 0.0;
     for (int m = 0; m < METHODS; m++) {
-        zc_cli_buf_printf(&b, "$p%d << EOD\n", m);
+        zc__buf_printf(&b, "$p%d << EOD\n", m);
         const cJSON *r;
         cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(doc, "results"))
         {
             const cJSON *meth = cJSON_GetObjectItemCaseSensitive(r, "method");
-            double size = zc_cli_report_num(r, "size"),
-                   ms = zc_cli_report_num(r, "alloc_median_ms");
+            double size = zc__report_num(r, "size"),
+                   ms = zc__report_num(r, "alloc_median_ms");
             if (cJSON_IsString(meth) && strcmp(meth->valuestring, methods[m]) == 0 &&
                 isfinite(size) && size > 0.0 && isfinite(ms) && ms > 0.0) {
-                zc_cli_buf_printf(&b, "%.0f %.6g\n", size, ms * 1e3);
+                zc__buf_printf(&b, "%.0f %.6g\n", size, ms * 1e3);
                 lo = ms * 1e3 < lo ? ms * 1e3 : lo;
                 hi = ms * 1e3 > hi ? ms * 1e3 : hi;
                 shown[m] = 1;
                 any = 1;
             }
         }
-        zc_cli_buf_printf(&b, "EOD\n");
+        zc__buf_printf(&b, "EOD\n");
     }
     if (!any) {
-        zc_cli_buf_free(&b);
+        zc__buf_free(&b);
         plot->script = NULL;
         snprintf(plot->why, sizeof plot->why, "the pinning result holds no allocation times");
         return;
     }
-    zc_cli_report_plot_header(&b, 900, 420, 0);
-    zc_cli_buf_printf(&b, "set title 'Allocating and pinning host memory (the pinning benchmark, "
+    zc__report_plot_header(&b, 900, 420, 0);
+    zc__buf_printf(&b, "set title 'Allocating and pinning host memory (the pinning benchmark, "
                           "medians)'\nset logscale x 2\nset logscale y 10\n"
                           "set format x '%%.0b %%BB'\nset xlabel 'bytes'\nset ylabel "
                           "'time of one allocation'\n");
-    zc_cli_report_plot_time_tics(&b, "y", lo, hi);
-    zc_cli_buf_printf(&b, "plot ");
+    zc__report_plot_time_tics(&b, "y", lo, hi);
+    zc__buf_printf(&b, "plot ");
     int first = 1;
     for (int m = 0; m < METHODS; m++) {
         if (!shown[m])
             continue;
-        zc_cli_buf_printf(&b, "%s$p%d using 1:2 with linespoints lw 2 pt 7 lc rgb '%s' title '%s'",
+        zc__buf_printf(&b, "%s$p%d using 1:2 with linespoints lw 2 pt 7 lc rgb '%s' title '%s'",
                           first ? "" : ", ", m,
-                          zc_cli_report_colours[(size_t)m % zc_cli_report_colour_count],
+                          zc__report_colours[(size_t)m % zc__report_colour_count],
                           methods[m]);
         first = 0;
     }
-    zc_cli_buf_printf(&b, "\n");
-    zc_cli_report_plot_finish(plot, &b);
+    zc__buf_printf(&b, "\n");
+    zc__report_plot_finish(plot, &b);
 }
 
 /* The profile's fixed and per-MiB costs, drawn as lines: a model, said so in the title. */
-static void zc__plot_model(const zc_profile *p, zc_report_plot *plot)
+static void zc__plot_model(const zc_profile *p, zc__report_plot *plot)
 {
     struct {
         const char *name;
@@ -279,40 +279,40 @@ static void zc__plot_model(const zc_profile *p, zc_report_plot *plot)
         snprintf(plot->why, sizeof plot->why, "no allocation cost was measured");
         return;
     }
-    zc_buf b = {0};
+    zc__buf b = {0};
     double lo = INFINITY, hi = 0.0;
     for (int i = 0; i < 4; i++) {
         if (!(kinds[i].per_mib > 0.0))
             continue;
-        zc_cli_buf_printf(&b, "$a%d << EOD\n", i);
+        zc__buf_printf(&b, "$a%d << EOD\n", i);
         for (double mib = 1.0; mib <= 4096.0; mib *= 2.0) {
             double us = kinds[i].fixed + mib * kinds[i].per_mib;
-            zc_cli_buf_printf(&b, "%.0f %.6g\n", mib * 1048576.0, us);
+            zc__buf_printf(&b, "%.0f %.6g\n", mib * 1048576.0, us);
             lo = us < lo ? us : lo;
             hi = us > hi ? us : hi;
         }
-        zc_cli_buf_printf(&b, "EOD\n");
+        zc__buf_printf(&b, "EOD\n");
     }
-    zc_cli_report_plot_header(&b, 900, 420, 0);
-    zc_cli_buf_printf(&b, "set title 'What it costs to allocate or pin memory (from the measured "
+    zc__report_plot_header(&b, 900, 420, 0);
+    zc__buf_printf(&b, "set title 'What it costs to allocate or pin memory (from the measured "
                           "fixed and per-MiB costs)'\nset logscale x 2\nset logscale y 10\n"
                           "set format x '%%.0b %%BB'\nset xlabel 'bytes'\nset ylabel "
                           "'time of one allocation'\n");
-    zc_cli_report_plot_time_tics(&b, "y", lo, hi);
-    zc_cli_buf_printf(&b, "plot ");
+    zc__report_plot_time_tics(&b, "y", lo, hi);
+    zc__buf_printf(&b, "plot ");
     int first = 1;
     for (int i = 0; i < 4; i++) {
         if (!(kinds[i].per_mib > 0.0))
             continue;
-        zc_cli_buf_printf(&b, "%s$a%d using 1:2 with linespoints lw 2 pt 7 lc rgb '%s' title '%s'",
-                          first ? "" : ", ", i, zc_cli_report_colours[i], kinds[i].name);
+        zc__buf_printf(&b, "%s$a%d using 1:2 with linespoints lw 2 pt 7 lc rgb '%s' title '%s'",
+                          first ? "" : ", ", i, zc__report_colours[i], kinds[i].name);
         first = 0;
     }
-    zc_cli_buf_printf(&b, "\n");
-    zc_cli_report_plot_finish(plot, &b);
+    zc__buf_printf(&b, "\n");
+    zc__report_plot_finish(plot, &b);
 }
 
-void zc_cli_report_plot_alloc(const zc_report_input *in, zc_report_plot *plot)
+void zc__report_plot_alloc(const zc_report_input *in, zc__report_plot *plot)
 {
     const cJSON *bench = zc__alloc_bench(in);
     if (bench != NULL)
@@ -323,7 +323,7 @@ void zc_cli_report_plot_alloc(const zc_report_input *in, zc_report_plot *plot)
         zc__plot_model(&in->measured, plot);
 }
 
-void zc_cli_report_plot_pinning(const zc_report_input *in, zc_report_plot *plot)
+void zc__report_plot_pinning(const zc_report_input *in, zc__report_plot *plot)
 {
     plot->script = NULL;
     snprintf(plot->why, sizeof plot->why, "no pinning benchmark result was given");
@@ -331,7 +331,7 @@ void zc_cli_report_plot_pinning(const zc_report_input *in, zc_report_plot *plot)
         zc__plot_pinning_doc(in->pinning, plot);
 }
 
-void zc_cli_report_alloc_table(zc_buf *page, const zc_report_input *in)
+void zc__report_alloc_table(zc__buf *page, const zc_report_input *in)
 {
     const cJSON *bench = zc__alloc_bench(in);
     if (bench == NULL)
@@ -342,7 +342,7 @@ void zc_cli_report_alloc_table(zc_buf *page, const zc_report_input *in)
         return;
     }
     zc__alloc_read(bench, a);
-    zc_cli_buf_printf(page, "<details><summary>Allocation cost, every measured point</summary>\n"
+    zc__buf_printf(page, "<details><summary>Allocation cost, every measured point</summary>\n"
                             "<table>\n<tr><th>kind</th><th>size</th><th>allocate</th><th>free</th>"
                             "</tr>\n");
     for (size_t k = 0; k < a->kinds; k++) {
@@ -350,17 +350,17 @@ void zc_cli_report_alloc_table(zc_buf *page, const zc_report_input *in)
             if (!isfinite(a->us[k][s][0]) && !isfinite(a->us[k][s][1]))
                 continue;
             char size[32], alloc[32], release[32];
-            zc_cli_report_bytes_text(a->size[s], size, sizeof size);
-            zc_cli_report_time_text(a->us[k][s][0], alloc, sizeof alloc);
-            zc_cli_report_time_text(a->us[k][s][1], release, sizeof release);
-            zc_cli_buf_printf(page, "<tr><td>");
-            zc_cli_buf_html(page, a->kind[k]);
-            zc_cli_buf_printf(page,
+            zc__report_bytes_text(a->size[s], size, sizeof size);
+            zc__report_time_text(a->us[k][s][0], alloc, sizeof alloc);
+            zc__report_time_text(a->us[k][s][1], release, sizeof release);
+            zc__buf_printf(page, "<tr><td>");
+            zc__buf_html(page, a->kind[k]);
+            zc__buf_printf(page,
                               "</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td "
                               "class=\"n\">%s</td></tr>\n",
                               size, alloc, release);
         }
     }
-    zc_cli_buf_printf(page, "</table>\n</details>\n");
+    zc__buf_printf(page, "</table>\n</details>\n");
     free(a);
 }

@@ -1,7 +1,7 @@
 /* The crossover: when copying first pays off against zero-copy. A plot of one transfer read
  * once, over the sizes zc bench measured, with a caption that says what those sizes showed, and
  * a table of every size and number of reads measured. */
-#include "report_page.h"
+#include "report/report_page.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -55,20 +55,20 @@ static int zc__by_size_then_k(const void *a, const void *b)
 static int zc__read_measured(const zc_report_input *in, zc__measured *m)
 {
     m->count = 0;
-    const cJSON *c = zc_cli_report_bench_case(in->bench, "crossover.read_k"), *pt;
+    const cJSON *c = zc__report_bench_case(in->bench, "crossover.read_k"), *pt;
     int i = 0;
     cJSON_ArrayForEach(pt, cJSON_GetObjectItemCaseSensitive(c, "points"))
     {
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(pt, "variant");
-        double by = zc_cli_report_num(pt, "bytes"), k = zc_cli_report_num(pt, "param");
-        double med = zc_cli_report_num(cJSON_GetObjectItemCaseSensitive(pt, "stats"), "median");
+        double by = zc__report_num(pt, "bytes"), k = zc__report_num(pt, "param");
+        double med = zc__report_num(cJSON_GetObjectItemCaseSensitive(pt, "stats"), "median");
         char field[96];
         snprintf(field, sizeof field, "case crossover.read_k, point %d, bytes", i++);
         size_t bytes = 0;
         if (!cJSON_IsString(v) || !isfinite(by) || !(k >= 1.0) || !isfinite(k) || !(med > 0.0) ||
             !isfinite(med))
             continue;
-        if (!zc_cli_report_size(by, in->bench_path, field, in->bad, &bytes))
+        if (!zc__report_size(by, in->bench_path, field, in->bad, &bytes))
             return 0;
         if (bytes == 0)
             continue;
@@ -98,7 +98,7 @@ static int zc__winners(const zc__measured *m, int zero_copy, char *out, size_t s
     out[0] = '\0';
     for (size_t i = 0; i < n; i++) {
         char text[32];
-        zc_cli_report_bytes_text((double)sizes[i], text, sizeof text);
+        zc__report_bytes_text((double)sizes[i], text, sizeof text);
         size_t used = strlen(out);
         snprintf(out + used, size - used, "%s%s", i == 0 ? "" : (i + 1 == n ? " and " : ", "),
                  text);
@@ -129,8 +129,8 @@ static void zc__caption(const zc_report_input *in, const zc__measured *m, size_t
                         char *out, size_t size)
 {
     char lo_text[32], hi_text[32];
-    zc_cli_report_bytes_text((double)lo, lo_text, sizeof lo_text);
-    zc_cli_report_bytes_text((double)hi, hi_text, sizeof hi_text);
+    zc__report_bytes_text((double)lo, lo_text, sizeof lo_text);
+    zc__report_bytes_text((double)hi, hi_text, sizeof hi_text);
     snprintf(out, size,
              "One transfer to the GPU, read once by a kernel, for transfers of %s to %s: the time "
              "predicted from the measured profile (lines)%s.",
@@ -145,7 +145,7 @@ static void zc__caption(const zc_report_input *in, const zc__measured *m, size_t
     }
     size_t used = strlen(out);
     char text[32];
-    zc_cli_report_bytes_text((double)ahead, text, sizeof text);
+    zc__report_bytes_text((double)ahead, text, sizeof text);
     if (ahead == hi)
         snprintf(out + used, size - used,
                  " Predicted, zero-copy is faster than a pinned copy over the whole range.");
@@ -177,7 +177,7 @@ static void zc__caption(const zc_report_input *in, const zc__measured *m, size_t
     }
 }
 
-void zc_cli_report_plot_crossover(const zc_report_input *in, zc_report_plot *plot)
+void zc__report_plot_crossover(const zc_report_input *in, zc__report_plot *plot)
 {
     snprintf(plot->caption, sizeof plot->caption,
              "One transfer to the GPU, read once by a kernel: zero-copy against copying first.");
@@ -208,55 +208,55 @@ void zc_cli_report_plot_crossover(const zc_report_input *in, zc_report_plot *plo
             hi *= 4;
         }
     }
-    zc_buf b = {0};
+    zc__buf b = {0};
     static const zc_technique shown[] = {ZC_TECH_PAGEABLE, ZC_TECH_PINNED, ZC_TECH_MAPPED,
                                          ZC_TECH_MANAGED};
     double t_lo = INFINITY, t_hi = 0.0;
     for (int v = 0; v < 2; v++) {
-        zc_cli_buf_printf(&b, "$m%d << EOD\n", v);
+        zc__buf_printf(&b, "$m%d << EOD\n", v);
         for (size_t i = 0; i < m->count; i++) {
             double us = v == 0 ? m->pair[i].zero_copy_us : m->pair[i].copy_us;
             if (m->pair[i].k != 1.0 || !isfinite(us))
                 continue;
-            zc_cli_buf_printf(&b, "%zu %.6g\n", m->pair[i].bytes, us);
+            zc__buf_printf(&b, "%zu %.6g\n", m->pair[i].bytes, us);
             t_lo = us < t_lo ? us : t_lo;
             t_hi = us > t_hi ? us : t_hi;
         }
-        zc_cli_buf_printf(&b, "EOD\n");
+        zc__buf_printf(&b, "EOD\n");
     }
     int predicted[4] = {0};
     for (size_t i = 0; i < 4; i++) {
-        zc_cli_buf_printf(&b, "$t%zu << EOD\n", i);
+        zc__buf_printf(&b, "$t%zu << EOD\n", i);
         /* Every power of two in the range, and its ends. */
         for (size_t s = lo; s > 0; s = zc__next(s, hi)) {
             double us = zc__predict(in, s, 1.0, shown[i]);
             if (isfinite(us) && us > 0.0) {
-                zc_cli_buf_printf(&b, "%zu %.6g\n", s, us);
+                zc__buf_printf(&b, "%zu %.6g\n", s, us);
                 predicted[i] = 1;
                 t_lo = us < t_lo ? us : t_lo;
                 t_hi = us > t_hi ? us : t_hi;
             }
         }
-        zc_cli_buf_printf(&b, "EOD\n");
+        zc__buf_printf(&b, "EOD\n");
     }
-    zc_cli_report_plot_header(&b, 900, 420, 0);
-    zc_cli_buf_printf(&b,
+    zc__report_plot_header(&b, 900, 420, 0);
+    zc__buf_printf(&b,
                       "set title 'One transfer to the GPU read once by a kernel: time against "
                       "size'\nset logscale x 2\nset logscale y 10\nset format x '%%.0b %%BB'\n"
                       "set xrange [%zu:%zu]\nset xlabel 'bytes per transfer'\n"
                       "set ylabel 'time of one transfer'\n",
                       lo, hi);
-    zc_cli_report_plot_time_tics(&b, "y", t_lo, t_hi);
-    zc_cli_buf_printf(&b, "plot ");
+    zc__report_plot_time_tics(&b, "y", t_lo, t_hi);
+    zc__buf_printf(&b, "plot ");
     int first = 1;
     for (size_t i = 0; i < 4; i++) {
         if (!predicted[i])
             continue;
-        zc_cli_buf_printf(&b, "%s$t%zu using 1:2 with lines lw 2 lc rgb '%s' title ",
-                          first ? "" : ", ", i, zc_cli_report_colours[i]);
+        zc__buf_printf(&b, "%s$t%zu using 1:2 with lines lw 2 lc rgb '%s' title ",
+                          first ? "" : ", ", i, zc__report_colours[i]);
         char title[96];
         snprintf(title, sizeof title, "%s, predicted", zc_technique_title(shown[i]));
-        zc_cli_buf_gnuplot_string(&b, title);
+        zc__buf_gnuplot_string(&b, title);
         first = 0;
     }
     /* Measured points in the colour of the predicted line they are measured against. */
@@ -266,19 +266,19 @@ void zc_cli_report_plot_crossover(const zc_report_input *in, zc_report_plot *plo
             any |= m->pair[i].k == 1.0 &&
                    isfinite(v == 0 ? m->pair[i].zero_copy_us : m->pair[i].copy_us);
         if (any)
-            zc_cli_buf_printf(
+            zc__buf_printf(
                 &b, "%s$m%d using 1:2 with points pt %d ps 1.3 lc rgb '%s' title '%s'",
-                first ? "" : ", ", v, v == 0 ? 7 : 5, zc_cli_report_colours[v == 0 ? 2 : 1],
+                first ? "" : ", ", v, v == 0 ? 7 : 5, zc__report_colours[v == 0 ? 2 : 1],
                 v == 0 ? "zero-copy, measured" : "copy then compute, measured");
         first = first && !any;
     }
-    zc_cli_buf_printf(&b, "\n");
+    zc__buf_printf(&b, "\n");
     zc__caption(in, m, lo, hi, plot->caption, sizeof plot->caption);
     free(m);
-    zc_cli_report_plot_finish(plot, &b);
+    zc__report_plot_finish(plot, &b);
 }
 
-void zc_cli_report_crossover_table(zc_buf *page, const zc_report_input *in)
+void zc__report_crossover_table(zc__buf *page, const zc_report_input *in)
 {
     zc__measured *m = calloc(1, sizeof *m);
     if (m == NULL) {
@@ -306,36 +306,36 @@ void zc_cli_report_crossover_table(zc_buf *page, const zc_report_input *in)
             ks[j - 1] = t;
         }
     }
-    zc_cli_buf_printf(page, "<table class=\"crossover\">\n<tr><th>transfer size</th>");
+    zc__buf_printf(page, "<table class=\"crossover\">\n<tr><th>transfer size</th>");
     for (size_t j = 0; j < nk; j++)
-        zc_cli_buf_printf(page, "<th>read %g time%s</th>", ks[j], ks[j] == 1.0 ? "" : "s");
-    zc_cli_buf_printf(page, "</tr>\n");
+        zc__buf_printf(page, "<th>read %g time%s</th>", ks[j], ks[j] == 1.0 ? "" : "s");
+    zc__buf_printf(page, "</tr>\n");
     for (size_t i = 0; i < m->count;) {
         size_t bytes = m->pair[i].bytes;
         char size_text[32];
-        zc_cli_report_bytes_text((double)bytes, size_text, sizeof size_text);
-        zc_cli_buf_printf(page, "<tr><td class=\"n\">%s</td>", size_text);
+        zc__report_bytes_text((double)bytes, size_text, sizeof size_text);
+        zc__buf_printf(page, "<tr><td class=\"n\">%s</td>", size_text);
         for (size_t j = 0; j < nk; j++) {
             const zc__pair *p = NULL;
             for (size_t q = i; q < m->count && m->pair[q].bytes == bytes; q++)
                 p = m->pair[q].k == ks[j] ? &m->pair[q] : p;
             if (p == NULL || !isfinite(p->zero_copy_us) || !isfinite(p->copy_us)) {
-                zc_cli_buf_printf(page, "<td class=\"n\">-</td>");
+                zc__buf_printf(page, "<td class=\"n\">-</td>");
                 continue;
             }
             char z[32], c[32];
-            zc_cli_report_time_text(p->zero_copy_us, z, sizeof z);
-            zc_cli_report_time_text(p->copy_us, c, sizeof c);
+            zc__report_time_text(p->zero_copy_us, z, sizeof z);
+            zc__report_time_text(p->copy_us, c, sizeof c);
             int zc_wins = p->zero_copy_us < p->copy_us;
-            zc_cli_buf_printf(page, "<td>%szero-copy %s%s<br>%scopy first %s%s</td>",
+            zc__buf_printf(page, "<td>%szero-copy %s%s<br>%scopy first %s%s</td>",
                               zc_wins ? "<b>" : "", z, zc_wins ? "</b>" : "", zc_wins ? "" : "<b>",
                               c, zc_wins ? "" : "</b>");
         }
-        zc_cli_buf_printf(page, "</tr>\n");
+        zc__buf_printf(page, "</tr>\n");
         while (i < m->count && m->pair[i].bytes == bytes)
             i++;
     }
-    zc_cli_buf_printf(page,
+    zc__buf_printf(page,
                       "</table>\n<p class=\"note\">Measured by zc bench: the faster of the two "
                       "in bold. Zero-copy reads host memory over PCIe at every read; copying "
                       "first pays the copy once, then reads device memory.</p>\n");

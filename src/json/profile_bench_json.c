@@ -1,20 +1,22 @@
 /* A `zc bench --json` document ("zerocopy.bench/1") read back into bench results, for the
  * library to build a profile from (zc_profile_from_bench): the file's keys are read here once,
  * and the profile finds each case by its typed name. */
-#include "advise_json.h"
-#include "cli.h"
+#include "zerocopy/json.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/error.h"
+#include "json/json_internal.h"
+
 #define ZC__SAMPLES_MAX 100000
 
 static double zc__number(const cJSON *o, const char *name, double fallback)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
-    return cJSON_IsNumber(v) && isfinite(v->valuedouble) ? v->valuedouble : fallback;
+    double v = zc__json_number_of(o, name);
+    return isfinite(v) ? v : fallback;
 }
 
 static zc_bench_metric zc__metric(const cJSON *pt)
@@ -33,7 +35,7 @@ static void zc__point(const cJSON *pt, zc_bench_result *r)
 {
     double b = zc__number(pt, "bytes", -1.0);
     size_t bytes = 0;
-    if (!(b >= 0.0) || (b > 0.0 && !zc_cli_double_to_size(b, 1125899906842624.0, &bytes)))
+    if (!(b >= 0.0) || (b > 0.0 && !zc__json_double_to_size(b, ZC__JSON_BYTES_MAX, &bytes)))
         return;
     const cJSON *samples = cJSON_GetObjectItemCaseSensitive(pt, "samples");
     int n = cJSON_IsArray(samples) ? cJSON_GetArraySize(samples) : 0;
@@ -93,26 +95,27 @@ static zc_bench_result *zc__results(const cJSON *doc, size_t *count_p)
     return rs;
 }
 
-zc_status zc_cli_profile_from_bench_json(const cJSON *doc, zc_profile *profile_p, char *notes,
-                                         size_t notes_size)
+ZC_EXTERN zc_status zc_profile_from_bench_json(const cJSON *doc, zc_profile *profile_p,
+                                               char *notes, size_t notes_size)
 {
+    ZC_REQUIRE_ARG(doc);
+    ZC_REQUIRE_ARG(profile_p);
     const cJSON *schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
-    if (!cJSON_IsString(schema) || strcmp(schema->valuestring, "zerocopy.bench/1") != 0) {
-        fprintf(stderr, "profile: not a zerocopy.bench/1 document\n");
-        return ZC_ERR_PARSE;
-    }
+    if (!cJSON_IsString(schema) || strcmp(schema->valuestring, ZC_BENCH_SCHEMA) != 0)
+        return ZC_FAIL(ZC_ERR_PARSE, "profile: not a %s document", ZC_BENCH_SCHEMA);
     size_t count = 0;
     zc_bench_result *rs = zc__results(doc, &count);
     if (rs == NULL)
-        return ZC_ERR_NO_MEMORY;
+        return ZC_FAIL(ZC_ERR_NO_MEMORY, "zc_profile_from_bench_json: the bench's cases");
     zc_profile p;
     zc_status status = zc_profile_from_bench(rs, count, &p, notes, notes_size);
     for (size_t i = 0; i < count; i++)
         zc_bench_result_clear(&rs[i]);
     free(rs);
     if (status != ZC_OK) {
-        fprintf(stderr, "profile: %s\n", zc_last_error());
-        return ZC_ERR_PARSE;
+        char why[512];
+        snprintf(why, sizeof why, "%s", zc_last_error());
+        return ZC_FAIL(ZC_ERR_PARSE, "profile: %s", why);
     }
     const cJSON *dev =
         cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(

@@ -1,6 +1,6 @@
 /* Figures in units people read: rates, times and sizes with three significant digits and a
  * unit chosen to fit, never "3.83e+03 GB/s". */
-#include "report_page.h"
+#include "report/report_page.h"
 
 #include <math.h>
 #include <string.h>
@@ -17,7 +17,7 @@ static int zc__decade(double v)
     return e;
 }
 
-void zc_cli_report_number_text(double v, char *out, size_t size)
+void zc__report_number_text(double v, char *out, size_t size)
 {
     if (!isfinite(v)) {
         snprintf(out, size, "-");
@@ -57,26 +57,26 @@ static int zc__scaled(double v, const double *scale, const char *const *unit, si
     while (i + 1 < steps && v / scale[i + 1] >= 0.9995)
         i++;
     char num[48];
-    zc_cli_report_number_text(v / scale[i], num, sizeof num);
+    zc__report_number_text(v / scale[i], num, sizeof num);
     snprintf(out, size, "%s %s", num, unit[i]);
     return 1;
 }
 
-int zc_cli_report_rate_text(double gbps, char *out, size_t size)
+int zc__report_rate_text(double gbps, char *out, size_t size)
 {
     static const double scale[] = {1e-6, 1e-3, 1.0, 1e3};
     static const char *const unit[] = {"kB/s", "MB/s", "GB/s", "TB/s"};
     return zc__scaled(gbps, scale, unit, 4, out, size);
 }
 
-int zc_cli_report_time_text(double us, char *out, size_t size)
+int zc__report_time_text(double us, char *out, size_t size)
 {
     static const double scale[] = {1e-3, 1.0, 1e3, 1e6};
     static const char *const unit[] = {"ns", "us", "ms", "s"};
     return zc__scaled(us, scale, unit, 4, out, size);
 }
 
-int zc_cli_report_bytes_text(double bytes, char *out, size_t size)
+int zc__report_bytes_text(double bytes, char *out, size_t size)
 {
     static const double scale[] = {1.0,          1024.0,          1048576.0,
                                    1073741824.0, 1099511627776.0, 1125899906842624.0};

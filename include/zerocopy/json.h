@@ -1,0 +1,155 @@
+/* The library's JSON documents (docs/json.md), read and written as cJSON trees: machine
+ * profiles, workloads, rankings, validations, bench and stream results, GPU descriptions and
+ * statistics. Not part of the umbrella header: include it, and link cJSON (libcjson-dev), to
+ * use it. Every document a function makes is the caller's, to cJSON_Delete. */
+#ifndef ZEROCOPY_JSON_H
+#define ZEROCOPY_JSON_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "zerocopy/advise.h"
+#include "zerocopy/bench.h"
+#include "zerocopy/device.h"
+#include "zerocopy/export.h"
+#include "zerocopy/stats.h"
+#include "zerocopy/status.h"
+
+/* profile/2: every figure's origin under "origin", the assumed ones apart under "assumed",
+ * allocation curves under "alloc_us", zc stream runs under "stream" (docs/json.md). */
+#define ZC_PROFILE_SCHEMA       "zerocopy.profile/2"
+#define ZC_ADVISE_SCHEMA        "zerocopy.advise/1"
+#define ZC_VALIDATION_SCHEMA    "zerocopy.advise-validation/2"
+#define ZC_STREAM_ADVICE_SCHEMA "zerocopy.stream-advice/1"
+#define ZC_BENCH_SCHEMA         "zerocopy.bench/1"
+#define ZC_INFO_SCHEMA          "zerocopy.info/1"
+
+/* Everything one bench run produced, as its document needs it. */
+typedef struct zc_bench_document {
+    zc_bench_mode mode;
+    int device;
+    const zc_device_info *info; /* NULL when unknown: "machine" is null */
+    const size_t *sizes;        /* the user's sizes, or NULL for the mode's defaults */
+    size_t size_count;
+    const zc_bench_result *results;
+    size_t count;
+    double wall_seconds;
+    char created_utc[32]; /* "2026-11-30T12:00:00Z" */
+    const int *devices;   /* the multi-GPU cases' GPUs (NULL: not given) */
+    size_t device_count;
+} zc_bench_document;
+
+/* The capability flags of a GPU in the order zc info prints them, named as CUDA names them. */
+typedef struct zc_capability_field {
+    const char *name;
+    size_t offset; /* of an int in zc_device_info */
+} zc_capability_field;
+
+ZC_BEGIN_DECLS
+
+/* Statistics and numbers. */
+
+/* Add v to o as name: a number, or null for a figure that does not exist (NaN, infinity). */
+ZC_EXTERN zc_status zc_json_add_number(cJSON *o, const char *name, double v);
+
+/*
+ * The one JSON shape of a zc_stats, in every document that has one (docs/json.md, "Statistics"):
+ * count, min, max, mean, stddev, cov, median and p50 (the same figure under both names), p90,
+ * p99, p999; a figure that is not finite is null.
+ */
+ZC_EXTERN zc_status zc_stats_to_json(const zc_stats *s, cJSON **doc_p);
+
+/* Machine profiles. */
+
+/* Every figure of profile and its origin. */
+ZC_EXTERN zc_status zc_profile_to_json(const zc_profile *profile, cJSON **doc_p);
+
+/* A profile to save: the measured and derived figures as the machine's, each with its origin;
+ * the assumed ones apart under "assumed" and notes (may be NULL) under "not_measured", so that
+ * loading it assumes them again and a reader never takes one for a measurement. */
+ZC_EXTERN zc_status zc_profile_to_saved_json(const zc_profile *profile, const char *notes,
+                                             cJSON **doc_p);
+
+/* Read a "zerocopy.profile/2" (or /1) object into *profile_p (not completed: call
+ * zc_profile_fill_gaps). ZC_ERR_PARSE with a detail naming the bad field. */
+ZC_EXTERN zc_status zc_profile_from_json(const cJSON *doc, zc_profile *profile_p);
+
+/*
+ * Read a `zc bench --json` document ("zerocopy.bench/1") into bench results and build the
+ * profile from them (zc_profile_from_bench); notes (may be NULL) get the cases it lacked.
+ * ZC_ERR_PARSE naming what is missing or malformed.
+ */
+ZC_EXTERN zc_status zc_profile_from_bench_json(const cJSON *doc, zc_profile *profile_p,
+                                               char *notes, size_t notes_size);
+
+/*
+ * A profile from a profile document or a bench document, told apart by their schema, then
+ * completed with zc_profile_fill_gaps (what it assumed, then the bench cases it lacked, into
+ * notes). source names the document when it does not name itself ("stdin", a path). *measured_p
+ * (may be NULL) gets the profile as read, before anything was assumed. A profile of stream runs
+ * alone is complete as it is: stream advice needs nothing else.
+ */
+ZC_EXTERN zc_status zc_profile_from_document(const cJSON *doc, const char *source,
+                                             zc_profile *profile_p, zc_profile *measured_p,
+                                             char *notes, size_t notes_size);
+
+/* One run of a `zc stream --json` document or of a profile's "stream" list as a stream point.
+ * ZC_ERR_PARSE when it is not one (a failed run, an unknown mode). */
+ZC_EXTERN zc_status zc_stream_point_from_json(const cJSON *run, zc_stream_point *point_p);
+
+/*
+ * Add every good run of a `zc stream --json` document to the profile's stream runs; the frame
+ * size and frames in flight come from its "config"; source names it in the profile's source
+ * when that is empty. *added_p (may be NULL): how many. ZC_ERR_PARSE when it is not a zc
+ * stream result; ZC_ERR_UNSUPPORTED for a paced run (its rate is the pace it was given, not
+ * what the mode can take), nothing added.
+ */
+ZC_EXTERN zc_status zc_profile_add_stream_json(zc_profile *profile, const cJSON *doc,
+                                               const char *source, size_t *added_p);
+
+/* Workloads and rankings. */
+
+/* Read a workload object ({"bytes": "4KiB", "direction": "h2d", ...}) over *workload_p, whose
+ * other fields stay as they are. ZC_ERR_PARSE naming the bad field. */
+ZC_EXTERN zc_status zc_workload_from_json(const cJSON *doc, zc_workload *workload_p);
+
+ZC_EXTERN zc_status zc_workload_to_json(const zc_workload *workload, cJSON **doc_p);
+ZC_EXTERN zc_status zc_prediction_to_json(const zc_prediction *prediction, cJSON **doc_p);
+
+/* The whole "zerocopy.advise/1" document; notes may be NULL. */
+ZC_EXTERN zc_status zc_advise_to_json(const zc_profile *profile, const char *notes,
+                                      const zc_workload *workload,
+                                      const zc_recommendation *recommendation, cJSON **doc_p);
+
+/* The "zerocopy.stream-advice/1" document of one stream workload's ranking. */
+ZC_EXTERN zc_status zc_stream_advice_to_json(const zc_profile *profile,
+                                             const zc_stream_workload *workload,
+                                             const zc_stream_advice *advice, cJSON **doc_p);
+
+/* The "zerocopy.advise-validation/2" document: the profile, every workload's rounds and
+ * verdict, the summary. */
+ZC_EXTERN zc_status zc_validation_to_json(const zc_profile *profile, const char *notes,
+                                          const zc_validation_config *config,
+                                          const zc_validation_result *results, size_t count,
+                                          const zc_validation_summary *summary, cJSON **doc_p);
+
+/* Bench results and GPUs. */
+
+/* The "zerocopy.bench/1" document of one run. */
+ZC_EXTERN zc_status zc_bench_to_json(const zc_bench_document *bench, cJSON **doc_p);
+
+/* The capability flags, in order, and the value of one of them for a GPU. */
+ZC_EXTERN const zc_capability_field *zc_capability_fields(size_t *count_p);
+ZC_EXTERN int zc_capability_value(const zc_device_info *info, const zc_capability_field *field);
+
+/* One GPU; the path between two GPUs; the "zerocopy.info/1" document of a set of GPUs and the
+ * paths between them (peers may be NULL when peer_count is 0). */
+ZC_EXTERN zc_status zc_device_info_to_json(const zc_device_info *info, cJSON **doc_p);
+ZC_EXTERN zc_status zc_peer_link_to_json(const zc_peer_link *peer, cJSON **doc_p);
+ZC_EXTERN zc_status zc_info_to_json(const zc_device_info *infos, int count,
+                                    const zc_peer_link *peers, int peer_count, cJSON **doc_p);
+
+ZC_END_DECLS
+
+#endif
