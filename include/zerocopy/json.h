@@ -80,8 +80,8 @@ ZC_EXTERN zc_status zc_profile_from_json(const cJSON *doc, zc_profile *profile_p
  * profile from them (zc_profile_from_bench); notes (may be NULL) get the cases it lacked.
  * ZC_ERR_PARSE naming what is missing or malformed.
  */
-ZC_EXTERN zc_status zc_profile_from_bench_json(const cJSON *doc, zc_profile *profile_p,
-                                               char *notes, size_t notes_size);
+ZC_EXTERN zc_status zc_profile_from_bench_json(const cJSON *doc, zc_profile *profile_p, char *notes,
+                                               size_t notes_size);
 
 /*
  * A profile from a profile document or a bench document, told apart by their schema, then

@@ -182,8 +182,7 @@ ZC_EXTERN zc_status zc_info_to_json(const zc_device_info *infos, int count,
     ZC_REQUIRE_ARG(doc_p);
     if (count < 0 || peer_count < 0 || (infos == NULL && count > 0) ||
         (peers == NULL && peer_count > 0))
-        return ZC_FAIL(ZC_ERR_INVALID_ARG,
-                       "zc_info_to_json: %d GPUs at %p, %d paths at %p", count, (const void *)infos,
-                       peer_count, (const void *)peers);
+        return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_info_to_json: %d GPUs at %p, %d paths at %p", count,
+                       (const void *)infos, peer_count, (const void *)peers);
     return zc__json_give(zc__info_doc(infos, count, peers, peer_count), "zc_info_to_json", doc_p);
 }

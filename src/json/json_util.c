@@ -62,7 +62,8 @@ ZC_EXTERN zc_status zc_json_add_number(cJSON *o, const char *name, double v)
 {
     ZC_REQUIRE_ARG(o);
     ZC_REQUIRE_ARG(name);
-    cJSON *added = isfinite(v) ? cJSON_AddNumberToObject(o, name, v) : cJSON_AddNullToObject(o, name);
+    cJSON *added =
+        isfinite(v) ? cJSON_AddNumberToObject(o, name, v) : cJSON_AddNullToObject(o, name);
     return added != NULL ? ZC_OK : ZC_FAIL(ZC_ERR_NO_MEMORY, "zc_json_add_number: %s", name);
 }
 

@@ -95,8 +95,8 @@ static zc_bench_result *zc__results(const cJSON *doc, size_t *count_p)
     return rs;
 }
 
-ZC_EXTERN zc_status zc_profile_from_bench_json(const cJSON *doc, zc_profile *profile_p,
-                                               char *notes, size_t notes_size)
+ZC_EXTERN zc_status zc_profile_from_bench_json(const cJSON *doc, zc_profile *profile_p, char *notes,
+                                               size_t notes_size)
 {
     ZC_REQUIRE_ARG(doc);
     ZC_REQUIRE_ARG(profile_p);

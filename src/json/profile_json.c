@@ -330,7 +330,6 @@ ZC_EXTERN zc_status zc_profile_from_json(const cJSON *doc, zc_profile *profile_p
     return ZC_OK;
 }
 
-
 ZC_EXTERN zc_status zc_profile_from_document(const cJSON *doc, const char *source,
                                              zc_profile *profile_p, zc_profile *measured_p,
                                              char *notes, size_t notes_size)

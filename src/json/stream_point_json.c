@@ -9,7 +9,6 @@
 #include "json/json_internal.h"
 #include "zerocopy/filter.h"
 
-
 /* "zerocopy-ll", "zerocopy-flag", or a mode's own name, into mode and protocol. */
 static zc_status zc__mode_of(const char *name, zc_stream_point *s)
 {
@@ -53,11 +52,13 @@ ZC_EXTERN zc_status zc_stream_point_from_json(const cJSON *run, zc_stream_point 
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(run, "name");
     if (!cJSON_IsString(name) || zc__mode_of(name->valuestring, &s) != ZC_OK)
         return ZC_FAIL(ZC_ERR_PARSE, "stream run: no known mode under \"name\"");
-    if (zc__figures(&s, zc__json_number_of(run, "frame_bytes"), zc__json_number_of(run, "in_flight"),
-                    zc__json_number_of(run, "gpu_blocks"), zc__json_number_of(run, "p50_us"), zc__json_number_of(run, "p99_us"),
+    if (zc__figures(&s, zc__json_number_of(run, "frame_bytes"),
+                    zc__json_number_of(run, "in_flight"), zc__json_number_of(run, "gpu_blocks"),
+                    zc__json_number_of(run, "p50_us"), zc__json_number_of(run, "p99_us"),
                     zc__json_number_of(run, "gb_per_s")) != ZC_OK)
-        return ZC_FAIL(ZC_ERR_PARSE, "stream run %s: frame_bytes, in_flight, gpu_blocks, p50_us, "
-                                     "p99_us or gb_per_s missing or out of range",
+        return ZC_FAIL(ZC_ERR_PARSE,
+                       "stream run %s: frame_bytes, in_flight, gpu_blocks, p50_us, "
+                       "p99_us or gb_per_s missing or out of range",
                        name->valuestring);
     *point_p = s;
     return ZC_OK;
@@ -97,8 +98,10 @@ ZC_EXTERN zc_status zc_profile_add_stream_json(zc_profile *profile, const cJSON 
         const cJSON *thr = cJSON_GetObjectItemCaseSensitive(run, "throughput");
         if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(run, "ok")) || !cJSON_IsString(mode) ||
             zc__mode_of(mode->valuestring, &s) != ZC_OK ||
-            zc__figures(&s, zc__json_number_of(config, "frame_bytes"), zc__json_number_of(config, "in_flight"),
-                        zc__json_number_of(run, "gpu_blocks"), zc__json_number_of(lat, "p50"), zc__json_number_of(lat, "p99"),
+            zc__figures(&s, zc__json_number_of(config, "frame_bytes"),
+                        zc__json_number_of(config, "in_flight"),
+                        zc__json_number_of(run, "gpu_blocks"), zc__json_number_of(lat, "p50"),
+                        zc__json_number_of(lat, "p99"),
                         zc__json_number_of(thr, "gb_per_s")) != ZC_OK)
             continue;
         ZC_CHECK(zc_profile_add_stream(profile, &s));

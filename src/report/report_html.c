@@ -100,10 +100,9 @@ static void zc__figure(zc__buf *page, zc__tools *tools, const char *id, const ch
         int missing = 0;
         if (full.failed)
             snprintf(why, sizeof why, "out of memory");
-        else if (!zc__report_run_tool(is_dot ? "dot" : "gnuplot",
-                                         is_dot ? "ZC_DOT" : "ZC_GNUPLOT", is_dot ? dot_args : NULL,
-                                         full.data, is_dot ? ".dot" : ".gp", ZC__TOOL_TIMEOUT_S,
-                                         &svg, &err, &missing, why, sizeof why))
+        else if (!zc__report_run_tool(is_dot ? "dot" : "gnuplot", is_dot ? "ZC_DOT" : "ZC_GNUPLOT",
+                                      is_dot ? dot_args : NULL, full.data, is_dot ? ".dot" : ".gp",
+                                      ZC__TOOL_TIMEOUT_S, &svg, &err, &missing, why, sizeof why))
             state->missing = missing;
         else if (strstr(svg, "<svg") == NULL)
             snprintf(why, sizeof why, "%s wrote no SVG", tool);
@@ -177,10 +176,9 @@ static void zc__comparison(zc__buf *page, const zc_report_input *in)
 {
     zc__buf_printf(page, "<h2>The techniques compared, measured on this machine</h2>\n");
     const cJSON *rows = cJSON_GetObjectItemCaseSensitive(in->bench, "comparison");
-    zc__buf_printf(page,
-                      "<table class=\"comparison\">\n<tr><th>technique</th><th>needs a copy"
-                      "</th><th>host to device</th><th>device to host</th><th>GPU reads data"
-                      "</th><th>GPU writes data</th><th>latency</th><th>best for</th></tr>\n");
+    zc__buf_printf(page, "<table class=\"comparison\">\n<tr><th>technique</th><th>needs a copy"
+                         "</th><th>host to device</th><th>device to host</th><th>GPU reads data"
+                         "</th><th>GPU writes data</th><th>latency</th><th>best for</th></tr>\n");
     if (cJSON_GetArraySize(rows) > 0) {
         const cJSON *r;
         cJSON_ArrayForEach(r, rows)
@@ -226,27 +224,26 @@ static void zc__comparison(zc__buf *page, const zc_report_input *in)
         zc__buf_printf(page, "<td>-</td>");
     }
     zc__buf_printf(page, "<td>large and frequent transfers; data the GPU reads many times</td>"
-                            "</tr>\n<tr><td>mapped pinned memory (zero-copy)</td><td>no</td>"
-                            "<td class=\"n\">-</td><td class=\"n\">-</td>");
+                         "</tr>\n<tr><td>mapped pinned memory (zero-copy)</td><td>no</td>"
+                         "<td class=\"n\">-</td><td class=\"n\">-</td>");
     zc__cell_rate(page, p->mapped_read_gbps[ZC_ACCESS_COALESCED]);
     zc__cell_rate(page, p->mapped_write_gbps[ZC_ACCESS_COALESCED]);
     zc__cell_time(page, p->pingpong_us, "flag round trip");
-    zc__buf_printf(page,
-                      "<td>small data read once, low latency, CPU and GPU sharing</td></tr>\n"
-                      "<tr><td>unified addressing / managed memory</td><td>by migration</td>");
+    zc__buf_printf(page, "<td>small data read once, low latency, CPU and GPU sharing</td></tr>\n"
+                         "<tr><td>unified addressing / managed memory</td><td>by migration</td>");
     zc__cell_rate(page, p->managed_prefetch_gbps);
     zc__buf_printf(page, "<td class=\"n\">-</td>");
     zc__cell_rate(page, p->device_gbps);
     zc__buf_printf(page, "<td class=\"n\">-</td><td class=\"n\">-</td><td>simpler code, one "
-                            "pointer everywhere, several GPUs</td></tr>\n</table>\n");
+                         "pointer everywhere, several GPUs</td></tr>\n</table>\n");
 }
 
 /* The copy curves as a table: the figures stay readable without any plotting tool. */
 static void zc__copy_table(zc__buf *page, const zc_profile *p)
 {
     zc__buf_printf(page, "<details><summary>Copy bandwidth, every measured point</summary>\n"
-                            "<table>\n<tr><th>host memory</th><th>direction</th><th>size</th>"
-                            "<th>bandwidth</th></tr>\n");
+                         "<table>\n<tr><th>host memory</th><th>direction</th><th>size</th>"
+                         "<th>bandwidth</th></tr>\n");
     for (int k = 0; k < ZC_HOST_KIND_COUNT; k++) {
         for (int d = 0; d < 2; d++) {
             const zc_curve *c = &p->copy[k][d];
@@ -255,11 +252,10 @@ static void zc__copy_table(zc__buf *page, const zc_profile *p)
                 zc__report_bytes_text((double)c->bytes[i], size, sizeof size);
                 zc__report_rate_text(c->gbps[i], rate, sizeof rate);
                 zc__buf_printf(page,
-                                  "<tr><td>%s</td><td>%s</td><td class=\"n\">%s</td><td "
-                                  "class=\"n\">%s</td></tr>\n",
-                                  zc_host_kind_key((zc_host_kind)k),
-                                  d == ZC_DIR_H2D ? "host to device" : "device to host", size,
-                                  rate);
+                               "<tr><td>%s</td><td>%s</td><td class=\"n\">%s</td><td "
+                               "class=\"n\">%s</td></tr>\n",
+                               zc_host_kind_key((zc_host_kind)k),
+                               d == ZC_DIR_H2D ? "host to device" : "device to host", size, rate);
             }
         }
     }
@@ -286,16 +282,15 @@ static void zc__advice(zc__buf *page, const zc_report_input *in)
     zc__buf_printf(page, "<h2>Advice for typical workloads</h2>\n");
     if (!in->have_profile) {
         zc__buf_printf(page, "<p class=\"missing\">No profile: the inputs lack the copy and "
-                                "launch figures the model needs.</p>\n");
+                             "launch figures the model needs.</p>\n");
         return;
     }
-    zc__buf_printf(page,
-                      "<p>The cost model of <code>zc advise</code> applied to the figures "
-                      "above: it prices each technique's copies, launches and accesses for "
-                      "the workload and picks the cheapest that meets its deadline. Ask about "
-                      "your own workload with <code>zc advise --profile BENCH.json --bytes ... "
-                      "--transfers ...</code>.</p>\n"
-                      "<table>\n<tr><th>workload</th><th>use</th><th>why</th></tr>\n");
+    zc__buf_printf(page, "<p>The cost model of <code>zc advise</code> applied to the figures "
+                         "above: it prices each technique's copies, launches and accesses for "
+                         "the workload and picks the cheapest that meets its deadline. Ask about "
+                         "your own workload with <code>zc advise --profile BENCH.json --bytes ... "
+                         "--transfers ...</code>.</p>\n"
+                         "<table>\n<tr><th>workload</th><th>use</th><th>why</th></tr>\n");
     for (size_t i = 0; i < sizeof typical / sizeof typical[0]; i++) {
         zc_recommendation rec;
         if (zc_advise_rank(&in->profile, &typical[i].w, &rec) != ZC_OK)
@@ -303,7 +298,7 @@ static void zc__advice(zc__buf *page, const zc_report_input *in)
         zc__buf_printf(page, "<tr><td>");
         zc__buf_html(page, typical[i].name);
         zc__buf_printf(page, "</td><td><b>%s</b></td><td>",
-                          zc_technique_title(rec.ranked[0].technique));
+                       zc_technique_title(rec.ranked[0].technique));
         zc__buf_html(page, rec.explanation);
         zc__buf_printf(page, "</td></tr>\n");
     }
@@ -345,16 +340,16 @@ static void zc__tool_note(zc__buf *page, const zc__tool_state *s, const char *id
         zc__buf_printf(page, ". %s</p>\n", install);
     } else {
         zc__buf_printf(page,
-                          "<p class=\"missing\" id=\"%s-failed\">%d %s could not be drawn; each "
-                          "says why in its place (the first: ",
-                          id, s->failures, s->failures == 1 ? "picture" : "pictures");
+                       "<p class=\"missing\" id=\"%s-failed\">%d %s could not be drawn; each "
+                       "says why in its place (the first: ",
+                       id, s->failures, s->failures == 1 ? "picture" : "pictures");
         zc__buf_html(page, s->why);
         zc__buf_printf(page, ").</p>\n");
     }
 }
 
 int zc__report_html_page(const zc_report_input *in, const char *title, zc__buf *page, char *why,
-                       size_t why_size)
+                         size_t why_size)
 {
     zc__tools tools;
     memset(&tools, 0, sizeof tools);
@@ -416,7 +411,7 @@ int zc__report_html_page(const zc_report_input *in, const char *title, zc__buf *
     zc__advice(&body, in);
     if (in->notes[0]) {
         zc__buf_printf(&body, "<details><summary>Figures the model assumed (not measured)"
-                                 "</summary><pre>");
+                              "</summary><pre>");
         zc__buf_html(&body, in->notes);
         zc__buf_printf(&body, "</pre></details>\n");
     }
@@ -426,14 +421,13 @@ int zc__report_html_page(const zc_report_input *in, const char *title, zc__buf *
     char stamp[64] = "";
     if (gmtime_r(&now, &utc) != NULL)
         strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M UTC", &utc);
-    zc__buf_printf(page,
-                      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                      "<title>");
+    zc__buf_printf(page, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                         "<title>");
     zc__buf_html(page, title);
     zc__buf_printf(page, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>", zc__style);
     zc__buf_html(page, title);
     zc__buf_printf(page, "</h1>\n<p class=\"note\">Made by zc report (zerocopy %s) on %s from: ",
-                      zc_version_string(), stamp);
+                   zc_version_string(), stamp);
     zc__buf_html(page, in->sources);
     zc__buf_printf(page, ".</p>\n");
     zc__tool_note(page, &tools.gnuplot, "gnuplot", "Plots are",

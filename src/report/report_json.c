@@ -20,7 +20,7 @@ static void zc__record(zc_report_bad *bad, const char *where, const char *field,
 }
 
 int zc__report_integer(double v, double min, double max, const char *where, const char *field,
-                          zc_report_bad *bad, long long *out_p)
+                       zc_report_bad *bad, long long *out_p)
 {
     if (!isfinite(v) || v < min || v > max) {
         char what[96];
@@ -40,7 +40,7 @@ int zc__report_integer(double v, double min, double max, const char *where, cons
 }
 
 int zc__report_size(double v, const char *where, const char *field, zc_report_bad *bad,
-                       size_t *out_p)
+                    size_t *out_p)
 {
     long long n = 0;
     if (!zc__report_integer(v, 0.0, ZC__SIZE_MAX_ACCEPTED, where, field, bad, &n))

@@ -139,7 +139,7 @@ void zc__report_machine(zc__buf *page, const zc_report_input *in)
         zc__buf_printf(page, "</td></tr>\n<tr><th>figures from</th><td>");
         zc__buf_html(page, in->profile.source);
         zc__buf_printf(page, "</td></tr>\n</table>\n<p class=\"note\">No zc info section in the "
-                                "inputs: give a zc bench result for the machine's details.</p>\n");
+                             "inputs: give a zc bench result for the machine's details.</p>\n");
         return;
     }
     int memory_shown = 0;
@@ -157,14 +157,14 @@ void zc__report_machine(zc__buf *page, const zc_report_input *in)
         }
         memory_shown |= is_memory;
         zc__buf_printf(page, "<tr><th>%s</th><td>%s</td></tr>\n", zc__fields[i].label,
-                          page_row.data != NULL ? page_row.data : "");
+                       page_row.data != NULL ? page_row.data : "");
         page->failed |= page_row.failed;
         zc__buf_free(&page_row);
     }
     char link[160];
     zc__report_link_text(in->machine, in->machine_path, in->bad, link, sizeof link);
     zc__buf_printf(page, "<tr><th>PCIe link</th><td>%s</td></tr>\n",
-                      link[0] ? link : "not readable");
+                   link[0] ? link : "not readable");
     zc__buf_printf(page, "</table>\n");
     zc__capability_rows(page, cJSON_GetObjectItemCaseSensitive(dev, "capabilities"),
                         in->machine_path, in->bad);

@@ -49,9 +49,9 @@ static void zc__stream_multi(zc__buf *page, const zc_report_input *in, const zc_
     zc__buf_printf(page, "</h3>\n<p>Mode ");
     zc__buf_html(page, cJSON_IsString(mode) ? mode->valuestring : "unknown");
     zc__buf_printf(page,
-                      ", frames of %s, one stream's frames spread over the GPUs and "
-                      "returned in order.",
-                      frame);
+                   ", frames of %s, one stream's frames spread over the GPUs and "
+                   "returned in order.",
+                   frame);
     if (cJSON_IsString(status) && strcmp(status->valuestring, "OK") != 0) {
         zc__buf_printf(page, " <span class=\"missing\">The run failed (");
         zc__buf_html(page, status->valuestring);
@@ -60,8 +60,8 @@ static void zc__stream_multi(zc__buf *page, const zc_report_input *in, const zc_
         zc__buf_printf(page, ".</span>");
     }
     zc__buf_printf(page, "</p>\n<table class=\"multigpu\">\n<tr><th>GPU</th><th>name</th>"
-                            "<th>frames</th><th>frames per second</th><th>throughput</th>"
-                            "<th>latency, median</th><th>p99</th><th>max</th></tr>\n");
+                         "<th>frames</th><th>frames per second</th><th>throughput</th>"
+                         "<th>latency, median</th><th>p99</th><th>max</th></tr>\n");
     const cJSON *g;
     int i = 0;
     cJSON_ArrayForEach(g, per_gpu)
@@ -117,7 +117,7 @@ static void zc__bench_multigpu(zc__buf *page, const zc_report_doc *d)
         zc__buf_printf(page, "<table class=\"multigpu\">\n<tr><th colspan=\"3\">");
         zc__buf_html(page, cJSON_IsString(title) ? title->valuestring : key->valuestring);
         zc__buf_printf(page, "</th></tr>\n<tr><th>what</th><th>size</th><th>bandwidth</th>"
-                                "</tr>\n");
+                             "</tr>\n");
         const cJSON *pt;
         cJSON_ArrayForEach(pt, cJSON_GetObjectItemCaseSensitive(c, "points"))
         {
@@ -130,8 +130,8 @@ static void zc__bench_multigpu(zc__buf *page, const zc_report_doc *d)
             int total = cJSON_IsString(variant) && strstr(variant->valuestring, "total") != NULL;
             zc__buf_printf(page, "<tr%s><td>", total ? " class=\"total\"" : "");
             zc__buf_html(page, cJSON_IsString(variant) ? variant->valuestring : "");
-            zc__buf_printf(page, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td></tr>\n",
-                              size, rate);
+            zc__buf_printf(page, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td></tr>\n", size,
+                           rate);
         }
         zc__buf_printf(page, "</table>\n");
         if (cJSON_IsString(reason) && reason->valuestring[0]) {

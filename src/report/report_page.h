@@ -38,11 +38,11 @@ void zc__buf_dot(zc__buf *b, const char *text);
 /* v as an integer in [min, max] (|min|, |max| below 2^53) into *out_p; 0 when it is not one,
  * with "<where>: <field> = <v> is ..." recorded in bad (the first such value only). */
 int zc__report_integer(double v, double min, double max, const char *where, const char *field,
-                          zc_report_bad *bad, long long *out_p);
+                       zc_report_bad *bad, long long *out_p);
 
 /* The same for a size in bytes, [0, 2^50]; fractions are not accepted either. */
 int zc__report_size(double v, const char *where, const char *field, zc_report_bad *bad,
-                       size_t *out_p);
+                    size_t *out_p);
 
 /* The number field name of object o, NAN when absent or not a number. */
 double zc__report_num(const cJSON *o, const char *name);
@@ -71,8 +71,8 @@ void zc__report_number_text(double v, char *out, size_t size);
  * message>") and *missing_p (may be NULL) set to 1 when the program could not be started.
  */
 int zc__report_run_tool(const char *program, const char *env_override, const char *const *args,
-                           const char *input, const char *suffix, double timeout_s, char **out_p,
-                           char **err_p, int *missing_p, char *why, size_t why_size);
+                        const char *input, const char *suffix, double timeout_s, char **out_p,
+                        char **err_p, int *missing_p, char *why, size_t why_size);
 
 /* The plots (report_plot*.c): gnuplot scripts with their data inline, SVG terminal. */
 
@@ -125,10 +125,10 @@ char *zc__report_picture_dot(const zc_profile *profile, const char *link_text);
 /* The PCIe link of the machine document (from the file where) as one phrase, into out; "" when
  * unknown. A generation or width out of range is recorded in bad. */
 void zc__report_link_text(const cJSON *machine, const char *where, zc_report_bad *bad, char *out,
-                             size_t size);
+                          size_t size);
 
 /* The whole page. 1 on success; 0 with why filled when out of memory. */
 int zc__report_html_page(const zc_report_input *in, const char *title, zc__buf *page, char *why,
-                       size_t why_size);
+                         size_t why_size);
 
 #endif

@@ -8,24 +8,23 @@
 #include <string.h>
 
 void zc__report_link_text(const cJSON *machine, const char *where, zc_report_bad *bad, char *out,
-                             size_t size)
+                          size_t size)
 {
     out[0] = '\0';
     const cJSON *dev = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(machine, "devices"), 0);
     const cJSON *link = cJSON_GetObjectItemCaseSensitive(dev, "pcie_link");
     if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(link, "known")))
         return;
-    double gen = zc__report_num(link, "gen_current"),
-           width = zc__report_num(link, "width_current");
+    double gen = zc__report_num(link, "gen_current"), width = zc__report_num(link, "width_current");
     double gbps = zc__report_num(link, "gbps_per_direction_current");
     long long g = 0, w = 0;
     if (isnan(gen) || isnan(width) || isnan(gbps)) /* absent: the link is not described */
         return;
     /* PCIe has had generations 1 to 7 and links of 1 to 32 lanes; room is left for more. */
     if (!zc__report_integer(gen, 1, 64, where, "machine devices[0].pcie_link.gen_current", bad,
-                               &g) ||
-        !zc__report_integer(width, 1, 64, where, "machine devices[0].pcie_link.width_current",
-                               bad, &w))
+                            &g) ||
+        !zc__report_integer(width, 1, 64, where, "machine devices[0].pcie_link.width_current", bad,
+                            &w))
         return;
     char rate[32];
     zc__report_rate_text(gbps, rate, sizeof rate);
@@ -58,8 +57,7 @@ static void zc__copy_label(const zc_profile *p, zc_host_kind k, char *out, size_
     char bytes[32], duration[32];
     if (c->count > 0) {
         zc__report_bytes_text((double)c->bytes[0], bytes, sizeof bytes);
-        zc__report_time_text((double)c->bytes[0] / (c->gbps[0] * 1e3), duration,
-                                sizeof duration);
+        zc__report_time_text((double)c->bytes[0] / (c->gbps[0] * 1e3), duration, sizeof duration);
         snprintf(out, size, "H2D %s\\nD2H %s\\n%s copy: %s", h2d, d2h, bytes, duration);
     } else {
         snprintf(out, size, "H2D %s\\nD2H %s", h2d, d2h);
@@ -72,19 +70,18 @@ char *zc__report_picture_dot(const zc_profile *p, const char *link_text)
     char l[4][160], r1[32], r2[32];
     for (int k = 0; k < ZC_HOST_KIND_COUNT; k++)
         zc__copy_label(p, (zc_host_kind)k, l[k], sizeof l[k]);
-    zc__buf_printf(&b,
-                      "// The techniques of moving data between host and GPU, with this "
-                      "machine's measured figures.\n"
-                      "digraph zerocopy {\n"
-                      "  graph [rankdir=LR, fontname=\"DejaVu Sans\", fontsize=16, nodesep=0.35, "
-                      "ranksep=1.1, label=\"");
+    zc__buf_printf(&b, "// The techniques of moving data between host and GPU, with this "
+                       "machine's measured figures.\n"
+                       "digraph zerocopy {\n"
+                       "  graph [rankdir=LR, fontname=\"DejaVu Sans\", fontsize=16, nodesep=0.35, "
+                       "ranksep=1.1, label=\"");
     zc__buf_dot(&b, p->device_name[0] ? p->device_name : "this machine");
     zc__buf_printf(&b, ": copy paths (solid blue) and direct-access paths (dashed orange)\\n");
     zc__buf_dot(&b, p->source);
     zc__buf_printf(&b, "\", labelloc=t];\n"
-                          "  node [shape=box, style=\"rounded,filled\", fontname=\"DejaVu Sans\", "
-                          "fontsize=14, fillcolor=\"#f4f4f4\"];\n"
-                          "  edge [fontname=\"DejaVu Sans\", fontsize=12];\n");
+                       "  node [shape=box, style=\"rounded,filled\", fontname=\"DejaVu Sans\", "
+                       "fontsize=14, fillcolor=\"#f4f4f4\"];\n"
+                       "  edge [fontname=\"DejaVu Sans\", fontsize=12];\n");
     zc__buf_printf(
         &b, "  subgraph cluster_host {\n    label=\"host memory\"; style=rounded; "
             "color=\"#888888\";\n"
@@ -101,9 +98,8 @@ char *zc__report_picture_dot(const zc_profile *p, const char *link_text)
             "  }\n");
     /* The link's phrase on separate lines, so that the node stays narrow: each part between
      * ", " escaped on its own. */
-    zc__buf_printf(&b,
-                      "  pcie [shape=box, style=filled, fillcolor=\"#cfcfcf\", fontcolor=black, "
-                      "label=\"PCIe link");
+    zc__buf_printf(&b, "  pcie [shape=box, style=filled, fillcolor=\"#cfcfcf\", fontcolor=black, "
+                       "label=\"PCIe link");
     for (const char *c = link_text != NULL ? link_text : ""; *c;) {
         const char *next = strstr(c, ", ");
         size_t len = next != NULL ? (size_t)(next - c) : strlen(c);
@@ -116,33 +112,32 @@ char *zc__report_picture_dot(const zc_profile *p, const char *link_text)
     }
     zc__buf_printf(&b, "\", height=3];\n");
     zc__buf_printf(&b,
-                      "  subgraph cluster_gpu {\n    label=\"GPU\"; style=rounded; "
-                      "color=\"#888888\";\n"
-                      "    ce [label=\"copy engines\\n(cudaMemcpy, prefetch)\", "
-                      "fillcolor=\"#dbe9f6\"];\n"
-                      "    sm [label=\"SMs\\n(kernels)\", fillcolor=\"#fde3c8\"];\n"
-                      "    dram [label=\"device memory\\n%s\"];\n  }\n",
-                      p->device_gbps > 0.0 ? "" : "(not measured)");
+                   "  subgraph cluster_gpu {\n    label=\"GPU\"; style=rounded; "
+                   "color=\"#888888\";\n"
+                   "    ce [label=\"copy engines\\n(cudaMemcpy, prefetch)\", "
+                   "fillcolor=\"#dbe9f6\"];\n"
+                   "    sm [label=\"SMs\\n(kernels)\", fillcolor=\"#fde3c8\"];\n"
+                   "    dram [label=\"device memory\\n%s\"];\n  }\n",
+                   p->device_gbps > 0.0 ? "" : "(not measured)");
     /* Copy paths. */
     const char *copy = "color=\"#1f77b4\", penwidth=2";
     zc__buf_printf(&b, "  pageable -> staging [%s, label=\"CPU copies first\"];\n", copy);
     zc__buf_printf(&b, "  staging -> pcie [%s, label=\"%s\"];\n", copy, l[ZC_HOST_PAGEABLE]);
     zc__buf_printf(&b, "  pinned -> pcie [%s, label=\"%s\"];\n", copy, l[ZC_HOST_PINNED]);
     zc__buf_printf(&b, "  wc -> pcie [%s, label=\"%s\"];\n", copy, l[ZC_HOST_WRITE_COMBINED]);
-    zc__buf_printf(&b, "  registered -> pcie [%s, label=\"%s\"];\n", copy,
-                      l[ZC_HOST_REGISTERED]);
+    zc__buf_printf(&b, "  registered -> pcie [%s, label=\"%s\"];\n", copy, l[ZC_HOST_REGISTERED]);
     zc__rate(p->managed_prefetch_gbps, r1, sizeof r1);
     zc__rate(p->managed_first_touch_gbps, r2, sizeof r2);
     if (p->managed_prefetch_gbps > 0.0)
         zc__buf_printf(&b,
-                          "  managed -> pcie [%s, style=dotted, label=\"prefetch %s\\nfirst "
-                          "touch %s\"];\n",
-                          copy, r1, r2);
+                       "  managed -> pcie [%s, style=dotted, label=\"prefetch %s\\nfirst "
+                       "touch %s\"];\n",
+                       copy, r1, r2);
     else
         zc__buf_printf(&b,
-                          "  managed -> pcie [%s, style=dotted, label=\"page migration\\n(not "
-                          "measured)\"];\n",
-                          copy);
+                       "  managed -> pcie [%s, style=dotted, label=\"page migration\\n(not "
+                       "measured)\"];\n",
+                       copy);
     char launch[64] = "", took[32];
     if (zc__report_time_text(p->launch_sync_us, took, sizeof took))
         snprintf(launch, sizeof launch, "launch + sync %s", took);
@@ -152,8 +147,7 @@ char *zc__report_picture_dot(const zc_profile *p, const char *link_text)
     const char *direct = "color=\"#ff7f0e\", penwidth=2, style=dashed, dir=both";
     zc__rate(p->mapped_read_gbps[ZC_ACCESS_COALESCED], r1, sizeof r1);
     zc__rate(p->mapped_write_gbps[ZC_ACCESS_COALESCED], r2, sizeof r2);
-    zc__buf_printf(&b, "  mapped -> pcie [%s, label=\"kernel reads %s\\nwrites %s", direct, r1,
-                      r2);
+    zc__buf_printf(&b, "  mapped -> pcie [%s, label=\"kernel reads %s\\nwrites %s", direct, r1, r2);
     if (zc__report_time_text(p->pingpong_us, took, sizeof took))
         zc__buf_printf(&b, "\\nflag round trip %s", took);
     zc__buf_printf(&b, "\"];\n");

@@ -8,27 +8,26 @@
 #include <string.h>
 
 const char *const zc__report_colours[] = {"#d62728", "#1f77b4", "#2ca02c", "#ff7f0e",
-                                             "#9467bd", "#8c564b", "#17becf", "#e377c2",
-                                             "#7f7f7f", "#bcbd22", "#000080", "#808000"};
-const size_t zc__report_colour_count =
-    sizeof zc__report_colours / sizeof zc__report_colours[0];
+                                          "#9467bd", "#8c564b", "#17becf", "#e377c2",
+                                          "#7f7f7f", "#bcbd22", "#000080", "#808000"};
+const size_t zc__report_colour_count = sizeof zc__report_colours / sizeof zc__report_colours[0];
 
 void zc__report_plot_header(zc__buf *b, int width, int height, int key_below)
 {
     zc__buf_printf(b,
-                      "set terminal svg size %d,%d dynamic enhanced font 'DejaVu Sans,11' "
-                      "background rgb 'white'\n"
-                      "set grid lc rgb '#dddddd'\n"
-                      "set datafile missing '-'\n",
-                      width, height);
+                   "set terminal svg size %d,%d dynamic enhanced font 'DejaVu Sans,11' "
+                   "background rgb 'white'\n"
+                   "set grid lc rgb '#dddddd'\n"
+                   "set datafile missing '-'\n",
+                   width, height);
     /* Outside the plot area the key never covers a line, however many series there are;
      * gnuplot shrinks the plot to make room. Titles come from input files: never enhanced. */
     if (key_below)
         zc__buf_printf(b, "set key outside below left horizontal Left reverse noenhanced "
-                             "samplen 4 width 2\n");
+                          "samplen 4 width 2\n");
     else
         zc__buf_printf(b, "set key outside right top vertical Left reverse noenhanced "
-                             "samplen 3\n");
+                          "samplen 3\n");
 }
 
 void zc__report_plot_time_tics(zc__buf *b, const char *axis, double lo_us, double hi_us)
@@ -109,20 +108,20 @@ void zc__report_plot_copy(const zc_report_input *in, zc_direction dir, zc__repor
     }
     zc__report_plot_header(&b, 900, 420, 0);
     zc__buf_printf(&b,
-                      "set title 'cudaMemcpy %s: bandwidth against size, per host memory kind'\n"
-                      "set logscale x 2\nset format x '%%.0b %%BB'\nset xlabel 'bytes per copy'\n"
-                      "set ylabel 'GB/s (1e9 bytes per second)'\nset yrange [0:*]\nplot ",
-                      dir == ZC_DIR_H2D ? "host to device" : "device to host");
+                   "set title 'cudaMemcpy %s: bandwidth against size, per host memory kind'\n"
+                   "set logscale x 2\nset format x '%%.0b %%BB'\nset xlabel 'bytes per copy'\n"
+                   "set ylabel 'GB/s (1e9 bytes per second)'\nset yrange [0:*]\nplot ",
+                   dir == ZC_DIR_H2D ? "host to device" : "device to host");
     int first = 1;
     for (int k = 0; k < ZC_HOST_KIND_COUNT; k++) {
         if (in->measured.copy[k][dir].count == 0)
             continue;
         /* Pinned, write-combined and registered often coincide: dashes and point shapes keep
          * each line visible under the others. */
-        zc__buf_printf(
-            &b, "%s$%s using 1:2 with linespoints lw 2 dt %d pt %d lc rgb '%s' title '%s'",
-            first ? "" : ", ", zc_host_kind_key((zc_host_kind)k), k + 1, 7 + 2 * k,
-            zc__report_colours[k], zc__kind_title[k]);
+        zc__buf_printf(&b,
+                       "%s$%s using 1:2 with linespoints lw 2 dt %d pt %d lc rgb '%s' title '%s'",
+                       first ? "" : ", ", zc_host_kind_key((zc_host_kind)k), k + 1, 7 + 2 * k,
+                       zc__report_colours[k], zc__kind_title[k]);
         first = 0;
     }
     zc__buf_printf(&b, "\n");
@@ -158,20 +157,19 @@ void zc__report_plot_zerocopy(const zc_report_input *in, zc__report_plot *plot)
     }
     zc__buf_printf(&b, "EOD\n");
     zc__report_plot_header(&b, 900, 420, 0);
-    zc__buf_printf(&b,
-                      "set title 'A kernel reading and writing mapped host memory, by access "
-                      "pattern'\nset style data histograms\n"
-                      "set style histogram clustered gap 1\nset style fill solid 0.85 border -1\n"
-                      "set ylabel 'GB/s of useful data'\nset yrange [0:*]\n");
+    zc__buf_printf(&b, "set title 'A kernel reading and writing mapped host memory, by access "
+                       "pattern'\nset style data histograms\n"
+                       "set style histogram clustered gap 1\nset style fill solid 0.85 border -1\n"
+                       "set ylabel 'GB/s of useful data'\nset yrange [0:*]\n");
     char rate[32];
     if (zc__report_rate_text(p->device_gbps, rate, sizeof rate))
         zc__buf_printf(&b,
-                          "set label 1 'device memory, for comparison: %s' at graph 0.5, "
-                          "graph 0.93 center\n",
-                          rate);
+                       "set label 1 'device memory, for comparison: %s' at graph 0.5, "
+                       "graph 0.93 center\n",
+                       rate);
     zc__buf_printf(&b,
-                      "plot $d using 2:xtic(1) lc rgb '%s' title 'read', $d using 3 lc rgb '%s' "
-                      "title 'write'\n",
-                      zc__report_colours[1], zc__report_colours[3]);
+                   "plot $d using 2:xtic(1) lc rgb '%s' title 'read', $d using 3 lc rgb '%s' "
+                   "title 'write'\n",
+                   zc__report_colours[1], zc__report_colours[3]);
     zc__report_plot_finish(plot, &b);
 }

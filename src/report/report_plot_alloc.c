@@ -140,10 +140,9 @@ static void zc__plot_bench_alloc(const cJSON *bench, zc__report_plot *plot)
         }
     }
     zc__report_plot_header(&b, 900, 460, 0);
-    zc__buf_printf(&b,
-                      "set title 'Allocating and freeing memory, per kind (zc bench, medians)'\n"
-                      "set logscale x 2\nset logscale y 10\nset format x '%%.0b %%BB'\n"
-                      "set xlabel 'bytes allocated'\nset ylabel 'time of one call'\n");
+    zc__buf_printf(&b, "set title 'Allocating and freeing memory, per kind (zc bench, medians)'\n"
+                       "set logscale x 2\nset logscale y 10\nset format x '%%.0b %%BB'\n"
+                       "set xlabel 'bytes allocated'\nset ylabel 'time of one call'\n");
     zc__report_plot_time_tics(&b, "y", lo, hi);
     zc__buf_printf(&b, "plot ");
     int first = 1;
@@ -156,9 +155,9 @@ static void zc__plot_bench_alloc(const cJSON *bench, zc__report_plot *plot)
                 continue;
             /* One colour per kind; allocating solid with filled points, freeing dashed. */
             zc__buf_printf(&b,
-                              "%s$a%zu_%d using 1:2 with linespoints lw 2 dt %d pt %d lc rgb '%s' ",
-                              first ? "" : ", ", k, op, op ? 2 : 1, op ? 6 : 7,
-                              zc__report_colours[k % zc__report_colour_count]);
+                           "%s$a%zu_%d using 1:2 with linespoints lw 2 dt %d pt %d lc rgb '%s' ",
+                           first ? "" : ", ", k, op, op ? 2 : 1, op ? 6 : 7,
+                           zc__report_colours[k % zc__report_colour_count]);
             if (op == 0) {
                 zc__buf_printf(&b, "title ");
                 zc__buf_gnuplot_string(&b, a->kind[k]);
@@ -169,8 +168,8 @@ static void zc__plot_bench_alloc(const cJSON *bench, zc__report_plot *plot)
         }
     }
     zc__buf_printf(&b, ", keyentry with linespoints lw 2 dt 1 pt 7 lc rgb 'black' title "
-                          "'allocate', keyentry with linespoints lw 2 dt 2 pt 6 lc rgb 'black' "
-                          "title 'free'\n");
+                       "'allocate', keyentry with linespoints lw 2 dt 2 pt 6 lc rgb 'black' "
+                       "title 'free'\n");
     snprintf(plot->caption, sizeof plot->caption,
              "What one call costs, measured by zc bench at each size: colour is the kind of "
              "memory and call, solid lines allocating, dashed ones freeing. Pinning is "
@@ -207,8 +206,7 @@ static void zc__plot_pinning_doc(const cJSON *doc, zc__report_plot *plot)
         cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(doc, "results"))
         {
             const cJSON *meth = cJSON_GetObjectItemCaseSensitive(r, "method");
-            double size = zc__report_num(r, "size"),
-                   ms = zc__report_num(r, "alloc_median_ms");
+            double size = zc__report_num(r, "size"), ms = zc__report_num(r, "alloc_median_ms");
             if (cJSON_IsString(meth) && strcmp(meth->valuestring, methods[m]) == 0 &&
                 isfinite(size) && size > 0.0 && isfinite(ms) && ms > 0.0) {
                 zc__buf_printf(&b, "%.0f %.6g\n", size, ms * 1e3);
@@ -228,9 +226,9 @@ static void zc__plot_pinning_doc(const cJSON *doc, zc__report_plot *plot)
     }
     zc__report_plot_header(&b, 900, 420, 0);
     zc__buf_printf(&b, "set title 'Allocating and pinning host memory (the pinning benchmark, "
-                          "medians)'\nset logscale x 2\nset logscale y 10\n"
-                          "set format x '%%.0b %%BB'\nset xlabel 'bytes'\nset ylabel "
-                          "'time of one allocation'\n");
+                       "medians)'\nset logscale x 2\nset logscale y 10\n"
+                       "set format x '%%.0b %%BB'\nset xlabel 'bytes'\nset ylabel "
+                       "'time of one allocation'\n");
     zc__report_plot_time_tics(&b, "y", lo, hi);
     zc__buf_printf(&b, "plot ");
     int first = 1;
@@ -238,9 +236,8 @@ static void zc__plot_pinning_doc(const cJSON *doc, zc__report_plot *plot)
         if (!shown[m])
             continue;
         zc__buf_printf(&b, "%s$p%d using 1:2 with linespoints lw 2 pt 7 lc rgb '%s' title '%s'",
-                          first ? "" : ", ", m,
-                          zc__report_colours[(size_t)m % zc__report_colour_count],
-                          methods[m]);
+                       first ? "" : ", ", m,
+                       zc__report_colours[(size_t)m % zc__report_colour_count], methods[m]);
         first = 0;
     }
     zc__buf_printf(&b, "\n");
@@ -295,9 +292,9 @@ static void zc__plot_model(const zc_profile *p, zc__report_plot *plot)
     }
     zc__report_plot_header(&b, 900, 420, 0);
     zc__buf_printf(&b, "set title 'What it costs to allocate or pin memory (from the measured "
-                          "fixed and per-MiB costs)'\nset logscale x 2\nset logscale y 10\n"
-                          "set format x '%%.0b %%BB'\nset xlabel 'bytes'\nset ylabel "
-                          "'time of one allocation'\n");
+                       "fixed and per-MiB costs)'\nset logscale x 2\nset logscale y 10\n"
+                       "set format x '%%.0b %%BB'\nset xlabel 'bytes'\nset ylabel "
+                       "'time of one allocation'\n");
     zc__report_plot_time_tics(&b, "y", lo, hi);
     zc__buf_printf(&b, "plot ");
     int first = 1;
@@ -305,7 +302,7 @@ static void zc__plot_model(const zc_profile *p, zc__report_plot *plot)
         if (!(kinds[i].per_mib > 0.0))
             continue;
         zc__buf_printf(&b, "%s$a%d using 1:2 with linespoints lw 2 pt 7 lc rgb '%s' title '%s'",
-                          first ? "" : ", ", i, zc__report_colours[i], kinds[i].name);
+                       first ? "" : ", ", i, zc__report_colours[i], kinds[i].name);
         first = 0;
     }
     zc__buf_printf(&b, "\n");
@@ -343,8 +340,8 @@ void zc__report_alloc_table(zc__buf *page, const zc_report_input *in)
     }
     zc__alloc_read(bench, a);
     zc__buf_printf(page, "<details><summary>Allocation cost, every measured point</summary>\n"
-                            "<table>\n<tr><th>kind</th><th>size</th><th>allocate</th><th>free</th>"
-                            "</tr>\n");
+                         "<table>\n<tr><th>kind</th><th>size</th><th>allocate</th><th>free</th>"
+                         "</tr>\n");
     for (size_t k = 0; k < a->kinds; k++) {
         for (size_t s = 0; s < a->sizes; s++) {
             if (!isfinite(a->us[k][s][0]) && !isfinite(a->us[k][s][1]))
@@ -356,9 +353,9 @@ void zc__report_alloc_table(zc__buf *page, const zc_report_input *in)
             zc__buf_printf(page, "<tr><td>");
             zc__buf_html(page, a->kind[k]);
             zc__buf_printf(page,
-                              "</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td "
-                              "class=\"n\">%s</td></tr>\n",
-                              size, alloc, release);
+                           "</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td "
+                           "class=\"n\">%s</td></tr>\n",
+                           size, alloc, release);
         }
     }
     zc__buf_printf(page, "</table>\n</details>\n");

@@ -241,11 +241,11 @@ void zc__report_plot_crossover(const zc_report_input *in, zc__report_plot *plot)
     }
     zc__report_plot_header(&b, 900, 420, 0);
     zc__buf_printf(&b,
-                      "set title 'One transfer to the GPU read once by a kernel: time against "
-                      "size'\nset logscale x 2\nset logscale y 10\nset format x '%%.0b %%BB'\n"
-                      "set xrange [%zu:%zu]\nset xlabel 'bytes per transfer'\n"
-                      "set ylabel 'time of one transfer'\n",
-                      lo, hi);
+                   "set title 'One transfer to the GPU read once by a kernel: time against "
+                   "size'\nset logscale x 2\nset logscale y 10\nset format x '%%.0b %%BB'\n"
+                   "set xrange [%zu:%zu]\nset xlabel 'bytes per transfer'\n"
+                   "set ylabel 'time of one transfer'\n",
+                   lo, hi);
     zc__report_plot_time_tics(&b, "y", t_lo, t_hi);
     zc__buf_printf(&b, "plot ");
     int first = 1;
@@ -253,7 +253,7 @@ void zc__report_plot_crossover(const zc_report_input *in, zc__report_plot *plot)
         if (!predicted[i])
             continue;
         zc__buf_printf(&b, "%s$t%zu using 1:2 with lines lw 2 lc rgb '%s' title ",
-                          first ? "" : ", ", i, zc__report_colours[i]);
+                       first ? "" : ", ", i, zc__report_colours[i]);
         char title[96];
         snprintf(title, sizeof title, "%s, predicted", zc_technique_title(shown[i]));
         zc__buf_gnuplot_string(&b, title);
@@ -266,10 +266,9 @@ void zc__report_plot_crossover(const zc_report_input *in, zc__report_plot *plot)
             any |= m->pair[i].k == 1.0 &&
                    isfinite(v == 0 ? m->pair[i].zero_copy_us : m->pair[i].copy_us);
         if (any)
-            zc__buf_printf(
-                &b, "%s$m%d using 1:2 with points pt %d ps 1.3 lc rgb '%s' title '%s'",
-                first ? "" : ", ", v, v == 0 ? 7 : 5, zc__report_colours[v == 0 ? 2 : 1],
-                v == 0 ? "zero-copy, measured" : "copy then compute, measured");
+            zc__buf_printf(&b, "%s$m%d using 1:2 with points pt %d ps 1.3 lc rgb '%s' title '%s'",
+                           first ? "" : ", ", v, v == 0 ? 7 : 5, zc__report_colours[v == 0 ? 2 : 1],
+                           v == 0 ? "zero-copy, measured" : "copy then compute, measured");
         first = first && !any;
     }
     zc__buf_printf(&b, "\n");
@@ -328,16 +327,15 @@ void zc__report_crossover_table(zc__buf *page, const zc_report_input *in)
             zc__report_time_text(p->copy_us, c, sizeof c);
             int zc_wins = p->zero_copy_us < p->copy_us;
             zc__buf_printf(page, "<td>%szero-copy %s%s<br>%scopy first %s%s</td>",
-                              zc_wins ? "<b>" : "", z, zc_wins ? "</b>" : "", zc_wins ? "" : "<b>",
-                              c, zc_wins ? "" : "</b>");
+                           zc_wins ? "<b>" : "", z, zc_wins ? "</b>" : "", zc_wins ? "" : "<b>", c,
+                           zc_wins ? "" : "</b>");
         }
         zc__buf_printf(page, "</tr>\n");
         while (i < m->count && m->pair[i].bytes == bytes)
             i++;
     }
-    zc__buf_printf(page,
-                      "</table>\n<p class=\"note\">Measured by zc bench: the faster of the two "
-                      "in bold. Zero-copy reads host memory over PCIe at every read; copying "
-                      "first pays the copy once, then reads device memory.</p>\n");
+    zc__buf_printf(page, "</table>\n<p class=\"note\">Measured by zc bench: the faster of the two "
+                         "in bold. Zero-copy reads host memory over PCIe at every read; copying "
+                         "first pays the copy once, then reads device memory.</p>\n");
     free(m);
 }

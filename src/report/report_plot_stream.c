@@ -104,8 +104,8 @@ static void zc__key(zc__buf *b, const zc_report_input *in, const zc__modes *m, c
         if (!mode_used[i])
             continue;
         zc__buf_printf(b, ", keyentry with %s lw 2 %s lc rgb '%s' title ",
-                          with_points ? "linespoints" : "lines", with_points ? "pt 7" : "",
-                          zc__report_colours[i % zc__report_colour_count]);
+                       with_points ? "linespoints" : "lines", with_points ? "pt 7" : "",
+                       zc__report_colours[i % zc__report_colour_count]);
         zc__buf_gnuplot_string(b, m->name[i]);
     }
     if (in->stream_count < 2)
@@ -115,7 +115,7 @@ static void zc__key(zc__buf *b, const zc_report_input *in, const zc__modes *m, c
         int point;
         zc__file_style(f, &dash, &point);
         zc__buf_printf(b, ", keyentry with %s lw 2 dt %s", with_points ? "linespoints" : "lines",
-                          dash);
+                       dash);
         if (with_points)
             zc__buf_printf(b, " pt %d", point);
         zc__buf_printf(b, " lc rgb 'black' title ");
@@ -290,8 +290,7 @@ void zc__report_plot_latency(const zc_report_input *in, zc__report_plot *plot)
     } else if (!sp.b.failed) {
         zc__buf *b = &sp.b;
         zc__report_plot_header(b, 900, zc__height_for_key(in, sp.m, sp.used), 1);
-        zc__buf_printf(b,
-                          "set title 'Frame round-trip latency per stream mode'\nset logscale y\n"
+        zc__buf_printf(b, "set title 'Frame round-trip latency per stream mode'\nset logscale y\n"
                           "set xlabel 'percentile'\nset ylabel 'latency'\nset xrange [-0.5:4.5]\n");
         zc__report_plot_time_tics(b, "y", sp.lo, sp.hi);
         zc__buf_printf(b, "plot ");
@@ -300,10 +299,9 @@ void zc__report_plot_latency(const zc_report_input *in, zc__report_plot *plot)
             int point;
             zc__file_style(sp.series[i].file, &dash, &point);
             zc__buf_printf(b,
-                              "%s$s%zu using 1:3:xtic(2) with linespoints lw 2 dt %s pt %d lc rgb "
-                              "'%s' notitle",
-                              i ? ", " : "", i, dash, point,
-                              zc__mode_colour(sp.m, sp.series[i].mode));
+                           "%s$s%zu using 1:3:xtic(2) with linespoints lw 2 dt %s pt %d lc rgb "
+                           "'%s' notitle",
+                           i ? ", " : "", i, dash, point, zc__mode_colour(sp.m, sp.series[i].mode));
         }
         zc__key(b, in, sp.m, sp.used, 1);
         zc__buf_printf(b, "\n");
@@ -360,8 +358,8 @@ void zc__report_plot_histogram(const zc_report_input *in, zc__report_plot *plot)
         zc__buf *b = &sp.b;
         zc__report_plot_header(b, 900, zc__height_for_key(in, sp.m, sp.used), 1);
         zc__buf_printf(b, "set title 'Distribution of frame latency per stream run'\n"
-                             "set logscale xy\nset xlabel 'latency (bucket start)'\n"
-                             "set ylabel 'share of frames'\nset format y '%%g%%%%'\n");
+                          "set logscale xy\nset xlabel 'latency (bucket start)'\n"
+                          "set ylabel 'share of frames'\nset format y '%%g%%%%'\n");
         zc__report_plot_time_tics(b, "x", sp.lo, sp.hi * 2.0);
         zc__buf_printf(b, "plot ");
         for (size_t i = 0; i < sp.count; i++) {
@@ -369,7 +367,7 @@ void zc__report_plot_histogram(const zc_report_input *in, zc__report_plot *plot)
             int point;
             zc__file_style(sp.series[i].file, &dash, &point);
             zc__buf_printf(b, "%s$h%zu using 1:2 with steps lw 2 dt %s lc rgb '%s' notitle",
-                              i ? ", " : "", i, dash, zc__mode_colour(sp.m, sp.series[i].mode));
+                           i ? ", " : "", i, dash, zc__mode_colour(sp.m, sp.series[i].mode));
         }
         zc__key(b, in, sp.m, sp.used, 0);
         zc__buf_printf(b, "\n");

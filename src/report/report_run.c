@@ -124,8 +124,8 @@ static void zc__reason(const char *err, const char *script_path, char *out, size
 }
 
 int zc__report_run_tool(const char *program, const char *env_override, const char *const *args,
-                           const char *input, const char *suffix, double timeout_s, char **out_p,
-                           char **err_p, int *missing_p, char *why, size_t why_size)
+                        const char *input, const char *suffix, double timeout_s, char **out_p,
+                        char **err_p, int *missing_p, char *why, size_t why_size)
 {
     const char *exe = program;
     const char *over = env_override != NULL ? getenv(env_override) : NULL;

@@ -20,8 +20,8 @@ static int setup(void **state)
      * bench's own GPU test checks the bench engine under the sanitizer). */
     zc_status status;
     if (zc_test_under_sanitizer()) {
-        status = zc_test_profile_load(ZC_ADVISE_FIXTURES "/h200.profile.json", &profile, NULL, notes,
-                                     sizeof notes);
+        status = zc_test_profile_load(ZC_ADVISE_FIXTURES "/h200.profile.json", &profile, NULL,
+                                      notes, sizeof notes);
     } else {
         zc_bench_config config;
         zc_bench_config_init(&config);

@@ -274,7 +274,7 @@ static void test_bench_result_becomes_profile(void **state)
     char notes[2048];
     zc_profile p;
     zc_status status = zc_test_profile_load(ZC_ADVISE_FIXTURES "/../report/h200.bench.json", &p,
-                                           NULL, notes, sizeof notes);
+                                            NULL, notes, sizeof notes);
     if (status != ZC_OK)
         fail_msg("loading the bench fixture: %s", zc_last_error());
     assert_string_equal(p.device_name, "NVIDIA H200");

@@ -14,8 +14,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     zc_profile p;
     for (int as_bench = 0; as_bench < 2; as_bench++) {
-        zc_status st = as_bench ? zc_profile_from_bench_json(doc, &p, NULL, 0)
-                                : zc_profile_from_json(doc, &p);
+        zc_status st =
+            as_bench ? zc_profile_from_bench_json(doc, &p, NULL, 0) : zc_profile_from_json(doc, &p);
         if (st != ZC_OK)
             continue;
         char notes[2048] = "";

@@ -39,8 +39,8 @@ zc_status zc_cli_profile_load(const char *path, zc_profile *profile_p, zc_profil
     cJSON *doc = zc_cli_read_json("advise", path, &code); /* says why on stderr */
     if (doc == NULL)
         return code == ZC_EXIT_USAGE ? ZC_ERR_INVALID_ARG : ZC_ERR_IO;
-    zc_status status = zc_profile_from_document(doc, zc__shown(path), profile_p, measured_p,
-                                                notes, notes_size);
+    zc_status status =
+        zc_profile_from_document(doc, zc__shown(path), profile_p, measured_p, notes, notes_size);
     cJSON_Delete(doc);
     if (status != ZC_OK)
         fprintf(stderr, "zc advise: %s: %s\n", zc__shown(path), zc_last_error());
