@@ -139,6 +139,15 @@ ZC_EXTERN zc_status zc_validation_to_json(const zc_profile *profile, const char 
 /* The "zerocopy.bench/1" document of one run. */
 ZC_EXTERN zc_status zc_bench_to_json(const zc_bench_document *bench, cJSON **doc_p);
 
+/*
+ * The best pinned host<->device copy bandwidth (GB/s) in a zc bench --json document, the ceiling
+ * zc trace holds copies against: in zerocopy.bench/1, the largest median of the bandwidth points
+ * of the "pinned" "h2d" and "d2h" copy cases that ran ok; in other documents, the largest number
+ * under a key containing "gbps" in any object that names a pinned H2D or D2H case (a string
+ * value containing "pinned" and "h2d" or "d2h"). *gbps_p is 0 when there is none.
+ */
+ZC_EXTERN zc_status zc_bench_copy_ceiling_from_json(const cJSON *doc, double *gbps_p);
+
 /* The capability flags, in order, and the value of one of them for a GPU. */
 ZC_EXTERN const zc_capability_field *zc_capability_fields(size_t *count_p);
 ZC_EXTERN int zc_capability_value(const zc_device_info *info, const zc_capability_field *field);

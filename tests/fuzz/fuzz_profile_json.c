@@ -5,7 +5,6 @@
 #include <cjson/cJSON.h>
 
 #include "zerocopy/json.h"
-#include "trace_bench_ceiling.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -38,7 +37,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         s.rate_hz = 1000.0;
         (void)zc_stream_advise(&p, &s, &adv);
     }
-    (void)zc_cli_trace_ceiling_from_bench_json(doc);
+    double ceiling = 0.0;
+    (void)zc_bench_copy_ceiling_from_json(doc, &ceiling);
     cJSON_Delete(doc);
     return 0;
 }

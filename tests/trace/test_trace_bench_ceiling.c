@@ -1,10 +1,17 @@
-/* zc trace --bench: the ceiling read from a zc bench --json document (the CLI's reading of its
- * input; the analysis itself is tested in test_trace_analysis.c against the library). */
+/* zc trace --bench: the ceiling read from a zc bench --json document (the library's reading,
+ * zc_bench_copy_ceiling_from_json; the analysis itself is tested in test_trace_analysis.c). */
 #include "test_support.h"
 
 #include <cjson/cJSON.h>
 
-#include "trace_bench_ceiling.h"
+#include "zerocopy/json.h"
+
+static double ceiling(const cJSON *doc)
+{
+    double gbps = -1.0;
+    assert_int_equal(zc_bench_copy_ceiling_from_json(doc, &gbps), ZC_OK);
+    return gbps;
+}
 
 static void test_ceiling_from_bench_json(void **state)
 {
@@ -26,18 +33,19 @@ static void test_ceiling_from_bench_json(void **state)
         "\"direction\":\"h2d\",\"outcome\":\"ok\",\"points\":[{\"metric\":\"latency\","
         "\"stats\":{\"median\":99.0}}]}]}");
     assert_non_null(doc);
-    assert_double_equal(zc_cli_trace_ceiling_from_bench_json(doc), 55.4, 1e-12);
+    assert_double_equal(ceiling(doc), 55.4, 1e-12);
     cJSON_Delete(doc);
     /* Another document: any object naming a pinned copy, with a "gbps" figure. */
     doc = cJSON_Parse("{\"results\":[{\"name\":\"pageable h2d\",\"median_gbps\":70.0},"
                       "{\"name\":\"pinned h2d\",\"stats\":{\"median_gbps\":54.9}},"
                       "{\"name\":\"pinned d2h\",\"median_gbps\":55.3}]}");
     assert_non_null(doc);
-    assert_double_equal(zc_cli_trace_ceiling_from_bench_json(doc), 55.3, 1e-12);
+    assert_double_equal(ceiling(doc), 55.3, 1e-12);
     cJSON_Delete(doc);
     doc = cJSON_Parse("{\"cases\":[{\"key\":\"copy.pageable.h2d\",\"median_gbps\":7.0}]}");
-    assert_double_equal(zc_cli_trace_ceiling_from_bench_json(doc), 0.0, 0.0);
+    assert_double_equal(ceiling(doc), 0.0, 0.0);
     cJSON_Delete(doc);
+    assert_int_equal(zc_bench_copy_ceiling_from_json(NULL, &(double){0}), ZC_ERR_INVALID_ARG);
     /* Reading the file is zc trace's (--bench, through cli_io): tests/cli checks it. */
 }
 

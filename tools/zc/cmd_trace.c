@@ -10,12 +10,12 @@
 #include "cli.h"
 #include "cli_io.h"
 #include "cli_json.h"
-#include "trace_bench_ceiling.h"
 #include "trace_ncu.h"
 #include "zerocopy/size.h"
 #include "zerocopy/trace.h"
 #include "trace_output.h"
 #include "trace_run.h"
+#include "zerocopy/json.h"
 
 static const char zc__trace_usage[] =
     "zc trace [-j FILE] [-o FILE] [--bench FILE | --ceiling GBPS] [--ram BYTES] [-d N]\n"
@@ -227,8 +227,10 @@ static int zc__check_before_run(zc__trace_options *o, char *library, size_t libr
         cJSON *doc = zc_cli_read_json("trace", o->bench_path, &code);
         if (doc == NULL)
             return code;
-        o->bench_gbps = zc_cli_trace_ceiling_from_bench_json(doc);
+        zc_status status = zc_bench_copy_ceiling_from_json(doc, &o->bench_gbps);
         cJSON_Delete(doc);
+        if (status != ZC_OK)
+            return zc_cli_fail("trace", "--bench", status);
     }
     run->traced = zc_cli_trace_find_library(o->lib_path, library, library_size, run->why_not,
                                             sizeof run->why_not);

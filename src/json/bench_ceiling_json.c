@@ -1,10 +1,12 @@
 /* The ceiling zc trace holds copies against, read from a zc bench --json document. */
-#include "trace_bench_ceiling.h"
+#include "zerocopy/json.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "core/error.h"
 
 /* Case-insensitive strstr for short ASCII keys. */
 static int zc__contains(const char *text, const char *word)
@@ -83,10 +85,8 @@ static double zc__bench_cases(const cJSON *doc)
     return best;
 }
 
-double zc_cli_trace_ceiling_from_bench_json(const cJSON *doc)
+static double zc__ceiling(const cJSON *doc)
 {
-    if (doc == NULL)
-        return 0.0;
     double cases = zc__bench_cases(doc);
     if (cases > 0.0)
         return cases;
@@ -99,9 +99,17 @@ double zc_cli_trace_ceiling_from_bench_json(const cJSON *doc)
     cJSON_ArrayForEach(item, doc)
     {
         if (cJSON_IsObject(item) || cJSON_IsArray(item)) {
-            double inner = zc_cli_trace_ceiling_from_bench_json(item);
+            double inner = zc__ceiling(item);
             best = inner > best ? inner : best;
         }
     }
     return best;
+}
+
+ZC_EXTERN zc_status zc_bench_copy_ceiling_from_json(const cJSON *doc, double *gbps_p)
+{
+    ZC_REQUIRE_ARG(doc);
+    ZC_REQUIRE_ARG(gbps_p);
+    *gbps_p = zc__ceiling(doc);
+    return ZC_OK;
 }
