@@ -130,8 +130,9 @@ void zc_cli_trace_print_summary(FILE *out, const zc_cli_trace_run *run, const zc
                 zc_size_format(report->um_bytes, s, sizeof s));
 
     if (report->launch_args_seen && report->kernel_count > 0)
-        fprintf(out, "Kernel arguments: read for %llu launches%s\n",
+        fprintf(out, "Kernel arguments: read for %llu launch%s%s\n",
                 (unsigned long long)report->launches_inspected,
+                report->launches_inspected == 1 ? "" : "es",
                 report->launches_failed ? " (some could not be read)" : "");
     else if (report->kernel_count > 0)
         fprintf(out, "Kernel arguments: not seen (managed and mapped findings rest on call "
