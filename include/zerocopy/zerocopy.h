@@ -8,6 +8,7 @@
 #include "zerocopy/clock.h"
 #include "zerocopy/stats.h"
 #include "zerocopy/size.h"
+#include "zerocopy/file.h"
 #include "zerocopy/device.h"
 #include "zerocopy/bench.h"
 #include "zerocopy/advise.h"

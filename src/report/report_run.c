@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "zerocopy/json.h"
+#include "zerocopy/file.h"
 
 extern char **environ;
 
@@ -49,39 +49,13 @@ static double zc__seconds(void)
 #define ZC__TOOL_OUTPUT_MAX ((size_t)64 << 20)
 
 /* The whole file at path, NUL-terminated (malloc'd); NULL when it cannot be read or is over
- * ZC__TOOL_OUTPUT_MAX. */
+ * ZC__TOOL_OUTPUT_MAX (the caller says why). */
 static char *zc__read_whole(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    while (buf != NULL) {
-        if (len == cap - 1) {
-            char *grown = cap - 1 > ZC__TOOL_OUTPUT_MAX ? NULL : realloc(buf, cap * 2);
-            if (grown == NULL) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = grown;
-            cap *= 2;
-        }
-        size_t n = fread(buf + len, 1, cap - 1 - len, f);
-        len += n;
-        if (n == 0) {
-            if (ferror(f)) {
-                free(buf);
-                buf = NULL;
-            }
-            break;
-        }
-    }
-    fclose(f);
-    if (buf != NULL)
-        buf[len] = '\0';
-    return buf;
+    char *text = NULL;
+    if (zc_file_read(path, ZC__TOOL_OUTPUT_MAX, &text, NULL) != ZC_OK)
+        zc_clear_error();
+    return text;
 }
 
 /*

@@ -14,71 +14,16 @@
 char *zc_cli_read_input(const char *command, const char *path, size_t max, size_t *len_p,
                         int *code_p)
 {
-    const int from_stdin = strcmp(path, "-") == 0;
-    const char *name = from_stdin ? "stdin" : path;
-    *code_p = ZC_EXIT_USAGE;
-    int fd = from_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        fprintf(stderr, "zc %s: cannot read %s: %s\n", command, name, strerror(errno));
+    char *text = NULL;
+    zc_status status = zc_file_read(path, max, &text, len_p);
+    *code_p = zc_cli_exit_code(status);
+    if (status != ZC_OK) {
+        /* A missing, unreadable or oversized input is the command line's fault (exit 2); a
+         * read error or no memory is a run-time failure (exit 1). */
+        fprintf(stderr, "zc %s: %s\n", command, zc_last_error());
         return NULL;
     }
-    struct stat info;
-    if (fstat(fd, &info) == 0 && S_ISDIR(info.st_mode)) {
-        fprintf(stderr, "zc %s: cannot read %s: it is a directory\n", command, name);
-        close(fd);
-        return NULL;
-    }
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    for (;;) {
-        if (buf == NULL) {
-            fprintf(stderr, "zc %s: cannot read %s: out of memory\n", command, name);
-            *code_p = ZC_EXIT_FAILURE;
-            break;
-        }
-        if (len == cap - 1) {
-            if (cap - 1 > max) {
-                fprintf(stderr, "zc %s: %s is over %zu bytes, more than any input of zc\n", command,
-                        name, max);
-                break;
-            }
-            char *grown = realloc(buf, cap * 2);
-            if (grown == NULL) {
-                free(buf);
-                buf = NULL;
-                continue;
-            }
-            buf = grown;
-            cap *= 2;
-        }
-        ssize_t n = read(fd, buf + len, cap - 1 - len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            fprintf(stderr, "zc %s: cannot read %s: %s\n", command, name, strerror(errno));
-            *code_p = ZC_EXIT_FAILURE;
-            break;
-        }
-        if (n == 0) {
-            if (len > max) {
-                fprintf(stderr, "zc %s: %s is over %zu bytes, more than any input of zc\n", command,
-                        name, max);
-                break;
-            }
-            if (!from_stdin)
-                close(fd);
-            buf[len] = '\0';
-            if (len_p != NULL)
-                *len_p = len;
-            *code_p = ZC_EXIT_OK;
-            return buf;
-        }
-        len += (size_t)n;
-    }
-    if (!from_stdin)
-        close(fd);
-    free(buf);
-    return NULL;
+    return text;
 }
 
 /* Line and column of offset in text, for a parse error. */

@@ -10,31 +10,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "zerocopy/file.h"
+
 /* A whole small file, NUL-terminated, or NULL when it is missing (ncu writes no report when it
  * fails early): no message, the caller says why. */
 static char *zc__slurp(const char *path)
 {
-    FILE *in = fopen(path, "r");
-    if (in == NULL)
-        return NULL;
-    size_t cap = 1 << 16, len = 0;
-    char *text = malloc(cap);
-    while (text != NULL) {
-        if (len + 1 == cap) {
-            char *grown = cap < ((size_t)64 << 20) ? realloc(text, cap * 2) : NULL;
-            if (grown == NULL)
-                break;
-            text = grown;
-            cap *= 2;
-        }
-        size_t n = fread(text + len, 1, cap - len - 1, in);
-        if (n == 0)
-            break;
-        len += n;
-    }
-    if (text != NULL)
-        text[len] = '\0';
-    fclose(in);
+    char *text = NULL;
+    if (zc_file_read(path, (size_t)64 << 20, &text, NULL) != ZC_OK)
+        zc_clear_error();
     return text;
 }
 

@@ -1,0 +1,76 @@
+/* zc_file_read: an input read whole, its size capped, each failure named. */
+#include "test_support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "zerocopy/file.h"
+
+/* A temporary file holding n bytes of text (repeated); its path in path. */
+static void make_file(char *path, size_t size, const char *text, size_t n)
+{
+    snprintf(path, size, "/tmp/zc-test-file-XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    size_t len = strlen(text);
+    for (size_t done = 0; done < n;) {
+        size_t chunk = n - done < len ? n - done : len;
+        assert_int_equal(write(fd, text, chunk), (ssize_t)chunk);
+        done += chunk;
+    }
+    close(fd);
+}
+
+static void test_reads_whole_file(void **state)
+{
+    (void)state;
+    char path[64];
+    /* Larger than the first buffer (64 KiB), so that it has to grow. */
+    make_file(path, sizeof path, "0123456789", 200000);
+    char *text = NULL;
+    size_t len = 0;
+    assert_int_equal(zc_file_read(path, 1 << 20, &text, &len), ZC_OK);
+    assert_int_equal(len, 200000);
+    assert_int_equal(strlen(text), 200000);
+    assert_memory_equal(text + 199990, "0123456789", 10);
+    free(text);
+    /* An empty file is an empty text, not a failure. */
+    unlink(path);
+    make_file(path, sizeof path, "x", 0);
+    assert_int_equal(zc_file_read(path, 16, &text, NULL), ZC_OK);
+    assert_string_equal(text, "");
+    free(text);
+    unlink(path);
+}
+
+static void test_failures_are_named(void **state)
+{
+    (void)state;
+    char *text = (char *)"untouched";
+    assert_int_equal(zc_file_read("/nonexistent/zc.json", 16, &text, NULL), ZC_ERR_INVALID_ARG);
+    assert_null(text);
+    assert_non_null(strstr(zc_last_error(), "cannot read /nonexistent/zc.json"));
+    assert_int_equal(zc_file_read("/tmp", 16, &text, NULL), ZC_ERR_INVALID_ARG);
+    assert_non_null(strstr(zc_last_error(), "it is a directory"));
+    char path[64];
+    make_file(path, sizeof path, "abc", 100);
+    assert_int_equal(zc_file_read(path, 99, &text, NULL), ZC_ERR_INVALID_ARG);
+    assert_null(text);
+    assert_non_null(strstr(zc_last_error(), "is over 99 bytes"));
+    assert_int_equal(zc_file_read(path, 100, &text, NULL), ZC_OK);
+    free(text);
+    unlink(path);
+    assert_int_equal(zc_file_read(NULL, 16, &text, NULL), ZC_ERR_INVALID_ARG);
+    assert_int_equal(zc_file_read("/tmp", 16, NULL, NULL), ZC_ERR_INVALID_ARG);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_reads_whole_file),
+        cmocka_unit_test(test_failures_are_named),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
