@@ -120,11 +120,12 @@ static zc_status zc__add_bench(zc_report_input *in, const char *path, const cJSO
     zc_status status =
         bench ? zc_profile_from_bench_json(doc, &p, NULL, 0) : zc_profile_from_json(doc, &p);
     if (status != ZC_OK) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", zc_last_error());
         /* A bench result still gives the machine and the comparison. */
         if (!bench)
-            return ZC_FAIL(ZC_ERR_PARSE, "%s: no usable profile in it (%s)", where,
-                           zc_status_str(status));
-        zc__warn(in, "%s: no usable profile in it (%s)", where, zc_status_str(status));
+            return ZC_FAIL(ZC_ERR_PARSE, "%s: no usable profile in it (%s)", where, why);
+        zc__warn(in, "%s: no usable profile in it (%s)", where, why);
         zc_clear_error();
         return ZC_OK;
     }
