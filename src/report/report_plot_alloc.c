@@ -8,12 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "zerocopy/buffer.h"
+
 /* Most kinds of allocation and sizes one plot shows. */
 #define ZC__MAX_KINDS 16
 #define ZC__MAX_SIZES 64
 
-/* The bench's allocation points: per kind ("cudaHostAlloc"), per size, the median time of
- * allocating and of freeing. */
+/* The bench's allocation points: per kind (the allocating call's name), per size, the median
+ * time of allocating and of freeing. */
 typedef struct zc__alloc {
     char kind[ZC__MAX_KINDS][96];
     size_t kinds;
@@ -194,8 +196,8 @@ static void zc__plot_pinning_doc(const cJSON *doc, zc__report_plot *plot)
     enum { METHODS = sizeof methods / sizeof methods[0] };
     snprintf(plot->caption, sizeof plot->caption,
              "The pinning benchmark: allocating and pinning host memory by each method, "
-             "medians. Registering memory you already have costs less than a fresh "
-             "cudaHostAlloc.");
+             "medians. Registering memory you already have costs less than a fresh %s.",
+             zc_buffer_method_name(ZC_METHOD_HOST_ALLOC));
     zc__buf b = {0};
     int shown[METHODS] = {0};
     int any = 0;
@@ -247,17 +249,21 @@ static void zc__plot_pinning_doc(const cJSON *doc, zc__report_plot *plot)
 /* The profile's fixed and per-MiB costs, drawn as lines: a model, said so in the title. */
 static void zc__plot_model(const zc_profile *p, zc__report_plot *plot)
 {
+    /* Each line named by its call, as src/mem names it (zc_buffer_method_name). */
     struct {
-        const char *name;
+        zc_buffer_method method;
+        const char *suffix;
         double fixed, per_mib;
         zc_profile_field field;
     } kinds[] = {
-        {"cudaHostAlloc (pinned)", p->alloc_pinned_fixed_us, p->alloc_pinned_us_per_mib,
+        {ZC_METHOD_HOST_ALLOC, " (pinned)", p->alloc_pinned_fixed_us, p->alloc_pinned_us_per_mib,
          ZC_PF_ALLOC_PINNED_US_PER_MIB},
-        {"cudaHostRegister", p->register_fixed_us, p->register_us_per_mib,
+        {ZC_METHOD_USER_REGISTER, "", p->register_fixed_us, p->register_us_per_mib,
          ZC_PF_REGISTER_US_PER_MIB},
-        {"cudaMallocManaged", 0.0, p->alloc_managed_us_per_mib, ZC_PF_ALLOC_MANAGED_US_PER_MIB},
-        {"cudaMalloc", 0.0, p->alloc_device_us_per_mib, ZC_PF_ALLOC_DEVICE_US_PER_MIB},
+        {ZC_METHOD_MALLOC_MANAGED, "", 0.0, p->alloc_managed_us_per_mib,
+         ZC_PF_ALLOC_MANAGED_US_PER_MIB},
+        {ZC_METHOD_MALLOC_DEVICE, "", 0.0, p->alloc_device_us_per_mib,
+         ZC_PF_ALLOC_DEVICE_US_PER_MIB},
     };
     /* An assumed figure is not plotted under "from the measured costs". */
     for (int i = 0; i < 4; i++) {
@@ -301,8 +307,9 @@ static void zc__plot_model(const zc_profile *p, zc__report_plot *plot)
     for (int i = 0; i < 4; i++) {
         if (!(kinds[i].per_mib > 0.0))
             continue;
-        zc__buf_printf(&b, "%s$a%d using 1:2 with linespoints lw 2 pt 7 lc rgb '%s' title '%s'",
-                       first ? "" : ", ", i, zc__report_colours[i], kinds[i].name);
+        zc__buf_printf(&b, "%s$a%d using 1:2 with linespoints lw 2 pt 7 lc rgb '%s' title '%s%s'",
+                       first ? "" : ", ", i, zc__report_colours[i],
+                       zc_buffer_method_name(kinds[i].method), kinds[i].suffix);
         first = 0;
     }
     zc__buf_printf(&b, "\n");
