@@ -4,6 +4,7 @@
 #define ZEROCOPY_ADVISE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "zerocopy/bench.h"
@@ -192,6 +193,9 @@ typedef struct zc_profile {
     unsigned char device_origin[2];                   /* of device_curve */
     unsigned char mapped_reread_origin;               /* of mapped_reread */
 } zc_profile;
+
+/* The largest transfer a workload may name as a size text ("4KiB", "1.5M"): 1 TiB. */
+#define ZC_WORKLOAD_BYTES_MAX ((uint64_t)1 << 40)
 
 /* What the user's program does. */
 typedef struct zc_workload {

@@ -3,12 +3,14 @@
 #include "zerocopy/json.h"
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "core/error.h"
 #include "json/json_internal.h"
 #include "zerocopy/filter.h"
+#include "zerocopy/size.h"
 #include "zerocopy/version.h"
 
 ZC_EXTERN zc_status zc_workload_from_json(const cJSON *doc, zc_workload *workload_p)
@@ -35,11 +37,13 @@ ZC_EXTERN zc_status zc_workload_from_json(const cJSON *doc, zc_workload *workloa
                            item->string);
     }
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(doc, "bytes");
+    uint64_t parsed = 0;
     if (cJSON_IsNumber(v) && v->valuedouble >= 1.0 &&
         zc__json_double_to_size(v->valuedouble, ZC__JSON_BYTES_MAX, &w.bytes))
         ;
-    else if (cJSON_IsString(v) && zc__json_parse_size(v->valuestring, &w.bytes))
-        ;
+    else if (cJSON_IsString(v) &&
+             zc_size_parse(v->valuestring, ZC_WORKLOAD_BYTES_MAX, &parsed) == ZC_OK)
+        w.bytes = (size_t)parsed;
     else if (v != NULL)
         return ZC_FAIL(ZC_ERR_PARSE,
                        "workload: bytes must be a whole size, 1 to 2^50 (4096 or \"4KiB\")");

@@ -15,9 +15,6 @@
  * are refused instead of being cast, which is undefined behaviour out of range). */
 int zc__json_double_to_size(double v, double max, size_t *value_p);
 
-/* A size in the project's one grammar ("4096", "4KiB", "1.5M"), at most 1 TiB; 0 otherwise. */
-int zc__json_parse_size(const char *text, size_t *bytes_p);
-
 /* Each line of text as a string of arr, cut at 255 bytes; nothing for NULL. */
 void zc__json_add_lines(cJSON *arr, const char *text);
 

@@ -8,7 +8,6 @@
 
 #include "core/error.h"
 #include "zerocopy/json.h"
-#include "zerocopy/size.h"
 
 int zc__json_double_to_size(double v, double max, size_t *value_p)
 {
@@ -17,17 +16,6 @@ int zc__json_double_to_size(double v, double max, size_t *value_p)
     if (!(v >= 0.0 && v <= limit) || v != (double)(uint64_t)v)
         return 0;
     *value_p = (size_t)v;
-    return 1;
-}
-
-int zc__json_parse_size(const char *text, size_t *bytes_p)
-{
-    uint64_t bytes = 0;
-    if (text == NULL || zc_size_parse(text, (uint64_t)1 << 40, &bytes) != ZC_OK) {
-        zc_clear_error();
-        return 0;
-    }
-    *bytes_p = (size_t)bytes;
     return 1;
 }
 

@@ -33,7 +33,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         (void)zc_cli_parse_int(argv[i], 0, 1023, &iv);
         (void)zc_cli_parse_u64(argv[i], 1, UINT64_MAX, &u);
         (void)zc_cli_parse_double(argv[i], 0.0, 1e12, &d);
-        (void)zc_cli_double_to_size(d, 1e15, &bytes);
         (void)zc_cli_advise_parse_size(argv[i], &bytes);
         (void)zc_bench_sizes_parse(argv[i], sizes, 16, &n);
         (void)zc_device_list_parse(argv[i], 8, devices, ZC_DEVICE_LIST_MAX, &n);

@@ -10,9 +10,9 @@
 
 int zc_cli_advise_parse_size(const char *text, size_t *bytes_p)
 {
-    /* The project's one size grammar; at most 1 TiB per transfer. */
+    /* The project's one size grammar, as a workload file's "bytes" reads it. */
     uint64_t bytes = 0;
-    if (text == NULL || zc_size_parse(text, (uint64_t)1 << 40, &bytes) != ZC_OK) {
+    if (text == NULL || zc_size_parse(text, ZC_WORKLOAD_BYTES_MAX, &bytes) != ZC_OK) {
         zc_clear_error();
         return 0;
     }

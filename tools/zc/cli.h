@@ -44,10 +44,6 @@ int zc_cli_parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *val
 /* A finite decimal number (digits, one point, an exponent; no hex, inf or nan) in [min, max]. */
 int zc_cli_parse_double(const char *text, double min, double max, double *value_p);
 
-/* A JSON number as a byte count or count: whole, 0 <= v <= max; false otherwise (1.5, -1, 1e300
- * are refused instead of being cast, which is undefined behaviour out of range). */
-int zc_cli_double_to_size(double v, double max, size_t *value_p);
-
 /* The usage error for getopt's answer opt ('?' unknown, ':' missing value), naming the option
  * as it was written (a short option inside a group too). Gives ZC_EXIT_USAGE. */
 int zc_cli_option_error(const char *command, const char *usage, int opt, int argc, char **argv);

@@ -95,16 +95,6 @@ int zc_cli_parse_double(const char *text, double min, double max, double *value_
     return 1;
 }
 
-int zc_cli_double_to_size(double v, double max, size_t *value_p)
-{
-    /* 2^53: every whole double below it is exact, and it fits a 64-bit size_t. */
-    const double limit = max < 9007199254740992.0 ? max : 9007199254740992.0;
-    if (!(v >= 0.0 && v <= limit) || v != (double)(uint64_t)v)
-        return 0;
-    *value_p = (size_t)v;
-    return 1;
-}
-
 int zc_cli_option_error(const char *command, const char *usage, int opt, int argc, char **argv)
 {
     const char *word = optind >= 1 && optind - 1 < argc ? argv[optind - 1] : "?";
