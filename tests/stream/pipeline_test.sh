@@ -204,12 +204,12 @@ for mode in "${mode_list[@]}"; do
   # A truncated last sample: exit 2 naming the byte offset, every whole sample written.
   head -c 40001 "$work/in.s16" >"$work/odd.s16"
   # shellcheck disable=SC2086
-  "$zc" stream "$work/odd.s16" --format s16 $margs $filter_args --output "$work/odd.f32" \
-    >/dev/null 2>"$work/err"
+  "$zc" stream "$work/odd.s16" --format s16 $margs $filter_args --output - \
+    >"$work/odd.f32" 2>"$work/err"
   rc=$?
   if [ $rc = 2 ] && grep -q "byte offset 40000" "$work/err" &&
     [ "$(stat -c %s "$work/odd.f32")" = $((20000 * 4)) ]; then
-    pass "$mode: truncated s16: exit 2, byte offset named, 20000 samples written"
+    pass "$mode: truncated s16: exit 2, byte offset named, 20000 samples written to stdout"
   else
     fail "$mode: truncated s16: exit $rc, $(stat -c %s "$work/odd.f32") bytes: $(grep -v '^ ' "$work/err" | tail -2)"
   fi
@@ -221,14 +221,27 @@ b = bytearray(open('$work/whole.f32', 'rb').read())
 b[4 * 5000:4 * 5001] = struct.pack('f', float('nan'))
 open('$work/nan.f32', 'wb').write(b)"
   # shellcheck disable=SC2086
-  "$zc" stream "$work/nan.f32" $margs $filter_args --output "$work/nan_out.f32" \
-    >/dev/null 2>"$work/err"
+  "$zc" stream "$work/nan.f32" $margs $filter_args --output - \
+    >"$work/nan_out.f32" 2>"$work/err"
   rc=$?
   if [ $rc = 2 ] && grep -q "sample 5000 (frame 4, channel 0) is NaN" "$work/err" &&
     [ "$(stat -c %s "$work/nan_out.f32")" = $((5000 * 4)) ]; then
-    pass "$mode: NaN sample: exit 2, frame 4 named, the 5000 samples before it written"
+    pass "$mode: NaN sample: exit 2, frame 4 named, the 5000 samples before it on stdout"
   else
     fail "$mode: NaN sample: exit $rc, $(stat -c %s "$work/nan_out.f32") bytes: $(tail -2 "$work/err")"
+  fi
+  # The same failure into a file given with --force: the old file stays whole, no temporary.
+  printf 'old output\n' >"$work/old.f32"
+  # shellcheck disable=SC2086
+  "$zc" stream "$work/nan.f32" $margs $filter_args --output "$work/old.f32" --force \
+    >/dev/null 2>"$work/err"
+  rc=$?
+  if [ $rc = 2 ] && [ "$(cat "$work/old.f32")" = "old output" ] &&
+    grep -q "old.f32 not written" "$work/err" &&
+    [ -z "$(find "$work" -name '.zc-*')" ]; then
+    pass "$mode: NaN sample into an existing file: exit 2, the old file left as it was"
+  else
+    fail "$mode: NaN sample into an existing file: exit $rc, old.f32 now $(stat -c %s "$work/old.f32") bytes: $(tail -2 "$work/err")"
   fi
   # shellcheck disable=SC2086
   "$zc" stream "$work/nan.f32" $margs $filter_args --nonfinite zero \
@@ -243,8 +256,8 @@ open('$work/nan.f32', 'wb').write(b)"
   (head -c $((3000 * 4)) "$work/in.f32"; sleep 3) >"$work/fifo" &
   writer=$!
   # shellcheck disable=SC2086
-  "$zc" stream "$work/fifo" $margs $filter_args --timeout-ms 500 --output "$work/stall.f32" \
-    >/dev/null 2>"$work/err"
+  "$zc" stream "$work/fifo" $margs $filter_args --timeout-ms 500 --output - \
+    >"$work/stall.f32" 2>"$work/err"
   rc=$?
   kill $writer 2>/dev/null
   wait $writer 2>/dev/null

@@ -166,7 +166,13 @@ int zc_cli_cmd_advise(int argc, char **argv)
                                   "stream advice needs zc stream results: --stream FILE");
 
     /* Every output is checked before anything is measured, and none may replace an input. */
-    const char *const inputs[] = {a.profile_path, a.workload_path};
+    /* The profile, the workload, and every stream result read (--stream, --stream-check). */
+    const char *inputs[2 + 2 * ZC__STREAM_FILES_MAX] = {a.profile_path, a.workload_path};
+    size_t ninputs = 2;
+    for (size_t i = 0; i < a.stream_count; i++)
+        inputs[ninputs++] = a.streams[i];
+    for (size_t i = 0; i < a.check_count; i++)
+        inputs[ninputs++] = a.checks[i];
     zc_cli_output json_out = {0}, save_out = {0};
     int code = ZC_EXIT_OK;
     if (a.profile_path != NULL && a.workload_path != NULL && strcmp(a.profile_path, "-") == 0 &&
@@ -176,11 +182,11 @@ int zc_cli_cmd_advise(int argc, char **argv)
     if (json != NULL && save_path != NULL && strcmp(json, "-") == 0 && strcmp(save_path, "-") == 0)
         return zc_cli_usage_error("advise", zc__advise_usage,
                                   "--json - and --save-profile - cannot share stdout");
-    if (json != NULL &&
-        (code = zc_cli_output_open(&json_out, "advise", json, a.v.force, inputs, 2)) != ZC_EXIT_OK)
+    if (json != NULL && (code = zc_cli_output_open(&json_out, "advise", json, a.v.force, inputs,
+                                                   ninputs)) != ZC_EXIT_OK)
         return code;
     if (save_path != NULL && (code = zc_cli_output_open(&save_out, "advise", save_path, a.v.force,
-                                                        inputs, 2)) != ZC_EXIT_OK) {
+                                                        inputs, ninputs)) != ZC_EXIT_OK) {
         zc_cli_output_abort(&json_out);
         return code;
     }
@@ -410,6 +416,25 @@ static int zc__stream(const zc__advise_args *a, const zc_profile *profile, zc_cl
     return ZC_EXIT_OK;
 }
 
+/* The techniques ranked for workload w, printed and into json_out. */
+static int zc__rank(const zc_profile *profile, const char *notes, const zc_workload *w,
+                    zc_cli_output *json_out)
+{
+    zc_recommendation rec;
+    zc_status status = zc_advise_rank(profile, w, &rec);
+    if (status != ZC_OK)
+        return zc_cli_fail("advise", "ranking the techniques", status);
+    int code = ZC_EXIT_OK;
+    if (json_out != NULL) {
+        cJSON *doc = NULL;
+        zc_status built = zc_advise_to_json(profile, notes, w, &rec, &doc);
+        code = zc_cli_json_commit_built("advise", built, doc, json_out);
+    }
+    if (json_out == NULL || strcmp(json_out->path, "-") != 0)
+        zc_cli_advise_print(stdout, profile, notes, w, &rec);
+    return code;
+}
+
 /* After parsing: the workload, the profile, the outputs. */
 static int zc__advise_run(const zc__advise_args *a, zc_cli_output *json_out,
                           zc_cli_output *save_out)
@@ -434,28 +459,20 @@ static int zc__advise_run(const zc__advise_args *a, zc_cli_output *json_out,
         if ((code = zc_cli_profile_add_stream_file(&profile, a->streams[i])) != ZC_EXIT_OK)
             return code;
     }
-    if (save_out != NULL) {
-        /* Measured and derived figures as the machine's; the assumed ones apart, marked. */
-        cJSON *doc = NULL;
-        zc_status built = zc_profile_to_saved_json(&profile, notes, &doc);
-        code = zc_cli_json_commit_built("advise", built, doc, save_out);
-        if (code != ZC_EXIT_OK)
-            return code;
-    }
     if (streaming)
-        return zc__stream(a, &profile, json_out);
-    if (a->validate)
-        return zc_cli_advise_validate(&profile, notes, &a->v);
-    zc_recommendation rec;
-    status = zc_advise_rank(&profile, &w, &rec);
-    if (status != ZC_OK)
-        return zc_cli_fail("advise", "ranking the techniques", status);
-    if (json_out != NULL) {
-        cJSON *doc = NULL;
-        zc_status built = zc_advise_to_json(&profile, notes, &w, &rec, &doc);
-        code = zc_cli_json_commit_built("advise", built, doc, json_out);
+        code = zc__stream(a, &profile, json_out);
+    else if (a->validate)
+        code = zc_cli_advise_validate(&profile, notes, &a->v);
+    else
+        code = zc__rank(&profile, notes, &w, json_out);
+    if (save_out == NULL)
+        return code;
+    if (code != ZC_EXIT_OK) {
+        (void)zc_cli_output_finish(save_out, 0); /* a failed command saves nothing */
+        return code;
     }
-    if (json_out == NULL || strcmp(json_out->path, "-") != 0)
-        zc_cli_advise_print(stdout, &profile, notes, &w, &rec);
-    return code;
+    /* Measured and derived figures as the machine's; the assumed ones apart, marked. */
+    cJSON *doc = NULL;
+    zc_status built = zc_profile_to_saved_json(&profile, notes, &doc);
+    return zc_cli_json_commit_built("advise", built, doc, save_out);
 }

@@ -309,14 +309,6 @@ int zc_cli_cmd_bench(int argc, char **argv)
     fprintf(text, "\n");
     zc_cli_bench_print_table(text, &report);
     fflush(text);
-    if (json_path) {
-        cJSON *doc = NULL;
-        zc_status built = zc_bench_to_json(&report, &doc);
-        if ((rc = zc_cli_json_commit_built("bench", built, doc, &json_out)) != ZC_EXIT_OK)
-            goto out;
-    }
-    if (csv_path && (rc = zc__write_csv(&csv_out, &report)) != ZC_EXIT_OK)
-        goto out;
     /* Wrong data outranks every other failure: its figures must not be trusted. */
     for (size_t i = 0; i < nresults; i++)
         if (results[i].outcome == ZC_BENCH_FAIL) {
@@ -330,6 +322,19 @@ int zc_cli_cmd_bench(int argc, char **argv)
                 if (rc == ZC_EXIT_OK)
                     rc = zc_cli_exit_code(results[i].status);
             }
+    /* A failed run replaces no file (stdout still gets its document). */
+    if (json_path && (rc == ZC_EXIT_OK || !zc_cli_output_is_staged(&json_out))) {
+        cJSON *doc = NULL;
+        zc_status built = zc_bench_to_json(&report, &doc);
+        int wrote = zc_cli_json_commit_built("bench", built, doc, &json_out);
+        rc = rc == ZC_EXIT_OK ? wrote : rc;
+    }
+    if (csv_path && (rc == ZC_EXIT_OK || !zc_cli_output_is_staged(&csv_out))) {
+        int wrote = zc__write_csv(&csv_out, &report);
+        rc = rc == ZC_EXIT_OK ? wrote : rc;
+    }
+    (void)zc_cli_output_finish(&json_out, 0);
+    (void)zc_cli_output_finish(&csv_out, 0);
 out:
     zc_cli_output_abort(&json_out); /* nothing left to do once committed */
     zc_cli_output_abort(&csv_out);

@@ -1,4 +1,5 @@
 /* zc report: one self-contained HTML page from zc bench, zc stream and profile results. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,8 +199,8 @@ int zc_cli_cmd_report(int argc, char **argv)
         goto done;
     }
     if (fwrite(page, 1, page_len, page_out.f) != page_len) {
-        fprintf(stderr, "zc report: cannot write %s\n",
-                strcmp(args.out_path, "-") == 0 ? "stdout" : args.out_path);
+        fprintf(stderr, "zc report: cannot write %s: %s\n",
+                strcmp(args.out_path, "-") == 0 ? "stdout" : args.out_path, strerror(errno));
         code = ZC_EXIT_FAILURE;
         goto done;
     }

@@ -579,17 +579,22 @@ int zc_cli_cmd_stream(int argc, char **argv)
     }
     if ((st = zc_stream_config_check(&check)) != ZC_OK)
         return zc_cli_usage_error("stream", zc__stream_usage, "%s", zc_last_error());
-    if (o.save_taps != NULL &&
-        (st = zc_cli_stream_taps_write(o.save_taps, o.taps, o.ntaps, o.force, inputs, 2)) != ZC_OK)
-        return zc_cli_exit_code(st);
     if ((code = zc__resolve_devices(&o)) != 0)
         return code;
 
+    /* A FIFO given as an output waits for its reader as long as an input waits for data. */
+    zc_cli_output_set_open_timeout_ms((int)(o.timeout_ns / 1000000u));
     /* The JSON output is opened before any GPU is touched: a bad path is said at once. */
     zc_cli_output json_out = {0};
     if (o.json != NULL &&
         (code = zc_cli_output_open(&json_out, "stream", o.json, o.force, inputs, 2)) != 0)
         return code;
+    /* The taps are the design the options ask for, whole before any run: written at once. */
+    if (o.save_taps != NULL && (st = zc_cli_stream_taps_write(o.save_taps, o.taps, o.ntaps, o.force,
+                                                              inputs, 2)) != ZC_OK) {
+        zc_cli_output_abort(&json_out);
+        return zc_cli_exit_code(st);
+    }
     code = zc__stream_runs(&o, argc, argv, o.json != NULL ? &json_out : NULL);
     zc_cli_output_abort(&json_out); /* a no-op once committed */
     return code;
@@ -608,13 +613,19 @@ static int zc__stream_runs(zc_cli_stream_opts *op, int argc, char **argv, zc_cli
     }
     zc_cli_stream_source *src = NULL;
     zc_cli_stream_sink *sink = NULL;
-    if ((st = zc_cli_stream_source_open(&o, &src)) != ZC_OK)
+    /* The samples' output before the input is read or a GPU touched: a bad path is said at once. */
+    if (o.output != NULL && (st = zc_cli_stream_sink_open(&o, &sink)) != ZC_OK)
         return zc_cli_exit_code(st);
+    if ((st = zc_cli_stream_source_open(&o, &src)) != ZC_OK) {
+        zc_cli_stream_sink_close(sink, 0);
+        return zc_cli_exit_code(st);
+    }
     zc_device_info dev;
     const zc_device_info *devp = NULL;
     if (gpu_runs > 0) {
         st = zc_device_info_get(o.device_count ? o.devices[0] : o.device, &dev);
         if (st != ZC_OK) {
+            zc_cli_stream_sink_close(sink, 0);
             zc_cli_stream_source_close(src);
             return zc_cli_fail("stream", "reading the GPU", st);
         }
@@ -622,10 +633,7 @@ static int zc__stream_runs(zc_cli_stream_opts *op, int argc, char **argv, zc_cli
     }
     /* Several modes see the same samples: a file or pipe is read into memory once. */
     if (runs_wanted > 1 && (st = zc_cli_stream_source_preload(src)) != ZC_OK) {
-        zc_cli_stream_source_close(src);
-        return zc_cli_exit_code(st);
-    }
-    if (o.output != NULL && (st = zc_cli_stream_sink_open(&o, &sink)) != ZC_OK) {
+        zc_cli_stream_sink_close(sink, 0);
         zc_cli_stream_source_close(src);
         return zc_cli_exit_code(st);
     }
@@ -689,7 +697,9 @@ static int zc__stream_runs(zc_cli_stream_opts *op, int argc, char **argv, zc_cli
     fprintf(text, "host after: load %.2f, %d running, core %d at %.0f MHz\n", host.loadavg1,
             host.procs_running, host.cpu, host.cpu_mhz);
 
-    if (json_out != NULL) {
+    if (json_out != NULL && exit_code != ZC_EXIT_OK && zc_cli_output_is_staged(json_out)) {
+        (void)zc_cli_output_finish(json_out, 0); /* a failed run replaces no file */
+    } else if (json_out != NULL) {
         cJSON *doc;
         if (lanes) {
             static char names[ZC_STREAM_MAX_LANES][256];
@@ -707,8 +717,9 @@ static int zc__stream_runs(zc_cli_stream_opts *op, int argc, char **argv, zc_cli
         if (rc != ZC_EXIT_OK && exit_code == ZC_EXIT_OK)
             exit_code = rc;
     }
-    if (zc_cli_stream_sink_close(sink) != ZC_OK && exit_code == ZC_EXIT_OK)
-        exit_code = zc_cli_exit_code(ZC_ERR_IO);
+    st = zc_cli_stream_sink_close(sink, exit_code == ZC_EXIT_OK);
+    if (st != ZC_OK && exit_code == ZC_EXIT_OK)
+        exit_code = zc_cli_exit_code(st);
     zc_cli_stream_source_close(src);
     return exit_code;
 }

@@ -123,7 +123,7 @@ zc_status zc_cli_stream_sink_open(const zc_cli_stream_opts *o, zc_cli_stream_sin
 zc_status zc_cli_stream_sink_write(zc_cli_stream_sink *sink, const float *samples, size_t count,
                                    uint64_t *clipped_p);
 /* Flush and close; the result of the last writes (a full disk shows here). Accepts NULL. */
-zc_status zc_cli_stream_sink_close(zc_cli_stream_sink *sink);
+zc_status zc_cli_stream_sink_close(zc_cli_stream_sink *sink, int succeeded);
 
 /* Parse "f1,f2,..." of non-negative numbers into out[max]; count or -1. */
 int zc_cli_stream_parse_list(const char *text, double *out, int max);

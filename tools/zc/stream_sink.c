@@ -3,6 +3,7 @@
  * downstream (sox, aplay) gets every frame as soon as it is filtered. */
 #include "stream_cli.h"
 
+#include "cli.h"
 #include "cli_io.h"
 
 #include <errno.h>
@@ -21,6 +22,21 @@ struct zc_cli_stream_sink {
     size_t raw_cap;
 };
 
+/* The status for an exit code of the output module, so that the command exits with it. */
+static zc_status zc__exit_status(int code)
+{
+    switch (code) {
+    case ZC_EXIT_OK:
+        return ZC_OK;
+    case ZC_EXIT_USAGE:
+        return ZC_ERR_INVALID_ARG;
+    case ZC_EXIT_TIMEOUT:
+        return ZC_ERR_TIMEOUT;
+    default:
+        return ZC_ERR_IO;
+    }
+}
+
 zc_status zc_cli_stream_sink_open(const zc_cli_stream_opts *o, zc_cli_stream_sink **sink_p)
 {
     zc_cli_stream_sink *k = calloc(1, sizeof *k);
@@ -30,9 +46,10 @@ zc_status zc_cli_stream_sink_open(const zc_cli_stream_opts *o, zc_cli_stream_sin
     k->format = o->output_format;
     k->channels = o->channels;
     const char *const inputs[] = {o->source, o->taps_file};
-    if (zc_cli_output_open(&k->out, "stream", o->output, o->force, inputs, 2) != 0) {
+    int code = zc_cli_output_open(&k->out, "stream", o->output, o->force, inputs, 2);
+    if (code != 0) {
         free(k);
-        return ZC_ERR_INVALID_ARG; /* said on stderr */
+        return zc__exit_status(code); /* said on stderr */
     }
     k->f = k->out.f;
     struct stat info;
@@ -64,12 +81,13 @@ zc_status zc_cli_stream_sink_write(zc_cli_stream_sink *k, const float *samples, 
     return ZC_OK;
 }
 
-zc_status zc_cli_stream_sink_close(zc_cli_stream_sink *k)
+zc_status zc_cli_stream_sink_close(zc_cli_stream_sink *k, int succeeded)
 {
     if (k == NULL)
         return ZC_OK;
-    /* Samples still buffered are written here: a full disk shows only now (said by commit). */
-    zc_status st = zc_cli_output_commit(&k->out) == 0 ? ZC_OK : ZC_ERR_IO;
+    /* Samples still buffered are written here: a full disk shows only now (said by commit). A
+     * failed run's samples never replace a file. */
+    zc_status st = zc__exit_status(zc_cli_output_finish(&k->out, succeeded));
     free(k->raw);
     free(k);
     return st;

@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# Every way an output file can be lost, as a user meets it: links (to a file, to this process's
+# stdout, dangling, in a loop), a failed run over an existing file, two outputs naming one file,
+# an output naming an input, a file made by someone else while zc runs (and eight runs at once),
+# names refused before any work, FIFOs and devices written in place, and the temporaries a
+# signal must not leave behind. No GPU: advise reads a saved profile, stream runs its cpu mode.
+#
+#   outputs_test.sh ZC PROFILE
+set -uo pipefail
+zc=$1 profile=$2
+export CUDA_VISIBLE_DEVICES=-1
+work=$(mktemp -d /tmp/zc_outputs_XXXXXX)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+pass() { echo "ok: $*"; }
+# check NAME CONDITION...: pass when the condition (a command) holds.
+check() {
+  local name=$1
+  shift
+  if "$@"; then pass "$name"; else fail "$name (exit $rc; stderr: $(tail -2 err 2>/dev/null))"; fi
+}
+no_temporaries() { [ -z "$(find "$work" -name '.zc-*' -print -quit)" ]; }
+advise() { "$zc" advise --profile "$profile" --bytes 4K "$@"; }
+# A cpu stream of about $1 seconds, paced so that it runs long enough to be interrupted.
+long_stream() {
+  local seconds=$1
+  shift
+  "$zc" stream --mode cpu --paced 100000 --duration "$seconds" "$@"
+}
+
+# --- links ------------------------------------------------------------------------------------
+ln -s /proc/self/fd/1 so
+advise --json so --force >out.json 2>err
+rc=$?
+check "a link to this process's stdout is written through, not replaced" \
+  test $rc = 0 -a -L so -a "$(readlink so)" = /proc/self/fd/1
+check "... and the document reaches what stdout is" \
+  python3 -c 'import json; json.JSONDecoder().raw_decode(open("out.json").read())'
+
+printf 'old\n' >target.json
+ln -s target.json link.json
+advise --json link.json --force >/dev/null 2>err
+rc=$?
+check "--force through a link writes the target and keeps the link" \
+  test $rc = 0 -a -L link.json -a "$(head -c 1 target.json)" = "{"
+
+printf 'old\n' >kept.json
+ln -s kept.json keptlink.json
+advise --json keptlink.json >/dev/null 2>err
+rc=$?
+check "without --force a link to an existing file is refused (exit 2), the file kept" \
+  test $rc = 2 -a "$(cat kept.json)" = old -a -L keptlink.json
+
+ln -s made.json dangling.json
+advise --json dangling.json >/dev/null 2>err
+rc=$?
+check "a dangling link makes its target and stays a link" \
+  test $rc = 0 -a -L dangling.json -a -f made.json
+
+ln -s loop2 loop1
+ln -s loop1 loop2
+advise --json loop1 --force >/dev/null 2>err
+rc=$?
+check "a link loop is refused (exit 2) and left as it was" \
+  test $rc = 2 -a -L loop1 -a -L loop2
+grep -q "link loop" err || fail "a link loop is named: $(cat err)"
+
+# --- failed runs never replace ------------------------------------------------------------------
+printf 'old profile\n' >saved.json
+"$zc" advise --validate --save-profile saved.json --force --out val >/dev/null 2>err
+rc=$?
+check "advise --validate without a GPU (exit 3) saves no profile over the old one" \
+  test $rc = 3 -a "$(cat saved.json)" = "old profile"
+check "... and leaves no temporary" no_temporaries
+
+printf 'old samples\n' >samples.f32
+printf '\x00\x00\xc0\x7f' >nan.f32 # one NaN
+"$zc" stream nan.f32 --mode cpu --rate 48000 --output samples.f32 --force >/dev/null 2>err
+rc=$?
+check "a stream that fails (a NaN: exit 2) leaves the old --output whole" \
+  test $rc = 2 -a "$(cat samples.f32)" = "old samples"
+
+# --- one file, two names ---------------------------------------------------------------------
+advise --json twice.json --save-profile twice.json >/dev/null 2>err
+rc=$?
+check "--json and --save-profile naming one file: exit 2" test $rc = 2 -a ! -e twice.json
+advise --json twice.json --save-profile ./twice.json >/dev/null 2>err
+rc=$?
+check "... also spelt differently" test $rc = 2 -a ! -e twice.json
+ln -s twice.json other.json
+advise --json twice.json --save-profile other.json >/dev/null 2>err
+rc=$?
+check "... also through a link" test $rc = 2 -a ! -e twice.json
+"$zc" stream --mode cpu --frames 4 --output same.f32 --json same.f32 >/dev/null 2>err
+rc=$?
+check "stream --output and --json naming one file: exit 2" test $rc = 2 -a ! -e same.f32
+"$zc" advise --profile "$profile" --bytes 4K --json /dev/null --save-profile /dev/null \
+  >/dev/null 2>err
+rc=$?
+check "two outputs to /dev/null are fine" test $rc = 0
+
+cp "$profile" myprofile.json
+ln -s myprofile.json profile-link.json
+"$zc" advise --profile myprofile.json --bytes 4K --json profile-link.json --force >/dev/null 2>err
+rc=$?
+check "an output that is an input through a link: exit 2, the input kept" \
+  test $rc = 2 -a "$(cmp -s myprofile.json "$profile" && echo same)" = same
+printf '{}' >s.json
+"$zc" advise --profile "$profile" --frame 4K --stream s.json --json s.json --force >/dev/null 2>err
+rc=$?
+check "advise --stream FILE --json FILE: exit 2, the stream results kept" \
+  test $rc = 2 -a "$(cat s.json)" = "{}"
+
+# --- no replace without --force, at the rename ------------------------------------------------
+long_stream 1 --output late.f32 >/dev/null 2>err &
+pid=$!
+sleep 0.4
+printf 'made meanwhile\n' >late.f32
+wait $pid
+rc=$?
+check "a file made while zc ran is not replaced without --force (exit 2)" \
+  test $rc = 2 -a "$(cat late.f32)" = "made meanwhile"
+grep -q "while zc ran" err || fail "the late file is named: $(cat err)"
+check "... and no temporary is left" no_temporaries
+
+for i in 1 2 3 4 5 6 7 8; do
+  advise --json race.json >/dev/null 2>"err.$i" &
+done
+ok=0
+for job in $(jobs -p); do
+  wait "$job" && ok=$((ok + 1))
+done
+check "eight runs at once without --force: exactly one writes race.json (got $ok)" test $ok = 1
+
+# --- names refused before any work -----------------------------------------------------------
+start=$(date +%s%N)
+long_stream 5 --output "" >/dev/null 2>err
+rc=$?
+check "an empty output name: exit 2 at once" test $rc = 2
+long_stream 5 --output "$(printf 'n%.0s' $(seq 300))" >/dev/null 2>err
+rc=$?
+check "a name over 255 bytes: exit 2 at once" test $rc = 2
+grep -q "255" err || fail "the name's limit is said: $(cat err)"
+long_stream 5 --output missing-dir/x.f32 >/dev/null 2>err
+rc=$?
+check "a folder that is not there: exit 2 at once" test $rc = 2
+elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+check "... all three refused before the 5 s runs (${elapsed_ms} ms)" test $elapsed_ms -lt 4000
+
+# --- written in place -------------------------------------------------------------------------
+advise --json /dev/full >/dev/null 2>err
+rc=$?
+check "/dev/full: exit 1 with the reason" test $rc = 1
+grep -q "No space left on device" err || fail "the reason for /dev/full: $(cat err)"
+mkfifo fifo
+"$zc" stream --mode cpu --frames 4 --output fifo --timeout-ms 300 >/dev/null 2>err
+rc=$?
+check "a FIFO nobody reads: exit 6 after --timeout-ms" test $rc = 6
+cat fifo >fifo.out &
+reader=$!
+"$zc" stream --mode cpu --frames 4 --warmup 1 --frame-samples 1024 --output fifo >/dev/null 2>err
+rc=$?
+wait $reader
+check "a FIFO with a reader gets every sample in place" \
+  test $rc = 0 -a -p fifo -a "$(stat -c %s fifo.out)" = $(((4 + 1) * 1024 * 4))
+
+# --- signals ----------------------------------------------------------------------------------
+for sig in INT TERM HUP; do
+  printf 'old\n' >"sig-$sig.f32"
+  # A job started in the background of a script ignores SIGINT: give it the default back.
+  env --default-signal="$sig" "$zc" stream --mode cpu --paced 100000 --duration 10 \
+    --output "sig-$sig.f32" --force >/dev/null 2>err &
+  pid=$!
+  for _ in $(seq 50); do
+    [ -n "$(find "$work" -name '.zc-*' -print -quit)" ] && break
+    sleep 0.1
+  done
+  [ -n "$(find "$work" -name '.zc-*' -print -quit)" ] || fail "SIG$sig: no temporary seen"
+  kill -"$sig" $pid
+  wait $pid
+  rc=$?
+  left=$(find "$work" -name '.zc-*')
+  check "SIG$sig mid-run: the process ends by it, the old file is kept, no temporary left" \
+    test $rc -gt 128 -a "$(cat "sig-$sig.f32")" = old -a "$left" = ""
+done
+
+echo "$failures failure(s)"
+[ $failures = 0 ]
