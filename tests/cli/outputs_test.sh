@@ -5,9 +5,9 @@
 # names refused before any work, FIFOs and devices written in place, and the temporaries a
 # signal must not leave behind. No GPU: advise reads a saved profile, stream runs its cpu mode.
 #
-#   outputs_test.sh ZC PROFILE
+#   outputs_test.sh ZC PROFILE BENCH
 set -uo pipefail
-zc=$1 profile=$2
+zc=$1 profile=$2 bench=$3
 export CUDA_VISIBLE_DEVICES=-1
 work=$(mktemp -d /tmp/zc_outputs_XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -96,6 +96,12 @@ check "... also through a link" test $rc = 2 -a ! -e twice.json
 "$zc" stream --mode cpu --frames 4 --output same.f32 --json same.f32 >/dev/null 2>err
 rc=$?
 check "stream --output and --json naming one file: exit 2" test $rc = 2 -a ! -e same.f32
+"$zc" trace -o t.txt --json t.txt -- /bin/true >/dev/null 2>err
+rc=$?
+check "trace -o and --json naming one file: exit 2, nothing run" test $rc = 2 -a ! -e t.txt
+"$zc" report -o r.html --picture-dot ./r.html "$bench" >/dev/null 2>err
+rc=$?
+check "report -o and --picture-dot naming one file: exit 2" test $rc = 2 -a ! -e r.html
 "$zc" advise --profile "$profile" --bytes 4K --json /dev/null --save-profile /dev/null \
   >/dev/null 2>err
 rc=$?

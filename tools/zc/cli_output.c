@@ -25,6 +25,11 @@ static size_t zc__opened_count;
 
 static int zc__open_timeout_ms = 10000;
 
+void zc__outputs_forget(void)
+{
+    zc__opened_count = 0;
+}
+
 void zc_cli_output_set_open_timeout_ms(int timeout_ms)
 {
     zc__open_timeout_ms = timeout_ms > 0 ? timeout_ms : 1;
@@ -128,8 +133,12 @@ static int zc__open_temporary(zc_cli_output *out, const zc__output_place *place)
     size_t n = strlen(place->target) + 16;
     out->target = strdup(place->target);
     out->tmp = malloc(n);
-    if (out->target == NULL || out->tmp == NULL)
+    if (out->target == NULL || out->tmp == NULL) {
+        free(out->target);
+        free(out->tmp);
+        out->target = out->tmp = NULL;
         return zc__refuse(out, ENOMEM, "out of memory");
+    }
     const char *slash = strrchr(place->target, '/');
     int dir_len = slash != NULL ? (int)(slash - place->target + 1) : 0;
     snprintf(out->tmp, n, "%.*s.zc-XXXXXX", dir_len, place->target);
@@ -142,8 +151,10 @@ static int zc__open_temporary(zc_cli_output *out, const zc__output_place *place)
         out->slot = zc__output_cleanup_add(out->tmp);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (fd < 0) {
+        /* Nothing was made: the template may name another's file, so it is not removed. */
         free(out->tmp);
-        out->tmp = NULL;
+        free(out->target);
+        out->tmp = out->target = NULL;
         return zc__refuse_errno(out, e);
     }
     if ((out->f = fdopen(fd, "wb")) == NULL) {

@@ -38,4 +38,7 @@ int zc__output_places_same(const zc__output_place *a, const zc__output_place *b)
 int zc__output_cleanup_add(const char *tmp_path);
 void zc__output_cleanup_remove(int slot);
 
+/* Forget the outputs this process opened, so that a fuzz target can open them again. */
+void zc__outputs_forget(void);
+
 #endif
