@@ -116,6 +116,6 @@ void zc_cli_print_exit_codes(FILE *out)
           "  3  no CUDA GPU or driver\n"
           "  4  the GPU lacks a capability the command needs\n"
           "  5  data verification failed\n"
-          "  6  timed out waiting for the GPU\n",
+          "  6  a wait ran out of time (the GPU, an input, a FIFO output's reader)\n",
           out);
 }
