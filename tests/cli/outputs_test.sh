@@ -131,12 +131,14 @@ check "a file made while zc ran is not replaced without --force (exit 2)" \
 grep -q "while zc ran" err || fail "the late file is named: $(cat err)"
 check "... and no temporary is left" no_temporaries
 
+pids=()
 for i in 1 2 3 4 5 6 7 8; do
   advise --json race.json >/dev/null 2>"err.$i" &
+  pids+=($!)
 done
 ok=0
-for job in $(jobs -p); do
-  wait "$job" && ok=$((ok + 1))
+for pid in "${pids[@]}"; do
+  wait "$pid" && ok=$((ok + 1))
 done
 check "eight runs at once without --force: exactly one writes race.json (got $ok)" test $ok = 1
 
