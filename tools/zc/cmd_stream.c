@@ -697,6 +697,10 @@ static int zc__stream_runs(zc_cli_stream_opts *op, int argc, char **argv, zc_cli
     fprintf(text, "host after: load %.2f, %d running, core %d at %.0f MHz\n", host.loadavg1,
             host.procs_running, host.cpu, host.cpu_mhz);
 
+    /* The samples first: a full disk found at their last write fails the run, JSON included. */
+    st = zc_cli_stream_sink_close(sink, exit_code == ZC_EXIT_OK);
+    if (st != ZC_OK && exit_code == ZC_EXIT_OK)
+        exit_code = zc_cli_exit_code(st);
     if (json_out != NULL && exit_code != ZC_EXIT_OK && zc_cli_output_is_staged(json_out)) {
         (void)zc_cli_output_finish(json_out, 0); /* a failed run replaces no file */
     } else if (json_out != NULL) {
@@ -717,9 +721,6 @@ static int zc__stream_runs(zc_cli_stream_opts *op, int argc, char **argv, zc_cli
         if (rc != ZC_EXIT_OK && exit_code == ZC_EXIT_OK)
             exit_code = rc;
     }
-    st = zc_cli_stream_sink_close(sink, exit_code == ZC_EXIT_OK);
-    if (st != ZC_OK && exit_code == ZC_EXIT_OK)
-        exit_code = zc_cli_exit_code(st);
     zc_cli_stream_source_close(src);
     return exit_code;
 }
