@@ -2,6 +2,7 @@
 #ifndef ZC_CLI_H
 #define ZC_CLI_H
 
+#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -43,6 +44,19 @@ int zc_cli_parse_int(const char *text, int min, int max, int *value_p);
 int zc_cli_parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *value_p);
 /* A finite decimal number (digits, one point, an exponent; no hex, inf or nan) in [min, max]. */
 int zc_cli_parse_double(const char *text, double min, double max, double *value_p);
+
+/* zc_cli_next_option's answer for an option given an empty value: said already. */
+#define ZC_CLI_OPTION_EMPTY (-2)
+
+/*
+ * getopt_long for every command, with the rule they share: an option that takes a value refuses
+ * an empty one ("--json=", "--json ''", "-j ''"), since an empty value must never stand for the
+ * default. Such an option is said on stderr (the usage error, naming it as written: "--json" or
+ * "-j") and the answer is ZC_CLI_OPTION_EMPTY, which zc_cli_option_error turns into
+ * ZC_EXIT_USAGE without saying it again. Otherwise getopt_long's answer.
+ */
+int zc_cli_next_option(const char *command, const char *usage, int argc, char **argv,
+                       const char *shortopts, const struct option *longopts);
 
 /* The usage error for getopt's answer opt ('?' unknown, ':' missing value), naming the option
  * as it was written (a short option inside a group too). Gives ZC_EXIT_USAGE. */

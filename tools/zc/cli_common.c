@@ -95,8 +95,26 @@ int zc_cli_parse_double(const char *text, double min, double max, double *value_
     return 1;
 }
 
+int zc_cli_next_option(const char *command, const char *usage, int argc, char **argv,
+                       const char *shortopts, const struct option *longopts)
+{
+    int index = -1;
+    int opt = getopt_long(argc, argv, shortopts, longopts, &index);
+    if (opt == -1 || opt == '?' || opt == ':' || optarg == NULL || optarg[0] != '\0')
+        return opt;
+    /* getopt_long sets index only for a long option; a short one is named by its letter. */
+    if (index >= 0)
+        zc_cli_usage_error(command, usage, "--%s needs a value, not an empty one",
+                           longopts[index].name);
+    else
+        zc_cli_usage_error(command, usage, "-%c needs a value, not an empty one", opt);
+    return ZC_CLI_OPTION_EMPTY;
+}
+
 int zc_cli_option_error(const char *command, const char *usage, int opt, int argc, char **argv)
 {
+    if (opt == ZC_CLI_OPTION_EMPTY)
+        return ZC_EXIT_USAGE; /* zc_cli_next_option said why */
     const char *word = optind >= 1 && optind - 1 < argc ? argv[optind - 1] : "?";
     /* A short option: optopt is its letter (a long one's is its code, or 0 when unknown). */
     const int letter = optopt > 0 && optopt < 128 && !(word[0] == '-' && word[1] == '-');

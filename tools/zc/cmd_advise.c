@@ -146,7 +146,8 @@ int zc_cli_cmd_advise(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    while ((opt = getopt_long(argc, argv, ":hd:j:", options, NULL)) != -1) {
+    while ((opt = zc_cli_next_option("advise", zc__advise_usage, argc, argv, ":hd:j:", options)) !=
+           -1) {
         if (opt == 'h') {
             zc__advise_help();
             return ZC_EXIT_OK;

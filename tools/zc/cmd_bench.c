@@ -96,7 +96,8 @@ int zc_cli_cmd_bench(int argc, char **argv)
     int rc = ZC_EXIT_OK;
     optind = 0; /* GNU getopt: full re-initialisation for this command's argv */
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":hqd:j:", options, NULL)) != -1) {
+    while ((opt = zc_cli_next_option("bench", zc__bench_usage, argc, argv, ":hqd:j:", options)) !=
+           -1) {
         switch (opt) {
         case 'F':
             force = 1;
@@ -108,10 +109,6 @@ int zc_cli_cmd_bench(int argc, char **argv)
             full = 1;
             break;
         case 'c':
-            if (optarg[0] == '\0') {
-                free(patterns);
-                return zc_cli_usage_error("bench", zc__bench_usage, "--case needs patterns");
-            }
             if (!zc__append(&patterns, optarg)) {
                 free(patterns);
                 return zc_cli_fail("bench", "reading --case", ZC_ERR_NO_MEMORY);

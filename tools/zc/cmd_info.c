@@ -187,7 +187,8 @@ int zc_cli_cmd_info(int argc, char **argv)
     const char *json = NULL;
     optind = 0; /* GNU getopt: full re-initialisation for this command's argv */
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":hd:j:", options, NULL)) != -1) {
+    while ((opt = zc_cli_next_option("info", zc__info_usage, argc, argv, ":hd:j:", options)) !=
+           -1) {
         switch (opt) {
         case 'd':
             if (!zc_cli_parse_int(optarg, 0, 1023, &only_device))

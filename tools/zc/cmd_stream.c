@@ -285,7 +285,8 @@ int zc_cli_stream_parse(int argc, char **argv, zc_cli_stream_opts *o)
     uint64_t u;
     optind = 0;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":hd:o:j:", options, NULL)) != -1) {
+    while ((opt = zc_cli_next_option("stream", zc__stream_usage, argc, argv,
+                                     ":hd:o:j:", options)) != -1) {
         switch (opt) {
         case O_FORCE:
             o->force = 1;
@@ -460,6 +461,8 @@ int zc_cli_stream_parse(int argc, char **argv, zc_cli_stream_opts *o)
     if (optind < argc && !source_set) {
         o->source = argv[optind++]; /* the source as the one positional argument */
         source_set = 1;
+        if (o->source[0] == '\0')
+            return ZC__USAGE("SOURCE needs a value, not an empty one");
     }
     if (optind < argc)
         return ZC__USAGE("unexpected argument '%s'", argv[optind]);

@@ -277,7 +277,8 @@ int zc_cli_cmd_trace(int argc, char **argv)
     optind = 0; /* GNU getopt: full re-initialisation for this command's argv */
     opterr = 0;
     /* "+": stop at the program's name, so that its own options are left alone. */
-    while ((opt = getopt_long(argc, argv, "+:hj:o:d:", options, NULL)) != -1) {
+    while ((opt = zc_cli_next_option("trace", zc__trace_usage, argc, argv, "+:hj:o:d:", options)) !=
+           -1) {
         switch (opt) {
         case 'F':
             o.force = 1;

@@ -1,0 +1,104 @@
+/* Option values as every zc command reads them, without a GPU: an empty value is an error that
+ * names the option, counts are whole numbers, and each refusal says what would be accepted. */
+#include "test_support.h"
+
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define H200   ZC_CLI_FIXTURES "/../advise/h200.profile.json"
+#define NO_GPU zc_test_no_gpu_env
+
+static char g_dir[] = "/tmp/zc_cli_values_XXXXXX";
+
+static int make_dir(void **state)
+{
+    (void)state;
+    return mkdtemp(g_dir) != NULL ? 0 : -1;
+}
+
+static int remove_dir(void **state)
+{
+    (void)state;
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* A path in the test's folder (one of a few rotating buffers). */
+static const char *in_dir(const char *name)
+{
+    static char paths[8][512];
+    static int next;
+    char *p = paths[next++ % 8];
+    snprintf(p, 512, "%s/%s", g_dir, name);
+    return p;
+}
+
+/* zc with args exits 2, prints nothing on stdout and names the refusal on stderr. */
+static void expect_refused(const char *const *args, const char *says)
+{
+    zc_test_output r;
+    zc_test_run_zc(args, NO_GPU, &r);
+    char line[512] = "";
+    for (size_t i = 0; args[i] != NULL; i++) {
+        size_t used = strlen(line);
+        snprintf(line + used, sizeof line - used, " '%s'", args[i]);
+    }
+    if (r.exit_code != 2 || strstr(r.err, says) == NULL || r.out[0] != '\0')
+        fail_msg("zc%s: exit %d (wanted 2), stderr lacks '%s'?\nstdout: %s\nstderr: %s", line,
+                 r.exit_code, says, r.out, r.err);
+    zc_test_output_free(&r);
+}
+
+/* An empty value is refused as "OPTION needs a value, not an empty one", in both spellings
+ * ("--opt ''" and "--opt="), for every command, before anything runs. */
+static void test_empty_values_are_errors(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *command, *option;
+    } cases[] = {
+        {"info", "--json"},           {"info", "--device"},      {"bench", "--json"},
+        {"bench", "--csv"},           {"bench", "--sizes"},      {"bench", "--devices"},
+        {"bench", "--case"},          {"advise", "--profile"},   {"advise", "--workload"},
+        {"advise", "--save-profile"}, {"advise", "--bytes"},     {"advise", "--direction"},
+        {"advise", "--out"},          {"advise", "--stream"},    {"advise", "--frame-rate"},
+        {"stream", "--tones"},        {"stream", "--mode"},      {"stream", "--source"},
+        {"stream", "--output"},       {"stream", "--taps-file"}, {"stream", "--save-taps"},
+        {"stream", "--devices"},      {"stream", "--json"},      {"trace", "--lib"},
+        {"trace", "--keep-logs"},     {"trace", "--bench"},      {"trace", "--json"},
+        {"trace", "--output"},        {"trace", "--ram"},
+    };
+    const char *marker = in_dir("ran");
+    char script[600];
+    snprintf(script, sizeof script, "touch '%s'", marker);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char says[64], joined[64];
+        snprintf(says, sizeof says, "%s needs a value, not an empty one", cases[i].option);
+        snprintf(joined, sizeof joined, "%s=", cases[i].option);
+        expect_refused((const char *[]){cases[i].command, cases[i].option, "", "--", "/bin/sh",
+                                        "-c", script, NULL},
+                       says);
+        expect_refused(
+            (const char *[]){cases[i].command, joined, "--", "/bin/sh", "-c", script, NULL}, says);
+    }
+    /* Short options too, named as written. */
+    expect_refused((const char *[]){"info", "-j", "", NULL}, "-j needs a value, not an empty one");
+    expect_refused((const char *[]){"stream", "-o", "", NULL},
+                   "-o needs a value, not an empty one");
+    expect_refused((const char *[]){"trace", "-o", "", "--", "/bin/sh", "-c", script, NULL},
+                   "-o needs a value, not an empty one");
+    /* The source of a stream, given without --source. */
+    expect_refused((const char *[]){"stream", "", NULL}, "SOURCE needs a value, not an empty one");
+    /* The traced program never ran. */
+    assert_int_not_equal(access(marker, F_OK), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_empty_values_are_errors),
+    };
+    return cmocka_run_group_tests(tests, make_dir, remove_dir);
+}
