@@ -35,6 +35,14 @@ static const char *in_dir(const char *name)
     return p;
 }
 
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
 /* zc with args exits 2, prints nothing on stdout and names the refusal on stderr. */
 static void expect_refused(const char *const *args, const char *says)
 {
@@ -95,10 +103,67 @@ static void test_empty_values_are_errors(void **state)
     assert_int_not_equal(access(marker, F_OK), 0);
 }
 
+/* Counts of transfers are whole numbers from 1 to the largest supported, on the command line
+ * and in a workload file; 0 in a file is refused, not taken as 1. */
+static void test_transfer_counts_are_whole(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {"1.5", "1e3", "0", "0.0"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        expect_refused((const char *[]){"advise", "--profile", H200, "--transfers", bad[i], NULL},
+                       "--transfers needs a whole number of transfers, 1 to 1000000000000000");
+    zc_test_expect_zc(
+        (const char *[]){"advise", "--profile", H200, "--transfers", "1000000000000000", NULL},
+        NO_GPU, 0, "1e+15 transfers", NULL);
+    static const struct {
+        const char *json, *says;
+    } files[] = {
+        {"{\"transfers\": 0}",
+         "transfers must be a whole number from 1 to 1000000000000000, got 0"},
+        {"{\"transfers\": 0, \"rate_hz\": 100}", "transfers must be a whole number from 1"},
+        {"{\"transfers\": 1.5}", "transfers must be a whole number from 1"},
+        {"{\"transfers\": -3}", "transfers must be a whole number from 1"},
+    };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        const char *w = in_dir("workload.json");
+        write_text(w, files[i].json);
+        expect_refused((const char *[]){"advise", "--profile", H200, "--workload", w, NULL},
+                       files[i].says);
+    }
+}
+
+/* A count too large for the model says so, with the largest supported; a prediction that
+ * overflows says that, not that the profile lacks figures. */
+static void test_huge_workloads_say_why(void **state)
+{
+    (void)state;
+    expect_refused(
+        (const char *[]){"advise", "--profile", H200, "--transfers", "1000000000000000000", NULL},
+        "--transfers: 1000000000000000000 is over the largest supported count, "
+        "1000000000000000");
+    const char *w = in_dir("huge.json");
+    write_text(w, "{\"transfers\": 1e18}");
+    expect_refused((const char *[]){"advise", "--profile", H200, "--workload", w, NULL},
+                   "transfers must be a whole number from 1 to 1000000000000000, got 1e+18");
+    expect_refused((const char *[]){"advise", "--profile", H200, "--rate", "1e300", NULL},
+                   "--rate needs transfers per second, more than 0 and at most 1e+15");
+    expect_refused(
+        (const char *[]){"advise", "--profile", H200, "--bytes", "1T", "--accesses", "1e300", NULL},
+        "the predicted time overflows");
+    zc_test_output r;
+    zc_test_run_zc(
+        (const char *[]){"advise", "--profile", H200, "--bytes", "1T", "--accesses", "1e300", NULL},
+        NO_GPU, &r);
+    assert_null(strstr(r.err, "lacks the figures"));
+    zc_test_output_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_empty_values_are_errors),
+        cmocka_unit_test(test_transfer_counts_are_whole),
+        cmocka_unit_test(test_huge_workloads_say_why),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }

@@ -1,5 +1,6 @@
 /* zc advise: which technique fits a workload on this machine, from its measured profile. */
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -195,6 +196,24 @@ int zc_cli_cmd_advise(int argc, char **argv)
 /* A usage error of this command: its message, then a pointer to --help. */
 #define ZC__BAD(...) zc_cli_usage_error("advise", zc__advise_usage, __VA_ARGS__)
 
+/* --transfers: a whole number from 1 to the largest count the model takes. */
+static int zc__parse_transfers(const char *text, double *transfers_p)
+{
+    const uint64_t max = ZC_WORKLOAD_TRANSFERS_MAX;
+    uint64_t n = 0;
+    if (zc_cli_parse_u64(text, 1, max, &n)) {
+        *transfers_p = (double)n;
+        return ZC_EXIT_OK;
+    }
+    /* Digits that are not all zeros, past max (or past what 64 bits hold). */
+    const size_t len = strlen(text);
+    if (strspn(text, "0123456789") == len && strspn(text, "0") != len)
+        return ZC__BAD("--transfers: %s is over the largest supported count, %llu", text,
+                       (unsigned long long)max);
+    return ZC__BAD("--transfers needs a whole number of transfers, 1 to %llu, got '%s'",
+                   (unsigned long long)max, text);
+}
+
 static int zc__advise_option(int opt, zc__advise_args *a, const char **json, const char **save,
                              int argc, char **argv)
 {
@@ -217,14 +236,15 @@ static int zc__advise_option(int opt, zc__advise_args *a, const char **json, con
                    : ZC__BAD("--bytes needs a size like 4096, 4K or 1.5MiB, got '%s'", optarg);
     case 256 + 4:
         a->set |= S_TRANSFERS;
-        return zc__parse_double(optarg, 1.0, &f->transfers)
-                   ? ZC_EXIT_OK
-                   : ZC__BAD("--transfers needs a number >= 1, got '%s'", optarg);
+        return zc__parse_transfers(optarg, &f->transfers);
     case 256 + 5:
         a->set |= S_RATE;
-        return zc__parse_double(optarg, 0.0, &f->rate_hz) && f->rate_hz > 0.0
+        return zc_cli_parse_double(optarg, 0.0, (double)ZC_WORKLOAD_TRANSFERS_MAX, &f->rate_hz) &&
+                       f->rate_hz > 0.0
                    ? ZC_EXIT_OK
-                   : ZC__BAD("--rate needs transfers per second > 0, got '%s'", optarg);
+                   : ZC__BAD("--rate needs transfers per second, more than 0 and at most %g, got "
+                             "'%s'",
+                             (double)ZC_WORKLOAD_TRANSFERS_MAX, optarg);
     case 256 + 6:
         a->set |= S_DIR;
         return zc_direction_from_key(optarg, &f->direction) == ZC_OK
@@ -322,7 +342,24 @@ static int zc__workload(const zc__advise_args *a, zc_workload *w_p)
         if (doc == NULL)
             return code;
         zc_status status = zc_workload_from_json(doc, &w);
+        /* The reader takes "transfers" as given, and the library reads 0 as "one second at the
+         * rate" (or 1): in a file, a count is a whole number of transfers, at least one. */
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(doc, "transfers");
+        const double max = (double)ZC_WORKLOAD_TRANSFERS_MAX;
+        char got[64] = "";
+        if (status == ZC_OK && cJSON_IsNumber(n) &&
+            !(n->valuedouble >= 1.0 && n->valuedouble <= max &&
+              n->valuedouble == floor(n->valuedouble))) {
+            snprintf(got, sizeof got, "%g", n->valuedouble);
+        }
         cJSON_Delete(doc);
+        if (got[0] != '\0') {
+            fprintf(stderr,
+                    "zc advise: bad workload %s: transfers must be a whole number from 1 to "
+                    "%.0f, got %s\n",
+                    a->workload_path, max, got);
+            return ZC_EXIT_USAGE;
+        }
         if (status != ZC_OK) {
             fprintf(stderr, "zc advise: bad workload %s: %s\n", a->workload_path, zc_last_error());
             return ZC_EXIT_USAGE;
