@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "zerocopy/filter.h"
+
 #define H200   ZC_CLI_FIXTURES "/../advise/h200.profile.json"
 #define NO_GPU zc_test_no_gpu_env
 
@@ -158,12 +160,50 @@ static void test_huge_workloads_say_why(void **state)
     zc_test_output_free(&r);
 }
 
+/* A list of valid modes of any length is read whole: every mode once, and a list longer than
+ * any buffer would hold. The --frames after it is the first thing wrong. */
+static void test_long_mode_lists_are_read(void **state)
+{
+    (void)state;
+    char every[512] = "";
+    for (int i = 0; i < ZC_STREAM_MODE_COUNT; i++) {
+        strcat(every, i ? "," : "");
+        strcat(every, zc_stream_mode_name((zc_stream_mode)i));
+    }
+    char repeated[2048] = "";
+    while (strlen(repeated) < 1500) {
+        strcat(repeated, repeated[0] ? "," : "");
+        strcat(repeated, every);
+    }
+    const char *lists[] = {every, repeated};
+    for (size_t i = 0; i < 2; i++) {
+        zc_test_output r;
+        zc_test_run_zc((const char *[]){"stream", "--mode", lists[i], "--frames", "0", NULL},
+                       NO_GPU, &r);
+        if (r.exit_code != 2 || strncmp(r.err, "zc stream: --frames", 19) != 0)
+            fail_msg("--mode of %zu characters: exit %d, stderr: %s", strlen(lists[i]), r.exit_code,
+                     r.err);
+        zc_test_output_free(&r);
+    }
+    /* Run, not only parsed: the cpu mode named 200 times is the cpu mode. */
+    char cpus[1024] = "cpu";
+    for (int i = 1; i < 200; i++)
+        strcat(cpus, ",cpu");
+    zc_test_expect_zc((const char *[]){"stream", "--mode", cpus, "--frames", "2", NULL}, NO_GPU, 0,
+                      "cpu", NULL);
+    /* What is wrong in a list is named. */
+    expect_refused((const char *[]){"stream", "--mode", "cpu,,graph", NULL},
+                   "--mode needs modes separated by single commas");
+    expect_refused((const char *[]){"stream", "--mode", "cpu,bogus", NULL}, "unknown mode 'bogus'");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_empty_values_are_errors),
         cmocka_unit_test(test_transfer_counts_are_whole),
         cmocka_unit_test(test_huge_workloads_say_why),
+        cmocka_unit_test(test_long_mode_lists_are_read),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }

@@ -96,24 +96,34 @@ static void zc__stream_help(void)
 
 static int zc__parse_mode_list(const char *text, zc_cli_stream_opts *o, int *all_p)
 {
-    char list[256];
-    if (text[0] == '\0' || strlen(text) >= sizeof list || text[strlen(text) - 1] == ',' ||
-        text[0] == ',' || strstr(text, ",,") != NULL)
+    const size_t len = strlen(text);
+    if (len == 0 || text[len - 1] == ',' || text[0] == ',' || strstr(text, ",,") != NULL)
         return ZC__USAGE("--mode needs modes separated by single commas, got '%.60s%s'", text,
-                         strlen(text) > 60 ? "..." : "");
-    snprintf(list, sizeof list, "%s", text);
-    for (char *save = NULL, *m = strtok_r(list, ",", &save); m != NULL;
-         m = strtok_r(NULL, ",", &save)) {
+                         len > 60 ? "..." : "");
+    /* Each name read in place: a list has no length limit (a name repeated is the same mode). */
+    for (const char *m = text; *m != '\0';) {
+        const size_t n = strcspn(m, ",");
+        char name[32];
         zc_stream_mode mode;
-        if (strcmp(m, "all") == 0) {
+        if (n < sizeof name)
+            snprintf(name, sizeof name, "%.*s", (int)n, m);
+        if (n < sizeof name && strcmp(name, "all") == 0) {
             *all_p = 1;
             for (int i = 0; i < ZC_STREAM_MODE_COUNT; i++)
                 o->modes[i] = 1;
-        } else if (zc_stream_mode_parse(m, &mode) == ZC_OK) {
+        } else if (n < sizeof name && zc_stream_mode_parse(name, &mode) == ZC_OK) {
             o->modes[mode] = 1;
         } else {
-            return ZC__USAGE("unknown mode '%s'", m);
+            char known[256] = "";
+            for (int i = 0; i < ZC_STREAM_MODE_COUNT; i++) {
+                size_t used = strlen(known);
+                snprintf(known + used, sizeof known - used, "%s, ",
+                         zc_stream_mode_name((zc_stream_mode)i));
+            }
+            return ZC__USAGE("unknown mode '%.*s' (modes: %sor all)", (int)(n < 60 ? n : 60), m,
+                             known);
         }
+        m += n + (m[n] == ',');
     }
     return 0;
 }
