@@ -197,6 +197,52 @@ static void test_long_mode_lists_are_read(void **state)
     expect_refused((const char *[]){"stream", "--mode", "cpu,bogus", NULL}, "unknown mode 'bogus'");
 }
 
+/* A size that is not a whole number of bytes says so and suggests spellings that are valid,
+ * each of which is then accepted. */
+static void test_fractional_sizes_suggest_valid_spellings(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text, *says, *valid[2];
+    } cases[] = {
+        {"1.5",
+         "--bytes: 1.5 is not a whole number of bytes; did you mean 1.5K (1536 bytes)?",
+         {"1.5K", NULL}},
+        {"0.25",
+         "--bytes: 0.25 is not a whole number of bytes; did you mean 0.25K (256 bytes)?",
+         {"0.25K", NULL}},
+        {"1.3", "--bytes: 1.3 is not a whole number of bytes; did you mean 1 or 2?", {"1", "2"}},
+        {"0.1", "--bytes: 0.1 is not a whole number of bytes; did you mean 1?", {"1", NULL}},
+        {"1.3K",
+         "--bytes: 1.3K is 1331.2 bytes, not a whole number; did you mean 1331 or 1332?",
+         {"1331", "1332"}},
+        {"2.0000001 KiB",
+         "--bytes: 2.0000001 KiB is 2048.0001024 bytes, not a whole number; did you mean 2048 or "
+         "2049?",
+         {"2048", "2049"}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        expect_refused(
+            (const char *[]){"advise", "--profile", H200, "--bytes", cases[i].text, NULL},
+            cases[i].says);
+        for (size_t k = 0; k < 2 && cases[i].valid[k] != NULL; k++)
+            zc_test_expect_zc(
+                (const char *[]){"advise", "--profile", H200, "--bytes", cases[i].valid[k], NULL},
+                NO_GPU, 0, NULL, NULL);
+    }
+    /* The same for every size option; what is not a size at all is said by the grammar. */
+    expect_refused((const char *[]){"advise", "--frame", "1.5", "--stream", H200, NULL},
+                   "--frame: 1.5 is not a whole number of bytes; did you mean 1.5K (1536 bytes)?");
+    expect_refused((const char *[]){"trace", "--ram", "1.5", "--", "/bin/true", NULL},
+                   "--ram: 1.5 is not a whole number of bytes; did you mean 1.5K (1536 bytes)?");
+    expect_refused((const char *[]){"bench", "--sizes", "4K,1.5", NULL},
+                   "--sizes: 1.5 is not a whole number of bytes; did you mean 1.5K (1536 bytes)?");
+    expect_refused((const char *[]){"advise", "--profile", H200, "--bytes", "4Q", NULL},
+                   "--bytes: '4Q' is not a byte count");
+    expect_refused((const char *[]){"advise", "--profile", H200, "--bytes", "2T", NULL},
+                   "--bytes: '2T' is not a size from 1 B to 1 TiB");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -204,6 +250,7 @@ int main(void)
         cmocka_unit_test(test_transfer_counts_are_whole),
         cmocka_unit_test(test_huge_workloads_say_why),
         cmocka_unit_test(test_long_mode_lists_are_read),
+        cmocka_unit_test(test_fractional_sizes_suggest_valid_spellings),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }

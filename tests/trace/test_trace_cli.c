@@ -138,7 +138,7 @@ static void test_usage_errors(void **state)
         {{"trace", NULL}, "no program to run"},
         {{"trace", "--bogus", "true", NULL}, "unknown option '--bogus'"},
         {{"trace", "--json", NULL}, "needs a value"},
-        {{"trace", "--ram", "lots", "true", NULL}, "--ram needs a size"},
+        {{"trace", "--ram", "lots", "true", NULL}, "--ram: 'lots' is not a byte count"},
         {{"trace", "--ceiling", "-5", "true", NULL}, "--ceiling needs"},
         {{"trace", "--device", "x", "true", NULL}, "GPU number"},
         {{"trace", "--bench", "b.json", "--ceiling", "50", "true"}, "exclude each other"},

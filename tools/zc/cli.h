@@ -45,6 +45,19 @@ int zc_cli_parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *val
 /* A finite decimal number (digits, one point, an exponent; no hex, inf or nan) in [min, max]. */
 int zc_cli_parse_double(const char *text, double min, double max, double *value_p);
 
+/*
+ * When text is a size in zc_size_parse's grammar but not a whole number of bytes, the sentence
+ * that says so with the nearest spellings that are valid (1 to max) in out, and 1: "1.5 is not
+ * a whole number of bytes; did you mean 1.5K (1536 bytes)?", "1.3K is 1331.2 bytes, not a
+ * whole number; did you mean 1331 or 1332?". 0 for any other text (out untouched).
+ */
+int zc_cli_size_hint(const char *text, uint64_t max, char *out, size_t size);
+
+/* A size option's value (zc_size_parse, 1 to max) in *bytes_p and ZC_EXIT_OK; else the usage
+ * error naming the option, with zc_cli_size_hint's suggestion or the grammar, and its code. */
+int zc_cli_parse_size(const char *command, const char *usage, const char *option, const char *text,
+                      uint64_t max, uint64_t *bytes_p);
+
 /* zc_cli_next_option's answer for an option given an empty value: said already. */
 #define ZC_CLI_OPTION_EMPTY (-2)
 

@@ -196,6 +196,17 @@ int zc_cli_cmd_advise(int argc, char **argv)
 /* A usage error of this command: its message, then a pointer to --help. */
 #define ZC__BAD(...) zc_cli_usage_error("advise", zc__advise_usage, __VA_ARGS__)
 
+/* --bytes, --frame: a size as a workload file's "bytes" reads it. */
+static int zc__parse_size(const char *option, const char *text, size_t *bytes_p)
+{
+    uint64_t bytes = 0;
+    int code =
+        zc_cli_parse_size("advise", zc__advise_usage, option, text, ZC_WORKLOAD_BYTES_MAX, &bytes);
+    if (code == ZC_EXIT_OK)
+        *bytes_p = (size_t)bytes;
+    return code;
+}
+
 /* --transfers: a whole number from 1 to the largest count the model takes. */
 static int zc__parse_transfers(const char *text, double *transfers_p)
 {
@@ -231,9 +242,7 @@ static int zc__advise_option(int opt, zc__advise_args *a, const char **json, con
         return ZC_EXIT_OK;
     case 256 + 3:
         a->set |= S_BYTES;
-        return zc_cli_advise_parse_size(optarg, &f->bytes)
-                   ? ZC_EXIT_OK
-                   : ZC__BAD("--bytes needs a size like 4096, 4K or 1.5MiB, got '%s'", optarg);
+        return zc__parse_size("--bytes", optarg, &f->bytes);
     case 256 + 4:
         a->set |= S_TRANSFERS;
         return zc__parse_transfers(optarg, &f->transfers);
@@ -299,9 +308,7 @@ static int zc__advise_option(int opt, zc__advise_args *a, const char **json, con
         a->v.seed = (unsigned long long)n;
         return ZC_EXIT_OK;
     case 256 + 18:
-        return zc_cli_advise_parse_size(optarg, &a->stream.frame_bytes)
-                   ? ZC_EXIT_OK
-                   : ZC__BAD("--frame needs a size like 4K or 1MiB, got '%s'", optarg);
+        return zc__parse_size("--frame", optarg, &a->stream.frame_bytes);
     case 256 + 19:
         if (strcmp(optarg, "max") == 0) {
             a->stream.rate_hz = 0.0;

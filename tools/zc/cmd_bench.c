@@ -66,6 +66,23 @@ static int zc__write_csv(zc_cli_output *out, const zc_bench_document *report)
     return zc_cli_output_commit(out);
 }
 
+/* --sizes refused: a size that is not whole bytes with the spellings that are (zc_bench_sizes_parse
+ * takes 1 B to 64 GiB), or the library's reason. */
+static int zc__sizes_error(const char *list)
+{
+    char item[64], why[512];
+    for (const char *p = list; *p != '\0';) {
+        size_t n = strcspn(p, ",");
+        if (n < sizeof item) {
+            snprintf(item, sizeof item, "%.*s", (int)n, p);
+            if (zc_cli_size_hint(item, (uint64_t)64 << 30, why, sizeof why))
+                return zc_cli_usage_error("bench", zc__bench_usage, "--sizes: %s", why);
+        }
+        p += n + (p[n] == ',');
+    }
+    return zc_cli_usage_error("bench", zc__bench_usage, "--sizes: %s", zc_last_error());
+}
+
 int zc_cli_cmd_bench(int argc, char **argv)
 {
     static const struct option options[] = {
@@ -132,7 +149,7 @@ int zc_cli_cmd_bench(int argc, char **argv)
             if (zc_bench_sizes_parse(optarg, sizes, sizeof sizes / sizeof sizes[0], &size_count) !=
                 ZC_OK) {
                 free(patterns);
-                return zc_cli_usage_error("bench", zc__bench_usage, "--sizes: %s", zc_last_error());
+                return zc__sizes_error(optarg);
             }
             break;
         case 'j':

@@ -273,7 +273,7 @@ int zc_cli_cmd_trace(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
     };
     zc__trace_options o = {0};
-    int opt;
+    int opt, code;
     optind = 0; /* GNU getopt: full re-initialisation for this command's argv */
     opterr = 0;
     /* "+": stop at the program's name, so that its own options are left alone. */
@@ -301,10 +301,9 @@ int zc_cli_cmd_trace(int argc, char **argv)
                                           "--ceiling needs a bandwidth in GB/s, got '%s'", optarg);
             break;
         case 'r':
-            if (zc_size_parse(optarg, UINT64_MAX, &o.ram_bytes) != ZC_OK)
-                return zc_cli_usage_error("trace", zc__trace_usage,
-                                          "--ram needs a size in bytes (K, M, G, T), got '%s'",
-                                          optarg);
+            if ((code = zc_cli_parse_size("trace", zc__trace_usage, "--ram", optarg, UINT64_MAX,
+                                          &o.ram_bytes)) != ZC_EXIT_OK)
+                return code;
             break;
         case 'd':
             if (!zc_cli_parse_int(optarg, 0, 1023, &o.device))
@@ -334,7 +333,7 @@ int zc_cli_cmd_trace(int argc, char **argv)
     memset(&run, 0, sizeof run);
     run.argv = argv + optind;
     char library[PATH_MAX], log_dir[PATH_MAX] = "";
-    int code = zc__check_before_run(&o, library, sizeof library, &run);
+    code = zc__check_before_run(&o, library, sizeof library, &run);
     if (code != 0)
         return code;
     if (run.traced && o.keep_dir != NULL) {
