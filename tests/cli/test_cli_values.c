@@ -2,6 +2,7 @@
  * names the option, counts are whole numbers, and each refusal says what would be accepted. */
 #include "test_support.h"
 
+#include <sched.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -243,6 +244,81 @@ static void test_fractional_sizes_suggest_valid_spellings(void **state)
                    "--bytes: '2T' is not a size from 1 B to 1 TiB");
 }
 
+/* Every range-checked number says its range when refused, from the same figures it checks. */
+static void test_refused_numbers_say_their_range(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *args[8], *says;
+    } cases[] = {
+        {{"stream", "--rate", "1e300"}, "--rate needs samples per second from 1 to 1e+12, got"},
+        {{"stream", "--paced", "0.5"}, "--paced needs samples per second from 1 to 1e+12, got"},
+        {{"stream", "--frames", "0"}, "--frames needs a number of frames from 1 to 1000000000000"},
+        {{"stream", "--duration", "1e6"}, "--duration needs seconds from 0.001 to 86400, got"},
+        {{"stream", "--warmup", "1000000000"},
+         "--warmup needs a number of frames from 0 to "
+         "100000000, got"},
+        {{"stream", "--frame-samples", "2"},
+         "--frame-samples needs a number of samples from 4 "
+         "to 67108864"},
+        {{"stream", "--in-flight", "0"}, "--in-flight needs a number of frames from 1 to 1024"},
+        {{"stream", "--noise", "1e7"}, "--noise needs an amplitude from 0 to 1e+06, got"},
+        {{"stream", "--lowpass", "0"}, "--lowpass needs a cutoff in Hz from 1e-09 to 1e+12"},
+        {{"stream", "--taps", "0"}, "--taps needs a number of taps from 1 to"},
+        {{"stream", "--timeout-ms", "0"}, "--timeout-ms needs milliseconds from 1 to 3600000"},
+        {{"stream", "--tones", "10,inf"},
+         "--tones needs up to 8 frequencies in Hz from 0 to "
+         "1e+12, comma-separated, got '10,inf'"},
+        {{"stream", "--tones", "1,2,3,4,5,6,7,8,9"}, "--tones needs up to 8 frequencies"},
+        {{"stream", "--device", "5000"}, "--device needs a GPU number from 0 to 1023, got"},
+        {{"info", "--device", "5000"}, "--device needs a GPU number from 0 to 1023, got"},
+        {{"bench", "--device", "5000"}, "--device needs a GPU number from 0 to 1023, got"},
+        {{"advise", "--device", "5000"}, "--device needs a GPU number from 0 to 1023, got"},
+        {{"advise", "--accesses", "0.5"},
+         "--accesses needs reads or writes per byte from 1 to "
+         "1e+300, got"},
+        {{"advise", "--latency-budget", "0"},
+         "--latency-budget needs microseconds, more than 0 "
+         "and at most 1e+300, got"},
+        {{"advise", "--seconds-per-run", "61"}, "--seconds-per-run needs seconds from 0.001 to 60"},
+        {{"advise", "--rounds", "17"}, "--rounds needs a number of rounds from 1 to 16, got"},
+        {{"advise", "--random", "0"}, "--random needs a number of workloads from 1 to 1000"},
+        {{"advise", "--seed", "18446744073709551616"},
+         "--seed needs a whole number from 0 to "
+         "18446744073709551615, got"},
+        {{"advise", "--frame-rate", "0"},
+         "--frame-rate needs frames per second, more than 0 and "
+         "at most 1e+300, or max, got"},
+        {{"trace", "--ceiling", "0", "--", "/bin/true"},
+         "--ceiling needs GB/s from 1e-09 to "
+         "1e+06, got"},
+        {{"trace", "--device", "5000", "--", "/bin/true"},
+         "--device needs a GPU number from 0 to "
+         "1023, got"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        expect_refused(cases[i].args, cases[i].says);
+    /* A core that this process cannot run on is named with the ones it can. */
+    zc_test_output r;
+    zc_test_run_zc((const char *[]){"stream", "--cpu", "99999", "--mode", "cpu", NULL}, NO_GPU, &r);
+    assert_int_equal(r.exit_code, 2);
+    if (strstr(r.err, "--cpu: 99999 is not an online CPU that zc may use (") == NULL)
+        fail_msg("stderr: %s", r.err);
+    zc_test_output_free(&r);
+    cpu_set_t allowed;
+    assert_int_equal(sched_getaffinity(0, sizeof allowed, &allowed), 0);
+    int usable = 0;
+    while (!CPU_ISSET(usable, &allowed))
+        usable++;
+    char cpu[16];
+    snprintf(cpu, sizeof cpu, "%d", usable);
+    zc_test_expect_zc(
+        (const char *[]){"stream", "--cpu", cpu, "--mode", "cpu", "--frames", "2", NULL}, NO_GPU, 0,
+        "cpu", NULL);
+    expect_refused((const char *[]){"stream", "--cpu", "x", NULL},
+                   "--cpu needs the number of an online CPU that zc may use (");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -251,6 +327,7 @@ int main(void)
         cmocka_unit_test(test_huge_workloads_say_why),
         cmocka_unit_test(test_long_mode_lists_are_read),
         cmocka_unit_test(test_fractional_sizes_suggest_valid_spellings),
+        cmocka_unit_test(test_refused_numbers_say_their_range),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }

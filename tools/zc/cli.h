@@ -71,6 +71,25 @@ int zc_cli_parse_size(const char *command, const char *usage, const char *option
 int zc_cli_next_option(const char *command, const char *usage, int argc, char **argv,
                        const char *shortopts, const struct option *longopts);
 
+/* The largest GPU number --device takes; the machine's own count is checked once it is known. */
+#define ZC_CLI_DEVICE_MAX 1023
+
+/*
+ * A number option read with the parser above, in [min, max]: ZC_EXIT_OK and *value_p, or the
+ * usage error that says the range from the same figures ("--frames needs a number of frames
+ * from 1 to 1000000000000, got '0'"; what: "a number of frames") and ZC_EXIT_USAGE.
+ */
+int zc_cli_int_option(const char *command, const char *usage, const char *option, const char *what,
+                      const char *text, int min, int max, int *value_p);
+int zc_cli_u64_option(const char *command, const char *usage, const char *option, const char *what,
+                      const char *text, uint64_t min, uint64_t max, uint64_t *value_p);
+int zc_cli_double_option(const char *command, const char *usage, const char *option,
+                         const char *what, const char *text, double min, double max,
+                         double *value_p);
+/* The same in (0, max]: "--rate needs transfers per second, more than 0 and at most 1e+15". */
+int zc_cli_positive_option(const char *command, const char *usage, const char *option,
+                           const char *what, const char *text, double max, double *value_p);
+
 /* The usage error for getopt's answer opt ('?' unknown, ':' missing value), naming the option
  * as it was written (a short option inside a group too). Gives ZC_EXIT_USAGE. */
 int zc_cli_option_error(const char *command, const char *usage, int opt, int argc, char **argv);

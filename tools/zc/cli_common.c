@@ -96,6 +96,46 @@ int zc_cli_parse_double(const char *text, double min, double max, double *value_
     return 1;
 }
 
+int zc_cli_int_option(const char *command, const char *usage, const char *option, const char *what,
+                      const char *text, int min, int max, int *value_p)
+{
+    if (zc_cli_parse_int(text, min, max, value_p))
+        return ZC_EXIT_OK;
+    return zc_cli_usage_error(command, usage, "%s needs %s from %d to %d, got '%s'", option, what,
+                              min, max, text);
+}
+
+int zc_cli_u64_option(const char *command, const char *usage, const char *option, const char *what,
+                      const char *text, uint64_t min, uint64_t max, uint64_t *value_p)
+{
+    if (zc_cli_parse_u64(text, min, max, value_p))
+        return ZC_EXIT_OK;
+    return zc_cli_usage_error(command, usage, "%s needs %s from %llu to %llu, got '%s'", option,
+                              what, (unsigned long long)min, (unsigned long long)max, text);
+}
+
+int zc_cli_double_option(const char *command, const char *usage, const char *option,
+                         const char *what, const char *text, double min, double max,
+                         double *value_p)
+{
+    if (zc_cli_parse_double(text, min, max, value_p))
+        return ZC_EXIT_OK;
+    return zc_cli_usage_error(command, usage, "%s needs %s from %g to %g, got '%s'", option, what,
+                              min, max, text);
+}
+
+int zc_cli_positive_option(const char *command, const char *usage, const char *option,
+                           const char *what, const char *text, double max, double *value_p)
+{
+    double v = 0.0;
+    if (zc_cli_parse_double(text, 0.0, max, &v) && v > 0.0) {
+        *value_p = v;
+        return ZC_EXIT_OK;
+    }
+    return zc_cli_usage_error(command, usage, "%s needs %s, more than 0 and at most %g, got '%s'",
+                              option, what, max, text);
+}
+
 /* value / 10^fdigits as a decimal ("1331.2"): the exact figure, trailing zeros left out. */
 static void zc__decimal_text(unsigned __int128 value, int fdigits, char *out, size_t size)
 {

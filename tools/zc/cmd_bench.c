@@ -135,10 +135,10 @@ int zc_cli_cmd_bench(int argc, char **argv)
             list = 1;
             break;
         case 'd':
-            if (!zc_cli_parse_int(optarg, 0, 1023, &device)) {
+            if ((rc = zc_cli_int_option("bench", zc__bench_usage, "--device", "a GPU number",
+                                        optarg, 0, ZC_CLI_DEVICE_MAX, &device))) {
                 free(patterns);
-                return zc_cli_usage_error("bench", zc__bench_usage,
-                                          "--device needs a GPU number, got '%s'", optarg);
+                return rc;
             }
             device_given = 1;
             break;

@@ -64,11 +64,6 @@ static void zc__trace_help(void)
            ZC_CLI_TRACE_NCU_ENV);
 }
 
-static int zc__parse_gbps(const char *text, double *value_p)
-{
-    return zc_cli_parse_double(text, 1e-9, 1e6, value_p);
-}
-
 /* The options of one zc trace run. */
 typedef struct zc__trace_options {
     const char *json_path;
@@ -296,9 +291,9 @@ int zc_cli_cmd_trace(int argc, char **argv)
             o.bench_path = optarg;
             break;
         case 'c':
-            if (!zc__parse_gbps(optarg, &o.ceiling_gbps))
-                return zc_cli_usage_error("trace", zc__trace_usage,
-                                          "--ceiling needs a bandwidth in GB/s, got '%s'", optarg);
+            if ((code = zc_cli_double_option("trace", zc__trace_usage, "--ceiling", "GB/s", optarg,
+                                             1e-9, 1e6, &o.ceiling_gbps)))
+                return code;
             break;
         case 'r':
             if ((code = zc_cli_parse_size("trace", zc__trace_usage, "--ram", optarg, UINT64_MAX,
@@ -306,9 +301,9 @@ int zc_cli_cmd_trace(int argc, char **argv)
                 return code;
             break;
         case 'd':
-            if (!zc_cli_parse_int(optarg, 0, 1023, &o.device))
-                return zc_cli_usage_error("trace", zc__trace_usage,
-                                          "--device needs a GPU number, got '%s'", optarg);
+            if ((code = zc_cli_int_option("trace", zc__trace_usage, "--device", "a GPU number",
+                                          optarg, 0, ZC_CLI_DEVICE_MAX, &o.device)))
+                return code;
             break;
         case 'l':
             o.lib_path = optarg;
