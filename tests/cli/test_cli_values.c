@@ -10,6 +10,7 @@
 #include "zerocopy/filter.h"
 
 #define H200   ZC_CLI_FIXTURES "/../advise/h200.profile.json"
+#define STREAM ZC_CLI_FIXTURES "/../../bench/results/h200-20261201/engine/stream_latency_4k.json"
 #define NO_GPU zc_test_no_gpu_env
 
 static char g_dir[] = "/tmp/zc_cli_values_XXXXXX";
@@ -319,6 +320,20 @@ static void test_refused_numbers_say_their_range(void **state)
                    "--cpu needs the number of an online CPU that zc may use (");
 }
 
+/* --validate runs transfer workloads: asked of a stream it is refused, not ignored. */
+static void test_validate_refuses_stream_advice(void **state)
+{
+    (void)state;
+    static const char says[] = "--validate checks transfer workloads; for a stream, run zc stream "
+                               "and give its results with --stream";
+    expect_refused(
+        (const char *[]){"advise", "--frame", "4K", "--stream", STREAM, "--validate", NULL}, says);
+    expect_refused((const char *[]){"advise", "--validate", "--frame", "4K", "--frame-rate", "100",
+                                    "--profile", H200, "--stream", STREAM, NULL},
+                   says);
+    expect_refused((const char *[]){"advise", "--stream-check", STREAM, "--validate", NULL}, says);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -328,6 +343,7 @@ int main(void)
         cmocka_unit_test(test_long_mode_lists_are_read),
         cmocka_unit_test(test_fractional_sizes_suggest_valid_spellings),
         cmocka_unit_test(test_refused_numbers_say_their_range),
+        cmocka_unit_test(test_validate_refuses_stream_advice),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }

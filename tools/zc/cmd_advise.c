@@ -155,6 +155,10 @@ int zc_cli_cmd_advise(int argc, char **argv)
     if (optind < argc)
         return zc_cli_usage_error("advise", zc__advise_usage, "unexpected argument '%s'",
                                   argv[optind]);
+    if (a.validate && (a.stream.frame_bytes > 0 || a.check_count > 0))
+        return zc_cli_usage_error("advise", zc__advise_usage,
+                                  "--validate checks transfer workloads; for a stream, run zc "
+                                  "stream and give its results with --stream");
     if (a.check_count > 0 && a.stream.frame_bytes == 0)
         a.stream.frame_bytes = 1; /* --stream-check alone: every size of the checked runs */
     if ((a.stream.frame_bytes > 0 || a.check_count > 0) && a.stream_count == 0 &&
