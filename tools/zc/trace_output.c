@@ -51,6 +51,10 @@ void zc_cli_trace_print_summary(FILE *out, const zc_cli_trace_run *run, const zc
 {
     char b[32], t[32], s[32];
     const char *program = run->argv && run->argv[0] ? run->argv[0] : "?";
+    if (run->start_errno != 0) {
+        fprintf(out, "zc trace: cannot run '%s': %s\n", program, strerror(run->start_errno));
+        return;
+    }
     if (run->signal)
         fprintf(out, "zc trace: %s was killed by signal %d\n", program, run->signal);
     else
