@@ -262,10 +262,11 @@ static int zc__check_before_run(zc__trace_options *o, char *library, size_t libr
         snprintf(log_dir, log_dir_size, "%s", absolute ? absolute : o->keep_dir);
         free(absolute);
     } else if (zc_cli_trace_make_log_dir(log_dir, log_dir_size) != 0) {
-        const char *base = zc_cli_trace_log_base();
+        const int error = errno;
+        const char *base = zc_cli_trace_log_base(), *tmpdir = getenv("TMPDIR");
         fprintf(stderr, "zc trace: cannot make a folder for the trace logs in %s'%s': %s\n",
-                getenv("TMPDIR") != NULL && getenv("TMPDIR")[0] != '\0' ? "TMPDIR " : "", base,
-                strerror(errno));
+                tmpdir != NULL && strcmp(tmpdir, base) == 0 ? "TMPDIR " : "", base,
+                strerror(error));
         zc_cli_output_abort(&o->json_out);
         zc_cli_output_abort(&o->summary_out);
         return ZC_EXIT_FAILURE;
