@@ -197,10 +197,14 @@ typedef struct zc_profile {
 /* The largest transfer a workload may name as a size text ("4KiB", "1.5M"): 1 TiB. */
 #define ZC_WORKLOAD_BYTES_MAX ((uint64_t)1 << 40)
 
+/* The most transfers a workload may count, 10^15: every count up to it is exact in a double,
+ * and its predicted time stays finite (a second per transfer would be 30 million years). */
+#define ZC_WORKLOAD_TRANSFERS_MAX ((uint64_t)1000000000000000)
+
 /* What the user's program does. */
 typedef struct zc_workload {
     size_t bytes;     /* per transfer */
-    double transfers; /* how many; 0 with rate_hz set: one second's worth */
+    double transfers; /* how many, a whole number; 0 with rate_hz set: one second's worth */
     double rate_hz;   /* transfers arriving per second; 0: back to back */
     zc_direction direction;
     double gpu_accesses;      /* how many times the GPU reads (h2d) or writes (d2h) each byte */
@@ -267,7 +271,8 @@ ZC_EXTERN zc_status zc_curve_time_us(const zc_curve *curve, size_t bytes, double
  */
 ZC_EXTERN zc_status zc_profile_fill_gaps(zc_profile *profile, char *notes, size_t notes_size);
 
-/* Check a workload: bytes > 0, accesses >= 1, known enums, finite non-negative figures. */
+/* Check a workload: bytes > 0, accesses >= 1, known enums, finite non-negative figures, a whole
+ * number of transfers and at most ZC_WORKLOAD_TRANSFERS_MAX in all (one second at rate_hz too). */
 ZC_EXTERN zc_status zc_workload_check(const zc_workload *workload);
 
 /* How many transfers the workload totals (transfers, or one second at rate_hz, or 1). */
@@ -280,6 +285,8 @@ ZC_EXTERN zc_status zc_advise_predict(const zc_profile *profile, const zc_worklo
 /*
  * Predict every technique, rank them (those meeting the latency budget and rate first, then by
  * total time) and explain the first choice in one or two sentences with the numbers.
+ * ZC_ERR_INVALID_ARG when no technique can be predicted: the profile lacks the figures, or the
+ * predicted time overflows (the detail says which).
  */
 ZC_EXTERN zc_status zc_advise_rank(const zc_profile *profile, const zc_workload *workload,
                                    zc_recommendation *recommendation_p);

@@ -41,6 +41,17 @@ ZC_EXTERN zc_status zc_workload_check(const zc_workload *workload)
         return ZC_FAIL(ZC_ERR_INVALID_ARG,
                        "zc_workload_check: transfers, rate and latency budget must be finite and "
                        "not negative");
+    const double max = (double)ZC_WORKLOAD_TRANSFERS_MAX;
+    if (w->transfers != floor(w->transfers) || w->transfers > max)
+        return ZC_FAIL(ZC_ERR_INVALID_ARG,
+                       "zc_workload_check: transfers must be a whole number from 1 to %.0f (or 0 "
+                       "with a rate: one second's worth), got %g",
+                       max, w->transfers);
+    if (zc_workload_transfer_count(w) > max)
+        return ZC_FAIL(ZC_ERR_INVALID_ARG,
+                       "zc_workload_check: one second at %g transfers/s is over the largest "
+                       "supported count of transfers, %.0f",
+                       w->rate_hz, max);
     return ZC_OK;
 }
 
@@ -447,9 +458,22 @@ ZC_EXTERN zc_status zc_advise_rank(const zc_profile *profile, const zc_workload 
     }
     a.count = ZC_TECH_COUNT;
     qsort(a.ranked, a.count, sizeof a.ranked[0], zc__compare_predictions);
-    if (!a.ranked[0].usable)
+    if (!a.ranked[0].usable) {
+        /* zc_advise_predict leaves a total that overflowed in place: the figures were there. */
+        int overflowed = 0;
+        for (size_t i = 0; i < a.count; i++)
+            overflowed |= !isfinite(a.ranked[i].total_us);
+        if (overflowed) {
+            char bytes[32];
+            zc__size_text((double)workload->bytes, bytes, sizeof bytes);
+            return ZC_FAIL(ZC_ERR_INVALID_ARG,
+                           "zc_advise_rank: the predicted time overflows (%g transfers of %s, "
+                           "each byte accessed %g times): make the workload smaller",
+                           zc_workload_transfer_count(workload), bytes, workload->gpu_accesses);
+        }
         return ZC_FAIL(ZC_ERR_INVALID_ARG,
                        "zc_advise_rank: the profile lacks the figures every technique needs");
+    }
     zc__explain(workload, &a, a.explanation, sizeof a.explanation);
     *recommendation_p = a;
     return ZC_OK;

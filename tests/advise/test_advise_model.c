@@ -219,6 +219,30 @@ static void test_bad_input_is_refused(void **state)
     assert_int_equal(zc_advise_predict(NULL, &w, ZC_TECH_PINNED, &r), ZC_ERR_INVALID_ARG);
 }
 
+/* Counts are whole and at most ZC_WORKLOAD_TRANSFERS_MAX; a prediction that overflows is said
+ * as such, not as figures missing from the profile. */
+static void test_counts_and_overflow(void **state)
+{
+    (void)state;
+    zc_profile p = load("h200.profile.json", NULL, 0);
+    zc_workload w = workload(4096, 1.5, ZC_DIR_H2D, 1);
+    assert_int_equal(zc_workload_check(&w), ZC_ERR_INVALID_ARG);
+    assert_non_null(strstr(zc_last_error(), "whole number"));
+    w.transfers = (double)ZC_WORKLOAD_TRANSFERS_MAX;
+    assert_int_equal(zc_workload_check(&w), ZC_OK);
+    w.transfers = 1e18;
+    assert_int_equal(zc_workload_check(&w), ZC_ERR_INVALID_ARG);
+    assert_non_null(strstr(zc_last_error(), "1000000000000000"));
+    w.transfers = 0;
+    w.rate_hz = 1e18;
+    assert_int_equal(zc_workload_check(&w), ZC_ERR_INVALID_ARG);
+    assert_non_null(strstr(zc_last_error(), "largest supported"));
+    w = workload((size_t)1 << 40, 1000, ZC_DIR_H2D, 1e300);
+    zc_recommendation rec;
+    assert_int_equal(zc_advise_rank(&p, &w, &rec), ZC_ERR_INVALID_ARG);
+    assert_non_null(strstr(zc_last_error(), "predicted time overflows"));
+}
+
 static void test_keys_round_trip(void **state)
 {
     (void)state;
@@ -350,6 +374,7 @@ int main(void)
         cmocka_unit_test(test_overlap_helps_many_large_transfers),
         cmocka_unit_test(test_rate_nobody_keeps),
         cmocka_unit_test(test_bad_input_is_refused),
+        cmocka_unit_test(test_counts_and_overflow),
         cmocka_unit_test(test_keys_round_trip),
         cmocka_unit_test(test_profile_json_round_trip),
         cmocka_unit_test(test_bench_result_becomes_profile),

@@ -34,6 +34,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         (void)zc_cli_parse_u64(argv[i], 1, UINT64_MAX, &u);
         (void)zc_cli_parse_double(argv[i], 0.0, 1e12, &d);
         (void)zc_cli_advise_parse_size(argv[i], &bytes);
+        char hint[256];
+        (void)zc_cli_size_hint(argv[i], UINT64_MAX, hint, sizeof hint);
+        (void)zc_cli_size_hint(argv[i], 4096, hint, sizeof hint);
         (void)zc_bench_sizes_parse(argv[i], sizes, 16, &n);
         (void)zc_device_list_parse(argv[i], 8, devices, ZC_DEVICE_LIST_MAX, &n);
         if (zc_bench_case_count() <= sizeof selected)

@@ -2,6 +2,7 @@
 #ifndef ZC_CLI_H
 #define ZC_CLI_H
 
+#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -43,6 +44,51 @@ int zc_cli_parse_int(const char *text, int min, int max, int *value_p);
 int zc_cli_parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *value_p);
 /* A finite decimal number (digits, one point, an exponent; no hex, inf or nan) in [min, max]. */
 int zc_cli_parse_double(const char *text, double min, double max, double *value_p);
+
+/*
+ * When text is a size in zc_size_parse's grammar but not a whole number of bytes, the sentence
+ * that says so with the nearest spellings that are valid (1 to max) in out, and 1: "1.5 is not
+ * a whole number of bytes; did you mean 1.5K (1536 bytes)?", "1.3K is 1331.2 bytes, not a
+ * whole number; did you mean 1331 or 1332?". 0 for any other text (out untouched).
+ */
+int zc_cli_size_hint(const char *text, uint64_t max, char *out, size_t size);
+
+/* A size option's value (zc_size_parse, 1 to max) in *bytes_p and ZC_EXIT_OK; else the usage
+ * error naming the option, with zc_cli_size_hint's suggestion or the grammar, and its code. */
+int zc_cli_parse_size(const char *command, const char *usage, const char *option, const char *text,
+                      uint64_t max, uint64_t *bytes_p);
+
+/* zc_cli_next_option's answer for an option given an empty value: said already. */
+#define ZC_CLI_OPTION_EMPTY (-2)
+
+/*
+ * getopt_long for every command, with the rule they share: an option that takes a value refuses
+ * an empty one ("--json=", "--json ''", "-j ''"), since an empty value must never stand for the
+ * default. Such an option is said on stderr (the usage error, naming it as written: "--json" or
+ * "-j") and the answer is ZC_CLI_OPTION_EMPTY, which zc_cli_option_error turns into
+ * ZC_EXIT_USAGE without saying it again. Otherwise getopt_long's answer.
+ */
+int zc_cli_next_option(const char *command, const char *usage, int argc, char **argv,
+                       const char *shortopts, const struct option *longopts);
+
+/* The largest GPU number --device takes; the machine's own count is checked once it is known. */
+#define ZC_CLI_DEVICE_MAX 1023
+
+/*
+ * A number option read with the parser above, in [min, max]: ZC_EXIT_OK and *value_p, or the
+ * usage error that says the range from the same figures ("--frames needs a number of frames
+ * from 1 to 1000000000000, got '0'"; what: "a number of frames") and ZC_EXIT_USAGE.
+ */
+int zc_cli_int_option(const char *command, const char *usage, const char *option, const char *what,
+                      const char *text, int min, int max, int *value_p);
+int zc_cli_u64_option(const char *command, const char *usage, const char *option, const char *what,
+                      const char *text, uint64_t min, uint64_t max, uint64_t *value_p);
+int zc_cli_double_option(const char *command, const char *usage, const char *option,
+                         const char *what, const char *text, double min, double max,
+                         double *value_p);
+/* The same in (0, max]: "--rate needs transfers per second, more than 0 and at most 1e+15". */
+int zc_cli_positive_option(const char *command, const char *usage, const char *option,
+                           const char *what, const char *text, double max, double *value_p);
 
 /* The usage error for getopt's answer opt ('?' unknown, ':' missing value), naming the option
  * as it was written (a short option inside a group too). Gives ZC_EXIT_USAGE. */

@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 
 int zc_cli_exit_code(zc_status status)
 {
@@ -95,8 +96,157 @@ int zc_cli_parse_double(const char *text, double min, double max, double *value_
     return 1;
 }
 
+int zc_cli_int_option(const char *command, const char *usage, const char *option, const char *what,
+                      const char *text, int min, int max, int *value_p)
+{
+    if (zc_cli_parse_int(text, min, max, value_p))
+        return ZC_EXIT_OK;
+    return zc_cli_usage_error(command, usage, "%s needs %s from %d to %d, got '%s'", option, what,
+                              min, max, text);
+}
+
+int zc_cli_u64_option(const char *command, const char *usage, const char *option, const char *what,
+                      const char *text, uint64_t min, uint64_t max, uint64_t *value_p)
+{
+    if (zc_cli_parse_u64(text, min, max, value_p))
+        return ZC_EXIT_OK;
+    return zc_cli_usage_error(command, usage, "%s needs %s from %llu to %llu, got '%s'", option,
+                              what, (unsigned long long)min, (unsigned long long)max, text);
+}
+
+int zc_cli_double_option(const char *command, const char *usage, const char *option,
+                         const char *what, const char *text, double min, double max,
+                         double *value_p)
+{
+    if (zc_cli_parse_double(text, min, max, value_p))
+        return ZC_EXIT_OK;
+    return zc_cli_usage_error(command, usage, "%s needs %s from %g to %g, got '%s'", option, what,
+                              min, max, text);
+}
+
+int zc_cli_positive_option(const char *command, const char *usage, const char *option,
+                           const char *what, const char *text, double max, double *value_p)
+{
+    double v = 0.0;
+    if (zc_cli_parse_double(text, 0.0, max, &v) && v > 0.0) {
+        *value_p = v;
+        return ZC_EXIT_OK;
+    }
+    return zc_cli_usage_error(command, usage, "%s needs %s, more than 0 and at most %g, got '%s'",
+                              option, what, max, text);
+}
+
+/* value / 10^fdigits as a decimal ("1331.2"): the exact figure, trailing zeros left out. */
+static void zc__decimal_text(unsigned __int128 value, int fdigits, char *out, size_t size)
+{
+    uint64_t scale = 1;
+    for (int i = 0; i < fdigits; i++)
+        scale *= 10;
+    char frac[24];
+    snprintf(frac, sizeof frac, "%0*llu", fdigits, (unsigned long long)(value % scale));
+    for (size_t n = strlen(frac); n > 0 && frac[n - 1] == '0'; n--)
+        frac[n - 1] = '\0';
+    snprintf(out, size, "%llu%s%s", (unsigned long long)(value / scale), frac[0] ? "." : "", frac);
+}
+
+int zc_cli_size_hint(const char *text, uint64_t max, char *out, size_t size)
+{
+    /* The number as zc_size_parse reads it: digits, a point, at most 9 digits after it. */
+    const char *p = text;
+    uint64_t whole = 0, frac = 0, fscale = 1;
+    int fdigits = 0;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        if (whole > (UINT64_MAX - 9) / 10)
+            return 0;
+        whole = whole * 10 + (uint64_t)(*p - '0');
+    }
+    if (*p != '.' || p == text)
+        return 0; /* no fraction: a whole count of its unit */
+    for (p++; *p >= '0' && *p <= '9'; p++, fdigits++) {
+        if (fdigits == 9)
+            return 0;
+        frac = frac * 10 + (uint64_t)(*p - '0');
+        fscale *= 10;
+    }
+    /* The unit is what makes "1" + the rest a size: "", "K", " KiB". */
+    char one[32];
+    uint64_t unit = 0;
+    if (snprintf(one, sizeof one, "1%s", p) >= (int)sizeof one ||
+        zc_size_parse(one, UINT64_MAX, &unit) != ZC_OK) {
+        zc_clear_error();
+        return 0;
+    }
+    if (whole > max / unit)
+        return 0; /* too large whatever the fraction: the grammar's message says it */
+    const unsigned __int128 exact = ((unsigned __int128)whole * fscale + frac) * unit;
+    if (exact % fscale == 0 || exact / fscale >= UINT64_MAX)
+        return 0; /* whole bytes (out of range, not fractional), or past any range */
+    const uint64_t below = (uint64_t)(exact / fscale), above = below + 1;
+    if (*p == '\0') {
+        /* A bare number: most likely a unit was left out; the first that makes it whole. */
+        static const char units[] = "KMGT";
+        for (const char *u = units; *u != '\0'; u++) {
+            char with[64];
+            uint64_t bytes = 0;
+            snprintf(with, sizeof with, "%s%c", text, *u);
+            if (zc_size_parse(with, max, &bytes) == ZC_OK) {
+                snprintf(out, size,
+                         "%s is not a whole number of bytes; did you mean %s (%llu bytes)?", text,
+                         with, (unsigned long long)bytes);
+                return 1;
+            }
+            zc_clear_error();
+        }
+    }
+    char nearest[64];
+    if (below >= 1 && above <= max)
+        snprintf(nearest, sizeof nearest, "%llu or %llu", (unsigned long long)below,
+                 (unsigned long long)above);
+    else
+        snprintf(nearest, sizeof nearest, "%llu", (unsigned long long)(below >= 1 ? below : above));
+    if (*p == '\0') {
+        snprintf(out, size, "%s is not a whole number of bytes; did you mean %s?", text, nearest);
+    } else {
+        char figure[64];
+        zc__decimal_text(exact, fdigits, figure, sizeof figure);
+        snprintf(out, size, "%s is %s bytes, not a whole number; did you mean %s?", text, figure,
+                 nearest);
+    }
+    return 1;
+}
+
+int zc_cli_parse_size(const char *command, const char *usage, const char *option, const char *text,
+                      uint64_t max, uint64_t *bytes_p)
+{
+    if (zc_size_parse(text, max, bytes_p) == ZC_OK)
+        return ZC_EXIT_OK;
+    char why[512];
+    if (!zc_cli_size_hint(text, max, why, sizeof why))
+        snprintf(why, sizeof why, "%s", zc_last_error());
+    zc_clear_error();
+    return zc_cli_usage_error(command, usage, "%s: %s", option, why);
+}
+
+int zc_cli_next_option(const char *command, const char *usage, int argc, char **argv,
+                       const char *shortopts, const struct option *longopts)
+{
+    int index = -1;
+    int opt = getopt_long(argc, argv, shortopts, longopts, &index);
+    if (opt == -1 || opt == '?' || opt == ':' || optarg == NULL || optarg[0] != '\0')
+        return opt;
+    /* getopt_long sets index only for a long option; a short one is named by its letter. */
+    if (index >= 0)
+        zc_cli_usage_error(command, usage, "--%s needs a value, not an empty one",
+                           longopts[index].name);
+    else
+        zc_cli_usage_error(command, usage, "-%c needs a value, not an empty one", opt);
+    return ZC_CLI_OPTION_EMPTY;
+}
+
 int zc_cli_option_error(const char *command, const char *usage, int opt, int argc, char **argv)
 {
+    if (opt == ZC_CLI_OPTION_EMPTY)
+        return ZC_EXIT_USAGE; /* zc_cli_next_option said why */
     const char *word = optind >= 1 && optind - 1 < argc ? argv[optind - 1] : "?";
     /* A short option: optopt is its letter (a long one's is its code, or 0 when unknown). */
     const int letter = optopt > 0 && optopt < 128 && !(word[0] == '-' && word[1] == '-');

@@ -1,5 +1,6 @@
 /* zc advise: which technique fits a workload on this machine, from its measured profile. */
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,11 +97,6 @@ typedef struct zc__advise_args {
 static int zc__advise_run(const zc__advise_args *a, zc_cli_output *json_out,
                           zc_cli_output *save_out);
 
-static int zc__parse_double(const char *text, double min, double *value_p)
-{
-    return zc_cli_parse_double(text, min, 1e300, value_p);
-}
-
 /* One option of the advise command; a zc exit code (ZC_EXIT_OK to go on). */
 static int zc__advise_option(int opt, zc__advise_args *a, const char **json, const char **save,
                              int argc, char **argv);
@@ -146,7 +142,8 @@ int zc_cli_cmd_advise(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    while ((opt = getopt_long(argc, argv, ":hd:j:", options, NULL)) != -1) {
+    while ((opt = zc_cli_next_option("advise", zc__advise_usage, argc, argv, ":hd:j:", options)) !=
+           -1) {
         if (opt == 'h') {
             zc__advise_help();
             return ZC_EXIT_OK;
@@ -158,6 +155,10 @@ int zc_cli_cmd_advise(int argc, char **argv)
     if (optind < argc)
         return zc_cli_usage_error("advise", zc__advise_usage, "unexpected argument '%s'",
                                   argv[optind]);
+    if (a.validate && (a.stream.frame_bytes > 0 || a.check_count > 0))
+        return zc_cli_usage_error("advise", zc__advise_usage,
+                                  "--validate checks transfer workloads; for a stream, run zc "
+                                  "stream and give its results with --stream");
     if (a.check_count > 0 && a.stream.frame_bytes == 0)
         a.stream.frame_bytes = 1; /* --stream-check alone: every size of the checked runs */
     if ((a.stream.frame_bytes > 0 || a.check_count > 0) && a.stream_count == 0 &&
@@ -200,11 +201,53 @@ int zc_cli_cmd_advise(int argc, char **argv)
 /* A usage error of this command: its message, then a pointer to --help. */
 #define ZC__BAD(...) zc_cli_usage_error("advise", zc__advise_usage, __VA_ARGS__)
 
+/* The largest figure an option without a natural bound takes: finite, so that the model can
+ * compute with it (a prediction that overflows all the same is refused as such). */
+#define ZC__NUMBER_MAX 1e300
+
+/* A number option of this command (its value in optarg), its range said when refused (cli.h). */
+#define ZC__U64(name, what, min, max, value_p)                                                     \
+    zc_cli_u64_option("advise", zc__advise_usage, name, what, optarg, min, max, value_p)
+#define ZC__DOUBLE(name, what, min, max, value_p)                                                  \
+    zc_cli_double_option("advise", zc__advise_usage, name, what, optarg, min, max, value_p)
+#define ZC__POSITIVE(name, what, max, value_p)                                                     \
+    zc_cli_positive_option("advise", zc__advise_usage, name, what, optarg, max, value_p)
+
+/* --bytes, --frame: a size as a workload file's "bytes" reads it. */
+static int zc__parse_size(const char *option, const char *text, size_t *bytes_p)
+{
+    uint64_t bytes = 0;
+    int code =
+        zc_cli_parse_size("advise", zc__advise_usage, option, text, ZC_WORKLOAD_BYTES_MAX, &bytes);
+    if (code == ZC_EXIT_OK)
+        *bytes_p = (size_t)bytes;
+    return code;
+}
+
+/* --transfers: a whole number from 1 to the largest count the model takes. */
+static int zc__parse_transfers(const char *text, double *transfers_p)
+{
+    const uint64_t max = ZC_WORKLOAD_TRANSFERS_MAX;
+    uint64_t n = 0;
+    if (zc_cli_parse_u64(text, 1, max, &n)) {
+        *transfers_p = (double)n;
+        return ZC_EXIT_OK;
+    }
+    /* Digits that are not all zeros, past max (or past what 64 bits hold). */
+    const size_t len = strlen(text);
+    if (strspn(text, "0123456789") == len && strspn(text, "0") != len)
+        return ZC__BAD("--transfers: %s is over the largest supported count, %llu", text,
+                       (unsigned long long)max);
+    return ZC__BAD("--transfers needs a whole number of transfers, 1 to %llu, got '%s'",
+                   (unsigned long long)max, text);
+}
+
 static int zc__advise_option(int opt, zc__advise_args *a, const char **json, const char **save,
                              int argc, char **argv)
 {
     zc_workload *f = &a->flags;
     uint64_t n = 0;
+    int code = ZC_EXIT_OK;
     switch (opt) {
     case 256 + 0:
         a->profile_path = optarg;
@@ -217,19 +260,14 @@ static int zc__advise_option(int opt, zc__advise_args *a, const char **json, con
         return ZC_EXIT_OK;
     case 256 + 3:
         a->set |= S_BYTES;
-        return zc_cli_advise_parse_size(optarg, &f->bytes)
-                   ? ZC_EXIT_OK
-                   : ZC__BAD("--bytes needs a size like 4096, 4K or 1.5MiB, got '%s'", optarg);
+        return zc__parse_size("--bytes", optarg, &f->bytes);
     case 256 + 4:
         a->set |= S_TRANSFERS;
-        return zc__parse_double(optarg, 1.0, &f->transfers)
-                   ? ZC_EXIT_OK
-                   : ZC__BAD("--transfers needs a number >= 1, got '%s'", optarg);
+        return zc__parse_transfers(optarg, &f->transfers);
     case 256 + 5:
         a->set |= S_RATE;
-        return zc__parse_double(optarg, 0.0, &f->rate_hz) && f->rate_hz > 0.0
-                   ? ZC_EXIT_OK
-                   : ZC__BAD("--rate needs transfers per second > 0, got '%s'", optarg);
+        return ZC__POSITIVE("--rate", "transfers per second", (double)ZC_WORKLOAD_TRANSFERS_MAX,
+                            &f->rate_hz);
     case 256 + 6:
         a->set |= S_DIR;
         return zc_direction_from_key(optarg, &f->direction) == ZC_OK
@@ -237,9 +275,8 @@ static int zc__advise_option(int opt, zc__advise_args *a, const char **json, con
                    : ZC__BAD("--direction is h2d, d2h or both, got '%s'", optarg);
     case 256 + 7:
         a->set |= S_ACC;
-        return zc__parse_double(optarg, 1.0, &f->gpu_accesses)
-                   ? ZC_EXIT_OK
-                   : ZC__BAD("--accesses needs a number >= 1, got '%s'", optarg);
+        return ZC__DOUBLE("--accesses", "reads or writes per byte", 1.0, ZC__NUMBER_MAX,
+                          &f->gpu_accesses);
     case 256 + 8:
         a->set |= S_PAT;
         return zc_access_from_key(optarg, &f->pattern) == ZC_OK
@@ -251,9 +288,8 @@ static int zc__advise_option(int opt, zc__advise_args *a, const char **json, con
         return ZC_EXIT_OK;
     case 256 + 10:
         a->set |= S_BUDGET;
-        return zc__parse_double(optarg, 0.0, &f->latency_budget_us) && f->latency_budget_us > 0.0
-                   ? ZC_EXIT_OK
-                   : ZC__BAD("--latency-budget needs microseconds > 0, got '%s'", optarg);
+        return ZC__POSITIVE("--latency-budget", "microseconds", ZC__NUMBER_MAX,
+                            &f->latency_budget_us);
     case 256 + 11:
         a->v.force = 1;
         return ZC_EXIT_OK;
@@ -264,37 +300,35 @@ static int zc__advise_option(int opt, zc__advise_args *a, const char **json, con
         a->v.out_dir = optarg;
         return ZC_EXIT_OK;
     case 256 + 14:
-        return zc__parse_double(optarg, 0.001, &a->v.seconds_per_run) &&
-                       a->v.seconds_per_run <= 60.0
-                   ? ZC_EXIT_OK
-                   : ZC__BAD("--seconds-per-run needs 0.001 to 60, got '%s'", optarg);
+        return ZC__DOUBLE("--seconds-per-run", "seconds", 0.001, 60.0, &a->v.seconds_per_run);
     case 256 + 15:
-        if (!zc_cli_parse_u64(optarg, 1, ZC_VALIDATION_ROUNDS_MAX, &n))
-            return ZC__BAD("--rounds needs 1 to 16, got '%s'", optarg);
+        if ((code = ZC__U64("--rounds", "a number of rounds", 1, ZC_VALIDATION_ROUNDS_MAX, &n)))
+            return code;
         a->v.rounds = (size_t)n;
         return ZC_EXIT_OK;
     case 256 + 16:
-        if (!zc_cli_parse_u64(optarg, 1, 1000, &n))
-            return ZC__BAD("--random needs 1 to 1000 workloads, got '%s'", optarg);
+        if ((code = ZC__U64("--random", "a number of workloads", 1, 1000, &n)))
+            return code;
         a->v.random = (size_t)n;
         return ZC_EXIT_OK;
     case 256 + 17:
-        if (!zc_cli_parse_u64(optarg, 0, UINT64_MAX, &n))
-            return ZC__BAD("--seed needs a whole number, got '%s'", optarg);
+        if ((code = ZC__U64("--seed", "a whole number", 0, UINT64_MAX, &n)))
+            return code;
         a->v.seed = (unsigned long long)n;
         return ZC_EXIT_OK;
     case 256 + 18:
-        return zc_cli_advise_parse_size(optarg, &a->stream.frame_bytes)
-                   ? ZC_EXIT_OK
-                   : ZC__BAD("--frame needs a size like 4K or 1MiB, got '%s'", optarg);
+        return zc__parse_size("--frame", optarg, &a->stream.frame_bytes);
     case 256 + 19:
         if (strcmp(optarg, "max") == 0) {
             a->stream.rate_hz = 0.0;
             return ZC_EXIT_OK;
         }
-        return zc__parse_double(optarg, 0.0, &a->stream.rate_hz) && a->stream.rate_hz > 0.0
+        return zc_cli_parse_double(optarg, 0.0, ZC__NUMBER_MAX, &a->stream.rate_hz) &&
+                       a->stream.rate_hz > 0.0
                    ? ZC_EXIT_OK
-                   : ZC__BAD("--frame-rate needs frames per second > 0 or max, got '%s'", optarg);
+                   : ZC__BAD("--frame-rate needs frames per second, more than 0 and at most %g, "
+                             "or max, got '%s'",
+                             ZC__NUMBER_MAX, optarg);
     case 256 + 20:
     case 256 + 21: {
         const char **list = opt == 256 + 20 ? a->streams : a->checks;
@@ -305,9 +339,8 @@ static int zc__advise_option(int opt, zc__advise_args *a, const char **json, con
         return ZC_EXIT_OK;
     }
     case 'd':
-        return zc_cli_parse_int(optarg, 0, 1023, &a->v.device)
-                   ? ZC_EXIT_OK
-                   : ZC__BAD("--device needs a GPU number, got '%s'", optarg);
+        return zc_cli_int_option("advise", zc__advise_usage, "--device", "a GPU number", optarg, 0,
+                                 ZC_CLI_DEVICE_MAX, &a->v.device);
     case 'j':
         *json = optarg;
         return ZC_EXIT_OK;
@@ -327,7 +360,24 @@ static int zc__workload(const zc__advise_args *a, zc_workload *w_p)
         if (doc == NULL)
             return code;
         zc_status status = zc_workload_from_json(doc, &w);
+        /* The reader takes "transfers" as given, and the library reads 0 as "one second at the
+         * rate" (or 1): in a file, a count is a whole number of transfers, at least one. */
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(doc, "transfers");
+        const double max = (double)ZC_WORKLOAD_TRANSFERS_MAX;
+        char got[64] = "";
+        if (status == ZC_OK && cJSON_IsNumber(n) &&
+            !(n->valuedouble >= 1.0 && n->valuedouble <= max &&
+              n->valuedouble == floor(n->valuedouble))) {
+            snprintf(got, sizeof got, "%g", n->valuedouble);
+        }
         cJSON_Delete(doc);
+        if (got[0] != '\0') {
+            fprintf(stderr,
+                    "zc advise: bad workload %s: transfers must be a whole number from 1 to "
+                    "%.0f, got %s\n",
+                    a->workload_path, max, got);
+            return ZC_EXIT_USAGE;
+        }
         if (status != ZC_OK) {
             fprintf(stderr, "zc advise: bad workload %s: %s\n", a->workload_path, zc_last_error());
             return ZC_EXIT_USAGE;

@@ -66,6 +66,23 @@ static int zc__write_csv(zc_cli_output *out, const zc_bench_document *report)
     return zc_cli_output_commit(out);
 }
 
+/* --sizes refused: a size that is not whole bytes with the spellings that are (zc_bench_sizes_parse
+ * takes 1 B to 64 GiB), or the library's reason. */
+static int zc__sizes_error(const char *list)
+{
+    char item[64], why[512];
+    for (const char *p = list; *p != '\0';) {
+        size_t n = strcspn(p, ",");
+        if (n < sizeof item) {
+            snprintf(item, sizeof item, "%.*s", (int)n, p);
+            if (zc_cli_size_hint(item, (uint64_t)64 << 30, why, sizeof why))
+                return zc_cli_usage_error("bench", zc__bench_usage, "--sizes: %s", why);
+        }
+        p += n + (p[n] == ',');
+    }
+    return zc_cli_usage_error("bench", zc__bench_usage, "--sizes: %s", zc_last_error());
+}
+
 int zc_cli_cmd_bench(int argc, char **argv)
 {
     static const struct option options[] = {
@@ -96,7 +113,8 @@ int zc_cli_cmd_bench(int argc, char **argv)
     int rc = ZC_EXIT_OK;
     optind = 0; /* GNU getopt: full re-initialisation for this command's argv */
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":hqd:j:", options, NULL)) != -1) {
+    while ((opt = zc_cli_next_option("bench", zc__bench_usage, argc, argv, ":hqd:j:", options)) !=
+           -1) {
         switch (opt) {
         case 'F':
             force = 1;
@@ -108,10 +126,6 @@ int zc_cli_cmd_bench(int argc, char **argv)
             full = 1;
             break;
         case 'c':
-            if (optarg[0] == '\0') {
-                free(patterns);
-                return zc_cli_usage_error("bench", zc__bench_usage, "--case needs patterns");
-            }
             if (!zc__append(&patterns, optarg)) {
                 free(patterns);
                 return zc_cli_fail("bench", "reading --case", ZC_ERR_NO_MEMORY);
@@ -121,10 +135,10 @@ int zc_cli_cmd_bench(int argc, char **argv)
             list = 1;
             break;
         case 'd':
-            if (!zc_cli_parse_int(optarg, 0, 1023, &device)) {
+            if ((rc = zc_cli_int_option("bench", zc__bench_usage, "--device", "a GPU number",
+                                        optarg, 0, ZC_CLI_DEVICE_MAX, &device))) {
                 free(patterns);
-                return zc_cli_usage_error("bench", zc__bench_usage,
-                                          "--device needs a GPU number, got '%s'", optarg);
+                return rc;
             }
             device_given = 1;
             break;
@@ -135,7 +149,7 @@ int zc_cli_cmd_bench(int argc, char **argv)
             if (zc_bench_sizes_parse(optarg, sizes, sizeof sizes / sizeof sizes[0], &size_count) !=
                 ZC_OK) {
                 free(patterns);
-                return zc_cli_usage_error("bench", zc__bench_usage, "--sizes: %s", zc_last_error());
+                return zc__sizes_error(optarg);
             }
             break;
         case 'j':

@@ -183,16 +183,17 @@ int zc_cli_cmd_info(int argc, char **argv)
         {"json", required_argument, NULL, 'j'},   {"force", no_argument, NULL, 'F'},
         {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
     };
-    int only_device = -1, all = 0, force = 0, opt;
+    int only_device = -1, all = 0, force = 0, opt, code;
     const char *json = NULL;
     optind = 0; /* GNU getopt: full re-initialisation for this command's argv */
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":hd:j:", options, NULL)) != -1) {
+    while ((opt = zc_cli_next_option("info", zc__info_usage, argc, argv, ":hd:j:", options)) !=
+           -1) {
         switch (opt) {
         case 'd':
-            if (!zc_cli_parse_int(optarg, 0, 1023, &only_device))
-                return zc_cli_usage_error("info", zc__info_usage,
-                                          "--device needs a GPU number, got '%s'", optarg);
+            if ((code = zc_cli_int_option("info", zc__info_usage, "--device", "a GPU number",
+                                          optarg, 0, ZC_CLI_DEVICE_MAX, &only_device)))
+                return code;
             break;
         case 'a':
             all = 1;
@@ -218,7 +219,7 @@ int zc_cli_cmd_info(int argc, char **argv)
     /* The output is opened first, so that a bad path is said before any GPU is touched. */
     zc_cli_output out;
     if (json != NULL) {
-        int code = zc_cli_output_open(&out, "info", json, force, NULL, 0);
+        code = zc_cli_output_open(&out, "info", json, force, NULL, 0);
         if (code != ZC_EXIT_OK)
             return code;
     }

@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,26 +95,108 @@ static void zc__stream_help(void)
 
 #define ZC__USAGE(...) zc_cli_usage_error("stream", zc__stream_usage, __VA_ARGS__)
 
+/* A number option of this command (its value in optarg), its range said when refused (cli.h):
+ * 0 or the exit code. */
+#define ZC__U64(name, what, min, max, value_p)                                                     \
+    zc_cli_u64_option("stream", zc__stream_usage, name, what, optarg, min, max, value_p)
+#define ZC__INT(name, what, min, max, value_p)                                                     \
+    zc_cli_int_option("stream", zc__stream_usage, name, what, optarg, min, max, value_p)
+#define ZC__DOUBLE(name, what, min, max, value_p)                                                  \
+    zc_cli_double_option("stream", zc__stream_usage, name, what, optarg, min, max, value_p)
+
+/* --tones: up to 8 frequencies, each a number as every option reads one. */
+static int zc__parse_tones(const char *text, zc_cli_stream_opts *o)
+{
+    enum { MAX_TONES = sizeof o->tones / sizeof o->tones[0] };
+    const double max_hz = 1e12;
+    int n = 0;
+    for (const char *p = text;; n++) {
+        const size_t len = strcspn(p, ",");
+        char item[64];
+        if (n == MAX_TONES || len == 0 || len >= sizeof item)
+            break;
+        snprintf(item, sizeof item, "%.*s", (int)len, p);
+        if (!zc_cli_parse_double(item, 0.0, max_hz, &o->tones[n]))
+            break;
+        if (p[len] == '\0') {
+            o->tone_count = n + 1;
+            return 0;
+        }
+        p += len + 1;
+    }
+    return ZC__USAGE("--tones needs up to %d frequencies in Hz from 0 to %g, comma-separated, got "
+                     "'%s'",
+                     (int)MAX_TONES, max_hz, text);
+}
+
+/* The CPUs this process may run on as a list ("0-3,8"), for the --cpu message. */
+static void zc__cpu_list(const cpu_set_t *set, char *out, size_t size)
+{
+    out[0] = '\0';
+    for (int c = 0; c < CPU_SETSIZE; c++) {
+        if (!CPU_ISSET(c, set))
+            continue;
+        int last = c;
+        while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, set))
+            last++;
+        size_t used = strlen(out);
+        if (last > c)
+            snprintf(out + used, size - used, "%s%d-%d", used ? "," : "", c, last);
+        else
+            snprintf(out + used, size - used, "%s%d", used ? "," : "", c);
+        c = last;
+    }
+}
+
+/* --cpu: a core that is online and in this process's affinity mask, said with those that are,
+ * rather than found wanting only when the run pins its thread. */
+static int zc__parse_cpu(const char *text, int *cpu_p)
+{
+    cpu_set_t allowed;
+    char list[256] = "unknown";
+    int cpu = -1;
+    const int known = sched_getaffinity(0, sizeof allowed, &allowed) == 0;
+    if (known)
+        zc__cpu_list(&allowed, list, sizeof list);
+    if (!zc_cli_parse_int(text, 0, INT_MAX, &cpu))
+        return ZC__USAGE("--cpu needs the number of an online CPU that zc may use (%s), got '%s'",
+                         list, text);
+    if (known && (cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &allowed)))
+        return ZC__USAGE("--cpu: %s is not an online CPU that zc may use (%s)", text, list);
+    *cpu_p = cpu;
+    return 0;
+}
+
 static int zc__parse_mode_list(const char *text, zc_cli_stream_opts *o, int *all_p)
 {
-    char list[256];
-    if (text[0] == '\0' || strlen(text) >= sizeof list || text[strlen(text) - 1] == ',' ||
-        text[0] == ',' || strstr(text, ",,") != NULL)
+    const size_t len = strlen(text);
+    if (len == 0 || text[len - 1] == ',' || text[0] == ',' || strstr(text, ",,") != NULL)
         return ZC__USAGE("--mode needs modes separated by single commas, got '%.60s%s'", text,
-                         strlen(text) > 60 ? "..." : "");
-    snprintf(list, sizeof list, "%s", text);
-    for (char *save = NULL, *m = strtok_r(list, ",", &save); m != NULL;
-         m = strtok_r(NULL, ",", &save)) {
+                         len > 60 ? "..." : "");
+    /* Each name read in place: a list has no length limit (a name repeated is the same mode). */
+    for (const char *m = text; *m != '\0';) {
+        const size_t n = strcspn(m, ",");
+        char name[32];
         zc_stream_mode mode;
-        if (strcmp(m, "all") == 0) {
+        if (n < sizeof name)
+            snprintf(name, sizeof name, "%.*s", (int)n, m);
+        if (n < sizeof name && strcmp(name, "all") == 0) {
             *all_p = 1;
             for (int i = 0; i < ZC_STREAM_MODE_COUNT; i++)
                 o->modes[i] = 1;
-        } else if (zc_stream_mode_parse(m, &mode) == ZC_OK) {
+        } else if (n < sizeof name && zc_stream_mode_parse(name, &mode) == ZC_OK) {
             o->modes[mode] = 1;
         } else {
-            return ZC__USAGE("unknown mode '%s'", m);
+            char known[256] = "";
+            for (int i = 0; i < ZC_STREAM_MODE_COUNT; i++) {
+                size_t used = strlen(known);
+                snprintf(known + used, sizeof known - used, "%s, ",
+                         zc_stream_mode_name((zc_stream_mode)i));
+            }
+            return ZC__USAGE("unknown mode '%.*s' (modes: %sor all)", (int)(n < 60 ? n : 60), m,
+                             known);
         }
+        m += n + (m[n] == ',');
     }
     return 0;
 }
@@ -285,7 +368,8 @@ int zc_cli_stream_parse(int argc, char **argv, zc_cli_stream_opts *o)
     uint64_t u;
     optind = 0;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":hd:o:j:", options, NULL)) != -1) {
+    while ((opt = zc_cli_next_option("stream", zc__stream_usage, argc, argv,
+                                     ":hd:o:j:", options)) != -1) {
         switch (opt) {
         case O_FORCE:
             o->force = 1;
@@ -307,48 +391,49 @@ int zc_cli_stream_parse(int argc, char **argv, zc_cli_stream_opts *o)
                 return ZC__USAGE("--protocol takes ll, flag or both, not '%s'", optarg);
             break;
         case 'd':
-            if (!zc_cli_parse_int(optarg, 0, 1023, &o->device))
-                return ZC__USAGE("--device needs a GPU number, got '%s'", optarg);
+            if ((code = ZC__INT("--device", "a GPU number", 0, ZC_CLI_DEVICE_MAX, &o->device)))
+                return code;
             device_set = 1;
             break;
         case O_DEVICES:
             o->devices_text = optarg;
             break;
         case O_LANES:
-            if (!zc_cli_parse_u64(optarg, 1, ZC_STREAM_MAX_LANES, &u))
-                return ZC__USAGE("--lanes needs 1..%d, got '%s'", ZC_STREAM_MAX_LANES, optarg);
+            if ((code = ZC__U64("--lanes", "a number of host filters", 1, ZC_STREAM_MAX_LANES, &u)))
+                return code;
             o->lanes = (size_t)u;
             break;
         case O_FRAMES:
-            if (!zc_cli_parse_u64(optarg, 1, 1000000000000ull, &o->frames))
-                return ZC__USAGE("--frames needs a positive count, got '%s'", optarg);
+            if ((code = ZC__U64("--frames", "a number of frames", 1, 1000000000000ull, &o->frames)))
+                return code;
             o->frames_given = 1;
             o->duration_s = 0;
             break;
         case O_DURATION:
-            if (!zc_cli_parse_double(optarg, 0.001, 86400.0, &o->duration_s))
-                return ZC__USAGE("--duration needs seconds, got '%s'", optarg);
+            if ((code = ZC__DOUBLE("--duration", "seconds", 0.001, 86400.0, &o->duration_s)))
+                return code;
             o->frames = 0;
             o->frames_given = 0;
             break;
         case O_WARMUP:
-            if (!zc_cli_parse_u64(optarg, 0, 100000000ull, &o->warmup))
-                return ZC__USAGE("--warmup needs a count, got '%s'", optarg);
+            if ((code = ZC__U64("--warmup", "a number of frames", 0, 100000000ull, &o->warmup)))
+                return code;
             break;
         case O_FRAME_SAMPLES:
-            if (!zc_cli_parse_u64(optarg, 4, (uint64_t)1 << 26, &u))
-                return ZC__USAGE("--frame-samples needs 4..67108864, got '%s'", optarg);
+            if ((code =
+                     ZC__U64("--frame-samples", "a number of samples", 4, (uint64_t)1 << 26, &u)))
+                return code;
             o->frame_samples = (size_t)u;
             break;
         case O_IN_FLIGHT:
-            if (!zc_cli_parse_u64(optarg, 1, 1024, &u))
-                return ZC__USAGE("--in-flight needs 1..1024, got '%s'", optarg);
+            if ((code = ZC__U64("--in-flight", "a number of frames", 1, 1024, &u)))
+                return code;
             o->in_flight = (uint32_t)u;
             break;
         case O_GPU_BLOCKS:
-            if (!zc_cli_parse_u64(optarg, 1, ZC_RING_MAX_CONSUMERS, &u))
-                return ZC__USAGE("--gpu-blocks needs 1..%u, got '%s'", ZC_RING_MAX_CONSUMERS,
-                                 optarg);
+            if ((code =
+                     ZC__U64("--gpu-blocks", "a number of blocks", 1, ZC_RING_MAX_CONSUMERS, &u)))
+                return code;
             o->gpu_blocks = (uint32_t)u;
             break;
         case O_POLICY:
@@ -380,29 +465,28 @@ int zc_cli_stream_parse(int argc, char **argv, zc_cli_stream_opts *o)
             o->channels = 2;
             break;
         case O_RATE:
-            if (!zc_cli_parse_double(optarg, 1.0, 1e12, &o->rate))
-                return ZC__USAGE("--rate needs samples per second, got '%s'", optarg);
+            if ((code = ZC__DOUBLE("--rate", "samples per second", 1.0, 1e12, &o->rate)))
+                return code;
             break;
         case O_PACED:
-            if (!zc_cli_parse_double(optarg, 1.0, 1e12, &o->paced_rate))
-                return ZC__USAGE("--paced needs samples per second, got '%s'", optarg);
+            if ((code = ZC__DOUBLE("--paced", "samples per second", 1.0, 1e12, &o->paced_rate)))
+                return code;
             break;
         case O_TONES:
-            o->tone_count = zc_cli_stream_parse_list(optarg, o->tones, 8);
-            if (o->tone_count < 0)
-                return ZC__USAGE("--tones needs up to 8 frequencies in Hz, got '%s'", optarg);
+            if ((code = zc__parse_tones(optarg, o)) != 0)
+                return code;
             break;
         case O_NOISE:
-            if (!zc_cli_parse_double(optarg, 0.0, 1e6, &o->noise))
-                return ZC__USAGE("--noise needs an amplitude, got '%s'", optarg);
+            if ((code = ZC__DOUBLE("--noise", "an amplitude", 0.0, 1e6, &o->noise)))
+                return code;
             break;
         case O_LOWPASS:
-            if (!zc_cli_parse_double(optarg, 1e-9, 1e12, &o->cutoff_hz))
-                return ZC__USAGE("--lowpass needs a cutoff in Hz, got '%s'", optarg);
+            if ((code = ZC__DOUBLE("--lowpass", "a cutoff in Hz", 1e-9, 1e12, &o->cutoff_hz)))
+                return code;
             break;
         case O_TAPS:
-            if (!zc_cli_parse_u64(optarg, 1, ZC_FIR_MAX_TAPS, &u))
-                return ZC__USAGE("--taps needs 1..%d, got '%s'", ZC_FIR_MAX_TAPS, optarg);
+            if ((code = ZC__U64("--taps", "a number of taps", 1, ZC_FIR_MAX_TAPS, &u)))
+                return code;
             o->ntaps = (size_t)u;
             break;
         case O_TAPS_FILE:
@@ -436,15 +520,15 @@ int zc_cli_stream_parse(int argc, char **argv, zc_cli_stream_opts *o)
             o->reuse = 1;
             break;
         case O_CPU:
-            if (!zc_cli_parse_int(optarg, 0, 4095, &o->cpu))
-                return ZC__USAGE("--cpu needs a core number, got '%s'", optarg);
+            if ((code = zc__parse_cpu(optarg, &o->cpu)) != 0)
+                return code;
             break;
         case O_NO_PIN:
             o->no_pin = 1;
             break;
         case O_TIMEOUT:
-            if (!zc_cli_parse_u64(optarg, 1, 3600000, &u))
-                return ZC__USAGE("--timeout-ms needs 1..3600000, got '%s'", optarg);
+            if ((code = ZC__U64("--timeout-ms", "milliseconds", 1, 3600000, &u)))
+                return code;
             o->timeout_ns = u * 1000000ull;
             break;
         case 'j':
@@ -460,6 +544,8 @@ int zc_cli_stream_parse(int argc, char **argv, zc_cli_stream_opts *o)
     if (optind < argc && !source_set) {
         o->source = argv[optind++]; /* the source as the one positional argument */
         source_set = 1;
+        if (o->source[0] == '\0')
+            return ZC__USAGE("SOURCE needs a value, not an empty one");
     }
     if (optind < argc)
         return ZC__USAGE("unexpected argument '%s'", argv[optind]);

@@ -34,10 +34,13 @@ static void zc__trace_help(void)
            "program starts that uses CUDA (fork and exec, Python multiprocessing) is traced\n"
            "too, as long as it keeps the environment, and reported process by process.\n"
            "zc trace exits with the program's exit code (128 + N when signal N killed it, 127\n"
-           "when it could not start); when the program exited 0, zc trace exits 1 if the\n"
-           "trace failed (no injection library, a log it cannot read) or its results could\n"
-           "not be written.\n"
-           "Options are checked before the program runs (bad ones: exit 2, nothing run).\n\n"
+           "when it could not start, 126 when it is not executable); when the program exited\n"
+           "0, zc trace exits 1 if the trace failed (a log it cannot read) or its results\n"
+           "could not be written.\n"
+           "Options are checked before the program runs (bad ones: exit 2, nothing run), and\n"
+           "so is what the trace needs: an injection library given that cannot be read (exit\n"
+           "2), an installed one not found or a TMPDIR without room for the logs (exit 1);\n"
+           "the program is never run untraced.\n\n"
            "Options:\n"
            "  -j, --json FILE   also write the results as JSON, schema \"%s\" (docs/json.md), to\n"
            "                    FILE or - (stdout, after whatever the program printed there)\n"
@@ -62,11 +65,6 @@ static void zc__trace_help(void)
            "  -h, --help        this help\n",
            zc__trace_usage, ZC_TRACE_SCHEMA, ZC_TRACE_LIB_ENV, ZC_TRACE_LIB_NAME,
            ZC_CLI_TRACE_NCU_ENV);
-}
-
-static int zc__parse_gbps(const char *text, double *value_p)
-{
-    return zc_cli_parse_double(text, 1e-9, 1e6, value_p);
 }
 
 /* The options of one zc trace run. */
@@ -170,6 +168,8 @@ static int zc__report(zc__trace_options *o, const char *log_dir, zc_cli_trace_ru
     int code = ZC_EXIT_OK;
     FILE *out = o->output_path != NULL ? o->summary_out.f : stderr;
     zc_cli_trace_print_summary(out, run, have_log ? &log : NULL, have_log ? report : NULL);
+    if (run->start_errno != 0 && out != stderr)
+        zc_cli_trace_print_summary(stderr, run, NULL, NULL); /* an error, wherever the summary */
     if (o->output_path != NULL)
         code = zc_cli_output_commit(&o->summary_out);
     if (o->json_path != NULL) {
@@ -220,10 +220,10 @@ static int zc__check_keep_dir(const char *dir)
 
 /* Everything that can be wrong with the options, found before the program runs. */
 static int zc__check_before_run(zc__trace_options *o, char *library, size_t library_size,
-                                zc_cli_trace_run *run)
+                                char *log_dir, size_t log_dir_size, zc_cli_trace_run *run)
 {
+    int code = 0;
     if (o->bench_path != NULL) {
-        int code = 0;
         cJSON *doc = zc_cli_read_json("trace", o->bench_path, &code);
         if (doc == NULL)
             return code;
@@ -232,24 +232,21 @@ static int zc__check_before_run(zc__trace_options *o, char *library, size_t libr
         if (status != ZC_OK)
             return zc_cli_fail("trace", "--bench", status);
     }
-    run->traced = zc_cli_trace_find_library(o->lib_path, library, library_size, run->why_not,
-                                            sizeof run->why_not);
-    if (!run->traced && o->lib_path != NULL) {
-        fprintf(stderr, "zc trace: --lib: %s\n", run->why_not);
-        return ZC_EXIT_USAGE;
+    /* Nothing runs untraced: a library that cannot be had is said now, and nothing is run. */
+    char why[sizeof run->why_not];
+    code = zc_cli_trace_find_library(o->lib_path, library, library_size, why, sizeof why);
+    if (code != ZC_EXIT_OK) {
+        fprintf(stderr, "zc trace: %s%s\n", o->lib_path != NULL ? "--lib: " : "", why);
+        return code;
     }
-    if (o->keep_dir != NULL) {
-        int code = zc__check_keep_dir(o->keep_dir);
-        if (code != 0)
-            return code;
-    }
+    if (o->keep_dir != NULL && (code = zc__check_keep_dir(o->keep_dir)) != 0)
+        return code;
     const char *const inputs[] = {o->bench_path};
     if (o->json_path != NULL && o->output_path != NULL && strcmp(o->json_path, "-") == 0 &&
         strcmp(o->output_path, "-") == 0) {
         fprintf(stderr, "zc trace: --json - and --output - cannot share stdout\n");
         return ZC_EXIT_USAGE;
     }
-    int code = 0;
     if (o->json_path != NULL &&
         (code = zc_cli_output_open(&o->json_out, "trace", o->json_path, o->force, inputs, 1)) != 0)
         return code;
@@ -259,6 +256,22 @@ static int zc__check_before_run(zc__trace_options *o, char *library, size_t libr
         zc_cli_output_abort(&o->json_out);
         return code;
     }
+    /* The log folder, last: nothing that could still be refused is left to undo it. */
+    if (o->keep_dir != NULL) {
+        char *absolute = realpath(o->keep_dir, NULL);
+        snprintf(log_dir, log_dir_size, "%s", absolute ? absolute : o->keep_dir);
+        free(absolute);
+    } else if (zc_cli_trace_make_log_dir(log_dir, log_dir_size) != 0) {
+        const int error = errno;
+        const char *base = zc_cli_trace_log_base(), *tmpdir = getenv("TMPDIR");
+        fprintf(stderr, "zc trace: cannot make a folder for the trace logs in %s'%s': %s\n",
+                tmpdir != NULL && strcmp(tmpdir, base) == 0 ? "TMPDIR " : "", base,
+                strerror(error));
+        zc_cli_output_abort(&o->json_out);
+        zc_cli_output_abort(&o->summary_out);
+        return ZC_EXIT_FAILURE;
+    }
+    run->traced = 1;
     return 0;
 }
 
@@ -273,11 +286,12 @@ int zc_cli_cmd_trace(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
     };
     zc__trace_options o = {0};
-    int opt;
+    int opt, code;
     optind = 0; /* GNU getopt: full re-initialisation for this command's argv */
     opterr = 0;
     /* "+": stop at the program's name, so that its own options are left alone. */
-    while ((opt = getopt_long(argc, argv, "+:hj:o:d:", options, NULL)) != -1) {
+    while ((opt = zc_cli_next_option("trace", zc__trace_usage, argc, argv, "+:hj:o:d:", options)) !=
+           -1) {
         switch (opt) {
         case 'F':
             o.force = 1;
@@ -295,20 +309,19 @@ int zc_cli_cmd_trace(int argc, char **argv)
             o.bench_path = optarg;
             break;
         case 'c':
-            if (!zc__parse_gbps(optarg, &o.ceiling_gbps))
-                return zc_cli_usage_error("trace", zc__trace_usage,
-                                          "--ceiling needs a bandwidth in GB/s, got '%s'", optarg);
+            if ((code = zc_cli_double_option("trace", zc__trace_usage, "--ceiling", "GB/s", optarg,
+                                             1e-9, 1e6, &o.ceiling_gbps)))
+                return code;
             break;
         case 'r':
-            if (zc_size_parse(optarg, UINT64_MAX, &o.ram_bytes) != ZC_OK)
-                return zc_cli_usage_error("trace", zc__trace_usage,
-                                          "--ram needs a size in bytes (K, M, G, T), got '%s'",
-                                          optarg);
+            if ((code = zc_cli_parse_size("trace", zc__trace_usage, "--ram", optarg, UINT64_MAX,
+                                          &o.ram_bytes)) != ZC_EXIT_OK)
+                return code;
             break;
         case 'd':
-            if (!zc_cli_parse_int(optarg, 0, 1023, &o.device))
-                return zc_cli_usage_error("trace", zc__trace_usage,
-                                          "--device needs a GPU number, got '%s'", optarg);
+            if ((code = zc_cli_int_option("trace", zc__trace_usage, "--device", "a GPU number",
+                                          optarg, 0, ZC_CLI_DEVICE_MAX, &o.device)))
+                return code;
             break;
         case 'l':
             o.lib_path = optarg;
@@ -333,33 +346,27 @@ int zc_cli_cmd_trace(int argc, char **argv)
     memset(&run, 0, sizeof run);
     run.argv = argv + optind;
     char library[PATH_MAX], log_dir[PATH_MAX] = "";
-    int code = zc__check_before_run(&o, library, sizeof library, &run);
+    code = zc__check_before_run(&o, library, sizeof library, log_dir, sizeof log_dir, &run);
     if (code != 0)
         return code;
-    if (run.traced && o.keep_dir != NULL) {
-        char *absolute = realpath(o.keep_dir, NULL);
-        snprintf(log_dir, sizeof log_dir, "%s", absolute ? absolute : o.keep_dir);
-        free(absolute);
-    } else if (run.traced && zc_cli_trace_make_log_dir(log_dir, sizeof log_dir) != 0) {
-        snprintf(run.why_not, sizeof run.why_not, "no folder for the trace logs: %s",
-                 strerror(errno));
-        run.traced = 0;
-    }
-    /* Without the library (not found, no log folder) the program runs untraced: the trace
-     * failed, which the exit code says when the program itself succeeded. */
-    run.trace_failed = !run.traced;
 
     const char *displaced = getenv(ZC_TRACE_INJECTION_ENV);
-    if (run.traced && displaced != NULL && displaced[0] != '\0')
+    if (displaced != NULL && displaced[0] != '\0')
         fprintf(stderr, "zc trace: %s was set (%s); the program gets zc trace's library instead\n",
                 ZC_TRACE_INJECTION_ENV, displaced);
     run.exit_code =
-        zc_cli_trace_run_program(run.argv, run.traced ? library : NULL, log_dir, &run.signal);
+        zc_cli_trace_run_program(run.argv, library, log_dir, &run.signal, &run.start_errno);
+    if (run.start_errno != 0) {
+        /* It never ran: there is no trace to read, and nothing to say about CUDA. */
+        run.traced = 0;
+        snprintf(run.why_not, sizeof run.why_not, "'%s' could not be started: %s", run.argv[0],
+                 strerror(run.start_errno));
+    }
     code = zc__report(&o, log_dir, &run);
-    if (run.traced && o.keep_dir == NULL)
+    if (o.keep_dir == NULL)
         zc_cli_trace_remove_log_dir(log_dir);
     /* The program's own code, unless the program succeeded and zc trace did not: its trace
-     * failed (no library, a log it cannot read) or its results could not be written. */
+     * failed (a log it cannot read) or its results could not be written. */
     if (run.exit_code != 0)
         return run.exit_code;
     if (code != ZC_EXIT_OK)

@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,6 +12,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "cli.h"
 
 /* The library folder of a Debian multiarch install, where GNUInstallDirs puts libraries. */
 #if defined(__x86_64__)
@@ -37,11 +40,11 @@ int zc_cli_trace_find_library(const char *explicit_path, char *path_p, size_t pa
             char *absolute = realpath(given, NULL);
             snprintf(path_p, path_size, "%s", absolute ? absolute : given);
             free(absolute);
-            return 1;
+            return ZC_EXIT_OK;
         }
         snprintf(why, why_size, "the injection library '%s' (%s) cannot be read", given,
                  explicit_path ? "--lib" : ZC_TRACE_LIB_ENV);
-        return 0;
+        return ZC_EXIT_USAGE;
     }
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -50,7 +53,7 @@ int zc_cli_trace_find_library(const char *explicit_path, char *path_p, size_t pa
                  "cannot tell where zc is installed (/proc/self/exe); give the "
                  "injection library with --lib or %s",
                  ZC_TRACE_LIB_ENV);
-        return 0;
+        return ZC_EXIT_FAILURE;
     }
     exe[n] = '\0';
     char *slash = strrchr(exe, '/');
@@ -65,7 +68,7 @@ int zc_cli_trace_find_library(const char *explicit_path, char *path_p, size_t pa
             if (absolute != NULL && strlen(absolute) < path_size) {
                 snprintf(path_p, path_size, "%s", absolute);
                 free(absolute);
-                return 1;
+                return ZC_EXIT_OK;
             }
             free(absolute);
         }
@@ -74,17 +77,22 @@ int zc_cli_trace_find_library(const char *explicit_path, char *path_p, size_t pa
              "%s was not found next to zc or in ../lib (built without CUPTI?); "
              "give it with --lib or %s",
              ZC_TRACE_LIB_NAME, ZC_TRACE_LIB_ENV);
-    return 0;
+    return ZC_EXIT_FAILURE;
+}
+
+const char *zc_cli_trace_log_base(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    return tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp";
 }
 
 int zc_cli_trace_make_log_dir(char *dir_p, size_t size)
 {
-    const char *tmp = getenv("TMPDIR");
-    if (tmp == NULL || tmp[0] == '\0')
-        tmp = "/tmp";
-    int n = snprintf(dir_p, size, "%s/zc-trace-XXXXXX", tmp);
-    if (n < 0 || (size_t)n >= size)
+    int n = snprintf(dir_p, size, "%s/zc-trace-XXXXXX", zc_cli_trace_log_base());
+    if (n < 0 || (size_t)n >= size) {
+        errno = ENAMETOOLONG;
         return -1;
+    }
     return mkdtemp(dir_p) != NULL ? 0 : -1;
 }
 
@@ -107,9 +115,17 @@ void zc_cli_trace_remove_log_dir(const char *dir)
 }
 
 int zc_cli_trace_run_program(char *const *argv, const char *library, const char *log_dir,
-                             int *signal_p)
+                             int *signal_p, int *start_errno_p)
 {
     *signal_p = 0;
+    *start_errno_p = 0;
+    /* The child's exec failure comes back through a pipe that a successful exec closes, so
+     * that a program that never started is told from one that exited 127 itself. */
+    int failed[2];
+    if (pipe2(failed, O_CLOEXEC) != 0) {
+        *start_errno_p = errno;
+        return 127;
+    }
     /* Like system(): while the program runs, Ctrl-C is for the program, not for zc. */
     struct sigaction ignore = {.sa_handler = SIG_IGN}, old_int, old_quit;
     sigemptyset(&ignore.sa_mask);
@@ -117,7 +133,9 @@ int zc_cli_trace_run_program(char *const *argv, const char *library, const char 
     sigaction(SIGQUIT, &ignore, &old_quit);
     fflush(NULL);
     pid_t pid = fork();
+    const int fork_error = errno;
     if (pid == 0) {
+        close(failed[0]);
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGQUIT, &old_quit, NULL);
         if (library != NULL) {
@@ -126,14 +144,23 @@ int zc_cli_trace_run_program(char *const *argv, const char *library, const char 
         }
         execvp(argv[0], argv);
         int error = errno;
-        fprintf(stderr, "zc trace: cannot run '%s': %s\n", argv[0], strerror(error));
+        ssize_t unused = write(failed[1], &error, sizeof error);
+        (void)unused;
         _exit(error == ENOENT ? 127 : 126);
     }
+    close(failed[1]);
     int code;
     if (pid < 0) {
-        fprintf(stderr, "zc trace: fork failed: %s\n", strerror(errno));
+        *start_errno_p = fork_error;
         code = 127;
     } else {
+        int error = 0;
+        ssize_t got;
+        do {
+            got = read(failed[0], &error, sizeof error);
+        } while (got < 0 && errno == EINTR);
+        if (got == (ssize_t)sizeof error)
+            *start_errno_p = error != 0 ? error : ENOEXEC;
         int status = 0;
         pid_t waited;
         do {
@@ -148,6 +175,7 @@ int zc_cli_trace_run_program(char *const *argv, const char *library, const char 
             code = WEXITSTATUS(status);
         }
     }
+    close(failed[0]);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGQUIT, &old_quit, NULL);
     return code;

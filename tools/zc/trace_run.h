@@ -12,13 +12,19 @@
 
 /*
  * Find the injection library: explicit (from --lib) if given, else $ZC_TRACE_LIB, else next to
- * the zc binary, else in the install's library folder beside its bin folder. 1 and the path in
- * path_p when found; 0 and the places looked at in why (one sentence) when not.
+ * the zc binary, else in the install's library folder beside its bin folder. 0 and the path in
+ * path_p when found; else an exit code and why in one sentence (naming the path, or the places
+ * looked at): ZC_EXIT_USAGE (2) when the library the user named cannot be read, ZC_EXIT_FAILURE
+ * (1) when the installed one is not found.
  */
 int zc_cli_trace_find_library(const char *explicit_path, char *path_p, size_t path_size, char *why,
                               size_t why_size);
 
-/* Create a fresh private folder for the logs (in $TMPDIR or /tmp); 0 on success. */
+/* The folder the log folders are made in: $TMPDIR, or /tmp when it is unset or empty. */
+const char *zc_cli_trace_log_base(void);
+
+/* Create a fresh private folder for the logs in zc_cli_trace_log_base(); 0 on success, else -1
+ * with errno set. */
 int zc_cli_trace_make_log_dir(char *dir_p, size_t size);
 
 /* Remove the "*.log" files zc trace's library wrote in dir, then dir itself. */
@@ -28,10 +34,11 @@ void zc_cli_trace_remove_log_dir(const char *dir);
  * Run argv (searched on PATH) with the same stdin, stdout and stderr, with the injection
  * library and log folder in its environment when library is not NULL. Waits for it while
  * ignoring SIGINT and SIGQUIT (the terminal sends them to the program too). Gives the exit
- * code as a shell would: the program's own, 128 + signal when killed (and *signal_p set), 127
- * when it could not be started.
+ * code as a shell would: the program's own, 128 + signal when killed (and *signal_p set); 127
+ * (not found) or 126 (found, not executable) when it could not be started, and then the reason
+ * in *start_errno_p (0 when it started), said by nobody: the caller says it.
  */
 int zc_cli_trace_run_program(char *const *argv, const char *library, const char *log_dir,
-                             int *signal_p);
+                             int *signal_p, int *start_errno_p);
 
 #endif
