@@ -352,7 +352,8 @@ def fir_reference(taps, frame, history=None, channels=1):
 
 
 def fir_error(reference, got, taps, max_abs_input):
-    """zc_fir_error: max |got - reference| over sum |h| * max |x|, the engine's check figure."""
+    """zc_fir_error: max |got - reference| over sum |h| * max |x|, the engine's check figure
+    (differences no larger than flushing subnormals to zero could make count as none)."""
     np = numpy()
     ref = np.ascontiguousarray(reference, dtype=np.float64).reshape(-1)
     got = float32_array(got).reshape(-1)
