@@ -55,7 +55,8 @@ class LaneStats:
 
 @dataclass(frozen=True)
 class StreamStats:
-    """zc_stream_stats; histogram holds the bins that counted frames, as (lo_us, hi_us, count)."""
+    """zc_stream_stats; histogram holds the bins that counted frames, as (lo_us, hi_us, count).
+    verify_passed is False when no frame was checked (verified 0)."""
 
     samples_in: int
     samples_out: int

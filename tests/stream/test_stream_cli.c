@@ -155,6 +155,68 @@ static void test_save_taps_round_trip(void **state)
     unlink(path);
 }
 
+/* A scratch file of bytes zero bytes (sparse); its path in path (room for 32). */
+static void zero_file(char *path, size_t bytes)
+{
+    strcpy(path, "/tmp/zc_stream_zero_XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, (off_t)bytes), 0);
+    close(fd);
+}
+
+/* The run's "verify" object of zc stream's JSON on stdout, the document in *doc_p. */
+static cJSON *verify_of(const zc_test_output *r, cJSON **doc_p)
+{
+    *doc_p = cJSON_Parse(r->out);
+    if (*doc_p == NULL)
+        fail_msg("not JSON: %.300s\nstderr: %s", r->out, r->err);
+    cJSON *run = cJSON_GetArrayItem(cJSON_GetObjectItem(*doc_p, "runs"), 0);
+    assert_non_null(run);
+    return cJSON_GetObjectItem(run, "verify");
+}
+
+/* A run that checked no frame says so: never "ok", JSON passed null, and exit 0 (nothing
+ * failed either). */
+static void test_zero_frames_checked(void **state)
+{
+    (void)state;
+    char path[32];
+    zero_file(path, 0); /* empty: no frame at all */
+    zc_test_output r;
+    zc_test_run_zc((const char *[]){"stream", path, "--mode", "cpu", "--json", "-", NULL},
+                   zc_test_no_gpu_env, &r);
+    if (r.exit_code != 0)
+        fail_msg("exit %d: %s", r.exit_code, r.err);
+    cJSON *doc;
+    cJSON *v = verify_of(&r, &doc);
+    assert_int_equal(cJSON_GetObjectItem(v, "frames_checked")->valueint, 0);
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(v, "passed")));
+    if (strstr(r.err, "not checked against the reference (0 frames)") == NULL)
+        fail_msg("the summary does not say nothing was checked:\n%s", r.err);
+    cJSON_Delete(doc);
+    zc_test_output_free(&r);
+    unlink(path);
+
+    /* One measured frame too large for a deferred check (128 MiB) and no warm-up: the table's
+     * check column must not say ok. Four taps keep the host filter quick. */
+    zero_file(path, (size_t)128 << 20);
+    zc_test_run_zc((const char *[]){"stream", path, "--mode", "cpu", "--warmup", "0",
+                                    "--frame-samples", "33554432", "--taps", "4", "--json", "-",
+                                    NULL},
+                   zc_test_no_gpu_env, &r);
+    unlink(path);
+    if (r.exit_code != 0)
+        fail_msg("exit %d: %s", r.exit_code, r.err);
+    v = verify_of(&r, &doc);
+    assert_int_equal(cJSON_GetObjectItem(v, "frames_checked")->valueint, 0);
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(v, "passed")));
+    if (strstr(r.err, "not checked (0 frames)") == NULL || strstr(r.err, " ok\n") != NULL)
+        fail_msg("the table claims a check that did not happen:\n%s", r.err);
+    cJSON_Delete(doc);
+    zc_test_output_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -164,6 +226,7 @@ int main(void)
         cmocka_unit_test(test_taps_file_errors),
         cmocka_unit_test(test_cpu_mode_without_gpu),
         cmocka_unit_test(test_save_taps_round_trip),
+        cmocka_unit_test(test_zero_frames_checked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -128,6 +128,8 @@ static void test_empty_stream(void **state)
     assert_true(st.finished);
     assert_int_equal(st.frames_submitted, 0);
     assert_int_equal(st.latency_us.count, 0);
+    assert_int_equal(st.verified, 0);
+    assert_false(st.verify_passed); /* nothing was checked: nothing passed */
     assert_int_equal(zc_stream_push(s, out, 1, NULL), ZC_ERR_STATE);
     zc_stream_destroy(s);
 }

@@ -488,6 +488,7 @@ static void zc__print_table(FILE *f, const zc_cli_stream_opts *o, const zc_cli_s
                 st->max_rel_error,
                 o->verify == ZC_STREAM_VERIFY_NONE ? "off"
                 : r->status == ZC_ERR_VERIFY       ? "FAIL"
+                : st->verified == 0                ? "not checked (0 frames)"
                                                    : "ok");
     }
 }
@@ -529,8 +530,11 @@ static void zc__print_samples(FILE *f, const zc_cli_stream_opts *o, const zc_cli
                 (unsigned long long)(s->first_nonfinite / o->frame_samples));
     if (r->clipped)
         fprintf(f, ", %llu values clipped by the output format", (unsigned long long)r->clipped);
-    fprintf(f, "; %llu frames checked against the reference, largest relative error %.2e\n",
-            (unsigned long long)s->verified, s->max_rel_error);
+    if (s->verified == 0)
+        fprintf(f, "; not checked against the reference (0 frames)\n");
+    else
+        fprintf(f, "; %llu frames checked against the reference, largest relative error %.2e\n",
+                (unsigned long long)s->verified, s->max_rel_error);
 }
 
 /* The GPUs --devices names ("all": every one), into o. */
