@@ -2,7 +2,11 @@
  * mode end to end (its JSON), with the GPU hidden. */
 #include "test_support.h"
 
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -217,6 +221,60 @@ static void test_zero_frames_checked(void **state)
     zc_test_output_free(&r);
 }
 
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* A FIFO that no writer ever opens ends the run after --timeout-ms (exit 6, naming the FIFO
+ * and the option) instead of blocking in open(); a writer that comes within it is read whole. */
+static void test_fifo_without_writer(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/zc_fifo_XXXXXX", fifo[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(fifo, sizeof fifo, "%s/in", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    const zc_test_run_opts bound = {NULL, 0, 5000}; /* a hang fails, it does not block */
+    zc_test_output r;
+    double t0 = now_s();
+    zc_test_run_zc_bounded(
+        (const char *[]){"stream", fifo, "--mode", "cpu", "--timeout-ms", "300", NULL},
+        zc_test_no_gpu_env, &bound, &r);
+    double took = now_s() - t0;
+    if (r.exit_code != 6 || strstr(r.err, fifo) == NULL || strstr(r.err, "no writer") == NULL ||
+        strstr(r.err, "300 ms") == NULL || strstr(r.err, "--timeout-ms") == NULL)
+        fail_msg("exit %d after %.2f s:\n%s", r.exit_code, took, r.err);
+    assert_true(took < 2.5);
+    zc_test_output_free(&r);
+
+    /* A writer that opens the FIFO 200 ms late, within the 2 s, is waited for and read whole. */
+    pid_t writer = fork();
+    assert_true(writer >= 0);
+    if (writer == 0) {
+        struct timespec late = {0, 200000000};
+        nanosleep(&late, NULL);
+        int fd = open(fifo, O_WRONLY);
+        static float x[3000];
+        for (size_t i = 0; i < 3000; i++)
+            x[i] = (float)(i % 17) / 17.0f;
+        _exit(fd >= 0 && write(fd, x, sizeof x) == (ssize_t)sizeof x ? 0 : 1);
+    }
+    zc_test_run_zc_bounded(
+        (const char *[]){"stream", fifo, "--mode", "cpu", "--timeout-ms", "2000", NULL},
+        zc_test_no_gpu_env, &bound, &r);
+    int wstatus = 0;
+    assert_int_equal(waitpid(writer, &wstatus, 0), writer);
+    assert_true(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0);
+    if (r.exit_code != 0 || strstr(r.out, "cpu: 3000 samples in, 3000 out") == NULL)
+        fail_msg("exit %d\nstdout: %s\nstderr: %s", r.exit_code, r.out, r.err);
+    zc_test_output_free(&r);
+    unlink(fifo);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -227,6 +285,7 @@ int main(void)
         cmocka_unit_test(test_cpu_mode_without_gpu),
         cmocka_unit_test(test_save_taps_round_trip),
         cmocka_unit_test(test_zero_frames_checked),
+        cmocka_unit_test(test_fifo_without_writer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
