@@ -275,6 +275,41 @@ static void test_fifo_without_writer(void **state)
     rmdir(dir);
 }
 
+/* The taps and the samples cannot both come from stdin: refused (exit 2) before either is read,
+ * rather than the taps eating the samples (or the samples the taps). */
+static void test_taps_and_input_both_stdin(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/zc_taps_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "0.25 0.5 0.25\n", 14), 14); /* would pass as a taps file */
+    close(fd);
+    const zc_test_run_opts from_file = {path, 0, 10000};
+    const char *const *cases[] = {
+        (const char *[]){"stream", "-", "--taps-file", "-", "--mode", "cpu", NULL},
+        (const char *[]){"stream", "--taps-file", "-", "--source", "-", "--mode", "cpu", NULL},
+    };
+    for (size_t i = 0; i < 2; i++) {
+        zc_test_output r;
+        zc_test_run_zc_bounded(cases[i], zc_test_no_gpu_env, &from_file, &r);
+        if (r.exit_code != 2 ||
+            strstr(r.err, "--taps-file - and the input - both name stdin") == NULL)
+            fail_msg("case %zu: exit %d\nstdout: %s\nstderr: %s", i, r.exit_code, r.out, r.err);
+        assert_null(strstr(r.out, "running cpu")); /* nothing ran */
+        zc_test_output_free(&r);
+    }
+    /* Either alone from stdin is fine. */
+    zc_test_output r;
+    zc_test_run_zc_bounded(
+        (const char *[]){"stream", "--taps-file", "-", "--mode", "cpu", "--frames", "2", NULL},
+        zc_test_no_gpu_env, &from_file, &r);
+    if (r.exit_code != 0 || strstr(r.out, "3 taps") == NULL)
+        fail_msg("exit %d\nstdout: %s\nstderr: %s", r.exit_code, r.out, r.err);
+    zc_test_output_free(&r);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -286,6 +321,7 @@ int main(void)
         cmocka_unit_test(test_save_taps_round_trip),
         cmocka_unit_test(test_zero_frames_checked),
         cmocka_unit_test(test_fifo_without_writer),
+        cmocka_unit_test(test_taps_and_input_both_stdin),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -563,6 +563,9 @@ int zc_cli_cmd_stream(int argc, char **argv)
     if (code != 0)
         return code < 0 ? ZC_EXIT_OK : code;
 
+    /* Said before either is read: the taps would take the samples, or the samples the taps. */
+    if (o.taps_file != NULL && strcmp(o.taps_file, "-") == 0 && strcmp(o.source, "-") == 0)
+        return ZC__USAGE("--taps-file - and the input - both name stdin");
     zc_status st;
     if (o.taps_file != NULL)
         st = zc_cli_stream_taps_read(o.taps_file, o.taps, &o.ntaps);
