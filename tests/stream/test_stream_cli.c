@@ -237,7 +237,7 @@ static void test_fifo_without_writer(void **state)
     assert_non_null(mkdtemp(dir));
     snprintf(fifo, sizeof fifo, "%s/in", dir);
     assert_int_equal(mkfifo(fifo, 0600), 0);
-    const zc_test_run_opts bound = {NULL, 0, 5000}; /* a hang fails, it does not block */
+    const zc_test_run_opts bound = {.timeout_ms = 5000}; /* a hang fails, it does not block */
     zc_test_output r;
     double t0 = now_s();
     zc_test_run_zc_bounded(
@@ -285,7 +285,7 @@ static void test_taps_and_input_both_stdin(void **state)
     assert_true(fd >= 0);
     assert_int_equal(write(fd, "0.25 0.5 0.25\n", 14), 14); /* would pass as a taps file */
     close(fd);
-    const zc_test_run_opts from_file = {path, 0, 10000};
+    const zc_test_run_opts from_file = {.stdin_path = path, .timeout_ms = 10000};
     const char *const *cases[] = {
         (const char *[]){"stream", "-", "--taps-file", "-", "--mode", "cpu", NULL},
         (const char *[]){"stream", "--taps-file", "-", "--source", "-", "--mode", "cpu", NULL},

@@ -141,6 +141,8 @@ typedef struct zc__bounded {
     size_t sizes[2], caps[2];
     char *input;
     size_t input_len, written, pieces;
+    unsigned pause_ms;
+    int64_t next_write_ms; /* no piece before this time */
 } zc__bounded;
 
 static int64_t zc__now_ms(void)
@@ -178,6 +180,7 @@ static void zc__bounded_write(zc__bounded *b)
     if (put > 0) {
         b->written += (size_t)put;
         b->pieces++;
+        b->next_write_ms = zc__now_ms() + b->pause_ms;
     }
     if (b->written == b->input_len || (put < 0 && errno != EAGAIN && errno != EINTR)) {
         close(b->fds[2].fd); /* EPIPE: zc ended before reading everything, as it may */
@@ -189,10 +192,13 @@ static void zc__bounded_write(zc__bounded *b)
 static int zc__bounded_serve(zc__bounded *b, int64_t deadline)
 {
     while (b->fds[0].fd >= 0 || b->fds[1].fd >= 0) {
-        int64_t left = deadline - zc__now_ms();
+        const int64_t now = zc__now_ms(), left = deadline - now;
         if (left <= 0)
             return 0;
-        int r = poll(b->fds, 3, (int)left);
+        /* stdin's next piece is watched for only once its pause is over. */
+        const int64_t pause = b->fds[2].fd >= 0 ? b->next_write_ms - now : 0;
+        b->fds[2].events = pause > 0 ? 0 : POLLOUT;
+        int r = poll(b->fds, 3, (int)(pause > 0 && pause < left ? pause : left));
         if (r < 0 && errno == EINTR)
             continue;
         assert_true(r >= 0);
@@ -243,12 +249,13 @@ static int zc__bounded_stdin(const zc_test_run_opts *opts, zc__bounded *b, int *
 void zc_test_run_zc_bounded(const char *const *args, const char *const *env,
                             const zc_test_run_opts *opts, zc_test_output *result)
 {
-    static const zc_test_run_opts defaults = {NULL, 0, 0};
+    static const zc_test_run_opts defaults = {.stdin_path = NULL};
     if (opts == NULL)
         opts = &defaults;
     const unsigned timeout_ms = opts->timeout_ms ? opts->timeout_ms : 120000u;
     zc__bounded b;
     memset(&b, 0, sizeof b);
+    b.pause_ms = opts->pause_ms;
     int out_pipe[2], err_pipe[2], in_write;
     assert_int_equal(pipe(out_pipe), 0);
     assert_int_equal(pipe(err_pipe), 0);

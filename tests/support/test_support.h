@@ -69,6 +69,8 @@ typedef struct zc_test_run_opts {
                                sizes (1, 7, 1000, 13, 4096, 333 bytes, ...) as a slow writer's
                                would; 0: stdin is the file itself */
     unsigned timeout_ms;    /* the bound on zc's run (0: 120000) */
+    unsigned pause_ms;      /* stdin_pipe: a pause after each piece, so that zc reads them one
+                               at a time (0: none) */
 } zc_test_run_opts;
 
 /*
