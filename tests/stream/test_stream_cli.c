@@ -11,6 +11,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "stream_cli_check.h"
+
 static void test_help(void **state)
 {
     (void)state;
@@ -310,6 +312,57 @@ static void test_taps_and_input_both_stdin(void **state)
     unlink(path);
 }
 
+/* The cpu mode alone, each run a fresh process with a bound, from a file and from a pipe fed in
+ * uneven pieces: as many samples out as in, exit 0; one lane and three, real and complex. */
+static void test_cpu_alone_from_file_and_pipe(void **state)
+{
+    (void)state;
+    const size_t samples = 1024 * 30 + 78; /* not a multiple of the frame */
+    char input[40];
+    stream_cli_input(input, samples, (size_t)-1);
+    const char *const one_lane[] = {"--mode", "cpu", NULL};
+    const char *const three_lanes[] = {"--mode", "cpu", "--lanes", "3", NULL};
+    /* The same bytes as I/Q pairs: half as many samples, two values each. */
+    const char *const iq[] = {"--mode",          "cpu", "--format", "cf32", "--in-flight", "3",
+                              "--frame-samples", "512", NULL};
+    const stream_cli_from from[] = {STREAM_CLI_FILE, STREAM_CLI_PIPE};
+    const char *const *env = zc_test_no_gpu_env;
+    for (size_t i = 0; i < 2; i++) {
+        assert_int_equal(stream_cli_check_all_out(input, samples, 1, from[i], one_lane, env), 1);
+        assert_int_equal(stream_cli_check_all_out(input, samples, 1, from[i], three_lanes, env), 1);
+        assert_int_equal(stream_cli_check_all_out(input, samples / 2, 2, from[i], iq, env), 1);
+    }
+    unlink(input);
+}
+
+/* A NaN that comes through a pipe in pieces is named at its own place: sample 3000 is in frame
+ * 2 of 1024-sample frames (it was said to be sample 3952, frame 3, when earlier pieces had left
+ * part of a frame staged), and the 3000 samples before it are filtered and written. */
+static void test_cpu_nan_through_a_pipe(void **state)
+{
+    (void)state;
+    char input[40], out[] = "/tmp/zc_stream_out_XXXXXX";
+    stream_cli_input(input, 5000, 3000);
+    int fd = mkstemp(out);
+    assert_true(fd >= 0);
+    close(fd);
+    /* A pause after each piece, so that zc reads them one by one, as from a slow writer. */
+    const zc_test_run_opts piped = {
+        .stdin_path = input, .stdin_pipe = 1, .timeout_ms = STREAM_CLI_TIMEOUT_MS, .pause_ms = 2};
+    zc_test_output r;
+    zc_test_run_zc_bounded(
+        (const char *[]){"stream", "-", "--mode", "cpu", "--output", out, "--force", NULL},
+        zc_test_no_gpu_env, &piped, &r);
+    struct stat info;
+    assert_int_equal(stat(out, &info), 0);
+    unlink(out);
+    unlink(input);
+    if (r.exit_code != 2 || strstr(r.err, "sample 3000 (frame 2, channel 0) is NaN") == NULL ||
+        info.st_size != 3000 * 4)
+        fail_msg("exit %d, %lld bytes out:\n%s", r.exit_code, (long long)info.st_size, r.err);
+    zc_test_output_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -322,6 +375,8 @@ int main(void)
         cmocka_unit_test(test_zero_frames_checked),
         cmocka_unit_test(test_fifo_without_writer),
         cmocka_unit_test(test_taps_and_input_both_stdin),
+        cmocka_unit_test(test_cpu_alone_from_file_and_pipe),
+        cmocka_unit_test(test_cpu_nan_through_a_pipe),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,6 @@
 /* zc stream end to end on a GPU: every mode in one run, its JSON, output samples, paced input,
- * and raw int16 input from a file; stream-wait alone in a fresh process, bounded so that a hang
- * fails. */
+ * and raw int16 input from a file; every mode alone in a fresh process, from a file and a pipe,
+ * and modes together, each run bounded so that a hang fails. */
 #include "test_support.h"
 
 #include <math.h>
@@ -216,6 +216,66 @@ static void test_stream_wait_alone_in_a_fresh_process(void **state)
     unlink(input);
 }
 
+/* Every GPU mode of the table (zerocopy with each protocol) alone, each run a fresh process with
+ * a bound, from a file and from a pipe, 1 and 3 frames in flight: as many samples out as in,
+ * exit 0. A mode added to the table is run here without a change. */
+static void test_every_mode_alone(void **state)
+{
+    (void)state;
+    const size_t samples = 1024 * 40 + 78;
+    char input[40];
+    stream_cli_input(input, samples, (size_t)-1);
+    const stream_cli_from from[] = {STREAM_CLI_FILE, STREAM_CLI_PIPE};
+    const char *const in_flight[] = {"1", "3"};
+    int runs = 0;
+    for (int m = 0; m < ZC_STREAM_MODE_COUNT; m++) {
+        if (m == ZC_STREAM_CPU)
+            continue; /* the cpu tests' (cpu_stream_cli) */
+        const int protocols = m == ZC_STREAM_ZEROCOPY ? 2 : 1;
+        for (int p = 0; p < protocols; p++) {
+            for (size_t k = 0; k < 4; k++) {
+                const char *const args[] = {"--mode",      zc_stream_mode_name((zc_stream_mode)m),
+                                            "--in-flight", in_flight[k / 2],
+                                            "--protocol",  p == 0 ? "ll" : "flag",
+                                            NULL};
+                fprintf(stderr, "%s%s%s, %s in flight, from a %s\n",
+                        zc_stream_mode_name((zc_stream_mode)m), protocols > 1 ? " " : "",
+                        protocols > 1 ? args[5] : "", in_flight[k / 2],
+                        from[k % 2] == STREAM_CLI_FILE ? "file" : "pipe");
+                runs += stream_cli_check_all_out(input, samples, 1, from[k % 2], args, lazy_env);
+            }
+        }
+    }
+    assert_int_equal(runs, 4 * ZC_STREAM_MODE_COUNT); /* every GPU mode, zerocopy twice */
+    unlink(input);
+}
+
+/* Modes together in one process, from a file and from a pipe: each run takes and gives back
+ * every sample. stream-wait comes last in a run (the table's order): after the cpu mode, which
+ * loads no kernel, it is first on the GPU, as alone. */
+static void test_mode_combinations(void **state)
+{
+    (void)state;
+    const size_t samples = 1024 * 40 + 78;
+    char input[40];
+    stream_cli_input(input, samples, (size_t)-1);
+    const char *const lists[] = {"cpu,stream-wait", "zerocopy,stream-wait",
+                                 "mapped-launch,classic-pageable,classic-pinned,graph,"
+                                 "classic-overlap",
+                                 "all"};
+    const int wanted[] = {2, 2, 5, ZC_STREAM_MODE_COUNT + 1};
+    for (size_t i = 0; i < 4; i++) {
+        const char *const args[] = {"--mode", lists[i], "--in-flight", "2", NULL};
+        for (int f = 0; f < 2; f++) {
+            int runs = stream_cli_check_all_out(
+                input, samples, 1, f ? STREAM_CLI_PIPE : STREAM_CLI_FILE, args, lazy_env);
+            if (runs != wanted[i])
+                fail_msg("--mode %s: %d runs, %d wanted", lists[i], runs, wanted[i]);
+        }
+    }
+    unlink(input);
+}
+
 int main(void)
 {
     zc_test_require_gpu("gpu_stream_cli");
@@ -225,6 +285,8 @@ int main(void)
         cmocka_unit_test(test_paced_and_output),
         cmocka_unit_test(test_int16_file_complex),
         cmocka_unit_test(test_stream_wait_alone_in_a_fresh_process),
+        cmocka_unit_test(test_every_mode_alone),
+        cmocka_unit_test(test_mode_combinations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
