@@ -99,7 +99,9 @@ ZC_EXTERN zc_status zc_fir_reference(const float *taps, size_t ntaps, size_t cha
 /*
  * How far a result is from the reference: max |got - ref| divided by the largest output the
  * filter could give for this input, sum |h| * max |x|. That scale keeps the figure meaningful
- * when the output is near zero, as it is in a filter's stop band. count values.
+ * when the output is near zero, as it is in a filter's stop band. The part of each difference
+ * that flushing subnormals to zero could make (a few FLT_MIN, scaled by the taps and the input)
+ * is not counted, so that subnormal input is not reported as wrong. count values.
  */
 ZC_EXTERN double zc_fir_error(const double *ref, const float *got, size_t count, const float *taps,
                               size_t ntaps, double max_abs_input);

@@ -116,7 +116,8 @@ typedef struct zc_stream_stats {
     double frames_per_s, samples_per_s, gb_per_s; /* GB of input, 1e9 bytes */
     uint64_t verified;                            /* frames checked so far */
     double max_rel_error; /* zc_fir_error's measure, worst of them (INFINITY for NaN) */
-    int verify_passed;    /* 1 when every check so far is within the tolerance (1: none ran) */
+    int verify_passed;    /* 1 when a check ran and every one so far is within the tolerance
+                             (0 when none ran: see verified) */
     int finished;         /* flushed, and every result taken */
     size_t lead_values;   /* values of the previous frame sent before each frame (N lanes) */
     size_t lanes;

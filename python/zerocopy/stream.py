@@ -7,6 +7,7 @@ pulls; one thread may also do both (a push that needs room moves finished result
 """
 
 import ctypes
+import math
 from ctypes import POINTER, byref, c_float, c_int, c_size_t, c_uint32, c_void_p
 from dataclasses import dataclass
 
@@ -26,6 +27,7 @@ MODES = [
 ]
 VERIFY_TOLERANCE = 1e-5  # ZC_STREAM_VERIFY_TOLERANCE
 _ERR_TIMEOUT, _ERR_NOT_FOUND = -11, -16
+_NS_MAX = 2**64 - 1  # a wait's nanoseconds are a uint64_t
 
 
 def _choice(table, value, what):
@@ -33,6 +35,20 @@ def _choice(table, value, what):
     if key not in table:
         raise ValueError(f"zerocopy: unknown {what} {value!r} (one of {', '.join(table)})")
     return table[key]
+
+
+def _wait_ns(seconds, what):
+    """A wait of seconds as the engine's nanoseconds. Every wait must end: a negative, infinite
+    or NaN time (a negative one would wrap to 584 years in the uint64_t) is a ValueError."""
+    try:
+        value = float(seconds)
+    except (TypeError, ValueError):
+        raise ValueError(f"zerocopy: {what} must be a number of seconds, not {seconds!r}") from None
+    if not math.isfinite(value) or value < 0 or value * 1e9 > _NS_MAX:
+        raise ValueError(
+            f"zerocopy: {what} {seconds!r} is not a finite number of seconds >= 0 (every wait needs a deadline)"
+        )
+    return int(value * 1e9)
 
 
 def mode_value(name):
@@ -55,7 +71,8 @@ class LaneStats:
 
 @dataclass(frozen=True)
 class StreamStats:
-    """zc_stream_stats; histogram holds the bins that counted frames, as (lo_us, hi_us, count)."""
+    """zc_stream_stats; histogram holds the bins that counted frames, as (lo_us, hi_us, count).
+    verify_passed is False when no frame was checked (verified 0)."""
 
     samples_in: int
     samples_out: int
@@ -161,7 +178,7 @@ class Stream:
             self._devices = (c_int * max(len(devices), 1))(*[int(d) for d in devices])
             c.devices = ctypes.cast(self._devices, POINTER(c_int))
             c.device_count = len(devices)
-        c.timeout_ns = int(timeout * 1e9)
+        c.timeout_ns = _wait_ns(timeout, "timeout")
         c.watchdog_ns = int(watchdog * 1e9)
         c.verify = _choice(_VERIFY, verify, "verify")
         c.nonfinite = _choice(_NONFINITE, nonfinite, "non-finite policy")
@@ -229,7 +246,8 @@ class Stream:
     def pull(self, max_samples=None, timeout=None, out=None):
         """Filtered samples, in order: a float32 array of up to max_samples samples (into out
         when given), waiting up to timeout seconds for the first (0: a poll). An empty array when
-        none came in time; None once the stream is flushed and every sample was pulled."""
+        none came in time; None once the stream is flushed and every sample was pulled. A
+        negative or non-finite timeout is a ValueError: every wait has a deadline."""
         np = self._np
         if out is not None:
             target = out
@@ -242,13 +260,13 @@ class Stream:
                     int(self._config.device_count), 1
                 ) * 4
             target = np.empty(int(max_samples) * self.channels, dtype=np.float32)
-        wait = self.timeout if timeout is None else float(timeout)
+        wait_ns = _wait_ns(self.timeout if timeout is None else timeout, "timeout")
         got = c_size_t(0)
         lib.zc_clear_error()
-        status = lib.zc_stream_pull(self._h(), float_ptr(target), int(max_samples), int(wait * 1e9), byref(got))
+        status = lib.zc_stream_pull(self._h(), float_ptr(target), int(max_samples), wait_ns, byref(got))
         if status == _ERR_NOT_FOUND and got.value == 0:
             return None
-        if status == _ERR_TIMEOUT and got.value == 0 and wait == 0:
+        if status == _ERR_TIMEOUT and got.value == 0 and wait_ns == 0:
             return target[:0].reshape(self._shape(0))
         check(status, "zc_stream_pull")
         n = got.value
@@ -352,7 +370,8 @@ def fir_reference(taps, frame, history=None, channels=1):
 
 
 def fir_error(reference, got, taps, max_abs_input):
-    """zc_fir_error: max |got - reference| over sum |h| * max |x|, the engine's check figure."""
+    """zc_fir_error: max |got - reference| over sum |h| * max |x|, the engine's check figure
+    (differences no larger than flushing subnormals to zero could make count as none)."""
     np = numpy()
     ref = np.ascontiguousarray(reference, dtype=np.float64).reshape(-1)
     got = float32_array(got).reshape(-1)

@@ -317,7 +317,8 @@ ZC_EXTERN zc_status zc_stream_stats_get(zc_stream *s, zc_stream_stats *st)
     }
     st->verified = s->verified;
     st->max_rel_error = s->max_err;
-    st->verify_passed = s->max_err <= ZC_STREAM_VERIFY_TOLERANCE;
+    /* A stream that checked nothing has not passed a check: verified says which it is. */
+    st->verify_passed = s->verified > 0 && s->max_err <= ZC_STREAM_VERIFY_TOLERANCE;
     st->lead_values = s->lead;
     st->lanes = s->n;
     for (size_t i = 0; i < s->n; i++) {

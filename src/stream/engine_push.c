@@ -201,7 +201,9 @@ static zc_status zc__stage_values(zc_stream *s, const float *src, size_t n, size
         for (size_t i = 0; i < n; i++) {
             if (zc__finite(src[i]))
                 continue;
-            const uint64_t sample = s->samples_in + (s->staged + i) / ch;
+            /* samples_in already counts the values staged before src (whole samples): only
+             * the offset into src is added. */
+            const uint64_t sample = s->samples_in + i / ch;
             if (s->config.nonfinite == ZC_STREAM_NONFINITE_REJECT) {
                 *taken_p = i / ch * ch;
                 return ZC_FAIL(ZC_ERR_PARSE,

@@ -100,6 +100,13 @@ ZC_EXTERN zc_status zc_filter_create(const zc_filter_config *config, zc_filter *
     f->ring_shape = zc__shape_of(config, ZC__FIR_TILE);
 
     if (on_gpu) {
+        /* Every FIR kernel loaded before any transport queues work that holds the GPU:
+         * stream-wait queues frames behind waits on words the CPU writes only later, and its
+         * first kernel launch, loading the kernel lazily, hung there for ever (only when no
+         * earlier run in the process had loaded it); the zerocopy kernel runs until stopped, and
+         * a frame kernel first launched beside it (another stream in the process) would hang
+         * the same way. */
+        ZC_CHECK_GOTO(zc__fir_kernels_load(), st, fail_record);
         ZC_CHECK_GOTO(zc__mem_exact_alloc(ZC_BUFFER_DEVICE, config->ntaps * sizeof(float),
                                           (void **)&f->d_taps),
                       st, fail_record);

@@ -81,6 +81,8 @@ static zc_status zc__wait_setup(zc_filter *f)
                                  (void **)&f->d_hist));
     ZC_CUDA_RETURN(cudaMemset(f->d_hist, 0, 2 * (f->shape.halo + 4) * sizeof(float)));
     ZC_CUDA_RETURN(cudaDeviceSynchronize());
+    /* The FIR kernel is loaded already (zc_filter_create): a first launch that loads it
+     * lazily behind the waits queued here would never return. */
     for (uint64_t seq = 0; seq < f->slots; seq++)
         ZC_CHECK(zc__wait_enqueue(f, seq));
     return ZC_OK;

@@ -152,6 +152,16 @@ __global__ void zc__fir_persistent_kernel(zc__fir_shape s, zc_ring_dev ring, con
     zc_ring_dev_end(&ring, why);
 }
 
+extern "C" zc_status zc__fir_kernels_load(void)
+{
+    /* cudaFuncGetAttributes loads the function it is asked about (the CUDA programming guide's
+     * way to force loading under lazy loading). */
+    cudaFuncAttributes attr;
+    ZC_CUDA_RETURN(cudaFuncGetAttributes(&attr, zc__fir_frame_kernel));
+    ZC_CUDA_RETURN(cudaFuncGetAttributes(&attr, zc__fir_persistent_kernel));
+    return ZC_OK;
+}
+
 extern "C" zc_status zc__fir_launch_frame(const zc__fir_shape *shape, const float *in, float *out,
                                           const float *hist_in, float *hist_out, const float *taps,
                                           cudaStream_t stream, uint32_t *blocks_p)

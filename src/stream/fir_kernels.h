@@ -41,6 +41,15 @@ zc_status zc__fir_launch_frame(const zc__fir_shape *shape, const float *in, floa
                                const float *hist_in, float *hist_out, const float *taps,
                                cudaStream_t stream, uint32_t *blocks_p);
 
+/*
+ * Load every FIR kernel on the current GPU now. Under lazy loading (CUDA_MODULE_LOADING=LAZY,
+ * the default since CUDA 12) a kernel is loaded at its first launch, and loading may wait for
+ * the device to be idle: a first launch queued behind work that cannot finish yet (a stream
+ * waiting on a word the CPU has not written, a persistent kernel) then never returns. Call it
+ * before anything that holds the GPU is queued.
+ */
+zc_status zc__fir_kernels_load(void);
+
 /* The persistent kernel on a ring: blocks consumers, each filtering its share of every frame. */
 zc_status zc__fir_launch_persistent(const zc__fir_shape *shape, const zc_ring_dev *ring,
                                     const float *taps, uint32_t blocks, cudaStream_t stream);

@@ -143,3 +143,37 @@ def test_bad_configuration_is_an_exception_naming_it():
 def test_reference_matches_numpy():
     x = signal(1000, 7)
     assert np.max(np.abs(zerocopy.fir_reference(TAPS, x) - reference(x))) < 1e-9
+
+
+BAD_TIMEOUTS = [-1, -0.001, float("inf"), float("-inf"), float("nan")]
+
+
+@pytest.mark.parametrize("bad", BAD_TIMEOUTS)
+def test_a_wait_without_a_deadline_is_refused_by_the_constructor(bad):
+    with pytest.raises(ValueError, match="timeout"):
+        zerocopy.Stream(TAPS, mode="cpu", frame_samples=64, timeout=bad)
+
+
+@pytest.mark.parametrize("bad", BAD_TIMEOUTS)
+def test_a_wait_without_a_deadline_is_refused_by_pull(bad):
+    with zerocopy.Stream(TAPS, mode="cpu", frame_samples=64, timeout=0.5) as s:
+        outcome = []
+
+        def pull():
+            try:
+                outcome.append(s.pull(timeout=bad))
+            except Exception as e:  # the outcome is checked below, in the test's thread
+                outcome.append(e)
+
+        # In a thread, so that a pull that would wait for ever fails the test instead of
+        # hanging it; the flush below ends such a wait before the stream is closed.
+        t = threading.Thread(target=pull, daemon=True)
+        t.start()
+        t.join(2.0)
+        blocked = t.is_alive()
+        s.flush()
+        t.join(10.0)
+        assert not blocked, f"pull(timeout={bad}) waited with no deadline"
+        assert len(outcome) == 1 and isinstance(outcome[0], ValueError), outcome
+        assert "timeout" in str(outcome[0])
+        assert s.pull(timeout=0) is None  # a finite wait still works

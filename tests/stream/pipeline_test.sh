@@ -2,7 +2,7 @@
 # zc stream as a user runs it, through real pipes, files and FIFOs, checked against independent
 # references: sox makes a WAV and reads the result back (its RMS), scipy.signal.lfilter filters
 # the same samples with the taps zc wrote (--save-taps). Also the bad inputs: empty, truncated,
-# NaN, a stalled FIFO writer.
+# NaN, a stalled FIFO writer, a FIFO no writer opens.
 #
 #   pipeline_test.sh ZC_BINARY MODE[,MODE...]
 #
@@ -12,6 +12,11 @@ set -uo pipefail
 zc=${1:?usage: pipeline_test.sh ZC_BINARY MODES}
 modes=${2:?usage: pipeline_test.sh ZC_BINARY MODES}
 SKIP=77
+# Every zc run is bounded (exit 124 once it is over), so that a hang fails that check instead
+# of blocking the whole test until ctest kills it; compute-sanitizer slows runs a hundredfold.
+run_timeout=120
+[ "${ZC_UNDER_SANITIZER:-0}" = 1 ] && run_timeout=1200
+zc_run() { timeout -k 10 "$run_timeout" "$zc" "$@"; }
 
 # sox makes the WAV and reads the result back where it is installed (scripts/deps installs it);
 # without it (a GPU machine without package access) the same samples are made by Python and
@@ -126,7 +131,7 @@ quick=${ZC_UNDER_SANITIZER:-0}
 for mode in "${mode_list[@]}"; do
   margs=$(mode_args "$mode")
   # shellcheck disable=SC2086
-  probe=$("$zc" stream $margs --frames 1 --warmup 0 2>&1)
+  probe=$(zc_run stream $margs --frames 1 --warmup 0 2>&1)
   if [ $? = 3 ]; then echo "SKIP: $mode needs a GPU: $probe"; exit $SKIP; fi
 
   # 1. The shell pipeline: sox | zc stream - --output - | sox (cat without sox), and the
@@ -134,7 +139,7 @@ for mode in "${mode_list[@]}"; do
   if [ $have_sox = 1 ]; then
     # shellcheck disable=SC2086
     sox "$work/in.wav" -t raw -e float -b 32 - |
-      "$zc" stream - $margs $filter_args --save-taps "$work/taps.txt" --output - \
+      zc_run stream - $margs $filter_args --save-taps "$work/taps.txt" --output - \
         --json "$work/run.json" 2>"$work/err" |
       tee "$work/out.f32" |
       sox -t raw -e float -b 32 -r $rate -c 1 - -n stat 2>"$work/stat"
@@ -142,7 +147,7 @@ for mode in "${mode_list[@]}"; do
   else
     # shellcheck disable=SC2086
     cat "$work/in.f32" |
-      "$zc" stream - $margs $filter_args --save-taps "$work/taps.txt" --output - \
+      zc_run stream - $margs $filter_args --save-taps "$work/taps.txt" --output - \
         --json "$work/run.json" 2>"$work/err" | cat >"$work/out.f32"
     rcs=("${PIPESTATUS[@]}")
   fi
@@ -169,14 +174,16 @@ for mode in "${mode_list[@]}"; do
   head -c $((1024 * 4 * 20)) "$work/in.f32" >"$work/whole.f32" # 20 frames exactly
   for src in whole in; do
     # shellcheck disable=SC2086
-    "$zc" stream "$work/$src.f32" $margs $filter_args --output "$work/o_file.f32" >/dev/null 2>&1
+    zc_run stream "$work/$src.f32" $margs $filter_args --output "$work/o_file.f32" >/dev/null 2>&1
     # shellcheck disable=SC2086
-    "$zc" stream - $margs $filter_args --output "$work/o_stdin.f32" <"$work/$src.f32" >/dev/null 2>&1
+    zc_run stream - $margs $filter_args --output "$work/o_stdin.f32" <"$work/$src.f32" >/dev/null 2>&1
     rm -f "$work/fifo" && mkfifo "$work/fifo"
     cat "$work/$src.f32" >"$work/fifo" &
+    writer=$!
     # shellcheck disable=SC2086
-    "$zc" stream "$work/fifo" $margs $filter_args --output "$work/o_fifo.f32" >/dev/null 2>&1
-    wait
+    zc_run stream "$work/fifo" $margs $filter_args --output "$work/o_fifo.f32" >/dev/null 2>&1
+    kill $writer 2>/dev/null # a writer still blocked in open() when zc never opened the FIFO
+    wait $writer 2>/dev/null
     for kind in file stdin fifo; do
       if out=$(compare "$work/$src.f32" "$work/o_$kind.f32" "$work/taps.txt"); then
         pass "$mode: $src.f32 from a $kind: $out"
@@ -187,7 +194,7 @@ for mode in "${mode_list[@]}"; do
   done
   # Interleaved I/Q as cs16 (rtl_sdr writes cu8; both go the same way), read as complex.
   # shellcheck disable=SC2086
-  "$zc" stream "$work/iq.cs16" --format cs16 $margs $filter_args --frame-samples 512 \
+  zc_run stream "$work/iq.cs16" --format cs16 $margs $filter_args --frame-samples 512 \
     --output "$work/iq_out.f32" >/dev/null 2>&1
   if out=$(compare "$work/iq.f32" "$work/iq_out.f32" "$work/taps.txt" 2); then
     pass "$mode: cs16 I/Q: $out"
@@ -197,14 +204,14 @@ for mode in "${mode_list[@]}"; do
 
   # 3. Bad input. Empty: nothing out, exit 0.
   # shellcheck disable=SC2086
-  : | "$zc" stream - $margs $filter_args --output "$work/empty.f32" >/dev/null 2>&1
+  : | zc_run stream - $margs $filter_args --output "$work/empty.f32" >/dev/null 2>&1
   rc=$?
   [ $rc = 0 ] && [ "$(stat -c %s "$work/empty.f32")" = 0 ] && pass "$mode: empty input" ||
     fail "$mode: empty input: exit $rc, $(stat -c %s "$work/empty.f32") bytes out"
   # A truncated last sample: exit 2 naming the byte offset, every whole sample written.
   head -c 40001 "$work/in.s16" >"$work/odd.s16"
   # shellcheck disable=SC2086
-  "$zc" stream "$work/odd.s16" --format s16 $margs $filter_args --output - \
+  zc_run stream "$work/odd.s16" --format s16 $margs $filter_args --output - \
     >"$work/odd.f32" 2>"$work/err"
   rc=$?
   if [ $rc = 2 ] && grep -q "byte offset 40000" "$work/err" &&
@@ -221,7 +228,7 @@ b = bytearray(open('$work/whole.f32', 'rb').read())
 b[4 * 5000:4 * 5001] = struct.pack('f', float('nan'))
 open('$work/nan.f32', 'wb').write(b)"
   # shellcheck disable=SC2086
-  "$zc" stream "$work/nan.f32" $margs $filter_args --output - \
+  zc_run stream "$work/nan.f32" $margs $filter_args --output - \
     >"$work/nan_out.f32" 2>"$work/err"
   rc=$?
   if [ $rc = 2 ] && grep -q "sample 5000 (frame 4, channel 0) is NaN" "$work/err" &&
@@ -233,7 +240,7 @@ open('$work/nan.f32', 'wb').write(b)"
   # The same failure into a file given with --force: the old file stays whole, no temporary.
   printf 'old output\n' >"$work/old.f32"
   # shellcheck disable=SC2086
-  "$zc" stream "$work/nan.f32" $margs $filter_args --output "$work/old.f32" --force \
+  zc_run stream "$work/nan.f32" $margs $filter_args --output "$work/old.f32" --force \
     >/dev/null 2>"$work/err"
   rc=$?
   if [ $rc = 2 ] && [ "$(cat "$work/old.f32")" = "old output" ] &&
@@ -244,19 +251,29 @@ open('$work/nan.f32', 'wb').write(b)"
     fail "$mode: NaN sample into an existing file: exit $rc, old.f32 now $(stat -c %s "$work/old.f32") bytes: $(tail -2 "$work/err")"
   fi
   # shellcheck disable=SC2086
-  "$zc" stream "$work/nan.f32" $margs $filter_args --nonfinite zero \
+  zc_run stream "$work/nan.f32" $margs $filter_args --nonfinite zero \
     --output "$work/nan_out.f32" >"$work/log" 2>&1
   rc=$?
   [ $rc = 0 ] && grep -q "1 non-finite values filtered as 0 (the first at sample 5000, frame 4)" \
     "$work/log" && [ "$(stat -c %s "$work/nan_out.f32")" = $((1024 * 20 * 4)) ] &&
     pass "$mode: NaN sample with --nonfinite zero: counted, every sample out" ||
     fail "$mode: --nonfinite zero: exit $rc: $(tail -3 "$work/log")"
+  # A FIFO that no writer opens: exit 6 after --timeout-ms, naming the FIFO (no hang in open).
+  rm -f "$work/fifo" && mkfifo "$work/fifo"
+  # shellcheck disable=SC2086
+  zc_run stream "$work/fifo" $margs $filter_args --timeout-ms 300 >/dev/null 2>"$work/err"
+  rc=$?
+  if [ $rc = 6 ] && grep -q "no writer came to the FIFO $work/fifo within 300 ms" "$work/err"; then
+    pass "$mode: FIFO without a writer: exit 6"
+  else
+    fail "$mode: FIFO without a writer: exit $rc: $(tail -2 "$work/err")"
+  fi
   # A FIFO whose writer stalls: exit 6 after --timeout-ms, what came before filtered and written.
   rm -f "$work/fifo" && mkfifo "$work/fifo"
   (head -c $((3000 * 4)) "$work/in.f32"; sleep 3) >"$work/fifo" &
   writer=$!
   # shellcheck disable=SC2086
-  "$zc" stream "$work/fifo" $margs $filter_args --timeout-ms 500 --output - \
+  zc_run stream "$work/fifo" $margs $filter_args --timeout-ms 500 --output - \
     >"$work/stall.f32" 2>"$work/err"
   rc=$?
   kill $writer 2>/dev/null
@@ -278,7 +295,7 @@ if [ "$quick" != 1 ] && { [ ${#mode_list[@]} -gt 1 ] || [ "$modes" = cpu ]; }; t
   extra=""
   [ "$modes" = cpu ] && extra="--lanes 3" # the N-lane path, on the host
   # shellcheck disable=SC2086
-  "$zc" stream - --mode "$list" $extra $filter_args --output "$work/multi.f32" \
+  zc_run stream - --mode "$list" $extra $filter_args --output "$work/multi.f32" \
     --json "$work/multi.json" <"$work/in.f32" >/dev/null 2>"$work/err"
   rc=$?
   if [ $rc = 0 ] && out=$(compare "$work/in.f32" "$work/multi.f32" "$work/taps.txt"); then

@@ -1,5 +1,6 @@
 /* zc stream end to end on a GPU: every mode in one run, its JSON, output samples, paced input,
- * and raw int16 input from a file. */
+ * and raw int16 input from a file; every mode alone in a fresh process, from a file and a pipe,
+ * and modes together, each run bounded so that a hang fails. */
 #include "test_support.h"
 
 #include <math.h>
@@ -8,6 +9,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "stream_cli_check.h"
 #include "zerocopy/stream.h"
 
 static cJSON *run_json(const char *const *args, int want_exit, zc_test_output *r)
@@ -154,6 +156,126 @@ static void test_int16_file_complex(void **state)
     zc_test_output_free(&r);
 }
 
+/* Lazy loading (the default since CUDA 12.2 on Linux) said outright: stream-wait hung under it. */
+static const char *const lazy_env[] = {"CUDA_MODULE_LOADING=LAZY", NULL};
+
+/* A synthetic run of args (after "stream") in a fresh, bounded process: exit 0, and frames
+ * (warm-up included) of 1024 samples in and out. */
+static void check_synth_run(const char *const *args, uint64_t frames)
+{
+    const char *argv[32] = {"stream"};
+    size_t n = 1;
+    for (size_t i = 0; args[i] != NULL && n < 28; i++)
+        argv[n++] = args[i];
+    argv[n++] = "--json";
+    argv[n++] = "-";
+    argv[n] = NULL;
+    const zc_test_run_opts bound = {.timeout_ms = STREAM_CLI_TIMEOUT_MS};
+    zc_test_output r;
+    zc_test_run_zc_bounded(argv, lazy_env, &bound, &r);
+    if (r.exit_code != 0)
+        fail_msg("exit %d\nstderr: %s", r.exit_code, r.err);
+    cJSON *doc = cJSON_Parse(r.out);
+    assert_non_null(doc);
+    cJSON *samples =
+        cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "runs"), 0), "samples");
+    assert_non_null(samples);
+    assert_true(cJSON_GetObjectItem(samples, "in")->valuedouble == (double)frames * 1024);
+    assert_true(cJSON_GetObjectItem(samples, "out")->valuedouble == (double)frames * 1024);
+    cJSON_Delete(doc);
+    zc_test_output_free(&r);
+}
+
+/*
+ * stream-wait as the only mode of a fresh process: it queued its frames behind waits on words
+ * the CPU had not written yet, and the first launch of the FIR kernel, loading it lazily, then
+ * never returned (so --timeout-ms could not stop it either); after another GPU mode in the same
+ * process the kernel was loaded and it ran. Synthetic, file and pipe input, 1, 2 and 4 in
+ * flight, each bounded: a hang fails.
+ */
+static void test_stream_wait_alone_in_a_fresh_process(void **state)
+{
+    (void)state;
+    const size_t samples = 1024 * 40 + 78;
+    char input[40];
+    stream_cli_input(input, samples, (size_t)-1);
+    const char *const in_flight[] = {"1", "2", "4"};
+    for (size_t i = 0; i < 3; i++) {
+        check_synth_run((const char *[]){"--mode", "stream-wait", "--in-flight", in_flight[i],
+                                         "--frames", "300", "--warmup", "20", NULL},
+                        320);
+        const char *const args[] = {"--mode", "stream-wait", "--in-flight", in_flight[i], NULL};
+        assert_int_equal(
+            stream_cli_check_all_out(input, samples, 1, STREAM_CLI_FILE, args, lazy_env), 1);
+        assert_int_equal(
+            stream_cli_check_all_out(input, samples, 1, STREAM_CLI_PIPE, args, lazy_env), 1);
+    }
+    const char *const with_timeout[] = {"--mode", "stream-wait", "--timeout-ms", "500", NULL};
+    assert_int_equal(
+        stream_cli_check_all_out(input, samples, 1, STREAM_CLI_FILE, with_timeout, lazy_env), 1);
+    unlink(input);
+}
+
+/* Every GPU mode of the table (zerocopy with each protocol) alone, each run a fresh process with
+ * a bound, from a file and from a pipe, 1 and 3 frames in flight: as many samples out as in,
+ * exit 0. A mode added to the table is run here without a change. */
+static void test_every_mode_alone(void **state)
+{
+    (void)state;
+    const size_t samples = 1024 * 40 + 78;
+    char input[40];
+    stream_cli_input(input, samples, (size_t)-1);
+    const stream_cli_from from[] = {STREAM_CLI_FILE, STREAM_CLI_PIPE};
+    const char *const in_flight[] = {"1", "3"};
+    int runs = 0;
+    for (int m = 0; m < ZC_STREAM_MODE_COUNT; m++) {
+        if (m == ZC_STREAM_CPU)
+            continue; /* the cpu tests' (cpu_stream_cli) */
+        const int protocols = m == ZC_STREAM_ZEROCOPY ? 2 : 1;
+        for (int p = 0; p < protocols; p++) {
+            for (size_t k = 0; k < 4; k++) {
+                const char *const args[] = {"--mode",      zc_stream_mode_name((zc_stream_mode)m),
+                                            "--in-flight", in_flight[k / 2],
+                                            "--protocol",  p == 0 ? "ll" : "flag",
+                                            NULL};
+                fprintf(stderr, "%s%s%s, %s in flight, from a %s\n",
+                        zc_stream_mode_name((zc_stream_mode)m), protocols > 1 ? " " : "",
+                        protocols > 1 ? args[5] : "", in_flight[k / 2],
+                        from[k % 2] == STREAM_CLI_FILE ? "file" : "pipe");
+                runs += stream_cli_check_all_out(input, samples, 1, from[k % 2], args, lazy_env);
+            }
+        }
+    }
+    assert_int_equal(runs, 4 * ZC_STREAM_MODE_COUNT); /* every GPU mode, zerocopy twice */
+    unlink(input);
+}
+
+/* Modes together in one process, from a file and from a pipe: each run takes and gives back
+ * every sample. stream-wait comes last in a run (the table's order): after the cpu mode, which
+ * loads no kernel, it is first on the GPU, as alone. */
+static void test_mode_combinations(void **state)
+{
+    (void)state;
+    const size_t samples = 1024 * 40 + 78;
+    char input[40];
+    stream_cli_input(input, samples, (size_t)-1);
+    const char *const lists[] = {"cpu,stream-wait", "zerocopy,stream-wait",
+                                 "mapped-launch,classic-pageable,classic-pinned,graph,"
+                                 "classic-overlap",
+                                 "all"};
+    const int wanted[] = {2, 2, 5, ZC_STREAM_MODE_COUNT + 1};
+    for (size_t i = 0; i < 4; i++) {
+        const char *const args[] = {"--mode", lists[i], "--in-flight", "2", NULL};
+        for (int f = 0; f < 2; f++) {
+            int runs = stream_cli_check_all_out(
+                input, samples, 1, f ? STREAM_CLI_PIPE : STREAM_CLI_FILE, args, lazy_env);
+            if (runs != wanted[i])
+                fail_msg("--mode %s: %d runs, %d wanted", lists[i], runs, wanted[i]);
+        }
+    }
+    unlink(input);
+}
+
 int main(void)
 {
     zc_test_require_gpu("gpu_stream_cli");
@@ -162,6 +284,9 @@ int main(void)
         cmocka_unit_test(test_reuse_many_in_flight),
         cmocka_unit_test(test_paced_and_output),
         cmocka_unit_test(test_int16_file_complex),
+        cmocka_unit_test(test_stream_wait_alone_in_a_fresh_process),
+        cmocka_unit_test(test_every_mode_alone),
+        cmocka_unit_test(test_mode_combinations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

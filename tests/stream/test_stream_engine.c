@@ -128,6 +128,8 @@ static void test_empty_stream(void **state)
     assert_true(st.finished);
     assert_int_equal(st.frames_submitted, 0);
     assert_int_equal(st.latency_us.count, 0);
+    assert_int_equal(st.verified, 0);
+    assert_false(st.verify_passed); /* nothing was checked: nothing passed */
     assert_int_equal(zc_stream_push(s, out, 1, NULL), ZC_ERR_STATE);
     zc_stream_destroy(s);
 }
@@ -264,6 +266,110 @@ static void test_nonfinite(void **state)
     zc_stream_destroy(s);
 }
 
+/* Push x (samples x channels values) in pieces of the given sizes (cycled) until a push fails;
+ * gives the samples taken in all, and the failing push's status in *st_p. */
+static size_t push_in_pieces(zc_stream *s, const float *x, size_t samples, size_t channels,
+                             const size_t *pieces, size_t npieces, zc_status *st_p)
+{
+    size_t pushed = 0;
+    *st_p = ZC_OK;
+    for (size_t p = 0; pushed < samples && *st_p == ZC_OK; p++) {
+        size_t n = pieces[p % npieces], accepted = 0;
+        if (n > samples - pushed)
+            n = samples - pushed;
+        *st_p = zc_stream_push(s, x + pushed * channels, n, &accepted);
+        pushed += accepted;
+    }
+    return pushed;
+}
+
+/* A bad sample met in the middle of a push, after other pushes left part of a frame staged, is
+ * named by its own index in the stream and its own frame. */
+static void check_nonfinite_in_pieces(size_t channels, size_t bad_sample, size_t bad_channel)
+{
+    const size_t samples = 5000, frame = 1024;
+    const size_t pieces[] = {1, 7, 1000, 13};
+    float *x = calloc(samples * channels, sizeof(float));
+    assert_non_null(x);
+    x[bad_sample * channels + bad_channel] = NAN;
+    zc_stream_config c;
+    config_cpu(&c, frame, channels, 1);
+    zc_stream *s = NULL;
+    assert_int_equal(zc_stream_create(&c, &s), ZC_OK);
+    zc_status st;
+    size_t taken = push_in_pieces(s, x, samples, channels, pieces, 4, &st);
+    assert_int_equal(st, ZC_ERR_PARSE);
+    assert_int_equal(taken, bad_sample);
+    char want[128];
+    snprintf(want, sizeof want, "sample %zu (frame %zu, channel %zu) is NaN", bad_sample,
+             bad_sample / frame, bad_channel);
+    if (strstr(zc_last_error(), want) == NULL)
+        fail_msg("wanted '%s', got '%s'", want, zc_last_error());
+    zc_stream_destroy(s);
+
+    c.nonfinite = ZC_STREAM_NONFINITE_ZERO;
+    assert_int_equal(zc_stream_create(&c, &s), ZC_OK);
+    assert_int_equal(push_in_pieces(s, x, samples, channels, pieces, 4, &st), samples);
+    assert_int_equal(st, ZC_OK);
+    zc_stream_stats stats;
+    assert_int_equal(zc_stream_stats_get(s, &stats), ZC_OK);
+    assert_int_equal(stats.nonfinite, 1);
+    assert_int_equal(stats.first_nonfinite, bad_sample);
+    zc_stream_destroy(s);
+    free(x);
+}
+
+static void test_nonfinite_in_pieces(void **state)
+{
+    (void)state;
+    check_nonfinite_in_pieces(1, 3000, 0); /* pieces 1, 7, 1000, 13: 952 staged in frame 2 */
+    check_nonfinite_in_pieces(2, 3000, 1);
+    check_nonfinite_in_pieces(1, 1030, 0);
+    check_nonfinite_in_pieces(1, 0, 0); /* the very first sample */
+}
+
+/* Run samples (one channel) through a checked cpu-mode stream in odd pieces; the stream's
+ * statistics in *stats. */
+static void run_checked(const float *x, size_t samples, zc_stream_stats *stats)
+{
+    const size_t odd[] = {1, 7, 1000, 13};
+    float *out = calloc(samples + 1, sizeof(float));
+    assert_non_null(out);
+    zc_stream_config c;
+    config_cpu(&c, 256, 1, 1);
+    zc_stream *s = NULL;
+    assert_int_equal(zc_stream_create(&c, &s), ZC_OK);
+    assert_int_equal(stream_check_run(s, x, samples, 1, odd, 4, out), samples);
+    assert_int_equal(zc_stream_stats_get(s, stats), ZC_OK);
+    zc_stream_destroy(s);
+    free(out);
+}
+
+/* Subnormal input: float results differ from the double reference by rounding (or, on a GPU
+ * that flushes subnormals, by the flush) in absolute terms that are huge against a subnormal
+ * signal and negligible in themselves; the check accepts them. */
+static void test_subnormal_input_passes_the_check(void **state)
+{
+    (void)state;
+    const size_t samples = 256 * 12 + 5, halo = TAPS - 1;
+    float *x = stream_check_signal(samples, halo, 11);
+    for (size_t i = 0; i < samples; i++)
+        x[halo + i] *= 1e-43f; /* every sample subnormal (or 0): some 70 steps of the least */
+    zc_stream_stats st;
+    run_checked(x + halo, samples, &st);
+    assert_int_equal(st.verified, 13);
+    if (!st.verify_passed)
+        fail_msg("all-subnormal input: relative error %.3g", st.max_rel_error);
+    /* Normal samples with subnormal ones among them. */
+    float *y = stream_check_signal(samples, halo, 12);
+    for (size_t i = 0; i < samples; i += 3)
+        y[halo + i] *= 1e-42f;
+    run_checked(y + halo, samples, &st);
+    assert_true(st.verify_passed);
+    free(x);
+    free(y);
+}
+
 static void test_frame_acquire(void **state)
 {
     (void)state;
@@ -354,6 +460,8 @@ int main(void)
         cmocka_unit_test(test_drop_policy_counts_exactly),
         cmocka_unit_test(test_full_queue_loses_nothing),
         cmocka_unit_test(test_nonfinite),
+        cmocka_unit_test(test_nonfinite_in_pieces),
+        cmocka_unit_test(test_subnormal_input_passes_the_check),
         cmocka_unit_test(test_frame_acquire),
         cmocka_unit_test(test_bad_config),
     };

@@ -2,6 +2,7 @@
  * filter's configuration checks: all on the CPU. */
 #include "test_support.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -81,6 +82,33 @@ static void test_error_measure(void **state)
     assert_true(isinf(zc_fir_error(ref, got, 4, h, 3, 2.0)));
     got[2] = 0.0f;
     assert_double_equal(zc_fir_error(ref, got, 4, h, 3, 0.0), 0.0, 0.0);
+}
+
+/* Subnormal samples: a result that differs from the reference only as flushing subnormals to
+ * zero (FTZ) or rounding in the subnormal range would make it is no error, while a result
+ * that is wrong by more than that still is. */
+static void test_error_measure_subnormal(void **state)
+{
+    (void)state;
+    const float h[3] = {0.25f, 0.5f, 0.25f};
+    const float tiny = 1e-41f; /* subnormal: below FLT_MIN (1.18e-38) */
+    assert_true(tiny > 0.0f && tiny < FLT_MIN);
+    double ref[4] = {0.25 * tiny, 0.75 * tiny, tiny, tiny};
+    float ftz[4] = {0.0f, 0.0f, 0.0f, 0.0f}; /* everything flushed to zero */
+    assert_true(zc_fir_error(ref, ftz, 4, h, 3, tiny) <= ZC_STREAM_VERIFY_TOLERANCE);
+    float rounded[4] = {0.0f, 0.75f * tiny, tiny, tiny}; /* float rounding in the range */
+    assert_true(zc_fir_error(ref, rounded, 4, h, 3, tiny) <= ZC_STREAM_VERIFY_TOLERANCE);
+    /* A result wrong by far more than any flush could make still fails... */
+    float wrong[4] = {0.0f, 0.0f, 1e-30f, 0.0f};
+    assert_true(zc_fir_error(ref, wrong, 4, h, 3, tiny) > ZC_STREAM_VERIFY_TOLERANCE);
+    /* ...and so does one wrong by the same tiny amount against a normal signal. */
+    double ref_normal[4] = {0.25, 0.75, 1.0, 1.0};
+    float got_normal[4] = {0.25f, 0.75f, 1.0f, 1.0f + 1e-4f};
+    assert_true(zc_fir_error(ref_normal, got_normal, 4, h, 3, 1.0) > ZC_STREAM_VERIFY_TOLERANCE);
+    /* Flushing cannot hide a wrong result on a zero input either. */
+    double zero_ref[4] = {0.0, 0.0, 0.0, 0.0};
+    float got_zero[4] = {0.0f, 1e-20f, 0.0f, 0.0f};
+    assert_true(isinf(zc_fir_error(zero_ref, got_zero, 4, h, 3, 0.0)));
 }
 
 static void test_mode_names(void **state)
@@ -164,9 +192,13 @@ static void test_filter_config_checks(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_lowpass_design), cmocka_unit_test(test_reference_impulse_and_frames),
-        cmocka_unit_test(test_error_measure),  cmocka_unit_test(test_mode_names),
-        cmocka_unit_test(test_synth),          cmocka_unit_test(test_filter_config_checks),
+        cmocka_unit_test(test_lowpass_design),
+        cmocka_unit_test(test_reference_impulse_and_frames),
+        cmocka_unit_test(test_error_measure),
+        cmocka_unit_test(test_error_measure_subnormal),
+        cmocka_unit_test(test_mode_names),
+        cmocka_unit_test(test_synth),
+        cmocka_unit_test(test_filter_config_checks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

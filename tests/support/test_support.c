@@ -1,13 +1,16 @@
 /* Helpers shared by the tests. */
 #include "test_support.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cuda_runtime_api.h>
@@ -73,12 +76,11 @@ static void zc__drain(int out_fd, int err_fd, char **out_p, char **err_p)
     *err_p = bufs[1];
 }
 
-void zc_test_run_zc(const char *const *args, const char *const *env, zc_test_output *result)
+/* The argv and environment of a zc run: the built binary, args, and the test's environment with
+ * env's entries after it. Free both arrays (not their strings). */
+static void zc__zc_argv(const char *const *args, const char *const *env, char ***argv_p,
+                        char ***envp_p)
 {
-    int out_pipe[2], err_pipe[2];
-    assert_int_equal(pipe(out_pipe), 0);
-    assert_int_equal(pipe(err_pipe), 0);
-
     size_t argc = 0;
     while (args[argc] != NULL)
         argc++;
@@ -99,6 +101,17 @@ void zc_test_run_zc(const char *const *args, const char *const *env, zc_test_out
         envp[i] = environ[i];
     for (size_t i = 0; i < extra; i++)
         envp[env_count + i] = (char *)env[i];
+    *argv_p = argv;
+    *envp_p = envp;
+}
+
+void zc_test_run_zc(const char *const *args, const char *const *env, zc_test_output *result)
+{
+    int out_pipe[2], err_pipe[2];
+    assert_int_equal(pipe(out_pipe), 0);
+    assert_int_equal(pipe(err_pipe), 0);
+    char **argv, **envp;
+    zc__zc_argv(args, env, &argv, &envp);
 
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
@@ -119,6 +132,189 @@ void zc_test_run_zc(const char *const *args, const char *const *env, zc_test_out
     int wstatus = 0;
     assert_int_equal(waitpid(pid, &wstatus, 0), pid);
     result->exit_code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
+}
+
+/* A bounded run's state: zc's stdout and stderr as they come, and its stdin still to write. */
+typedef struct zc__bounded {
+    struct pollfd fds[3]; /* stdout, stderr, stdin's write end (fd -1 once closed) */
+    char *bufs[2];
+    size_t sizes[2], caps[2];
+    char *input;
+    size_t input_len, written, pieces;
+    unsigned pause_ms;
+    int64_t next_write_ms; /* no piece before this time */
+} zc__bounded;
+
+static int64_t zc__now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* Read what one of zc's outputs has; closes it at its end. */
+static void zc__bounded_read(zc__bounded *b, int i)
+{
+    if (b->caps[i] - b->sizes[i] < 1024) {
+        b->caps[i] *= 2;
+        b->bufs[i] = realloc(b->bufs[i], b->caps[i]);
+        assert_non_null(b->bufs[i]);
+    }
+    ssize_t got = read(b->fds[i].fd, b->bufs[i] + b->sizes[i], b->caps[i] - b->sizes[i] - 1);
+    if (got > 0) {
+        b->sizes[i] += (size_t)got;
+    } else if (got == 0 || errno != EINTR) {
+        close(b->fds[i].fd);
+        b->fds[i].fd = -1;
+    }
+}
+
+/* Write zc's stdin's next piece; closes it once all is written, or when zc stopped reading. */
+static void zc__bounded_write(zc__bounded *b)
+{
+    static const size_t sizes[] = {1, 7, 1000, 13, 4096, 333};
+    size_t n = sizes[b->pieces % (sizeof sizes / sizeof sizes[0])];
+    if (n > b->input_len - b->written)
+        n = b->input_len - b->written;
+    ssize_t put = n > 0 ? write(b->fds[2].fd, b->input + b->written, n) : 0;
+    if (put > 0) {
+        b->written += (size_t)put;
+        b->pieces++;
+        b->next_write_ms = zc__now_ms() + b->pause_ms;
+    }
+    if (b->written == b->input_len || (put < 0 && errno != EAGAIN && errno != EINTR)) {
+        close(b->fds[2].fd); /* EPIPE: zc ended before reading everything, as it may */
+        b->fds[2].fd = -1;
+    }
+}
+
+/* Serve zc's pipes until its outputs close or the deadline passes: 1 when they closed. */
+static int zc__bounded_serve(zc__bounded *b, int64_t deadline)
+{
+    while (b->fds[0].fd >= 0 || b->fds[1].fd >= 0) {
+        const int64_t now = zc__now_ms(), left = deadline - now;
+        if (left <= 0)
+            return 0;
+        /* stdin's next piece is watched for only once its pause is over. */
+        const int64_t pause = b->fds[2].fd >= 0 ? b->next_write_ms - now : 0;
+        b->fds[2].events = pause > 0 ? 0 : POLLOUT;
+        int r = poll(b->fds, 3, (int)(pause > 0 && pause < left ? pause : left));
+        if (r < 0 && errno == EINTR)
+            continue;
+        assert_true(r >= 0);
+        for (int i = 0; i < 2; i++)
+            if (b->fds[i].fd >= 0 && (b->fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+                zc__bounded_read(b, i);
+        if (b->fds[2].fd >= 0 && (b->fds[2].revents & (POLLOUT | POLLERR | POLLHUP)))
+            zc__bounded_write(b);
+    }
+    return 1;
+}
+
+/* Wait for zc to end until the deadline: 1 when it did (its status in *wstatus_p). */
+static int zc__bounded_wait(pid_t pid, int64_t deadline, int *wstatus_p)
+{
+    for (;;) {
+        pid_t r = waitpid(pid, wstatus_p, WNOHANG);
+        if (r == pid)
+            return 1;
+        assert_true(r == 0 || errno == EINTR);
+        if (zc__now_ms() >= deadline)
+            return 0;
+        struct timespec pause = {0, 5000000};
+        nanosleep(&pause, NULL);
+    }
+}
+
+/* zc's stdin: the file itself, a pipe the test writes, or /dev/null. Gives the descriptor zc
+ * gets; *write_p the pipe's end to write (-1 for none). */
+static int zc__bounded_stdin(const zc_test_run_opts *opts, zc__bounded *b, int *write_p)
+{
+    *write_p = -1;
+    if (opts->stdin_path != NULL && opts->stdin_pipe) {
+        int p[2];
+        assert_int_equal(pipe(p), 0);
+        assert_int_equal(fcntl(p[1], F_SETFL, O_NONBLOCK), 0);
+        assert_int_equal(fcntl(p[1], F_SETFD, FD_CLOEXEC), 0);
+        b->input = zc_test_read_file(opts->stdin_path, &b->input_len);
+        *write_p = p[1];
+        return p[0];
+    }
+    int fd = open(opts->stdin_path != NULL ? opts->stdin_path : "/dev/null", O_RDONLY);
+    if (fd < 0)
+        fail_msg("cannot open %s for zc's stdin", opts->stdin_path);
+    return fd;
+}
+
+void zc_test_run_zc_bounded(const char *const *args, const char *const *env,
+                            const zc_test_run_opts *opts, zc_test_output *result)
+{
+    static const zc_test_run_opts defaults = {.stdin_path = NULL};
+    if (opts == NULL)
+        opts = &defaults;
+    const unsigned timeout_ms = opts->timeout_ms ? opts->timeout_ms : 120000u;
+    zc__bounded b;
+    memset(&b, 0, sizeof b);
+    b.pause_ms = opts->pause_ms;
+    int out_pipe[2], err_pipe[2], in_write;
+    assert_int_equal(pipe(out_pipe), 0);
+    assert_int_equal(pipe(err_pipe), 0);
+    int in_read = zc__bounded_stdin(opts, &b, &in_write);
+    char **argv, **envp;
+    zc__zc_argv(args, env, &argv, &envp);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, in_read, STDIN_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, out_pipe[1], STDOUT_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, err_pipe[1], STDERR_FILENO);
+    posix_spawn_file_actions_addclose(&actions, out_pipe[0]);
+    posix_spawn_file_actions_addclose(&actions, err_pipe[0]);
+    pid_t pid;
+    int spawned = posix_spawn(&pid, argv[0], &actions, NULL, argv, envp);
+    posix_spawn_file_actions_destroy(&actions);
+    close(in_read);
+    close(out_pipe[1]);
+    close(err_pipe[1]);
+    free(envp);
+    assert_int_equal(spawned, 0);
+
+    /* A write to a pipe zc has closed must fail with EPIPE, not kill the test. */
+    struct sigaction ignore = {.sa_handler = SIG_IGN}, saved;
+    sigaction(SIGPIPE, &ignore, &saved);
+    for (int i = 0; i < 2; i++) {
+        b.caps[i] = 4096;
+        b.bufs[i] = malloc(b.caps[i]);
+        assert_non_null(b.bufs[i]);
+    }
+    b.fds[0] = (struct pollfd){out_pipe[0], POLLIN, 0};
+    b.fds[1] = (struct pollfd){err_pipe[0], POLLIN, 0};
+    b.fds[2] = (struct pollfd){in_write, POLLOUT, 0};
+    const int64_t deadline = zc__now_ms() + timeout_ms;
+    int wstatus = 0;
+    int ended = zc__bounded_serve(&b, deadline) && zc__bounded_wait(pid, deadline, &wstatus);
+    if (!ended) {
+        kill(pid, SIGKILL);
+        (void)zc__bounded_serve(&b, zc__now_ms() + 5000); /* what it printed before */
+        assert_int_equal(waitpid(pid, &wstatus, 0), pid); /* SIGKILL ends it */
+    }
+    for (int i = 0; i < 3; i++)
+        if (b.fds[i].fd >= 0)
+            close(b.fds[i].fd);
+    sigaction(SIGPIPE, &saved, NULL);
+    free(b.input);
+    b.bufs[0][b.sizes[0]] = '\0';
+    b.bufs[1][b.sizes[1]] = '\0';
+    result->out = b.bufs[0];
+    result->err = b.bufs[1];
+    result->exit_code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
+    if (!ended) {
+        char command[1024] = "zc";
+        for (size_t i = 1, used = 2; argv[i] != NULL && used < sizeof command; i++)
+            used += (size_t)snprintf(command + used, sizeof command - used, " %s", argv[i]);
+        fail_msg("'%s' did not end within %u ms: killed\nstdout: %.2000s\nstderr: %.2000s", command,
+                 timeout_ms, result->out, result->err);
+    }
+    free(argv);
 }
 
 /* An invalid index ends the list of visible devices, so "-1" leaves none. */

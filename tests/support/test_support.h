@@ -62,6 +62,25 @@ extern const char *const zc_test_no_gpu_env[];
 void zc_test_expect_zc(const char *const *args, const char *const *env, int exit_code,
                        const char *in_stdout, const char *in_stderr);
 
+/* How zc_test_run_zc_bounded feeds zc and how long it lets it run. */
+typedef struct zc_test_run_opts {
+    const char *stdin_path; /* the file zc reads as its stdin; NULL: /dev/null */
+    int stdin_pipe;         /* 1: its bytes come through a pipe, written in pieces of changing
+                               sizes (1, 7, 1000, 13, 4096, 333 bytes, ...) as a slow writer's
+                               would; 0: stdin is the file itself */
+    unsigned timeout_ms;    /* the bound on zc's run (0: 120000) */
+    unsigned pause_ms;      /* stdin_pipe: a pause after each piece, so that zc reads them one
+                               at a time (0: none) */
+} zc_test_run_opts;
+
+/*
+ * Run zc as zc_test_run_zc does, with the stdin opts names, bounded: a zc still running after
+ * timeout_ms is killed (SIGKILL) and the test fails, showing the command and what it printed,
+ * so that a hang fails rather than blocks. opts may be NULL (/dev/null, the default bound).
+ */
+void zc_test_run_zc_bounded(const char *const *args, const char *const *env,
+                            const zc_test_run_opts *opts, zc_test_output *result);
+
 /* Free what zc_test_run_zc allocated. */
 void zc_test_output_free(zc_test_output *result);
 

@@ -574,6 +574,7 @@ static void zc__print_table(FILE *f, const zc_cli_stream_opts *o, const zc_cli_s
                 st->max_rel_error,
                 o->verify == ZC_STREAM_VERIFY_NONE ? "off"
                 : r->status == ZC_ERR_VERIFY       ? "FAIL"
+                : st->verified == 0                ? "not checked (0 frames)"
                                                    : "ok");
     }
 }
@@ -615,8 +616,11 @@ static void zc__print_samples(FILE *f, const zc_cli_stream_opts *o, const zc_cli
                 (unsigned long long)(s->first_nonfinite / o->frame_samples));
     if (r->clipped)
         fprintf(f, ", %llu values clipped by the output format", (unsigned long long)r->clipped);
-    fprintf(f, "; %llu frames checked against the reference, largest relative error %.2e\n",
-            (unsigned long long)s->verified, s->max_rel_error);
+    if (s->verified == 0)
+        fprintf(f, "; not checked against the reference (0 frames)\n");
+    else
+        fprintf(f, "; %llu frames checked against the reference, largest relative error %.2e\n",
+                (unsigned long long)s->verified, s->max_rel_error);
 }
 
 /* The GPUs --devices names ("all": every one), into o. */
@@ -645,6 +649,9 @@ int zc_cli_cmd_stream(int argc, char **argv)
     if (code != 0)
         return code < 0 ? ZC_EXIT_OK : code;
 
+    /* Said before either is read: the taps would take the samples, or the samples the taps. */
+    if (o.taps_file != NULL && strcmp(o.taps_file, "-") == 0 && strcmp(o.source, "-") == 0)
+        return ZC__USAGE("--taps-file - and the input - both name stdin");
     zc_status st;
     if (o.taps_file != NULL)
         st = zc_cli_stream_taps_read(o.taps_file, o.taps, &o.ntaps);

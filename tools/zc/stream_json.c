@@ -82,7 +82,10 @@ static cJSON *zc__run_json(const zc_cli_stream_result *r)
     cJSON_AddNumberToObject(v, "frames_checked", (double)s->verified);
     cJSON_AddNumberToObject(v, "max_rel_error", isinf(s->max_rel_error) ? -1 : s->max_rel_error);
     cJSON_AddNumberToObject(v, "tolerance", ZC_STREAM_VERIFY_TOLERANCE);
-    cJSON_AddBoolToObject(v, "passed", s->verified > 0 && s->verify_passed);
+    if (s->verified == 0)
+        cJSON_AddNullToObject(v, "passed"); /* not checked: neither passed nor failed */
+    else
+        cJSON_AddBoolToObject(v, "passed", s->verify_passed);
     return o;
 }
 

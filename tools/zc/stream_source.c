@@ -38,6 +38,55 @@ static void zc__synth_reset(zc_cli_stream_source *s)
     zc_synth_init(&s->synth, s->o->rate, s->o->tones, s->o->tone_count, s->o->noise, s->channels);
 }
 
+/* Wait, up to the timeout, for a writer to open the FIFO fd (opened O_NONBLOCK). A FIFO with
+ * no writer yet reports nothing to poll on Linux (not even POLLHUP, until a writer has come and
+ * gone), so POLLIN or POLLHUP means one came. */
+static zc_status zc__wait_writer(const zc_cli_stream_source *s)
+{
+    const int timeout_ms = (int)(s->o->timeout_ns / 1000000u);
+    const uint64_t deadline = zc_clock_ns() + s->o->timeout_ns;
+    for (;;) {
+        uint64_t now = zc_clock_ns();
+        int left_ms = now >= deadline ? 0 : (int)((deadline - now + 999999u) / 1000000u);
+        struct pollfd p = {.fd = s->fd, .events = POLLIN};
+        int r = poll(&p, 1, left_ms);
+        if (r > 0)
+            return ZC_OK;
+        if (r == 0)
+            return ZC_CLI_STREAM_FAIL(ZC_ERR_TIMEOUT,
+                                      "no writer came to the FIFO %s within %d ms (--timeout-ms)",
+                                      s->o->source, timeout_ms);
+        if (errno != EINTR)
+            return ZC_CLI_STREAM_FAIL(ZC_ERR_IO, "waiting for a writer of %s: %s", s->o->source,
+                                      strerror(errno));
+    }
+}
+
+/*
+ * Open the named input. A blocking open of a FIFO waits for a writer with no bound at all, so
+ * it is opened O_NONBLOCK (which returns at once for reading), a FIFO's writer is then waited
+ * for within --timeout-ms, and reads block again as they do for a pipe.
+ */
+static zc_status zc__open_input(zc_cli_stream_source *s)
+{
+    s->fd = open(s->o->source, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (s->fd < 0) /* an input that cannot be opened is bad input (exit 2), as in every command */
+        return ZC_CLI_STREAM_FAIL(ZC_ERR_INVALID_ARG, "cannot open %s: %s", s->o->source,
+                                  strerror(errno));
+    s->own_fd = 1;
+    struct stat info;
+    if (fstat(s->fd, &info) == 0 && S_ISFIFO(info.st_mode)) {
+        zc_status st = zc__wait_writer(s);
+        if (st != ZC_OK)
+            return st;
+    }
+    int flags = fcntl(s->fd, F_GETFL);
+    if (flags < 0 || fcntl(s->fd, F_SETFL, flags & ~O_NONBLOCK) < 0)
+        return ZC_CLI_STREAM_FAIL(ZC_ERR_IO, "cannot make reads of %s blocking: %s", s->o->source,
+                                  strerror(errno));
+    return ZC_OK;
+}
+
 zc_status zc_cli_stream_source_open(const zc_cli_stream_opts *o, zc_cli_stream_source **src_p)
 {
     zc_cli_stream_source *s = calloc(1, sizeof *s);
@@ -56,15 +105,11 @@ zc_status zc_cli_stream_source_open(const zc_cli_stream_opts *o, zc_cli_stream_s
     if (strcmp(o->source, "-") == 0) {
         s->fd = STDIN_FILENO;
     } else {
-        s->fd = open(o->source, O_RDONLY | O_CLOEXEC);
-        if (s->fd < 0) {
-            /* An input that cannot be opened is bad input (exit 2), as in every command. */
-            zc_status st = ZC_CLI_STREAM_FAIL(ZC_ERR_INVALID_ARG, "cannot open %s: %s", o->source,
-                                              strerror(errno));
-            free(s);
+        zc_status st = zc__open_input(s);
+        if (st != ZC_OK) {
+            zc_cli_stream_source_close(s);
             return st;
         }
-        s->own_fd = 1;
     }
     struct stat info;
     s->regular = fstat(s->fd, &info) == 0 && S_ISREG(info.st_mode);
