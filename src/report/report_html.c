@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/c_locale.h"
 #include "core/error.h"
 #include "zerocopy/json.h"
 #include "zerocopy/version.h"
@@ -442,7 +443,8 @@ int zc__report_html_page(const zc_report_input *in, const char *title, zc__buf *
     return ok;
 }
 
-ZC_EXTERN zc_status zc_report_html(const zc_report_input *in, const char *title, char **page_p,
+/* zc_report_html in the C locale (its public form puts it in force). */
+static zc_status zc__report_html_c(const zc_report_input *in, const char *title, char **page_p,
                                    size_t *len_p)
 {
     ZC_REQUIRE_ARG(in);
@@ -462,7 +464,18 @@ ZC_EXTERN zc_status zc_report_html(const zc_report_input *in, const char *title,
     return ZC_OK;
 }
 
-ZC_EXTERN zc_status zc_report_picture_dot(const zc_report_input *in, char **dot_p)
+/* The page's numbers, the data and scripts gnuplot reads, and the plot area it prints back are
+ * written and read in the C locale, whatever the program's: "12.5", never "12,5". */
+ZC_EXTERN zc_status zc_report_html(const zc_report_input *in, const char *title, char **page_p,
+                                   size_t *len_p)
+{
+    locale_t before = zc__c_locale_begin();
+    zc_status status = zc__report_html_c(in, title, page_p, len_p);
+    zc__c_locale_end(before);
+    return status;
+}
+
+static zc_status zc__picture_dot_c(const zc_report_input *in, char **dot_p)
 {
     ZC_REQUIRE_ARG(in);
     ZC_REQUIRE_ARG(dot_p);
@@ -475,4 +488,12 @@ ZC_EXTERN zc_status zc_report_picture_dot(const zc_report_input *in, char **dot_
         return ZC_FAIL(ZC_ERR_NO_MEMORY, "zc_report_picture_dot: drawing the picture");
     *dot_p = dot;
     return ZC_OK;
+}
+
+ZC_EXTERN zc_status zc_report_picture_dot(const zc_report_input *in, char **dot_p)
+{
+    locale_t before = zc__c_locale_begin();
+    zc_status status = zc__picture_dot_c(in, dot_p);
+    zc__c_locale_end(before);
+    return status;
 }
