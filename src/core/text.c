@@ -1,7 +1,6 @@
 /* Text made valid UTF-8, and printable: one reader of UTF-8 for every writer of text. */
 #include "core/text.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
@@ -116,17 +115,5 @@ ZC_EXTERN const char *zc_text_printable(const char *text, zc_text_mode mode, cha
     if (text != NULL &&
         (mode == ZC_TEXT_UTF8 || mode == ZC_TEXT_TERMINAL || mode == ZC_TEXT_ONE_LINE))
         (void)zc_text_clean(text, strlen(text), mode, out, size, NULL);
-    return out;
-}
-
-char *zc__text_clean_dup(const char *text, zc_text_mode mode)
-{
-    const size_t len = text != NULL ? strlen(text) : 0;
-    size_t need = 0;
-    if (zc_text_clean(text != NULL ? text : "", len, mode, NULL, 0, &need) != ZC_OK)
-        return NULL;
-    char *out = malloc(need + 1);
-    if (out != NULL)
-        (void)zc_text_clean(text != NULL ? text : "", len, mode, out, need + 1, NULL);
     return out;
 }

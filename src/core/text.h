@@ -31,9 +31,6 @@ static inline int zc__is_control(uint32_t cp)
     return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f);
 }
 
-/* The NUL-terminated text cleaned as zc_text_clean does, malloc'd; NULL when out of memory. */
-char *zc__text_clean_dup(const char *text, zc_text_mode mode);
-
 #ifdef __cplusplus
 }
 #endif

@@ -22,15 +22,16 @@ void zc__buf_printf(zc__buf *b, const char *fmt, ...) __attribute__((format(prin
 void zc__buf_put(zc__buf *b, const char *text, size_t len);
 void zc__buf_free(zc__buf *b);
 
-/* Text with &, <, >, " escaped for HTML. */
+/* Text with &, <, >, " escaped for HTML; what is not UTF-8, and control characters but tab and
+ * line feed, as U+FFFD. */
 void zc__buf_html(zc__buf *b, const char *text);
 
 /* Text as one single-quoted gnuplot string, quotes included: ' doubled, line breaks and other
- * control characters as spaces, bytes that are not UTF-8 as '?'. Give the title noenhanced. */
+ * control characters as spaces, what is not UTF-8 as U+FFFD. Give the title noenhanced. */
 void zc__buf_gnuplot_string(zc__buf *b, const char *text);
 
 /* Text inside a double-quoted graphviz string (quotes not included): " and \ escaped, control
- * characters as spaces, bytes that are not UTF-8 as '?'. */
+ * characters as spaces, what is not UTF-8 as U+FFFD. */
 void zc__buf_dot(zc__buf *b, const char *text);
 
 /* Checked conversions (report_json.c): a double from an input becomes an integer only here. */

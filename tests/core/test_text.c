@@ -183,10 +183,6 @@ static void test_arguments(void **state)
     assert_string_equal(zc_text_printable("ab", (zc_text_mode)7, out, sizeof out), "");
     assert_null(zc_text_printable("ab", ZC_TEXT_TERMINAL, NULL, 8));
     assert_null(zc_text_printable("ab", ZC_TEXT_TERMINAL, out, 0));
-    char *dup = zc__text_clean_dup("\xed\xa0\x80!", ZC_TEXT_UTF8);
-    assert_non_null(dup);
-    assert_string_equal(dup, R R R "!");
-    free(dup);
 }
 
 /* Random bytes, mostly of the ranges UTF-8 is made of, so that many sequences nearly work. */
