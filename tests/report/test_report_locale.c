@@ -73,7 +73,7 @@ static outputs make_report(const char *dir)
     }
     assert_int_equal(zc_report_input_finish(in), ZC_OK);
     outputs o = {0};
-    assert_int_equal(zc_report_html(in, "Locale", &o.page, NULL), ZC_OK);
+    assert_int_equal(zc_report_html(in, "Locale", &o.page, NULL, NULL), ZC_OK);
     assert_int_equal(zc_report_picture_dot(in, &o.dot), ZC_OK);
     if (bad.set)
         fail_msg("%s: the fixtures were taken as out of range: %s", g_locale, bad.why);
