@@ -245,6 +245,27 @@ static void test_page_of_names_that_are_not_utf8(void **state)
     report_test_cleanup(dir);
 }
 
+/* What zc report says on the terminal about an input keeps that input's escape sequences off
+ * it: a file named with one, whose schema is unknown (exit 2, named on stderr). */
+static void test_stderr_has_no_escapes(void **state)
+{
+    (void)state;
+    char dir[512], path[4096];
+    report_test_tempdir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/\x1b]0;owned\x07\x1b[2J\xff.json", dir);
+    report_test_write(path, "{\"schema\": \"\\u001b[31mzerocopy.other/1\"}");
+    char *err = NULL;
+    const char *env[] = {"ZC_GNUPLOT=none", "ZC_DOT=none", NULL};
+    report_test_how how = {.env = env};
+    int code = report_test_zc((const char *[]){"report", "-o", "-", path, NULL}, &how, NULL, &err);
+    assert_int_equal(code, 2);
+    assert_non_null(strstr(err, "[2J"));
+    assert_non_null(strstr(err, "zerocopy.other/1"));
+    clean_text("stderr", err);
+    free(err);
+    report_test_cleanup(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -252,6 +273,7 @@ int main(void)
         cmocka_unit_test(test_names_in_plots),
         cmocka_unit_test(test_text_that_is_not_utf8),
         cmocka_unit_test(test_page_of_names_that_are_not_utf8),
+        cmocka_unit_test(test_stderr_has_no_escapes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
