@@ -17,7 +17,7 @@ extern "C" {
 /* snprintf and vsnprintf in the C locale: "%.2f" of 1.5 is "1.50" in every program. The
  * calling thread's locale is the same afterwards (uselocale, which is per thread). */
 int zc__snprintf_c(char *out, size_t size, const char *fmt, ...) ZC__PRINTF(3, 4);
-int zc__vsnprintf_c(char *out, size_t size, const char *fmt, va_list args);
+int zc__vsnprintf_c(char *out, size_t size, const char *fmt, va_list args) ZC__PRINTF(3, 0);
 
 /* strtod in the C locale: "2.5" is 2.5 in every program. */
 double zc__strtod_c(const char *text, char **end_p);
