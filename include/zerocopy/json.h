@@ -13,6 +13,7 @@
 #include "zerocopy/bench.h"
 #include "zerocopy/device.h"
 #include "zerocopy/export.h"
+#include "zerocopy/json_limits.h"
 #include "zerocopy/stats.h"
 #include "zerocopy/status.h"
 

@@ -10,6 +10,7 @@
 #include "zerocopy/size.h"
 #include "zerocopy/file.h"
 #include "zerocopy/text.h"
+#include "zerocopy/json_limits.h"
 #include "zerocopy/device.h"
 #include "zerocopy/bench.h"
 #include "zerocopy/advise.h"
