@@ -50,8 +50,7 @@ static void test_valid(void **state)
                                       "\xf0\x9f\x98",
                                       "\xc3",
                                       "a\xc3",
-                                      "\xc3"
-                                      "a"};
+                                      "\xc3\x61" /* C3 then 'a' */};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         if (zc_utf8_valid(bad[i], strlen(bad[i])))
             fail_msg("bad[%zu] taken for UTF-8", i);
