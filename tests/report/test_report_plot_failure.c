@@ -119,6 +119,16 @@ static void test_every_plot_failed(void **state)
     /* Nothing written: a failed run leaves no page (README, outputs whole or not at all). */
     assert_int_equal(access(out, F_OK), -1);
     free(err);
+    /* Nor the picture's source, not even on stdout. */
+    char *printed = NULL;
+    code = report_test_zc(
+        (const char *[]){"report", "-o", out, "--picture-dot", "-", BENCH, STREAM, NULL}, &how,
+        &printed, &err);
+    assert_int_equal(code, 1);
+    assert_string_equal(printed, "");
+    assert_int_equal(access(out, F_OK), -1);
+    free(printed);
+    free(err);
     report_test_cleanup(dir);
 }
 

@@ -259,6 +259,10 @@ int zc_cli_cmd_report(int argc, char **argv)
         code = zc_cli_fail("report", "building the page", status);
         goto done;
     }
+    /* Judged before anything is written (a --picture-dot on stdout would be out already); an
+     * input value out of range comes first, below: bad input, exit 2. */
+    if (!bad.set && (code = zc__judge_pictures(&pictures)) != ZC_EXIT_OK)
+        goto done;
     if (args.dot_path != NULL && (code = zc__write_dot(in, &dot_out)) != ZC_EXIT_OK)
         goto done;
     if (bad.set) {
@@ -266,8 +270,6 @@ int zc_cli_cmd_report(int argc, char **argv)
         code = ZC_EXIT_USAGE;
         goto done;
     }
-    if ((code = zc__judge_pictures(&pictures)) != ZC_EXIT_OK)
-        goto done;
     if (fwrite(page, 1, page_len, page_out.f) != page_len) {
         fprintf(stderr, "zc report: cannot write %s\n",
                 strcmp(args.out_path, "-") == 0 ? "stdout" : args.out_path);
