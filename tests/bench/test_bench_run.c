@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -112,21 +113,23 @@ static void test_quick_runs_and_verifies_every_case(void **state)
     free(text);
 }
 
-/* Corrupt one case's data on purpose: it must FAIL with no number, exit 5, others stay ok. */
+/* Corrupt one case's data on purpose: it must FAIL with no number, exit 5, others stay ok. The
+ * document goes to stdout, which gets it even from a failed run (a file would be left as it
+ * was: test_corrupted_data_fails checks that once). */
 static void expect_fail(const char *cases, const char *corrupt, const char *healthy)
 {
-    const char *json = "gpu_bench_corrupt.json";
     zc_test_output r;
     zc_test_run_zc((const char *[]){"bench", "--quick", "--case", cases, "--inject-corruption",
-                                    corrupt, "--json", json, "--force", NULL},
+                                    corrupt, "--json", "-", NULL},
                    NULL, &r);
     if (r.exit_code != 5)
         fprintf(stderr, "corrupting %s: exit %d, wanted 5\nstdout:\n%s\nstderr:\n%s\n", corrupt,
                 r.exit_code, r.out, r.err);
     assert_int_equal(r.exit_code, 5);
     assert_non_null(strstr(r.err, "FAIL"));
+    cJSON *doc = cJSON_Parse(r.out);
     zc_test_output_free(&r);
-    cJSON *doc = read_json(json);
+    assert_non_null(doc);
     const cJSON *c = find_case(doc, corrupt);
     assert_non_null(c);
     assert_string_equal(cJSON_GetObjectItem(c, "outcome")->valuestring, "FAIL");
@@ -145,6 +148,24 @@ static void expect_fail(const char *cases, const char *corrupt, const char *heal
 static void test_corrupted_data_fails(void **state)
 {
     (void)state;
+    /* A failed run replaces no file: the old document stays as it was. */
+    const char *json = "gpu_bench_corrupt.json";
+    FILE *f = fopen(json, "w");
+    assert_non_null(f);
+    fputs("old\n", f);
+    fclose(f);
+    zc_test_output r;
+    zc_test_run_zc((const char *[]){"bench", "--quick", "--case", "copy.h2d.pinned",
+                                    "--inject-corruption", "copy.h2d.pinned", "--json", json,
+                                    "--force", NULL},
+                   NULL, &r);
+    assert_int_equal(r.exit_code, 5);
+    assert_non_null(strstr(r.err, "not written"));
+    zc_test_output_free(&r);
+    char *text = zc_test_read_file(json, NULL);
+    assert_string_equal(text, "old\n");
+    free(text);
+    unlink(json);
     expect_fail("copy.h2d.pinned,copy.h2d.pageable", "copy.h2d.pinned", "copy.h2d.pageable");
     expect_fail("copy.d2h.write_combined", "copy.d2h.write_combined", NULL);
     expect_fail("zerocopy.read.16b,zerocopy.write.16b", "zerocopy.read.16b", "zerocopy.write.16b");
