@@ -623,6 +623,25 @@ static void zc__print_samples(FILE *f, const zc_cli_stream_opts *o, const zc_cli
                 (unsigned long long)s->verified, s->max_rel_error);
 }
 
+/* The GPU modes failed for want of a GPU (what, st): say why, then that the same filter runs on
+ * the host, so that a machine without a GPU is not a dead end. Gives the exit code (3). */
+static int zc__no_gpu(const zc_cli_stream_opts *o, const char *what, zc_status st)
+{
+    const int code = zc_cli_fail("stream", what, st);
+    if (st != ZC_ERR_NO_DEVICE)
+        return code;
+    if (o->devices_text != NULL)
+        fprintf(stderr, "zc stream: no CUDA GPU: run the same filter on the host with --mode cpu "
+                        "(--lanes N for several host filters, as --devices spreads frames)\n");
+    else if (o->modes_all)
+        fprintf(stderr, "zc stream: no CUDA GPU: --mode all compares the GPU modes with the "
+                        "host; run the same filter on the host alone with --mode cpu\n");
+    else
+        fprintf(stderr,
+                "zc stream: no CUDA GPU: run the same filter on the host with --mode cpu\n");
+    return code;
+}
+
 /* The GPUs --devices names ("all": every one), into o. */
 static int zc__resolve_devices(zc_cli_stream_opts *o)
 {
@@ -631,7 +650,7 @@ static int zc__resolve_devices(zc_cli_stream_opts *o)
     int count = 0;
     zc_status st = zc_device_count(&count);
     if (st != ZC_OK)
-        return zc_cli_fail("stream", "no GPU to stream to", st);
+        return zc__no_gpu(o, "no GPU to stream to", st);
     if (zc_device_list_parse(o->devices_text, count, o->devices, ZC_STREAM_MAX_LANES,
                              &o->device_count) != ZC_OK) {
         fprintf(stderr, "zc stream: --devices: %s\n", zc_last_error());
@@ -720,7 +739,7 @@ static int zc__stream_runs(zc_cli_stream_opts *op, int argc, char **argv, zc_cli
         if (st != ZC_OK) {
             zc_cli_stream_sink_close(sink, 0);
             zc_cli_stream_source_close(src);
-            return zc_cli_fail("stream", "reading the GPU", st);
+            return zc__no_gpu(&o, "reading the GPU", st);
         }
         devp = &dev;
     }
