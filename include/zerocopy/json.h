@@ -13,6 +13,7 @@
 #include "zerocopy/bench.h"
 #include "zerocopy/device.h"
 #include "zerocopy/export.h"
+#include "zerocopy/json_limits.h"
 #include "zerocopy/stats.h"
 #include "zerocopy/status.h"
 
@@ -47,6 +48,19 @@ typedef struct zc_capability_field {
 } zc_capability_field;
 
 ZC_BEGIN_DECLS
+
+/* Text. */
+
+/*
+ * Make every string value and key of doc (and of everything under it) valid UTF-8: each
+ * ill-formed part replaced by U+FFFD (zc_text_clean, ZC_TEXT_UTF8), so that any JSON reader
+ * takes the printed document; valid strings are left as they are. Call it on every document
+ * before cJSON_Print: names from outside the library (programs, kernels, files, devices, trace
+ * logs) are bytes. Control characters need nothing: cJSON prints them escaped (\u001b).
+ * *fixed_p (may be NULL): how many strings were replaced. ZC_ERR_NO_MEMORY when a copy could
+ * not be made (the document is then whole, and sanitized in part).
+ */
+ZC_EXTERN zc_status zc_json_sanitize(cJSON *doc, size_t *fixed_p);
 
 /* Statistics and numbers. */
 

@@ -55,6 +55,31 @@ typedef struct zc_report_input {
     zc_report_bad *bad;  /* where an out-of-range value is recorded; never NULL */
 } zc_report_input;
 
+/* What became of one picture the page asked a tool for. */
+typedef enum zc_report_outcome {
+    ZC_REPORT_DRAWN = 0,
+    ZC_REPORT_NO_TOOL, /* the tool is not installed, or turned off (ZC_GNUPLOT=none, ZC_DOT=none):
+                          pictures are optional, the page says so in their place */
+    ZC_REPORT_FAILED   /* the tool ran and failed, wrote no SVG, or took too long */
+} zc_report_outcome;
+
+/* Most pictures a page has (its plots and the picture of the techniques). */
+#define ZC_REPORT_MAX_PICTURES 16
+
+/* One picture the inputs had data for; a plot without data is not asked for, not listed. */
+typedef struct zc_report_picture {
+    const char *id;   /* the page's figure-<id>: "copy-h2d", "crossover", ..., "picture" */
+    const char *tool; /* "gnuplot" (the plots) or "dot" (the picture) */
+    zc_report_outcome outcome;
+    char why[256]; /* why it was not drawn ("gnuplot exited with 1: line 3: ..."); "" if drawn */
+} zc_report_picture;
+
+/* Every picture of a page, in the page's order. */
+typedef struct zc_report_pictures {
+    size_t count;
+    zc_report_picture picture[ZC_REPORT_MAX_PICTURES];
+} zc_report_pictures;
+
 ZC_BEGIN_DECLS
 
 /* An empty input whose out-of-range values are recorded in bad (cleared here). */
@@ -74,12 +99,14 @@ ZC_EXTERN zc_status zc_report_input_finish(zc_report_input *in);
 
 /*
  * The whole page into *page_p (malloc'd, NUL-terminated; free() it), *len_p (may be NULL) its
- * length. Runs gnuplot and dot (ZC_GNUPLOT and ZC_DOT name others), each bounded in time; a
- * tool that is missing or fails leaves its place on the page saying why. An out-of-range input
- * value found on the way is recorded in in->bad. ZC_ERR_NO_MEMORY when out of memory.
+ * length. Runs gnuplot and dot (ZC_GNUPLOT and ZC_DOT name others, "none" for neither), each
+ * bounded in time; a tool that is missing or fails leaves its place on the page saying why, and
+ * *pictures_p (may be NULL) gets what became of every picture, for the caller to say and judge
+ * (zc report's rule: README, the zc report row). An out-of-range input value found on the
+ * way is recorded in in->bad. ZC_ERR_NO_MEMORY when out of memory.
  */
 ZC_EXTERN zc_status zc_report_html(const zc_report_input *in, const char *title, char **page_p,
-                                   size_t *len_p);
+                                   size_t *len_p, zc_report_pictures *pictures_p);
 
 /* The picture of the techniques in graphviz's language (malloc'd), labelled with the measured
  * figures and the machine's PCIe link. */

@@ -9,6 +9,8 @@
 #include "zerocopy/stats.h"
 #include "zerocopy/size.h"
 #include "zerocopy/file.h"
+#include "zerocopy/text.h"
+#include "zerocopy/json_limits.h"
 #include "zerocopy/device.h"
 #include "zerocopy/bench.h"
 #include "zerocopy/advise.h"

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/c_locale.h"
+
 /* Long enough for a CUDA call's text, its error name and description, and a path. */
 #define ZC__ERROR_DETAIL_MAX 768
 
@@ -14,7 +16,8 @@ zc_status zc__fail(zc_status status, const char *file, int line, const char *fmt
 {
     va_list args;
     va_start(args, fmt);
-    int used = vsnprintf(zc__error_detail, sizeof zc__error_detail, fmt, args);
+    /* In the C locale: a detail reads the same in every program ("got 0.5", never "0,5"). */
+    int used = zc__vsnprintf_c(zc__error_detail, sizeof zc__error_detail, fmt, args);
     va_end(args);
     if (used < 0)
         used = 0;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/c_locale.h"
 #include "core/error.h"
 
 #define ZC__SIZE_GRAMMAR                                                                           \
@@ -102,7 +103,7 @@ ZC_EXTERN const char *zc_size_format(uint64_t bytes, char *out, size_t size)
     }
     /* Three significant digits at most, no trailing zeros: 1.5 MiB, 12.3 GiB, 640 KiB. */
     char num[32];
-    snprintf(num, sizeof num, "%.*f", u == 0 || v >= 100.0 ? 0 : v >= 10.0 ? 1 : 2, v);
+    zc__snprintf_c(num, sizeof num, "%.*f", u == 0 || v >= 100.0 ? 0 : v >= 10.0 ? 1 : 2, v);
     char *dot = strchr(num, '.');
     if (dot != NULL) {
         char *end = num + strlen(num) - 1;

@@ -1,21 +1,21 @@
 /* The ceiling zc trace holds copies against, read from a zc bench --json document. */
 #include "zerocopy/json.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/c_locale.h"
 #include "core/error.h"
 
-/* Case-insensitive strstr for short ASCII keys. */
+/* Case-insensitive strstr for short ASCII keys, in ASCII whatever the locale. */
 static int zc__contains(const char *text, const char *word)
 {
     size_t n = strlen(word);
     for (; *text != '\0'; text++) {
         size_t i = 0;
         while (i < n && text[i] != '\0' &&
-               tolower((unsigned char)text[i]) == tolower((unsigned char)word[i]))
+               zc__ascii_lower((unsigned char)text[i]) == zc__ascii_lower((unsigned char)word[i]))
             i++;
         if (i == n)
             return 1;

@@ -15,7 +15,8 @@
  * are refused instead of being cast, which is undefined behaviour out of range). */
 int zc__json_double_to_size(double v, double max, size_t *value_p);
 
-/* Each line of text as a string of arr, cut at 255 bytes; nothing for NULL. */
+/* Each line of text as a string of arr, cut at 255 bytes (before a whole UTF-8 character);
+ * nothing for NULL. */
 void zc__json_add_lines(cJSON *arr, const char *text);
 
 /* The number field name of o; NAN when absent or not a finite number. */

@@ -25,7 +25,11 @@ void zc__json_add_lines(cJSON *arr, const char *text)
         const char *nl = strchr(line, '\n');
         size_t len = nl ? (size_t)(nl - line) : strlen(line);
         char buf[256];
-        snprintf(buf, sizeof buf, "%.*s", (int)(len < 255 ? len : 255), line);
+        /* Cut before a whole character: a UTF-8 continuation byte (10xxxxxx) is never first. */
+        size_t cut = len < 255 ? len : 255;
+        while (cut < len && cut > 0 && ((unsigned char)line[cut] & 0xc0) == 0x80)
+            cut--;
+        snprintf(buf, sizeof buf, "%.*s", (int)cut, line);
         if (len > 0)
             cJSON_AddItemToArray(arr, cJSON_CreateString(buf));
         line += len + (nl != NULL);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/c_locale.h"
 #include "core/error.h"
 #include "json/json_internal.h"
 
@@ -95,8 +96,9 @@ static zc_bench_result *zc__results(const cJSON *doc, size_t *count_p)
     return rs;
 }
 
-ZC_EXTERN zc_status zc_profile_from_bench_json(const cJSON *doc, zc_profile *profile_p, char *notes,
-                                               size_t notes_size)
+/* zc_profile_from_bench_json in the C locale. */
+static zc_status zc__profile_from_bench_json(const cJSON *doc, zc_profile *profile_p, char *notes,
+                                             size_t notes_size)
 {
     ZC_REQUIRE_ARG(doc);
     ZC_REQUIRE_ARG(profile_p);
@@ -131,4 +133,14 @@ ZC_EXTERN zc_status zc_profile_from_bench_json(const cJSON *doc, zc_profile *pro
              cJSON_IsString(created) ? created->valuestring : "undated");
     *profile_p = p;
     return ZC_OK;
+}
+
+/* The notes (the cases it lacked, with their figures) are written in the C locale. */
+ZC_EXTERN zc_status zc_profile_from_bench_json(const cJSON *doc, zc_profile *profile_p, char *notes,
+                                               size_t notes_size)
+{
+    locale_t before = zc__c_locale_begin();
+    zc_status status = zc__profile_from_bench_json(doc, profile_p, notes, notes_size);
+    zc__c_locale_end(before);
+    return status;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/c_locale.h"
 #include "core/error.h"
 #include "json/json_internal.h"
 
@@ -330,9 +331,10 @@ ZC_EXTERN zc_status zc_profile_from_json(const cJSON *doc, zc_profile *profile_p
     return ZC_OK;
 }
 
-ZC_EXTERN zc_status zc_profile_from_document(const cJSON *doc, const char *source,
-                                             zc_profile *profile_p, zc_profile *measured_p,
-                                             char *notes, size_t notes_size)
+/* zc_profile_from_document in the C locale. */
+static zc_status zc__profile_from_document(const cJSON *doc, const char *source,
+                                           zc_profile *profile_p, zc_profile *measured_p,
+                                           char *notes, size_t notes_size)
 {
     ZC_REQUIRE_ARG(doc);
     ZC_REQUIRE_ARG(profile_p);
@@ -361,4 +363,16 @@ ZC_EXTERN zc_status zc_profile_from_document(const cJSON *doc, const char *sourc
     }
     *profile_p = p;
     return ZC_OK;
+}
+
+/* The notes (what was assumed, with its figures) are written in the C locale. */
+ZC_EXTERN zc_status zc_profile_from_document(const cJSON *doc, const char *source,
+                                             zc_profile *profile_p, zc_profile *measured_p,
+                                             char *notes, size_t notes_size)
+{
+    locale_t before = zc__c_locale_begin();
+    zc_status status =
+        zc__profile_from_document(doc, source, profile_p, measured_p, notes, notes_size);
+    zc__c_locale_end(before);
+    return status;
 }

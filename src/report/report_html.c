@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/c_locale.h"
 #include "core/error.h"
 #include "zerocopy/json.h"
 #include "zerocopy/version.h"
@@ -53,6 +54,7 @@ typedef struct zc__tool_state {
 
 typedef struct zc__tools {
     zc__tool_state gnuplot, dot;
+    zc_report_pictures *pictures; /* every picture asked for, told to the caller */
 } zc__tools;
 
 /* The plot area gnuplot reported on stderr as "left top right bottom" in SVG pixels (origin top
@@ -108,6 +110,16 @@ static void zc__figure(zc__buf *page, zc__tools *tools, const char *id, const ch
             snprintf(why, sizeof why, "%s wrote no SVG", tool);
     }
     const char *start = svg != NULL ? strstr(svg, "<svg") : NULL;
+    zc_report_pictures *told = tools->pictures;
+    if (told->count < ZC_REPORT_MAX_PICTURES) {
+        zc_report_picture *p = &told->picture[told->count++];
+        p->id = id;
+        p->tool = is_dot ? "dot" : "gnuplot";
+        p->outcome = start != NULL    ? ZC_REPORT_DRAWN
+                     : state->missing ? ZC_REPORT_NO_TOOL
+                                      : ZC_REPORT_FAILED;
+        snprintf(p->why, sizeof p->why, "%s", start != NULL ? "" : why);
+    }
     if (start == NULL) {
         if (state->why[0] == '\0' || state->missing)
             snprintf(state->why, sizeof state->why, "%s", why);
@@ -348,11 +360,13 @@ static void zc__tool_note(zc__buf *page, const zc__tool_state *s, const char *id
     }
 }
 
-int zc__report_html_page(const zc_report_input *in, const char *title, zc__buf *page, char *why,
-                         size_t why_size)
+int zc__report_html_page(const zc_report_input *in, const char *title, zc__buf *page,
+                         zc_report_pictures *pictures, char *why, size_t why_size)
 {
     zc__tools tools;
     memset(&tools, 0, sizeof tools);
+    memset(pictures, 0, sizeof *pictures);
+    tools.pictures = pictures;
     zc__buf body = {0};
     zc__report_plot plot;
     memset(&plot, 0, sizeof plot);
@@ -442,8 +456,9 @@ int zc__report_html_page(const zc_report_input *in, const char *title, zc__buf *
     return ok;
 }
 
-ZC_EXTERN zc_status zc_report_html(const zc_report_input *in, const char *title, char **page_p,
-                                   size_t *len_p)
+/* zc_report_html in the C locale (its public form puts it in force). */
+static zc_status zc__report_html_c(const zc_report_input *in, const char *title, char **page_p,
+                                   size_t *len_p, zc_report_pictures *pictures_p)
 {
     ZC_REQUIRE_ARG(in);
     ZC_REQUIRE_ARG(title);
@@ -452,17 +467,31 @@ ZC_EXTERN zc_status zc_report_html(const zc_report_input *in, const char *title,
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_report_html: in was not initialised");
     zc__buf page = {0};
     char why[256] = "out of memory";
-    if (!zc__report_html_page(in, title, &page, why, sizeof why) || page.data == NULL) {
+    zc_report_pictures pictures;
+    if (!zc__report_html_page(in, title, &page, &pictures, why, sizeof why) || page.data == NULL) {
         zc__buf_free(&page);
         return ZC_FAIL(ZC_ERR_NO_MEMORY, "zc_report_html: %s", why);
     }
     *page_p = page.data;
     if (len_p != NULL)
         *len_p = page.len;
+    if (pictures_p != NULL)
+        *pictures_p = pictures;
     return ZC_OK;
 }
 
-ZC_EXTERN zc_status zc_report_picture_dot(const zc_report_input *in, char **dot_p)
+/* The page's numbers, the data and scripts gnuplot reads, and the plot area it prints back are
+ * written and read in the C locale, whatever the program's: "12.5", never "12,5". */
+ZC_EXTERN zc_status zc_report_html(const zc_report_input *in, const char *title, char **page_p,
+                                   size_t *len_p, zc_report_pictures *pictures_p)
+{
+    locale_t before = zc__c_locale_begin();
+    zc_status status = zc__report_html_c(in, title, page_p, len_p, pictures_p);
+    zc__c_locale_end(before);
+    return status;
+}
+
+static zc_status zc__picture_dot_c(const zc_report_input *in, char **dot_p)
 {
     ZC_REQUIRE_ARG(in);
     ZC_REQUIRE_ARG(dot_p);
@@ -475,4 +504,12 @@ ZC_EXTERN zc_status zc_report_picture_dot(const zc_report_input *in, char **dot_
         return ZC_FAIL(ZC_ERR_NO_MEMORY, "zc_report_picture_dot: drawing the picture");
     *dot_p = dot;
     return ZC_OK;
+}
+
+ZC_EXTERN zc_status zc_report_picture_dot(const zc_report_input *in, char **dot_p)
+{
+    locale_t before = zc__c_locale_begin();
+    zc_status status = zc__picture_dot_c(in, dot_p);
+    zc__c_locale_end(before);
+    return status;
 }

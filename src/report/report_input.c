@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/c_locale.h"
 #include "core/error.h"
 #include "zerocopy/json.h"
 
@@ -159,7 +160,8 @@ ZC_EXTERN zc_status zc_report_input_init(zc_report_input *in, zc_report_bad *bad
     return ZC_OK;
 }
 
-ZC_EXTERN zc_status zc_report_input_add(zc_report_input *in, const char *path, const cJSON *doc)
+/* zc_report_input_add in the C locale. */
+static zc_status zc__report_input_add(zc_report_input *in, const char *path, const cJSON *doc)
 {
     ZC_REQUIRE_ARG(in);
     ZC_REQUIRE_ARG(path);
@@ -193,6 +195,15 @@ ZC_EXTERN zc_status zc_report_input_add(zc_report_input *in, const char *path, c
         size_t used = strlen(in->sources);
         snprintf(in->sources + used, sizeof in->sources - used, "%s%s", used ? ", " : "", where);
     }
+    return status;
+}
+
+/* The warnings and the profile's notes, numbers in them, are written in the C locale. */
+ZC_EXTERN zc_status zc_report_input_add(zc_report_input *in, const char *path, const cJSON *doc)
+{
+    locale_t before = zc__c_locale_begin();
+    zc_status status = zc__report_input_add(in, path, doc);
+    zc__c_locale_end(before);
     return status;
 }
 

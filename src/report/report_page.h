@@ -22,15 +22,16 @@ void zc__buf_printf(zc__buf *b, const char *fmt, ...) __attribute__((format(prin
 void zc__buf_put(zc__buf *b, const char *text, size_t len);
 void zc__buf_free(zc__buf *b);
 
-/* Text with &, <, >, " escaped for HTML. */
+/* Text with &, <, >, " escaped for HTML; what is not UTF-8, and control characters but tab and
+ * line feed, as U+FFFD. */
 void zc__buf_html(zc__buf *b, const char *text);
 
 /* Text as one single-quoted gnuplot string, quotes included: ' doubled, line breaks and other
- * control characters as spaces, bytes that are not UTF-8 as '?'. Give the title noenhanced. */
+ * control characters as spaces, what is not UTF-8 as U+FFFD. Give the title noenhanced. */
 void zc__buf_gnuplot_string(zc__buf *b, const char *text);
 
 /* Text inside a double-quoted graphviz string (quotes not included): " and \ escaped, control
- * characters as spaces, bytes that are not UTF-8 as '?'. */
+ * characters as spaces, what is not UTF-8 as U+FFFD. */
 void zc__buf_dot(zc__buf *b, const char *text);
 
 /* Checked conversions (report_json.c): a double from an input becomes an integer only here. */
@@ -64,7 +65,8 @@ void zc__report_number_text(double v, char *out, size_t size);
 /* Running the plotting tools (report_run.c). */
 
 /*
- * Run program (found on PATH, or the path in environment variable env_override when set) with
+ * Run program (found on PATH, or the path in environment variable env_override when set; not at
+ * all, as if missing, when that is "none") with
  * args then the path of a temporary file holding input, stdout captured into *out_p (malloc'd)
  * and, when err_p is not NULL, stderr into *err_p. At most timeout_s seconds. 1 on success
  * (exit 0); 0 with why filled ("gnuplot not found", "gnuplot exited with 1: line 12: <its
@@ -127,8 +129,9 @@ char *zc__report_picture_dot(const zc_profile *profile, const char *link_text);
 void zc__report_link_text(const cJSON *machine, const char *where, zc_report_bad *bad, char *out,
                           size_t size);
 
-/* The whole page. 1 on success; 0 with why filled when out of memory. */
-int zc__report_html_page(const zc_report_input *in, const char *title, zc__buf *page, char *why,
-                         size_t why_size);
+/* The whole page; what became of its pictures into *pictures (cleared first). 1 on success; 0
+ * with why filled when out of memory. */
+int zc__report_html_page(const zc_report_input *in, const char *title, zc__buf *page,
+                         zc_report_pictures *pictures, char *why, size_t why_size);
 
 #endif

@@ -109,6 +109,13 @@ int zc__report_run_tool(const char *program, const char *env_override, const cha
         *missing_p = 0;
     if (err_p != NULL)
         *err_p = NULL;
+    if (over != NULL && strcmp(over, "none") == 0) {
+        /* Turned off: the same as not installed. */
+        snprintf(why, why_size, "%s turned off (%s=none)", program, env_override);
+        if (missing_p != NULL)
+            *missing_p = 1;
+        return 0;
+    }
     char in_path[512], out_path[512], err_path[512];
     int in_fd = zc__temp_file(input, suffix, in_path, sizeof in_path);
     if (in_fd < 0) {

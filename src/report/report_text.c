@@ -3,8 +3,11 @@
 #include "report/report_page.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "core/text.h"
 
 void zc__buf_put(zc__buf *b, const char *text, size_t len)
 {
@@ -62,83 +65,56 @@ void zc__buf_free(zc__buf *b)
 
 void zc__buf_html(zc__buf *b, const char *text)
 {
-    for (const char *c = text; c != NULL && *c; c++) {
-        switch (*c) {
-        case '&':
+    const unsigned char *s = (const unsigned char *)(text != NULL ? text : "");
+    for (size_t left = strlen((const char *)s); left > 0;) {
+        uint32_t cp;
+        size_t n = zc__utf8_next(s, left, &cp);
+        /* Text from the inputs (names of devices, files, runs) may be any bytes: what is not
+         * UTF-8, and control characters but tab and line feed (an escape sequence from a log;
+         * HTML forbids them), become U+FFFD. */
+        if (cp == ZC__UTF8_BAD || (zc__is_control(cp) && cp != '\t' && cp != '\n'))
+            zc__buf_put(b, ZC__UTF8_REPLACEMENT, 3);
+        else if (cp == '&')
             zc__buf_put(b, "&amp;", 5);
-            break;
-        case '<':
+        else if (cp == '<')
             zc__buf_put(b, "&lt;", 4);
-            break;
-        case '>':
+        else if (cp == '>')
             zc__buf_put(b, "&gt;", 4);
-            break;
-        case '"':
+        else if (cp == '"')
             zc__buf_put(b, "&quot;", 6);
-            break;
-        default:
-            zc__buf_put(b, c, 1);
-            break;
-        }
+        else
+            zc__buf_put(b, (const char *)s, n);
+        s += n;
+        left -= n;
     }
-}
-
-/* Length of the well-formed UTF-8 sequence at s, 0 when the bytes there are not one. The
- * pictures are SVG, an XML document: one stray byte and the browser shows no image at all. */
-static size_t zc__utf8_length(const unsigned char *s)
-{
-    size_t n;
-    unsigned min;
-    unsigned cp;
-    if (s[0] < 0x80)
-        return 1;
-    if ((s[0] & 0xe0) == 0xc0)
-        n = 2, min = 0x80, cp = s[0] & 0x1f;
-    else if ((s[0] & 0xf0) == 0xe0)
-        n = 3, min = 0x800, cp = s[0] & 0x0f;
-    else if ((s[0] & 0xf8) == 0xf0)
-        n = 4, min = 0x10000, cp = s[0] & 0x07;
-    else
-        return 0;
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3f);
-    }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return n;
 }
 
 /*
  * Put text with every character the target language treats specially replaced: quote is
  * written as quote_as, a backslash as backslash_as (NULL: as it is); control characters become
- * spaces (a line break would end a gnuplot command, and XML forbids most of them) and bytes
- * that are not UTF-8 become '?'.
+ * spaces (a line break would end a gnuplot command, and XML forbids most of them) and what is
+ * not UTF-8 U+FFFD (the pictures are SVG, an XML document: one stray byte and the browser shows
+ * no image at all).
  */
 static void zc__put_escaped(zc__buf *b, const char *text, char quote, const char *quote_as,
                             const char *backslash_as)
 {
     const unsigned char *s = (const unsigned char *)(text != NULL ? text : "");
-    while (*s) {
-        size_t n = zc__utf8_length(s);
-        if (n == 0) {
-            zc__buf_put(b, "?", 1);
-            s++;
-        } else if (n > 1) {
+    for (size_t left = strlen((const char *)s); left > 0;) {
+        uint32_t cp;
+        size_t n = zc__utf8_next(s, left, &cp);
+        if (cp == ZC__UTF8_BAD)
+            zc__buf_put(b, ZC__UTF8_REPLACEMENT, 3);
+        else if (zc__is_control(cp))
+            zc__buf_put(b, " ", 1);
+        else if (cp == (unsigned char)quote)
+            zc__buf_put(b, quote_as, strlen(quote_as));
+        else if (cp == '\\' && backslash_as != NULL)
+            zc__buf_put(b, backslash_as, strlen(backslash_as));
+        else
             zc__buf_put(b, (const char *)s, n);
-            s += n;
-        } else {
-            if (*s == (unsigned char)quote)
-                zc__buf_put(b, quote_as, strlen(quote_as));
-            else if (*s == '\\' && backslash_as != NULL)
-                zc__buf_put(b, backslash_as, strlen(backslash_as));
-            else if (*s < 0x20 || *s == 0x7f)
-                zc__buf_put(b, " ", 1);
-            else
-                zc__buf_put(b, (const char *)s, 1);
-            s++;
-        }
+        s += n;
+        left -= n;
     }
 }
 

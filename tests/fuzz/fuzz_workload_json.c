@@ -7,6 +7,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    /* As zc reads it: the limits on its values and nesting first (zc_cli_read_json). */
+    if (zc_json_check_limits((const char *)data, size, "fuzz.json", NULL) != ZC_OK)
+        return 0;
     cJSON *doc = cJSON_ParseWithLength((const char *)data, size);
     if (doc == NULL)
         return 0;

@@ -1,13 +1,16 @@
 /* Issue 21, item 8: strings from the inputs are escaped wherever they go. A device name with
  * '", URL="javascript:..."' stays text in the picture's graphviz source (no attribute, no link
  * in the SVG); a name with a quote or a trailing backslash keeps the picture; file and run names
- * with quotes stay inside gnuplot's strings. */
+ * with quotes stay inside gnuplot's strings. Text that is not UTF-8, and control characters (an
+ * escape sequence from a log), reach neither the page nor the plots' strings: U+FFFD instead. */
 #include "test_support.h"
 
 #include <string.h>
 #include <sys/stat.h>
 
+#include "report/report_page.h"
 #include "report_test.h"
+#include "zerocopy/text.h"
 
 #define BENCH ZC_REPORT_FIXTURES "/h200.bench.json"
 
@@ -170,11 +173,107 @@ static void test_names_in_plots(void **state)
     report_test_cleanup(dir);
 }
 
+#define R "\xef\xbf\xbd" /* U+FFFD */
+
+/* text through one of the report's escapers, as a string to compare (freed by the next call). */
+static const char *escaped(void (*escape)(zc__buf *, const char *), const char *text)
+{
+    static zc__buf b;
+    zc__buf_free(&b);
+    escape(&b, text);
+    assert_false(b.failed);
+    return b.data != NULL ? b.data : "";
+}
+
+static void test_text_that_is_not_utf8(void **state)
+{
+    (void)state;
+    /* HTML: the markup characters escaped, tab and line feed kept; every other control
+     * character (CR, ESC, DEL, C1 CSI) and each ill-formed part (0xFF, a surrogate, a sequence
+     * cut short) one U+FFFD; valid UTF-8 as it is. */
+    const char *text = "a<b>&\"c\"\t\n\r\x1b[1m\x7f\xc2\x9b\xff\xed\xa0\x80\xe2\x82 caf\xc3\xa9";
+    assert_string_equal(escaped(zc__buf_html, text),
+                        "a&lt;b&gt;&amp;&quot;c&quot;\t\n" R R "[1m" R R R R R R R " caf\xc3\xa9");
+    /* gnuplot and graphviz strings: control characters as spaces (a line break would end the
+     * command), ill-formed parts U+FFFD. */
+    assert_string_equal(escaped(zc__buf_gnuplot_string, "it's\n\x1b[1m\xc2\x9b\xff\xe2\x82!"),
+                        "'it''s  [1m " R R "!'");
+    assert_string_equal(escaped(zc__buf_dot, "\"H200\\\t\xed\xa0\x80\xc3\xa9"),
+                        "\\\"H200\\\\ " R R R "\xc3\xa9");
+    escaped(zc__buf_html, "");
+}
+
+/* Every byte of text is UTF-8 and no control character but tab and line feed is in it. */
+static void clean_text(const char *what, const char *text)
+{
+    size_t len = strlen(text);
+    if (!zc_utf8_valid(text, len))
+        fail_msg("%s is not UTF-8", what);
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f ||
+            (c == 0xc2 && (unsigned char)text[i + 1] < 0xa0))
+            fail_msg("%s holds control byte %#x at %zu: %.60s", what, c, i,
+                     text + (i > 20 ? i - 20 : 0));
+    }
+}
+
+static void test_page_of_names_that_are_not_utf8(void **state)
+{
+    (void)state;
+    char dir[512], bench[4096], stream[4096], out[4096], scripts[4096];
+    report_test_tempdir(dir, sizeof dir);
+    /* A device name with a stray byte, an escape sequence (\u001b in JSON), a C1 CSI and a
+     * surrogate's bytes; a stream file whose name and run are not UTF-8 either. */
+    snprintf(bench, sizeof bench, "%s/bench.json", dir);
+    bench_named(bench, "NVIDIA \xff\\u001b[31mH200\\u009b2J \xed\xa0\x80");
+    snprintf(stream, sizeof stream, "%s/run\xfe\x1b.json", dir);
+    report_test_copy_replacing(ZC_REPORT_FIXTURES "/stream.json", stream, "\"zerocopy-ll\"",
+                               "\"zero\xc0\xaf"
+                               "copy\\r\"");
+    snprintf(out, sizeof out, "%s/report.html", dir);
+    report_test_zc_fake_plots(dir, (const char *[]){"report", "-o", out, bench, stream, NULL});
+    char *html = zc_test_read_file(out, NULL);
+    clean_text("the page", html);
+    /* The name is there, its bad parts replaced. */
+    assert_non_null(strstr(html, "NVIDIA " R R "[31mH200" R "2J " R R R));
+    free(html);
+    snprintf(scripts, sizeof scripts, "%s/scripts.gp", dir);
+    char *text = zc_test_read_file(scripts, NULL);
+    clean_text("the gnuplot scripts", text);
+    free(text);
+    report_test_cleanup(dir);
+}
+
+/* What zc report says on the terminal about an input keeps that input's escape sequences off
+ * it: a file named with one, whose schema is unknown (exit 2, named on stderr). */
+static void test_stderr_has_no_escapes(void **state)
+{
+    (void)state;
+    char dir[512], path[4096];
+    report_test_tempdir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/\x1b]0;owned\x07\x1b[2J\xff.json", dir);
+    report_test_write(path, "{\"schema\": \"\\u001b[31mzerocopy.other/1\"}");
+    char *err = NULL;
+    const char *env[] = {"ZC_GNUPLOT=none", "ZC_DOT=none", NULL};
+    report_test_how how = {.env = env};
+    int code = report_test_zc((const char *[]){"report", "-o", "-", path, NULL}, &how, NULL, &err);
+    assert_int_equal(code, 2);
+    assert_non_null(strstr(err, "[2J"));
+    assert_non_null(strstr(err, "zerocopy.other/1"));
+    clean_text("stderr", err);
+    free(err);
+    report_test_cleanup(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_device_names_in_the_picture),
         cmocka_unit_test(test_names_in_plots),
+        cmocka_unit_test(test_text_that_is_not_utf8),
+        cmocka_unit_test(test_page_of_names_that_are_not_utf8),
+        cmocka_unit_test(test_stderr_has_no_escapes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

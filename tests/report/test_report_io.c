@@ -2,8 +2,14 @@
  * refused (exit 2, the input untouched), an existing file is replaced only with --force, a
  * failed write (a full disk) leaves the earlier file as it was and no temporary file, -o -
  * writes to stdout (exit 1 when stdout is full), an input - is read from stdin, and a missing
- * or unreadable input is exit 2. */
+ * or unreadable input is exit 2, and so is one of more JSON values than zc reads, refused before
+ * it is parsed; the largest legitimate document is read. */
 #include "test_support.h"
+
+#include <cjson/cJSON.h>
+#include <time.h>
+
+#include "zerocopy/json.h"
 
 #include <dirent.h>
 #include <string.h>
@@ -217,6 +223,94 @@ static void test_bad_inputs(void **state)
     report_test_cleanup(dir);
 }
 
+static double seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void test_too_many_values(void **state)
+{
+    (void)state;
+    char dir[512], path[4096];
+    report_test_tempdir(dir, sizeof dir);
+    /* A bench document of one value more than zc reads. */
+    snprintf(path, sizeof path, "%s/huge.json", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "{\"schema\": \"zerocopy.bench/1\", \"cases\": [], \"x\": [0");
+    /* The object, its schema, cases and x, and x's zeros: one more than the limit. */
+    for (long i = 5; i < ZC_JSON_VALUES_MAX + 1; i++)
+        fputs(",0", f);
+    fprintf(f, "]}\n");
+    fclose(f);
+    char *err = NULL;
+    double start = seconds();
+    int code = report_in(dir, (const char *[]){"report", "-o", "p.html", "huge.json", NULL}, &err);
+    double took = seconds() - start;
+    if (code != 2)
+        fail_msg("exit %d: %s", code, err);
+    char want[160];
+    snprintf(want, sizeof want, "huge.json has more than %d JSON values (the most zc reads)",
+             ZC_JSON_VALUES_MAX);
+    if (strstr(err, want) == NULL)
+        fail_msg("stderr: %s", err);
+    free(err);
+    /* Refused by the scan, before anything is built: well under a second where cJSON takes
+     * several (a bound loose enough for a sanitizer's build). */
+    if (took > 5.0)
+        fail_msg("refusing took %.1f s", took);
+    only_files(dir, (const char *[]){"huge.json", NULL});
+    report_test_cleanup(dir);
+}
+
+static void test_largest_legitimate_document(void **state)
+{
+    (void)state;
+    char dir[512], path[4096];
+    report_test_tempdir(dir, sizeof dir);
+    /* The bench fixture with every point keeping the most samples a bench document holds
+     * (1000), each the point's median: a bench run as large as they come, per point. */
+    char *text = zc_test_read_file(BENCH, NULL);
+    cJSON *doc = cJSON_Parse(text);
+    free(text);
+    assert_non_null(doc);
+    const cJSON *c, *pt;
+    size_t points = 0;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(doc, "cases"))
+    {
+        cJSON_ArrayForEach(pt, cJSON_GetObjectItem(c, "points"))
+        {
+            const cJSON *median = cJSON_GetObjectItem(cJSON_GetObjectItem(pt, "stats"), "median");
+            cJSON *samples = cJSON_CreateArray();
+            for (int i = 0; i < 1000; i++)
+                cJSON_AddItemToArray(
+                    samples,
+                    cJSON_CreateNumber(cJSON_IsNumber(median) ? median->valuedouble : 1.0));
+            cJSON_DeleteItemFromObject((cJSON *)pt, "samples");
+            cJSON_AddItemToObject((cJSON *)pt, "samples", samples);
+            points++;
+        }
+    }
+    assert_true(points > 50);
+    text = cJSON_PrintUnformatted(doc);
+    cJSON_Delete(doc);
+    snprintf(path, sizeof path, "%s/large.bench.json", dir);
+    report_test_write(path, text);
+    size_t values = 0;
+    assert_int_equal(zc_json_check_limits(text, strlen(text), path, &values), ZC_OK);
+    assert_true(values > 1000 * points);
+    cJSON_free(text);
+    char *err = NULL;
+    int code =
+        report_in(dir, (const char *[]){"report", "-o", "p.html", "large.bench.json", NULL}, &err);
+    if (code != 0)
+        fail_msg("exit %d: %s", code, err);
+    free(err);
+    report_test_cleanup(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -225,6 +319,8 @@ int main(void)
         cmocka_unit_test(test_full_disk_leaves_the_old_file),
         cmocka_unit_test(test_stdout_and_stdin),
         cmocka_unit_test(test_bad_inputs),
+        cmocka_unit_test(test_too_many_values),
+        cmocka_unit_test(test_largest_legitimate_document),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

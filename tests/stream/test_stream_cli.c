@@ -337,7 +337,8 @@ static void test_cpu_alone_from_file_and_pipe(void **state)
 
 /* A NaN that comes through a pipe in pieces is named at its own place: sample 3000 is in frame
  * 2 of 1024-sample frames (it was said to be sample 3952, frame 3, when earlier pieces had left
- * part of a frame staged), and the 3000 samples before it are filtered and written. */
+ * part of a frame staged), and the failed run leaves the file it would have replaced as it was
+ * (here empty; pipeline_test.sh checks the 3000 samples before it reach stdout). */
 static void test_cpu_nan_through_a_pipe(void **state)
 {
     (void)state;
@@ -358,7 +359,7 @@ static void test_cpu_nan_through_a_pipe(void **state)
     unlink(out);
     unlink(input);
     if (r.exit_code != 2 || strstr(r.err, "sample 3000 (frame 2, channel 0) is NaN") == NULL ||
-        info.st_size != 3000 * 4)
+        strstr(r.err, "not written") == NULL || info.st_size != 0)
         fail_msg("exit %d, %lld bytes out:\n%s", r.exit_code, (long long)info.st_size, r.err);
     zc_test_output_free(&r);
 }

@@ -45,6 +45,19 @@ cJSON *zc_cli_read_json(const char *command, const char *path, int *code_p)
     char *text = zc_cli_read_input(command, path, ZC_CLI_INPUT_MAX, &len, code_p);
     if (text == NULL)
         return NULL;
+    /* The input's name as the messages give it: a path may hold any bytes, escapes among them. */
+    char shown[3 * 4096 + 1];
+    const char *name = zc_text_printable(strcmp(path, "-") == 0 ? "stdin" : path, ZC_TEXT_ONE_LINE,
+                                         shown, sizeof shown);
+    /* The most values and the deepest nesting zc reads, checked before cJSON builds anything:
+     * it takes some 64 bytes a value, gigabytes for 64 MiB of small numbers. Bad input: exit 2. */
+    zc_status limits = zc_json_check_limits(text, len, name, NULL);
+    if (limits != ZC_OK) {
+        fprintf(stderr, "zc %s: %s\n", command, zc_last_error());
+        *code_p = zc_cli_exit_code(limits);
+        free(text);
+        return NULL;
+    }
     const char *end = NULL;
     cJSON *doc = cJSON_ParseWithLengthOpts(text, len, &end, 0);
     /* One document and nothing after it but white space (a NUL byte is not white space). */
@@ -60,8 +73,7 @@ cJSON *zc_cli_read_json(const char *command, const char *path, int *code_p)
         const char *at = end != NULL && end > text ? end : cJSON_GetErrorPtr();
         zc__where(text, at != NULL && at >= text && at <= text + len ? (size_t)(at - text) : 0,
                   &line, &col);
-        fprintf(stderr, "zc %s: %s is not JSON (line %zu, column %zu)\n", command,
-                strcmp(path, "-") == 0 ? "stdin" : path, line, col);
+        fprintf(stderr, "zc %s: %s is not JSON (line %zu, column %zu)\n", command, name, line, col);
         *code_p = ZC_EXIT_USAGE;
     }
     free(text);

@@ -1,6 +1,7 @@
 /* zc report: one self-contained HTML page from zc bench, zc stream and profile results. */
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -9,6 +10,7 @@
 #include "cli_io.h"
 #include "zerocopy/json.h"
 #include "zerocopy/report.h"
+#include "zerocopy/text.h"
 
 static const char zc__report_usage[] =
     "zc report [-o FILE] [--force] [--title TEXT] [--picture-dot FILE] RESULT.json...";
@@ -22,8 +24,10 @@ static void zc__report_help(void)
            "bandwidth against size, zero-copy access patterns, the crossover, latency per stream\n"
            "mode, several GPUs and allocation cost, the picture of the techniques, and advice\n"
            "for typical workloads. Plots need gnuplot and the picture graphviz (dot); without\n"
-           "them the page says which is missing and keeps its tables. An input named - is read\n"
-           "from stdin.\n\n"
+           "them the page says which is missing and keeps its tables, and stderr says it once.\n"
+           "A picture the tool fails to draw is named on stderr with the tool's reason; when an\n"
+           "installed gnuplot (or dot) draws none of the pictures asked of it, nothing is\n"
+           "written and zc report exits 1. An input named - is read from stdin.\n\n"
            "Options:\n"
            "  -o, --output FILE    where to write the page (default zc-report.html; - for stdout)\n"
            "  --force              replace FILE (and the --picture-dot file) when it exists\n"
@@ -34,8 +38,23 @@ static void zc__report_help(void)
            "An output is written whole to a temporary file beside it, then renamed into place:\n"
            "a failed write leaves any earlier file as it was. An output that is also an input\n"
            "is refused.\n\n"
-           "Environment: ZC_GNUPLOT and ZC_DOT name other programs to run instead.\n",
+           "Environment: ZC_GNUPLOT and ZC_DOT name other programs to run instead, or none\n"
+           "(ZC_GNUPLOT=none: the page without plots).\n",
            zc__report_usage, ZC_PROFILE_SCHEMA);
+}
+
+/* One line on stderr, "zc report: <text>", the text made printable: names from the inputs and
+ * the tools' messages may hold any bytes, an escape sequence among them. */
+static void zc__say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void zc__say(const char *fmt, ...)
+{
+    char line[2048], shown[3 * sizeof line + 1];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(line, sizeof line, fmt, args);
+    va_end(args);
+    fprintf(stderr, "zc report: %s\n",
+            zc_text_printable(line, ZC_TEXT_ONE_LINE, shown, sizeof shown));
 }
 
 /* The command line, parsed. */
@@ -139,14 +158,63 @@ static int zc__add_input(zc_report_input *in, const char *path, cJSON **doc_p)
     zc_status status = zc_report_input_add(in, path, *doc_p);
     for (const char *line = in->warnings + said; *line != '\0';) {
         size_t len = strcspn(line, "\n");
-        fprintf(stderr, "zc report: %.*s\n", (int)len, line);
+        zc__say("%.*s", (int)len, line);
         line += len + (line[len] == '\n');
     }
     if (status != ZC_OK) {
-        fprintf(stderr, "zc report: %s\n", zc_last_error());
+        zc__say("%s", zc_last_error());
         return zc_cli_exit_code(status);
     }
     return ZC_EXIT_OK;
+}
+
+/*
+ * What became of the page's pictures, said on stderr. Pictures are optional: a tool that is not
+ * installed (or is turned off) is said once, and the page is made without its pictures. A
+ * picture an installed tool failed to draw is named with the tool's reason; when it drew none
+ * of those asked of it, the tool is broken and the run fails: ZC_EXIT_FAILURE, nothing written.
+ */
+static int zc__judge_pictures(const zc_report_pictures *pictures)
+{
+    static const struct {
+        const char *tool, *what, *without;
+    } tools[] = {
+        {"gnuplot", "plots", "the page has no plots"},
+        {"dot", "picture of the techniques", "the page has no picture of the techniques"},
+    };
+    int code = ZC_EXIT_OK;
+    for (size_t t = 0; t < sizeof tools / sizeof tools[0]; t++) {
+        size_t asked = 0, drawn = 0, failed = 0;
+        const char *missing = NULL;
+        for (size_t i = 0; i < pictures->count; i++) {
+            const zc_report_picture *p = &pictures->picture[i];
+            if (strcmp(p->tool, tools[t].tool) != 0)
+                continue;
+            asked++;
+            if (p->outcome == ZC_REPORT_DRAWN) {
+                drawn++;
+            } else if (p->outcome == ZC_REPORT_NO_TOOL) {
+                missing = missing != NULL ? missing : p->why;
+            } else {
+                failed++;
+                if (t == 0)
+                    zc__say("plot %s not drawn: %s", p->id, p->why);
+                else
+                    zc__say("the %s not drawn: %s", tools[t].what, p->why);
+            }
+        }
+        if (missing != NULL)
+            zc__say("%s: %s", missing, tools[t].without);
+        if (failed > 0 && drawn == 0 && missing == NULL) {
+            if (asked == 1)
+                zc__say("%s could not draw the %s; no page written", tools[t].tool, tools[t].what);
+            else
+                zc__say("%s drew none of the %zu %s; no page written", tools[t].tool, asked,
+                        tools[t].what);
+            code = ZC_EXIT_FAILURE;
+        }
+    }
+    return code;
 }
 
 int zc_cli_cmd_report(int argc, char **argv)
@@ -186,15 +254,20 @@ int zc_cli_cmd_report(int argc, char **argv)
                  in->measured.device_name[0] ? in->measured.device_name : "the GPU");
         title = made;
     }
-    zc_status status = zc_report_html(in, title, &page, &page_len);
+    zc_report_pictures pictures;
+    zc_status status = zc_report_html(in, title, &page, &page_len, &pictures);
     if (status != ZC_OK) {
         code = zc_cli_fail("report", "building the page", status);
         goto done;
     }
+    /* Judged before anything is written (a --picture-dot on stdout would be out already); an
+     * input value out of range comes first, below: bad input, exit 2. */
+    if (!bad.set && (code = zc__judge_pictures(&pictures)) != ZC_EXIT_OK)
+        goto done;
     if (args.dot_path != NULL && (code = zc__write_dot(in, &dot_out)) != ZC_EXIT_OK)
         goto done;
     if (bad.set) {
-        fprintf(stderr, "zc report: %s\n", bad.why);
+        zc__say("%s", bad.why);
         code = ZC_EXIT_USAGE;
         goto done;
     }
