@@ -7,6 +7,8 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cli_json.h"
@@ -52,7 +54,8 @@ static void zc__stream_help(void)
            "  --frames N           frames per mode after warm-up (default: synth 10000, a file\n"
            "                       or pipe all of it)\n"
            "  --duration S         run for S seconds per mode instead\n"
-           "  --warmup N           frames before measuring, still output (default 200)\n"
+           "  --warmup N           frames before measuring, still output (default 200; a file\n"
+           "                       of no more frames warms up on its first half)\n"
            "  --frame-samples N    samples per frame per channel (default 1024)\n"
            "  --in-flight N        frames outstanding at most, per GPU (default 1)\n"
            "  --gpu-blocks N       zerocopy: persistent blocks (default one per 256 values,\n"
@@ -64,7 +67,8 @@ static void zc__stream_help(void)
            "  --complex            samples are I/Q pairs (filtered as two channels)\n"
            "  --output-format F    filtered samples as f32 (default), s16 or u8 (c... for I/Q);\n"
            "                       integer formats round and clip, and the clips are counted\n"
-           "  --rate HZ            sample rate (default 1e6, or the --paced rate)\n"
+           "  --rate HZ            sample rate (default 1e6, or the --paced rate); a file or\n"
+           "                       pipe given --lowpass needs it\n"
            "  --paced RATE         offer RATE samples per second in real time; a frame that\n"
            "                       finds no room is dropped and counted (--policy wait: never)\n"
            "  --tones LIST         synthetic tones in Hz (default rate/100, rate/20, rate/3)\n"
@@ -84,8 +88,9 @@ static void zc__stream_help(void)
            "  --cpu N              pin the host thread to core N (default: a core of the GPU's\n"
            "                       NUMA node)\n"
            "  --no-pin             do not pin\n"
-           "  --timeout-ms N       longest wait for the GPU, and for input from a pipe or FIFO\n"
-           "                       (default 2000; a stalled writer ends the run, exit 6)\n"
+           "  --timeout-ms N       longest wait (default 2000, then exit 6) for the GPU, for a\n"
+           "                       FIFO output's reader, and for the next bytes of a pipe or\n"
+           "                       FIFO input: a writer pausing longer stalls the input\n"
            "  -j, --json FILE      results as JSON, schema \"%s\" (docs/json.md), to FILE or -\n"
            "  --force              replace output files (--output, --json, --save-taps) that\n"
            "                       exist\n"
@@ -225,6 +230,13 @@ static int zc__stream_settle(zc_cli_stream_opts *o, int any_mode, int all, int p
     }
     if (!o->frames_given && strcmp(o->source, "synth") == 0 && o->duration_s == 0)
         o->frames = 10000;
+    /* A cutoff in Hz means something only at the input's own rate, which a raw file cannot say:
+     * the default rate is the synthetic source's, and a filter designed at it is silently wrong
+     * for a 48 kHz recording. --paced RATE offers the samples at their rate, so it says it too. */
+    if (o->rate == 0 && o->paced_rate == 0 && o->cutoff_hz > 0 && strcmp(o->source, "synth") != 0)
+        return ZC__USAGE("--lowpass %g is in Hz: give the sample rate of %s with --rate HZ (the "
+                         "default, 1e+06, is the synthetic source's)",
+                         o->cutoff_hz, strcmp(o->source, "-") == 0 ? "stdin" : o->source);
     if (o->rate == 0)
         o->rate = o->paced_rate > 0 ? o->paced_rate : 1e6;
     if (o->tone_count < 0) {
@@ -659,6 +671,38 @@ static int zc__resolve_devices(zc_cli_stream_opts *o)
     return 0;
 }
 
+/*
+ * A file shorter than the warm-up would be filtered and then report no latency at all: when the
+ * input's length is known (a regular file, or stdin redirected from one) and it holds no more
+ * frames than the warm-up, its first half warms up and the rest is measured, said in note
+ * (empty otherwise). A pipe's length is not known until it ends.
+ */
+static void zc__fit_warmup(zc_cli_stream_opts *o, char *note, size_t size)
+{
+    note[0] = '\0';
+    if (strcmp(o->source, "synth") == 0 || o->reuse)
+        return;
+    struct stat info;
+    const int known =
+        strcmp(o->source, "-") == 0 ? fstat(STDIN_FILENO, &info) == 0 : stat(o->source, &info) == 0;
+    if (!known || !S_ISREG(info.st_mode) || info.st_size <= 0)
+        return;
+    const uint64_t sample_bytes = zc_cli_format_value_bytes(o->format.type) * o->channels;
+    const uint64_t samples = (uint64_t)info.st_size / sample_bytes;
+    const uint64_t frames = (samples + o->frame_samples - 1) / o->frame_samples;
+    if (frames == 0 || frames > o->warmup)
+        return;
+    const uint64_t asked = o->warmup;
+    o->warmup = frames / 2;
+    snprintf(note, size,
+             "%s holds %llu frame%s, not more than the warm-up of %llu: the first %llu warm%s up, "
+             "the other %llu %s measured (--warmup)",
+             strcmp(o->source, "-") == 0 ? "stdin" : o->source, (unsigned long long)frames,
+             frames == 1 ? "" : "s", (unsigned long long)asked, (unsigned long long)o->warmup,
+             o->warmup == 1 ? "s" : "", (unsigned long long)(frames - o->warmup),
+             frames - o->warmup == 1 ? "is" : "are");
+}
+
 static int zc__stream_runs(zc_cli_stream_opts *op, int argc, char **argv, zc_cli_output *json_out);
 
 int zc_cli_cmd_stream(int argc, char **argv)
@@ -715,7 +759,10 @@ int zc_cli_cmd_stream(int argc, char **argv)
 /* Every run the options ask for, their table and their JSON (into json_out, committed here). */
 static int zc__stream_runs(zc_cli_stream_opts *op, int argc, char **argv, zc_cli_output *json_out)
 {
-    zc_cli_stream_opts o = *op; /* read only from here on */
+    zc_cli_stream_opts o = *op;
+    char warmup_note[256];
+    zc__fit_warmup(&o, warmup_note, sizeof warmup_note);
+    /* o is read only from here on. */
     zc_status st;
     int gpu_runs = 0, runs_wanted = 0;
     for (int m = 0; m < ZC_STREAM_MODE_COUNT; m++) {
@@ -763,12 +810,20 @@ static int zc__stream_runs(zc_cli_stream_opts *op, int argc, char **argv, zc_cli
     else
         fprintf(text, "zc stream: on the host (cpu mode, %zu lane%s); ", o.lanes,
                 o.lanes == 1 ? "" : "s");
+    /* The rate and the filter's cutoff in words: a filter designed at the wrong rate shows. */
+    char filter[320];
+    if (o.taps_file != NULL)
+        snprintf(filter, sizeof filter, "taps from %s", o.taps_file);
+    else
+        snprintf(filter, sizeof filter, "low-pass %g Hz", o.cutoff_hz);
     fprintf(text,
             "host thread on core %d (%s); %zu samples x %zu channel%s per frame (%zu bytes), "
-            "%zu taps (delay %.1f samples), %u in flight%s; input %s (%s)\n",
+            "rate %g Hz, %s, %zu taps (delay %.1f samples), %u in flight%s; input %s (%s)\n",
             host.cpu, host.why, o.frame_samples, o.channels, o.channels == 1 ? "" : "s",
-            o.frame_samples * o.channels * 4, o.ntaps, (double)(o.ntaps - 1) / 2.0, o.in_flight,
-            o.paced_rate > 0 ? ", paced" : "", o.source, zc_cli_format_name(o.format));
+            o.frame_samples * o.channels * 4, o.rate, filter, o.ntaps, (double)(o.ntaps - 1) / 2.0,
+            o.in_flight, o.paced_rate > 0 ? ", paced" : "", o.source, zc_cli_format_name(o.format));
+    if (warmup_note[0] != '\0')
+        fprintf(text, "zc stream: %s\n", warmup_note);
     fprintf(text, "host: load %.2f (1 min), %d running, %d CPUs online, core %d at %.0f MHz%s%s\n",
             host.loadavg1, host.procs_running, host.cpus_online, host.cpu, host.cpu_mhz,
             host.governor[0] ? ", governor " : "", host.governor);
