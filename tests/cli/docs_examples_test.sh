@@ -2,14 +2,22 @@
 # The examples of the README and docs/ that run without a GPU, run as they are written, so that
 # the documentation cannot drift from the program.
 #
-#   docs_examples_test.sh ZC SOURCE_DIR
+#   docs_examples_test.sh ZC SOURCE_DIR [--update]
+#
+# Every file of docs/examples/ is an example output: its first line is the command ("$ zc ..."),
+# run from SOURCE_DIR, the rest what it prints on stdout. Each is run and compared, each must be
+# shown or named in a document, and a document shows one by a fenced block right after the line
+# "<!-- example: docs/examples/NAME -->", which must hold the file as it is. Every "$ zc" line
+# in a document's block is one of them, so that no output is shown unchecked. --update writes
+# the files and those blocks from what zc prints now (then read the diff before committing).
+# Only outputs that do not depend on the machine or the time are kept there.
 #
 # The README's and docs/stream.md's sox pipelines run on a stereo 44.1 kHz recording (made by
 # sox): without a GPU they must exit 3 with the hint to --mode cpu, and with --mode cpu their
 # output must be the recording's samples, mono at the --rate they name. Without sox those two
 # checks are skipped, said, and the test exits 77 once the others passed.
 set -uo pipefail
-zc=$1 src=$2
+zc=$1 src=$2 update=${3:-}
 SKIP=77
 export LC_ALL=C CUDA_VISIBLE_DEVICES=-1
 failures=0 skipped=0
@@ -95,6 +103,93 @@ check_sox_example() {
     echo "ok: $file: with --mode cpu its sox pipeline filters all $want samples, mono at $rate Hz"
   fi
 }
+
+docs=("$src/README.md" "$src"/docs/*.md)
+
+# run_example FILE: what its command prints now, on stdout; its exit code is the command's.
+run_example() {
+  local line
+  line=$(head -n 1 "$1")
+  case $line in
+  '$ zc '*) ;;
+  *)
+    echo "its first line is not '\$ zc ...': $line" >&2
+    return 1
+    ;;
+  esac
+  (cd "$src" && eval "\"\$zc\" ${line#'$ zc '}")
+}
+
+# shown_blocks: "DOC<TAB>NAME" for each block shown under an example marker.
+shown_blocks() {
+  awk '
+    match($0, /^<!-- example: docs\/examples\/[^ ]+ -->$/) {
+      name = $0; sub(/^<!-- example: docs\/examples\//, "", name); sub(/ -->$/, "", name)
+      print FILENAME "\t" name
+    }' "${docs[@]}"
+}
+
+# block DOC NAME: the lines of the fenced block under NAME's marker in DOC.
+block() {
+  awk -v want="<!-- example: docs/examples/$2 -->" '
+    $0 == want { marker = 1; next }
+    marker && !open { if ($0 ~ /^```/) { open = 1; next } exit }
+    open && /^```$/ { exit }
+    open { print }' "$1"
+}
+
+# replace_block DOC NAME: DOC with NAME's block made the file's lines.
+replace_block() {
+  awk -v want="<!-- example: docs/examples/$2 -->" -v file="$src/docs/examples/$2" '
+    $0 == want { print; marker = 1; next }
+    marker == 1 && /^```/ { print; while ((getline l < file) > 0) print l; marker = 2; next }
+    marker == 2 && /^```$/ { print; marker = 0; next }
+    marker == 2 { next }
+    { marker = marker == 1 ? 0 : marker; print }' "$1" >"$work/replaced" && cat "$work/replaced" >"$1"
+}
+
+echo "== example outputs (docs/examples)"
+for file in "$src"/docs/examples/*.txt; do
+  name=${file##*/}
+  if ! run_example "$file" >"$work/now" 2>"$work/now.err"; then
+    fail "docs/examples/$name: '$(head -n 1 "$file")' failed: $(cat "$work/now.err")"
+    continue
+  fi
+  if [ "$update" = --update ]; then
+    { head -n 1 "$file"; cat "$work/now"; } >"$work/new" && cat "$work/new" >"$file"
+  fi
+  if ! tail -n +2 "$file" | diff -u - "$work/now" >"$work/diff"; then
+    fail "docs/examples/$name is not what '$(head -n 1 "$file")' prints now (run this test" \
+      "with --update, then read the diff):"
+    sed 's/^/    /' "$work/diff"
+  else
+    echo "ok: docs/examples/$name is what '$(head -n 1 "$file")' prints"
+  fi
+  if ! grep -q -e "<!-- example: docs/examples/$name -->" -e "examples/$name" "${docs[@]}"; then
+    fail "docs/examples/$name is shown or named in no document"
+  fi
+done
+while IFS=$'\t' read -r doc name; do
+  rel=${doc#"$src/"}
+  if [ ! -f "$src/docs/examples/$name" ]; then
+    fail "$rel shows docs/examples/$name, which does not exist"
+    continue
+  fi
+  [ "$update" != --update ] || replace_block "$doc" "$name"
+  if ! block "$doc" "$name" | diff -u "$src/docs/examples/$name" - >"$work/diff"; then
+    fail "$rel's block under docs/examples/$name differs from the file (--update rewrites it):"
+    sed 's/^/    /' "$work/diff"
+  else
+    echo "ok: $rel shows docs/examples/$name as it is"
+  fi
+done < <(shown_blocks)
+# A "$ zc" line in a document is the first line of an example file: its output is checked.
+while IFS= read -r shown; do
+  doc=${shown%%:*} line=${shown#*:}
+  if ! head -q -n 1 "$src"/docs/examples/*.txt | grep -qxF -- "$line"; then
+    fail "${doc#"$src/"} shows '$line', which no docs/examples file runs"
+  fi
+done < <(grep -H '^\$ zc ' "${docs[@]}")
 
 # The tour (scripts/run) without a GPU: its closing line names the host's way to run the stream,
 # and that command runs here.
