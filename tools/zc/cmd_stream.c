@@ -16,36 +16,80 @@
 
 static const char zc__stream_usage[] =
     "zc stream [SOURCE] [--mode MODE[,MODE...]|all] [--frames N | --duration S]\n"
-    "                 [--frame-samples N] [--in-flight N] [--format F] [--lowpass HZ --taps N |\n"
-    "                 --taps-file FILE] [--paced RATE] [-o FILE|-] [-j FILE|-] [--force] [options]";
+    "                 [--frame-samples N] [--in-flight N] [--format FORMAT] [--lowpass HZ --taps "
+    "N\n"
+    "                 | --taps-file FILE] [--paced RATE] [-o FILE|-] [-j FILE|-] [--force] "
+    "[options]";
+
+/* What each mode does, in the help's words; the names are the library's (zc_stream_mode_name),
+ * so that the help, and the completion made from it, list exactly the modes --mode takes. */
+static const char *const zc__mode_help[] = {
+    [ZC_STREAM_ZEROCOPY] = "a persistent kernel polls a ring in mapped pinned memory; results\n"
+                           "come back the same way (protocol LL or FLAG, see --protocol)",
+    [ZC_STREAM_MAPPED_LAUNCH] = "one kernel launch per frame on mapped memory, event sync",
+    [ZC_STREAM_CLASSIC_PAGEABLE] = "malloc + cudaMemcpy + launch + cudaMemcpy",
+    [ZC_STREAM_CLASSIC_PINNED] = "pinned + cudaMemcpyAsync + launch + cudaMemcpyAsync + sync",
+    [ZC_STREAM_GRAPH] = "a CUDA graph of copy, kernel, copy, launched per frame",
+    [ZC_STREAM_CPU] = "the same filter on the host (no GPU needed): the baseline",
+    [ZC_STREAM_CLASSIC_OVERLAP] = "classic-pinned over three streams: copies of one frame\n"
+                                  "overlap the kernel of another (with --in-flight 2 or more)",
+    [ZC_STREAM_STREAM_WAIT] = "no persistent kernel: each frame's kernel waits, queued ahead,\n"
+                              "on a word the CPU writes (cuStreamWaitValue64); no SM is\n"
+                              "held while idle (skipped where the GPU lacks it)",
+};
+_Static_assert(sizeof zc__mode_help / sizeof zc__mode_help[0] == ZC_STREAM_MODE_COUNT,
+               "every stream mode has its line in zc stream --help");
+
+/* A help entry: "  NAME" padded to the description's column, the description's later lines
+ * indented to it. */
+static void zc__help_entry(const char *name, const char *text)
+{
+    printf("  %-17s ", name);
+    for (const char *p = text; *p != '\0'; p++) {
+        putchar(*p);
+        if (*p == '\n')
+            printf("%20s", "");
+    }
+    putchar('\n');
+}
 
 static void zc__stream_help(void)
 {
     printf("usage: %s\n\n"
            "Filter a stream of samples with a FIR, frame by frame, through the library's\n"
            "streaming engine, and measure each frame from its entry into the mode's path to\n"
-           "its result seen by the CPU. Modes:\n"
-           "  zerocopy          a persistent kernel polls a ring in mapped pinned memory; results\n"
-           "                    come back the same way (protocol LL or FLAG, see --protocol)\n"
-           "  mapped-launch     one kernel launch per frame on mapped memory, event sync\n"
-           "  classic-pageable  malloc + cudaMemcpy + launch + cudaMemcpy\n"
-           "  classic-pinned    pinned + cudaMemcpyAsync + launch + cudaMemcpyAsync + sync\n"
-           "  classic-overlap   the same over three streams: copies of one frame overlap the\n"
-           "                    kernel of another (with --in-flight 2 or more)\n"
-           "  graph             a CUDA graph of copy, kernel, copy, launched per frame\n"
-           "  stream-wait       no persistent kernel: each frame's kernel waits, queued ahead,\n"
-           "                    on a word the CPU writes (cuStreamWaitValue64); no SM is\n"
-           "                    held while idle (skipped where the GPU lacks it)\n"
-           "  cpu               the same filter on the host (no GPU needed): the baseline\n"
+           "its result seen by the CPU.\n\n"
+           "Modes:\n",
+           zc__stream_usage);
+    for (int m = 0; m < ZC_STREAM_MODE_COUNT; m++)
+        zc__help_entry(zc_stream_mode_name((zc_stream_mode)m),
+                       zc__mode_help[m] ? zc__mode_help[m] : "");
+    printf("\nFormats (raw samples, in the machine's byte order):\n");
+    static const char *const kinds[] = {"float32", "int16, full scale 32768",
+                                        "unsigned 8-bit around 127.5"};
+    for (int complex = 0; complex < 2; complex++) {
+        for (int t = 0; t < 3; t++) {
+            char what[96];
+            snprintf(what, sizeof what, "%s%s", kinds[t], complex ? ", interleaved I/Q pairs" : "");
+            if (complex && t == ZC_CLI_VALUE_U8)
+                snprintf(what, sizeof what, "%s, interleaved I/Q pairs (as rtl_sdr writes)",
+                         kinds[t]);
+            zc__help_entry(zc_cli_format_name(
+                               (zc_cli_format){.type = (zc_cli_value_type)t, .complex = complex}),
+                           what);
+        }
+    }
+    printf("\n"
            "SOURCE (or --source) is synth (default), a raw sample file, a FIFO, or - for stdin.\n"
            "The output has exactly as many samples as the input, in order: the last partial\n"
            "frame is filtered too. The filter is causal; a designed low-pass of N taps delays\n"
            "the signal by (N - 1) / 2 samples. Every result is checked against a CPU FIR in\n"
            "double precision (relative error <= 1e-5; --verify all checks every frame).\n\n"
            "Options:\n"
-           "  --mode LIST          modes to run, comma-separated, or all (default zerocopy)\n"
-           "  --protocol P         zerocopy ring protocol: ll, flag or both (default ll; both\n"
-           "                       with --mode all)\n"
+           "  --mode LIST          modes to run (Modes above), comma-separated, or all\n"
+           "                       (default zerocopy)\n"
+           "  --protocol ll|flag|both  zerocopy ring protocol (default ll; both with --mode\n"
+           "                       all)\n"
            "  -d, --device N       GPU number (default 0)\n"
            "  --devices LIST       all, or GPUs \"0,1\": frames round-robin over them, one\n"
            "                       filter each, results in order (one mode; schema\n"
@@ -61,12 +105,12 @@ static void zc__stream_help(void)
            "  --gpu-blocks N       zerocopy: persistent blocks (default one per 256 values,\n"
            "                       samples x channels, at most half the SMs)\n"
            "  --policy wait|drop   when the GPU falls behind (default wait; paced runs drop)\n"
-           "  --source S           as SOURCE\n"
-           "  --format F           raw input: f32 (default), s16, u8, or cf32, cs16, cu8 for\n"
-           "                       interleaved I/Q (cu8 as rtl_sdr writes it)\n"
+           "  --source FILE|synth|-  as SOURCE\n"
+           "  --format FORMAT      the input's (Formats above; default f32)\n"
            "  --complex            samples are I/Q pairs (filtered as two channels)\n"
-           "  --output-format F    filtered samples as f32 (default), s16 or u8 (c... for I/Q);\n"
-           "                       integer formats round and clip, and the clips are counted\n"
+           "  --output-format FORMAT  filtered samples as f32 (default), s16 or u8 (c... for\n"
+           "                       I/Q); integer formats round and clip, and the clips are\n"
+           "                       counted\n"
            "  --rate HZ            sample rate (default 1e6, or the --paced rate); a file or\n"
            "                       pipe given --lowpass needs it\n"
            "  --paced RATE         offer RATE samples per second in real time; a frame that\n"
@@ -82,7 +126,7 @@ static void zc__stream_help(void)
            "  --nonfinite stop|zero  a NaN or infinite input sample stops the run (default,\n"
            "                       exit 2, naming sample and frame) or is filtered as 0 and\n"
            "                       counted\n"
-           "  --verify V           all, sample (default) or none\n"
+           "  --verify all|sample|none  check every frame, a sample (default) or none\n"
            "  --reuse              republish frames already in the transport buffers instead of\n"
            "                       writing each one: measures the link, not the CPU's memcpy\n"
            "  --cpu N              pin the host thread to core N (default: a core of the GPU's\n"
@@ -95,7 +139,7 @@ static void zc__stream_help(void)
            "  --force              replace output files (--output, --json, --save-taps) that\n"
            "                       exist\n"
            "  -h, --help           this help\n",
-           zc__stream_usage, ZC_CLI_STREAM_MULTI_SCHEMA, ZC_CLI_STREAM_SCHEMA);
+           ZC_CLI_STREAM_MULTI_SCHEMA, ZC_CLI_STREAM_SCHEMA);
 }
 
 #define ZC__USAGE(...) zc_cli_usage_error("stream", zc__stream_usage, __VA_ARGS__)
