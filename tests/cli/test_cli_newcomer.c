@@ -8,6 +8,11 @@
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
+#include <dlfcn.h>
+
+#include "device/cuda_check.h"
+#include "device/driver_probe.h"
+#include "zerocopy/zerocopy.h"
 
 /* The line every no-GPU exit of zc stream's GPU modes ends with. */
 #define NO_GPU_HINT "no CUDA GPU: run the same filter on the host with --mode cpu"
@@ -225,9 +230,162 @@ static void test_stream_stalled_pipe_is_the_input(void **state)
     remove_scratch(dir, (const char *[]){"tone.f32", NULL});
 }
 
+static void test_help_version_is_the_version_help(void **state)
+{
+    (void)state;
+    zc_test_output general, help, option;
+    zc_test_run_zc((const char *[]){"help", NULL}, NULL, &general);
+    zc_test_run_zc((const char *[]){"help", "version", NULL}, NULL, &help);
+    zc_test_run_zc((const char *[]){"version", "--help", NULL}, NULL, &option);
+    assert_int_equal(help.exit_code, 0);
+    assert_int_equal(option.exit_code, 0);
+    if (strcmp(help.out, general.out) == 0 || strncmp(help.out, "usage: zc version", 17) != 0)
+        fail_msg("zc help version printed:\n%s", help.out);
+    assert_string_equal(help.out, option.out);
+    assert_string_equal(help.err, "");
+    zc_test_output_free(&general);
+    zc_test_output_free(&help);
+    zc_test_output_free(&option);
+    /* zc help -V and --version are the same word; an argument to version is refused. */
+    zc_test_expect_zc((const char *[]){"help", "--version", NULL}, NULL, 0, "usage: zc version",
+                      NULL);
+    zc_test_expect_zc((const char *[]){"version", "--json", NULL}, NULL, 2, NULL,
+                      "zc version: unexpected argument '--json'");
+    zc_test_expect_zc((const char *[]){"version", NULL}, NULL, 0, "zerocopy library", NULL);
+}
+
+static void test_bench_list_json(void **state)
+{
+    (void)state;
+    char dir[256], path[512];
+    snprintf(dir, sizeof dir, "%s/zc-newcomer.XXXXXX",
+             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/cases.json", dir);
+    zc_test_output r;
+    zc_test_run_zc((const char *[]){"bench", "--list", "--case", "copy.h2d", "--json", path, NULL},
+                   zc_test_no_gpu_env, &r);
+    if (r.exit_code != 0)
+        fail_msg("zc bench --list --json exited %d:\n%s", r.exit_code, r.err);
+    assert_non_null(strstr(r.out, "copy.h2d.pinned"));
+    char *text = zc_test_read_file(path, NULL);
+    cJSON *doc = cJSON_Parse(text);
+    free(text);
+    assert_non_null(doc);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(doc, "schema")->valuestring,
+                        "zerocopy.bench-cases/1");
+    /* The same cases as the library's catalogue selects, in its order, with their fields. */
+    const cJSON *cases = cJSON_GetObjectItemCaseSensitive(doc, "cases");
+    size_t n = zc_bench_case_count(), at = 0;
+    unsigned char *selected = calloc(n, 1);
+    size_t matched = 0;
+    assert_int_equal(zc_bench_select("copy.h2d", selected, n, &matched), ZC_OK);
+    assert_int_equal(cJSON_GetArraySize(cases), (int)matched);
+    for (size_t i = 0; i < n; i++) {
+        if (!selected[i])
+            continue;
+        const zc_bench_case_info *info = zc_bench_case_at(i);
+        const cJSON *row = cJSON_GetArrayItem(cases, (int)at++);
+        assert_string_equal(cJSON_GetObjectItemCaseSensitive(row, "key")->valuestring, info->key);
+        assert_string_equal(cJSON_GetObjectItemCaseSensitive(row, "title")->valuestring,
+                            info->title);
+        assert_string_equal(cJSON_GetObjectItemCaseSensitive(row, "technique")->valuestring,
+                            info->technique);
+    }
+    free(selected);
+    cJSON_Delete(doc);
+    zc_test_output_free(&r);
+    /* An existing file is kept without --force, said before the list is printed. */
+    zc_test_run_zc((const char *[]){"bench", "--list", "--json", path, NULL}, zc_test_no_gpu_env,
+                   &r);
+    assert_int_equal(r.exit_code, 2);
+    assert_string_equal(r.out, "");
+    zc_test_output_free(&r);
+    /* To stdout: the JSON alone there, the list on stderr. */
+    zc_test_run_zc(
+        (const char *[]){"bench", "--list", "--case", "latency.launch", "--json", "-", NULL},
+        zc_test_no_gpu_env, &r);
+    assert_int_equal(r.exit_code, 0);
+    doc = cJSON_Parse(r.out);
+    assert_non_null(doc);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "cases")), 1);
+    assert_non_null(strstr(r.err, "latency.launch"));
+    cJSON_Delete(doc);
+    zc_test_output_free(&r);
+    zc_test_expect_zc((const char *[]){"bench", "--list", "--csv", "-", NULL}, zc_test_no_gpu_env,
+                      2, NULL, "--csv is for measured points");
+    unlink(path);
+    rmdir(dir);
+}
+
+/* Whether this process can load the driver library, as the library's probe does. */
+static int driver_installed(void)
+{
+    void *handle = dlopen(ZC__DRIVER_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+    if (handle != NULL)
+        dlclose(handle);
+    return handle != NULL;
+}
+
+static void test_stream_engine_names_a_missing_driver(void **state)
+{
+    (void)state;
+    /* Every GPU hidden, as the other tests hide them from zc; this is the process's first CUDA
+     * call. */
+    setenv("CUDA_VISIBLE_DEVICES", "-1", 1);
+    float taps[4] = {0.25f, 0.25f, 0.25f, 0.25f};
+    const int device = 0;
+    zc_stream_config c;
+    zc_stream_config_init(&c);
+    c.mode = ZC_STREAM_ZEROCOPY;
+    c.taps = taps;
+    c.ntaps = 4;
+    c.frame_samples = 1024;
+    c.channels = 1;
+    c.devices = &device;
+    c.device_count = 1;
+    zc_stream *s = NULL;
+    assert_int_equal(zc_stream_create(&c, &s), ZC_ERR_NO_DEVICE);
+    assert_null(s);
+    const char *why = zc_last_error();
+    /* The runtime's words for no driver at all, "driver version is insufficient", never show. */
+    if (strstr(why, "insufficient for CUDA runtime") != NULL)
+        fail_msg("zc_stream_create without a GPU said: %s", why);
+    if (!driver_installed()) {
+        if (strstr(why, "no NVIDIA driver found (libcuda.so.1 cannot be loaded: ") == NULL)
+            fail_msg("zc_stream_create without a driver said: %s", why);
+    } else if (strstr(why, "the driver found no GPU") == NULL &&
+               strstr(why, "the NVIDIA driver is too old") == NULL) {
+        fail_msg("zc_stream_create with a driver and no GPU said: %s", why);
+    }
+}
+
+static void test_cuda_status_explains_the_driver(void **state)
+{
+    (void)state;
+    /* Any call, not only the device count: the same reason, the call and its place kept. */
+    zc_status st = zc__cuda_status(cudaErrorInsufficientDriver, "cudaSetDevice(0)", "x.c", 3);
+    assert_int_equal(st, ZC_ERR_NO_DEVICE);
+    const char *why = zc_last_error();
+    assert_non_null(strstr(why, "cudaSetDevice(0) failed: cudaErrorInsufficientDriver: "));
+    assert_non_null(strstr(why, "(x.c:3)"));
+    assert_null(strstr(why, "insufficient for CUDA runtime"));
+    if (!driver_installed())
+        assert_non_null(strstr(why, "no NVIDIA driver found"));
+    /* Other errors keep the runtime's own words. */
+    st = zc__cuda_status(cudaErrorMemoryAllocation, "cudaMalloc(&p, n)", "x.c", 4);
+    assert_int_equal(st, ZC_ERR_NO_MEMORY);
+    assert_non_null(
+        strstr(zc_last_error(), "cudaMalloc(&p, n) failed: cudaErrorMemoryAllocation ("));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_help_version_is_the_version_help),
+        cmocka_unit_test(test_bench_list_json),
+        cmocka_unit_test(test_stream_engine_names_a_missing_driver),
+        cmocka_unit_test(test_cuda_status_explains_the_driver),
         cmocka_unit_test(test_stream_file_cutoff_needs_rate),
         cmocka_unit_test(test_stream_start_line_names_taps_file),
         cmocka_unit_test(test_stream_short_file_is_measured),
