@@ -8,6 +8,7 @@
 
 #include "advise/model_internal.h"
 #include "core/error.h"
+#include "core/c_locale.h"
 
 #define ZC__MIB (1024.0 * 1024.0)
 
@@ -73,7 +74,7 @@ static void zc__note(char *notes, size_t size, const char *fmt, ...)
         return;
     va_list args;
     va_start(args, fmt);
-    vsnprintf(notes + used, size - used - 1, fmt, args);
+    zc__vsnprintf_c(notes + used, size - used - 1, fmt, args);
     va_end(args);
     used = strlen(notes);
     notes[used] = '\n';

@@ -9,6 +9,7 @@
 #include "advise/model_internal.h"
 #include "core/error.h"
 #include "zerocopy/size.h"
+#include "core/c_locale.h"
 
 size_t zc__overlap_chunks(size_t bytes)
 {
@@ -323,11 +324,11 @@ void zc__size_text(double bytes, char *out, size_t size)
 static void zc__time_text(double us, char *out, size_t size)
 {
     if (us < 1000.0)
-        snprintf(out, size, "%.3g us", us);
+        zc__snprintf_c(out, size, "%.3g us", us);
     else if (us < 1e6)
-        snprintf(out, size, "%.3g ms", us / 1e3);
+        zc__snprintf_c(out, size, "%.3g ms", us / 1e3);
     else
-        snprintf(out, size, "%.3g s", us / 1e6);
+        zc__snprintf_c(out, size, "%.3g s", us / 1e6);
 }
 
 /* Why top beats next: the part of the cost where the difference is largest, as a clause. */
@@ -356,42 +357,45 @@ static void zc__reason(const zc_workload *w, const zc_prediction *top, const zc_
     case 0:
         zc__time_text(next->setup_us, a, sizeof a);
         zc__time_text(top->setup_us, b, sizeof b);
-        snprintf(out, size, "%s spends %s on allocation or registration first, against %s here",
-                 name, a, b);
+        zc__snprintf_c(out, size,
+                       "%s spends %s on allocation or registration first, against %s here", name, a,
+                       b);
         break;
     case 1:
         zc__time_text(next->fixed_us, a, sizeof a);
         zc__time_text(top->fixed_us, b, sizeof b);
-        snprintf(out, size,
-                 "%s pays %s per transfer in launch, synchronisation and per-copy costs, against "
-                 "%s here",
-                 name, a, b);
+        zc__snprintf_c(
+            out, size,
+            "%s pays %s per transfer in launch, synchronisation and per-copy costs, against "
+            "%s here",
+            name, a, b);
         break;
     case 2:
         zc__time_text(next->link_us, a, sizeof a);
         zc__time_text(top->link_us, b, sizeof b);
-        snprintf(out, size, "%s spends %s per transfer on the PCIe link, against %s here", name, a,
-                 b);
+        zc__snprintf_c(out, size, "%s spends %s per transfer on the PCIe link, against %s here",
+                       name, a, b);
         break;
     case 3:
         zc__time_text(next->compute_us, a, sizeof a);
         zc__time_text(top->compute_us, b, sizeof b);
-        snprintf(out, size, "the kernel spends %s per transfer with %s, against %s here", a, name,
-                 b);
+        zc__snprintf_c(out, size, "the kernel spends %s per transfer with %s, against %s here", a,
+                       name, b);
         break;
     case 4:
         zc__time_text(next->cpu_us, a, sizeof a);
         zc__time_text(top->cpu_us, b, sizeof b);
-        snprintf(out, size, "the CPU spends %s per transfer writing the input with %s, against %s",
-                 a, name, b);
+        zc__snprintf_c(out, size,
+                       "the CPU spends %s per transfer writing the input with %s, against %s", a,
+                       name, b);
         break;
     default:
         zc__time_text(top->steady_us, a, sizeof a);
         zc__time_text(top->per_transfer_us, b, sizeof b);
-        snprintf(out, size,
-                 "back to back on streams each transfer adds only %s of its %s, while %s "
-                 "adds all of it",
-                 a, b, name);
+        zc__snprintf_c(out, size,
+                       "back to back on streams each transfer adds only %s of its %s, while %s "
+                       "adds all of it",
+                       a, b, name);
         break;
     }
 }
@@ -410,13 +414,13 @@ static void zc__explain(const zc_workload *w, const zc_recommendation *a, char *
         none = "No technique meets the latency budget; the closest is ";
     else if (!top->meets_rate)
         none = "No technique keeps up with the rate; the closest is ";
-    int len =
-        snprintf(out, size, "%s%s: %g %s%s of %s per transfer, %s each, %s in all", none,
-                 zc_technique_key(top->technique), k, verb, k == 1.0 ? "" : "s", bytes, per, total);
+    int len = zc__snprintf_c(out, size, "%s%s: %g %s%s of %s per transfer, %s each, %s in all",
+                             none, zc_technique_key(top->technique), k, verb, k == 1.0 ? "" : "s",
+                             bytes, per, total);
     if (len < 0 || (size_t)len >= size)
         return;
     if (a->count < 2 || !a->ranked[1].usable) {
-        snprintf(out + len, size - (size_t)len, ".");
+        zc__snprintf_c(out + len, size - (size_t)len, ".");
         return;
     }
     const zc_prediction *next = &a->ranked[1];
@@ -429,19 +433,19 @@ static void zc__explain(const zc_workload *w, const zc_recommendation *a, char *
         char next_per[32];
         zc__time_text(!next->meets_budget ? next->per_transfer_us : next->steady_us, next_per,
                       sizeof next_per);
-        snprintf(out + len, size - (size_t)len,
-                 ". The next best, %s, misses the %s (%s per transfer): %s.",
-                 zc_technique_title(next->technique),
-                 !next->meets_budget ? "latency budget" : "transfer rate", next_per, reason);
+        zc__snprintf_c(out + len, size - (size_t)len,
+                       ". The next best, %s, misses the %s (%s per transfer): %s.",
+                       zc_technique_title(next->technique),
+                       !next->meets_budget ? "latency budget" : "transfer rate", next_per, reason);
     } else {
         double ratio = top->total_us > 0.0 ? next->total_us / top->total_us : 0.0;
         if (ratio < 1.05)
-            snprintf(out + len, size - (size_t)len,
-                     ", about as fast as %s (%s); the model cannot tell them apart reliably.",
-                     zc_technique_title(next->technique), next_total);
+            zc__snprintf_c(out + len, size - (size_t)len,
+                           ", about as fast as %s (%s); the model cannot tell them apart reliably.",
+                           zc_technique_title(next->technique), next_total);
         else
-            snprintf(out + len, size - (size_t)len, ", %.2gx below %s (%s): %s.", ratio,
-                     zc_technique_title(next->technique), next_total, reason);
+            zc__snprintf_c(out + len, size - (size_t)len, ", %.2gx below %s (%s): %s.", ratio,
+                           zc_technique_title(next->technique), next_total, reason);
     }
 }
 

@@ -8,6 +8,7 @@
 
 #include "advise/model_internal.h"
 #include "core/error.h"
+#include "core/c_locale.h"
 
 ZC_EXTERN zc_status zc_profile_init(zc_profile *profile_p)
 {
@@ -108,7 +109,7 @@ static void zc__note(char *notes, size_t size, const char *fmt, ...)
         return;
     va_list args;
     va_start(args, fmt);
-    vsnprintf(notes + used, size - used, fmt, args);
+    zc__vsnprintf_c(notes + used, size - used, fmt, args);
     va_end(args);
     used = strlen(notes);
     if (used + 1 < size) {

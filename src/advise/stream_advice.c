@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "zerocopy/filter.h"
+#include "core/c_locale.h"
 
 /* The rows of the ranking: every mode of zc_stream_mode, zerocopy once per protocol. A new
  * mode is a new row without a change here; only a mode with protocols of its own needs one. */
@@ -37,9 +38,9 @@ ZC_EXTERN zc_status zc_stream_option_name(int mode, int protocol, char *out, siz
     if (name == NULL)
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_stream_option_name: unknown mode %d", mode);
     if (mode == ZC_STREAM_ZEROCOPY)
-        snprintf(out, size, "%s-%s", name, protocol == ZC_RING_PROTO_LL ? "ll" : "flag");
+        zc__snprintf_c(out, size, "%s-%s", name, protocol == ZC_RING_PROTO_LL ? "ll" : "flag");
     else
-        snprintf(out, size, "%s", name);
+        zc__snprintf_c(out, size, "%s", name);
     return ZC_OK;
 }
 
@@ -186,28 +187,30 @@ static void zc__explain(const zc_stream_workload *w, const zc_stream_advice *a, 
     (void)zc_stream_option_name(top->mode, top->protocol, name, sizeof name);
     int len;
     if (w->rate_hz > 0.0)
-        len = snprintf(out, size,
-                       "%s%s: expect %.3g us per frame (p50, p99 %.3g us) at %g frames/s; it "
-                       "takes up to %.3g frames/s (%.3g GB/s) with %u in flight and %u GPU blocks",
-                       top->meets_rate ? "" : "No mode keeps up with the rate; the closest is ",
-                       name, top->p50_us, top->p99_us, w->rate_hz, top->max_hz, top->gbps,
-                       top->in_flight, top->gpu_blocks);
+        len = zc__snprintf_c(
+            out, size,
+            "%s%s: expect %.3g us per frame (p50, p99 %.3g us) at %g frames/s; it "
+            "takes up to %.3g frames/s (%.3g GB/s) with %u in flight and %u GPU blocks",
+            top->meets_rate ? "" : "No mode keeps up with the rate; the closest is ", name,
+            top->p50_us, top->p99_us, w->rate_hz, top->max_hz, top->gbps, top->in_flight,
+            top->gpu_blocks);
     else
-        len = snprintf(out, size,
-                       "%s: %.3g GB/s of input (%.3g frames/s) with %u in flight and %u GPU "
-                       "blocks; one frame alone takes %.3g us (p50)",
-                       name, top->gbps, top->max_hz, top->in_flight, top->gpu_blocks, top->p50_us);
+        len = zc__snprintf_c(out, size,
+                             "%s: %.3g GB/s of input (%.3g frames/s) with %u in flight and %u GPU "
+                             "blocks; one frame alone takes %.3g us (p50)",
+                             name, top->gbps, top->max_hz, top->in_flight, top->gpu_blocks,
+                             top->p50_us);
     if (len < 0 || (size_t)len >= size)
         return;
     if (a->count > 1 && a->ranked[1].usable) {
         const zc_stream_option *n = &a->ranked[1];
         (void)zc_stream_option_name(n->mode, n->protocol, next, sizeof next);
         if (w->rate_hz > 0.0 && n->meets_rate)
-            snprintf(out + len, size - (size_t)len, "; next %s at %.3g us.", next, n->p50_us);
+            zc__snprintf_c(out + len, size - (size_t)len, "; next %s at %.3g us.", next, n->p50_us);
         else
-            snprintf(out + len, size - (size_t)len, "; next %s at %.3g GB/s.", next, n->gbps);
+            zc__snprintf_c(out + len, size - (size_t)len, "; next %s at %.3g GB/s.", next, n->gbps);
     } else {
-        snprintf(out + len, size - (size_t)len, ".");
+        zc__snprintf_c(out + len, size - (size_t)len, ".");
     }
 }
 

@@ -7,6 +7,7 @@
 #include "advise/model_internal.h"
 #include "core/error.h"
 #include "zerocopy/version.h"
+#include "core/c_locale.h"
 
 /* What the advice picked, against the measured winner and the noise. */
 static const char *zc__verdict(const zc_validation_result *r)
@@ -103,6 +104,8 @@ ZC_EXTERN zc_status zc_validation_markdown(const zc_profile *profile, const char
     ZC_REQUIRE_ARG(out);
     if (results == NULL && count > 0)
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_validation_markdown: %zu results at NULL", count);
+    /* Every figure of the table with a decimal point, whatever the caller's locale. */
+    locale_t before = zc__c_locale_begin();
     fprintf(out, "## %s\n\n", title != NULL ? title : "zc advise validation");
     fprintf(out, "Profile: %s, from %s. zerocopy %s.\n\n",
             profile->device_name[0] ? profile->device_name : "unnamed GPU", profile->source,
@@ -122,6 +125,7 @@ ZC_EXTERN zc_status zc_validation_markdown(const zc_profile *profile, const char
     zc__verdicts(out, results, count);
     zc__techniques(out, results, count);
     fprintf(out, "\n");
+    zc__c_locale_end(before);
     if (ferror(out))
         return ZC_FAIL(ZC_ERR_IO, "zc_validation_markdown: writing the table failed");
     return ZC_OK;

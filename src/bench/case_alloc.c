@@ -11,6 +11,7 @@
 #include "zerocopy/buffer.h"
 #include "zerocopy/clock.h"
 #include "zerocopy/pool.h"
+#include "core/c_locale.h"
 
 static const size_t zc__alloc_quick[] = {4u << 10, 1u << 20, 16u << 20};
 static const size_t zc__alloc_default[] = {4u << 10, 1u << 20, 16u << 20, 256u << 20};
@@ -226,12 +227,12 @@ zc_status zc__run_alloc(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_
                     goto out;
             }
             char variant[64];
-            snprintf(variant, sizeof variant, "%s: allocate", zc__alloc_names[h]);
+            zc__snprintf_c(variant, sizeof variant, "%s: allocate", zc__alloc_names[h]);
             if ((st = zc__add_seconds(res, variant, b, NULL, 0, ZC_BENCH_DURATION, (double)b, 1.0,
                                       alloc_s, samples, how == ZC__ALLOC_POOL_HIT)) != ZC_OK)
                 goto out;
             double med = res->points[res->point_count - 1].stats.median;
-            snprintf(variant, sizeof variant, "%s: free", zc__alloc_names[h]);
+            zc__snprintf_c(variant, sizeof variant, "%s: free", zc__alloc_names[h]);
             if ((st = zc__add_seconds(res, variant, b, NULL, 0, ZC_BENCH_DURATION, (double)b, 1.0,
                                       free_s, samples, 0)) != ZC_OK)
                 goto out;
@@ -245,16 +246,16 @@ zc_status zc__run_alloc(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_
         (void)zc_pool_trim(pool, 0);
         char sz[32], line[160];
         zc__bench_size_str(b, sz, sizeof sz);
-        snprintf(line, sizeof line,
-                 "%s%s: cudaHostAlloc %.0f us, zc_buffer_alloc %.0f us, pool hit %.1f us",
-                 used ? "; " : "", sz, hostalloc_med, zc_med, hit_med);
+        zc__snprintf_c(line, sizeof line,
+                       "%s%s: cudaHostAlloc %.0f us, zc_buffer_alloc %.0f us, pool hit %.1f us",
+                       used ? "; " : "", sz, hostalloc_med, zc_med, hit_med);
         size_t len = strlen(line);
         if (used + len < sizeof summary) {
             memcpy(summary + used, line, len + 1);
             used += len;
         }
     }
-    snprintf(res->reason, sizeof res->reason, "%s", summary);
+    zc__snprintf_c(res->reason, sizeof res->reason, "%s", summary);
 out:
     free(alloc_s);
     free(free_s);

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "device/cuda_check.h"
 #include "mem/exact.h"
+#include "core/c_locale.h"
 
 static const size_t zc__cross_quick[] = {64u << 10, 4u << 20, 64u << 20};
 static const size_t zc__cross_default[] = {64u << 10, 1u << 20, 16u << 20, 128u << 20};
@@ -108,14 +109,14 @@ zc_status zc__run_crossover(zc_bench_ctx *ctx, const zc__bench_case *self, zc_be
         char sz[32], line[128];
         zc__bench_size_str(b, sz, sizeof sz);
         if (last_zc == 0)
-            snprintf(line, sizeof line, "%s%s: copy-then-compute wins from k = 1", used ? "; " : "",
-                     sz);
+            zc__snprintf_c(line, sizeof line, "%s%s: copy-then-compute wins from k = 1",
+                           used ? "; " : "", sz);
         else if (last_zc == zc__cross_k[nk - 1])
-            snprintf(line, sizeof line, "%s%s: zero-copy wins up to k = %d", used ? "; " : "", sz,
-                     last_zc);
+            zc__snprintf_c(line, sizeof line, "%s%s: zero-copy wins up to k = %d", used ? "; " : "",
+                           sz, last_zc);
         else
-            snprintf(line, sizeof line, "%s%s: zero-copy wins up to k = %d, copy beyond",
-                     used ? "; " : "", sz, last_zc);
+            zc__snprintf_c(line, sizeof line, "%s%s: zero-copy wins up to k = %d, copy beyond",
+                           used ? "; " : "", sz, last_zc);
         size_t len = strlen(line);
         if (used + len < sizeof res->reason) {
             memcpy(res->reason + used, line, len + 1);
@@ -229,10 +230,10 @@ zc_status zc__run_overlap(zc_bench_ctx *ctx, const zc__bench_case *self, zc_benc
     for (size_t p = 2; p + 1 < ZC__COUNT(plans); p++)
         if (med[p] > best_overlap)
             best_overlap = med[p];
-    snprintf(res->reason, sizeof res->reason,
-             "input processed: copy-then-compute %.1f GB/s, best overlap %.1f GB/s (x%.2f), "
-             "zero-copy %.1f GB/s",
-             med[0], best_overlap, med[0] > 0 ? best_overlap / med[0] : 0.0,
-             med[ZC__COUNT(plans) - 1]);
+    zc__snprintf_c(res->reason, sizeof res->reason,
+                   "input processed: copy-then-compute %.1f GB/s, best overlap %.1f GB/s (x%.2f), "
+                   "zero-copy %.1f GB/s",
+                   med[0], best_overlap, med[0] > 0 ? best_overlap / med[0] : 0.0,
+                   med[ZC__COUNT(plans) - 1]);
     return ZC_OK;
 }

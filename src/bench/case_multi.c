@@ -10,6 +10,7 @@
 #include "device/cuda_check.h"
 #include "mem/exact.h"
 #include "zerocopy/clock.h"
+#include "core/c_locale.h"
 
 /* What one job does on its GPU's stream, reps times per sample. */
 typedef enum zc__mjob_kind {
@@ -138,17 +139,19 @@ int zc__can_multi(const zc_bench_ctx *ctx, const zc__bench_case *self, char *rea
     }
     if (ctx->device_count < 2) {
         if (count < 2)
-            snprintf(reason, n, "needs two GPUs; this machine has %d", count);
+            zc__snprintf_c(reason, n, "needs two GPUs; this machine has %d", count);
         else
-            snprintf(reason, n,
-                     "needs two GPUs; this run has GPU %d alone (give --devices all or a list "
-                     "of two or more)",
-                     ctx->devices[0]);
+            zc__snprintf_c(
+                reason, n,
+                "needs two GPUs; this run has GPU %d alone (give --devices all or a list "
+                "of two or more)",
+                ctx->devices[0]);
         return 0;
     }
     for (size_t i = 0; i < ctx->device_count; i++)
         if (ctx->devices[i] >= count) {
-            snprintf(reason, n, "GPU %d is not on this machine (%d GPUs)", ctx->devices[i], count);
+            zc__snprintf_c(reason, n, "GPU %d is not on this machine (%d GPUs)", ctx->devices[i],
+                           count);
             return 0;
         }
     if (self->arg == ZC__MJ_READ || self->arg == ZC__MJ_WRITE) {
@@ -160,10 +163,11 @@ int zc__can_multi(const zc_bench_ctx *ctx, const zc__bench_case *self, char *rea
                 can = 0;
             }
             if (!can) {
-                snprintf(reason, n,
-                         "GPU %d cannot access GPU %d's memory (cudaDeviceCanAccessPeer = 0): "
-                         "kernels cannot reach a peer's memory here",
-                         a, b);
+                zc__snprintf_c(
+                    reason, n,
+                    "GPU %d cannot access GPU %d's memory (cudaDeviceCanAccessPeer = 0): "
+                    "kernels cannot reach a peer's memory here",
+                    a, b);
                 return 0;
             }
         }
@@ -292,7 +296,7 @@ static zc_status zc__mverify(const char *key, const char *what, int gpu, const v
     size_t bad = 0;
     if (!zc__pattern_check(at, bytes, seed, 0, &bad)) {
         char where[160];
-        snprintf(where, sizeof where, "%s of GPU %d", what, gpu);
+        zc__snprintf_c(where, sizeof where, "%s of GPU %d", what, gpu);
         return zc__verify_fail_host(key, where, bytes, at, bad, seed);
     }
     return ZC_OK;
@@ -442,10 +446,10 @@ static zc_status zc__mrun_set(zc__mrun *m, zc__mset *s, const char *variant, dou
         const zc__mjob *j = &s->jobs[i];
         char each[ZC_BENCH_VARIANT_MAX];
         if (j->peer >= 0)
-            snprintf(each, sizeof each, "GPU %d -> GPU %d, at once", m->devs[j->at].device,
-                     m->devs[j->peer].device);
+            zc__snprintf_c(each, sizeof each, "GPU %d -> GPU %d, at once", m->devs[j->at].device,
+                           m->devs[j->peer].device);
         else
-            snprintf(each, sizeof each, "GPU %d, at once", m->devs[j->at].device);
+            zc__snprintf_c(each, sizeof each, "GPU %d, at once", m->devs[j->at].device);
         st = zc__add_seconds(m->res, each, s->bytes, NULL, 0, ZC_BENCH_BANDWIDTH, moved,
                              (double)s->reps, m->devs[j->at].spans + warmups, count, warmups);
         if (st != ZC_OK)
@@ -484,7 +488,7 @@ static zc_status zc__mrun_host(zc__mrun *m, size_t bytes, int d2h)
     for (size_t i = 0; i < n; i++) {
         s.jobs[0] = zc__mjob_host(m->devs, (int)i, d2h);
         s.n = 1;
-        snprintf(variant, sizeof variant, "GPU %d alone", m->devs[i].device);
+        zc__snprintf_c(variant, sizeof variant, "GPU %d alone", m->devs[i].device);
         if ((st = zc__mrun_set(m, &s, variant, &alone[i], NULL)) != ZC_OK)
             return st;
         sum += alone[i];
@@ -492,7 +496,7 @@ static zc_status zc__mrun_host(zc__mrun *m, size_t bytes, int d2h)
     for (size_t i = 0; i < n; i++)
         s.jobs[i] = zc__mjob_host(m->devs, (int)i, d2h);
     s.n = n;
-    snprintf(variant, sizeof variant, "all %zu GPUs at once, total", n);
+    zc__snprintf_c(variant, sizeof variant, "all %zu GPUs at once, total", n);
     if ((st = zc__mrun_set(m, &s, variant, &total, during)) != ZC_OK)
         return st;
     /* Each GPU's share while all ran: its own rate over its own events. */
@@ -500,22 +504,22 @@ static zc_status zc__mrun_host(zc__mrun *m, size_t bytes, int d2h)
     for (size_t i = 0; i < n; i++)
         during_sum += during[i];
     char finding[ZC_BENCH_REASON_MAX];
-    size_t used = (size_t)snprintf(
+    size_t used = (size_t)zc__snprintf_c(
         finding, sizeof finding,
         "all %zu GPUs at once: %.1f GB/s, %.0f%% of the sum of each alone (%.1f GB/s);", n, total,
         sum > 0.0 ? 100.0 * total / sum : 0.0, sum);
     for (size_t i = 0; i < n && used < sizeof finding; i++)
-        used += (size_t)snprintf(finding + used, sizeof finding - used,
-                                 " GPU %d %.1f GB/s (%.0f%%)%s", m->devs[i].device, during[i],
-                                 during_sum > 0.0 ? 100.0 * during[i] / during_sum : 0.0,
-                                 i + 1 < n ? "," : ";");
+        used += (size_t)zc__snprintf_c(finding + used, sizeof finding - used,
+                                       " GPU %d %.1f GB/s (%.0f%%)%s", m->devs[i].device, during[i],
+                                       during_sum > 0.0 ? 100.0 * during[i] / during_sum : 0.0,
+                                       i + 1 < n ? "," : ";");
     if (used < sizeof finding)
-        snprintf(finding + used, sizeof finding - used, "%s",
-                 total < 0.85 * sum
-                     ? " well below the sum: the host (its memory or PCIe root), not each "
-                       "GPU's link, is the limit"
-                     : " near the sum: each GPU's own link is the limit, the host keeps up");
-    snprintf(m->res->reason, sizeof m->res->reason, "%s", finding);
+        zc__snprintf_c(finding + used, sizeof finding - used, "%s",
+                       total < 0.85 * sum
+                           ? " well below the sum: the host (its memory or PCIe root), not each "
+                             "GPU's link, is the limit"
+                           : " near the sum: each GPU's own link is the limit, the host keeps up");
+    zc__snprintf_c(m->res->reason, sizeof m->res->reason, "%s", finding);
     return ZC_OK;
 }
 
@@ -563,14 +567,14 @@ static zc_status zc__mrun_peer(zc__mrun *m, size_t bytes, zc__mjob_kind kind, ui
                 continue; /* a kernel cannot reach that GPU's memory at all */
             zc__mjob_peer(m->devs, &s.jobs[0], kind, (int)a, (int)b, wseed);
             s.n = 1;
-            snprintf(variant, sizeof variant, "GPU %d -> GPU %d%s", m->devs[a].device,
-                     m->devs[b].device, kind == ZC__MJ_PEER && !can ? " (no P2P)" : "");
+            zc__snprintf_c(variant, sizeof variant, "GPU %d -> GPU %d%s", m->devs[a].device,
+                           m->devs[b].device, kind == ZC__MJ_PEER && !can ? " (no P2P)" : "");
             if ((st = zc__mrun_set(m, &s, variant, &rate, NULL)) != ZC_OK)
                 return st;
             if (used < cap)
-                used +=
-                    (size_t)snprintf(finding + used, cap - used, "%s%d->%d %.1f GB/s",
-                                     used ? ", " : "", m->devs[a].device, m->devs[b].device, rate);
+                used += (size_t)zc__snprintf_c(finding + used, cap - used, "%s%d->%d %.1f GB/s",
+                                               used ? ", " : "", m->devs[a].device,
+                                               m->devs[b].device, rate);
         }
     }
     for (size_t a = 0; a < n; a++) {
@@ -579,14 +583,15 @@ static zc_status zc__mrun_peer(zc__mrun *m, size_t bytes, zc__mjob_kind kind, ui
     }
     s.n = n;
     if (n == 2)
-        snprintf(variant, sizeof variant, "both directions at once, total");
+        zc__snprintf_c(variant, sizeof variant, "both directions at once, total");
     else
-        snprintf(variant, sizeof variant, "ring of %zu GPUs at once, total", n);
+        zc__snprintf_c(variant, sizeof variant, "ring of %zu GPUs at once, total", n);
     if ((st = zc__mrun_set(m, &s, variant, &rate, rates)) != ZC_OK)
         return st;
     if (used < cap)
-        used += (size_t)snprintf(finding + used, cap - used, "; %s %.1f GB/s",
-                                 n == 2 ? "both directions at once" : "the ring at once", rate);
+        used +=
+            (size_t)zc__snprintf_c(finding + used, cap - used, "; %s %.1f GB/s",
+                                   n == 2 ? "both directions at once" : "the ring at once", rate);
     return ZC_OK;
 }
 

@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "device/cuda_check.h"
 #include "mem/exact.h"
+#include "core/c_locale.h"
 
 /* Launch shapes measured by the tune cases. The first is the plain float4 kernel (one 16-byte
  * word per thread, one pass) that earlier measurements started from. */
@@ -175,8 +176,8 @@ static zc_status zc__sm_point(zc_bench_ctx *ctx, const char *key, zc_bench_resul
     if ((st = zc__measure(ctx, zc__sm_sample, &a, 0, &seconds, &count, &warmups)) != ZC_OK)
         return st;
     char what[96];
-    snprintf(what, sizeof what, "%s%s", variant[0] ? variant : "kernel",
-             write ? " (write)" : " (read)");
+    zc__snprintf_c(what, sizeof what, "%s%s", variant[0] ? variant : "kernel",
+                   write ? " (write)" : " (read)");
     if (write) {
         if (zc__bench_corrupt(ctx, key))
             st = device_memory ? zc__corrupt_device(dev, a.bytes) : zc__corrupt_host(host, a.bytes);
@@ -208,7 +209,7 @@ int zc__can_map(const zc_bench_ctx *ctx, const zc__bench_case *self, char *reaso
 {
     (void)self;
     if (!ctx->info.can_map_host_memory) {
-        snprintf(reason, n, "this GPU cannot map host memory (canMapHostMemory = 0)");
+        zc__snprintf_c(reason, n, "this GPU cannot map host memory (canMapHostMemory = 0)");
         return 0;
     }
     return 1;
@@ -247,7 +248,7 @@ zc_status zc__run_sm(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_res
         for (size_t i = 0; i < ZC__COUNT(zc__strides); i++) {
             zc__bench_tick(ctx, i, ZC__COUNT(zc__strides));
             char variant[32];
-            snprintf(variant, sizeof variant, "stride %zu B", zc__strides[i]);
+            zc__snprintf_c(variant, sizeof variant, "stride %zu B", zc__strides[i]);
             st = zc__sm_point(ctx, self->info.key, res, host, dev, sizes[0], access, zc__strides[i],
                               write, shape, variant, device_memory);
             if (st != ZC_OK)
@@ -297,9 +298,9 @@ zc_status zc__run_tune(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_r
             best_name = zc__shapes[i].name;
         }
     }
-    snprintf(res->reason, sizeof res->reason,
-             "best shape: %s, %.1f GB/s (u = 16-byte accesses in "
-             "flight per thread, b = blocks per SM, t = threads per block)",
-             best_name, best);
+    zc__snprintf_c(res->reason, sizeof res->reason,
+                   "best shape: %s, %.1f GB/s (u = 16-byte accesses in "
+                   "flight per thread, b = blocks per SM, t = threads per block)",
+                   best_name, best);
     return ZC_OK;
 }

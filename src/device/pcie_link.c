@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/c_locale.h"
 
 /* Per-lane rate of each generation in GT/s, and the fraction left after line encoding:
  * 8b/10b for Gen1-2, 128b/130b for Gen3-5, FLIT mode (242 of 256 bytes carry data) for Gen6. */
@@ -33,7 +34,7 @@ ZC_EXTERN int zc_pcie_gen_from_speed(const char *speed, double *gts_p)
     if (speed == NULL)
         return 0;
     char *end = NULL;
-    double gts = strtod(speed, &end);
+    double gts = zc__strtod_c(speed, &end);
     if (end == speed)
         return 0;
     for (int gen = 1; gen <= ZC__PCIE_MAX_GEN; gen++) {

@@ -1,5 +1,6 @@
 /* The copy findings: pageable copies, many small copies, synchronous copies beside kernels. */
 #include "trace_analyze_internal.h"
+#include "core/c_locale.h"
 
 #include <stdio.h>
 
@@ -60,8 +61,8 @@ void zc__trace_find_copies(const zc_trace_log *log, const zc_trace_params *param
         if (params->ceiling_gbps > 0.0) {
             double pinned_s = (double)pageable_bytes / (params->ceiling_gbps * 1e9);
             saving = time_s > pinned_s ? time_s - pinned_s : 0.0;
-            snprintf(at, sizeof at, "; from pinned memory at %.1f GB/s they would take %s",
-                     params->ceiling_gbps, zc_trace_format_time(pinned_s, s, sizeof s));
+            zc__snprintf_c(at, sizeof at, "; from pinned memory at %.1f GB/s they would take %s",
+                           params->ceiling_gbps, zc_trace_format_time(pinned_s, s, sizeof s));
         }
         zc__trace_finding(
             r, "pageable_transfers", "Copies from or to pageable memory", ZC_TRACE_WARNING,

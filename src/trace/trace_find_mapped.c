@@ -2,6 +2,7 @@
  * PCIe. It says which kernels, how much host memory each could reach, and how long they took
  * against one pass over it; it claims nothing the trace did not see. */
 #include "trace_analyze_internal.h"
+#include "core/c_locale.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,14 +55,14 @@ static void zc__without_arguments(const zc_trace_log *log, zc_trace_report *r)
     if ((r->mapped_bytes == 0 && r->devptr_calls == 0) || r->kernel_count == 0)
         return;
     if (r->mapped_bytes > 0)
-        snprintf(what, sizeof what, "%s was pinned with the mapped flag",
-                 zc_size_format(r->mapped_bytes, b, sizeof b));
+        zc__snprintf_c(what, sizeof what, "%s was pinned with the mapped flag",
+                       zc_size_format(r->mapped_bytes, b, sizeof b));
     else
-        snprintf(what, sizeof what,
-                 "the program asked for %llu device pointers of pinned host memory "
-                 "(cudaHostGetDevicePointer; under unified addressing all pinned memory, "
-                 "cudaMallocHost's too, is mapped)",
-                 (unsigned long long)r->devptr_calls);
+        zc__snprintf_c(what, sizeof what,
+                       "the program asked for %llu device pointers of pinned host memory "
+                       "(cudaHostGetDevicePointer; under unified addressing all pinned memory, "
+                       "cudaMallocHost's too, is mapped)",
+                       (unsigned long long)r->devptr_calls);
     zc__trace_finding(r, "mapped_memory_reads", "Mapped host memory and kernels (reads not seen)",
                       ZC_TRACE_NOTE, r->kernel_count, r->mapped_bytes, 0.0, -1.0,
                       "%s and %llu kernels ran; the kernels' arguments were not seen in this run, "
@@ -111,7 +112,7 @@ static zc_status zc__readers(const zc_trace_log *log, const zc__trace_allocs *al
         while (k < count && strcmp(readers[k].name, l->name) != 0)
             k++;
         if (k == count)
-            snprintf(readers[count++].name, sizeof readers[0].name, "%s", l->name);
+            zc__snprintf_c(readers[count++].name, sizeof readers[0].name, "%s", l->name);
         zc__reader *reader = &readers[k];
         reader->launches++;
         reader->reach = reach > reader->reach ? reach : reader->reach;
@@ -168,17 +169,19 @@ static void zc__counters_text(const zc_trace_log *log, const zc_trace_counters *
         const zc_trace_kernel_reads *m = zc__measured(counters, readers[k].name);
         if (m == NULL)
             continue;
-        int n = snprintf(out + at, size - at,
-                         "%s%s read up to %s over PCIe in one launch, %.1fx the "
-                         "host memory it was given",
-                         at == 0 ? "PCIe reads measured by Nsight Compute: " : "; ", m->name,
-                         zc_size_format(m->max_read_bytes, b, sizeof b), zc__ratio(m, &readers[k]));
+        int n = zc__snprintf_c(out + at, size - at,
+                               "%s%s read up to %s over PCIe in one launch, %.1fx the "
+                               "host memory it was given",
+                               at == 0 ? "PCIe reads measured by Nsight Compute: " : "; ", m->name,
+                               zc_size_format(m->max_read_bytes, b, sizeof b),
+                               zc__ratio(m, &readers[k]));
         at += n > 0 ? (size_t)n : 0;
     }
     if (at > 0)
         return;
-    snprintf(out, size, "How often each byte was read was not measured; PCIe read counters: %s",
-             counters->why != NULL ? counters->why : zc__pcie_counters(log));
+    zc__snprintf_c(out, size,
+                   "How often each byte was read was not measured; PCIe read counters: %s",
+                   counters->why != NULL ? counters->why : zc__pcie_counters(log));
 }
 
 /* A warning for each kernel measured to read its host memory again and again. */
@@ -199,12 +202,12 @@ static void zc__rereads(const zc_trace_counters *counters, const zc__reader *rea
         bytes += m->read_bytes;
         worst = ratio > worst ? ratio : worst;
         if (at < sizeof list) {
-            int n = snprintf(list + at, sizeof list - at,
-                             "%s%s read up to %s over PCIe in one launch "
-                             "from %s of host memory (%.1fx)",
-                             found > 1 ? "; " : "", m->name,
-                             zc_size_format(m->max_read_bytes, b, sizeof b),
-                             zc_size_format(readers[k].reach, h, sizeof h), ratio);
+            int n = zc__snprintf_c(list + at, sizeof list - at,
+                                   "%s%s read up to %s over PCIe in one launch "
+                                   "from %s of host memory (%.1fx)",
+                                   found > 1 ? "; " : "", m->name,
+                                   zc_size_format(m->max_read_bytes, b, sizeof b),
+                                   zc_size_format(readers[k].reach, h, sizeof h), ratio);
             at += n > 0 ? (size_t)n : 0;
         }
     }
@@ -246,18 +249,19 @@ zc_status zc__trace_find_mapped(const zc_trace_log *log, const zc_trace_params *
             /* One pass over what it could reach at the link's best, against its GPU time:
              * far more time suggests reading bytes again (or work that is not reading). */
             double once_s = (double)x->timed_reach / (params->ceiling_gbps * 1e9);
-            snprintf(pass, sizeof pass,
-                     ", %s on the GPU where one pass over that memory at %.1f "
-                     "GB/s takes %s (%.1fx)",
-                     zc_trace_format_time(zc__trace_seconds(x->gpu_ns), t, sizeof t),
-                     params->ceiling_gbps, zc_trace_format_time(once_s, o, sizeof o),
-                     zc__trace_seconds(x->gpu_ns) / once_s);
+            zc__snprintf_c(pass, sizeof pass,
+                           ", %s on the GPU where one pass over that memory at %.1f "
+                           "GB/s takes %s (%.1fx)",
+                           zc_trace_format_time(zc__trace_seconds(x->gpu_ns), t, sizeof t),
+                           params->ceiling_gbps, zc_trace_format_time(once_s, o, sizeof o),
+                           zc__trace_seconds(x->gpu_ns) / once_s);
         }
-        int n = snprintf(list + at, sizeof list - at,
-                         "%s%s (%llu launch%s, up to %s of host "
-                         "memory%s)",
-                         k > 0 ? "; " : "", x->name, (unsigned long long)x->launches,
-                         x->launches == 1 ? "" : "es", zc_size_format(x->reach, b, sizeof b), pass);
+        int n = zc__snprintf_c(list + at, sizeof list - at,
+                               "%s%s (%llu launch%s, up to %s of host "
+                               "memory%s)",
+                               k > 0 ? "; " : "", x->name, (unsigned long long)x->launches,
+                               x->launches == 1 ? "" : "es", zc_size_format(x->reach, b, sizeof b),
+                               pass);
         at += n > 0 ? (size_t)n : 0;
     }
     zc__counters_text(log, counters, readers, count, measured, sizeof measured);

@@ -2,16 +2,17 @@
 #include <stdio.h>
 
 #include "zerocopy/trace.h"
+#include "core/c_locale.h"
 
 const char *zc_trace_format_time(double seconds, char *out, size_t size)
 {
     if (out == NULL || size == 0)
         return out;
     if (seconds >= 1.0)
-        snprintf(out, size, "%.2f s", seconds);
+        zc__snprintf_c(out, size, "%.2f s", seconds);
     else if (seconds >= 1e-3)
-        snprintf(out, size, "%.1f ms", seconds * 1e3);
+        zc__snprintf_c(out, size, "%.1f ms", seconds * 1e3);
     else
-        snprintf(out, size, "%.1f us", seconds * 1e6);
+        zc__snprintf_c(out, size, "%.1f us", seconds * 1e6);
     return out;
 }

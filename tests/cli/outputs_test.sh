@@ -174,6 +174,16 @@ wait $reader
 check "a FIFO with a reader gets every sample in place" \
   test $rc = 0 -a -p fifo -a "$(stat -c %s fifo.out)" = $(((4 + 1) * 1024 * 4))
 
+# --- text that is not UTF-8 --------------------------------------------------------------------
+odd=$(printf 'tru\xff\x1b')
+cp /bin/true "$odd"
+"$zc" trace --json odd.json -- "./$odd" >out.txt 2>err
+rc=$?
+check "a program named in bytes that are not UTF-8: its JSON loads in Python, U+FFFD for them" \
+  python3 -c 'import json, sys; d = json.load(open("odd.json")); sys.exit("\ufffd" not in json.dumps(d, ensure_ascii=False))'
+check "... and no escape byte reaches the terminal text" \
+  test -z "$(tr -d -c '\033' <err)$(tr -d -c '\033' <out.txt)"
+
 # --- signals ----------------------------------------------------------------------------------
 for sig in INT TERM HUP; do
   printf 'old\n' >"sig-$sig.f32"

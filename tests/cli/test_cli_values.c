@@ -71,16 +71,17 @@ static void test_empty_values_are_errors(void **state)
     static const struct {
         const char *command, *option;
     } cases[] = {
-        {"info", "--json"},           {"info", "--device"},      {"bench", "--json"},
-        {"bench", "--csv"},           {"bench", "--sizes"},      {"bench", "--devices"},
-        {"bench", "--case"},          {"advise", "--profile"},   {"advise", "--workload"},
-        {"advise", "--save-profile"}, {"advise", "--bytes"},     {"advise", "--direction"},
-        {"advise", "--out"},          {"advise", "--stream"},    {"advise", "--frame-rate"},
-        {"stream", "--tones"},        {"stream", "--mode"},      {"stream", "--source"},
-        {"stream", "--output"},       {"stream", "--taps-file"}, {"stream", "--save-taps"},
-        {"stream", "--devices"},      {"stream", "--json"},      {"trace", "--lib"},
-        {"trace", "--keep-logs"},     {"trace", "--bench"},      {"trace", "--json"},
-        {"trace", "--output"},        {"trace", "--ram"},
+        {"info", "--json"},           {"info", "--device"},        {"bench", "--json"},
+        {"bench", "--csv"},           {"bench", "--sizes"},        {"bench", "--devices"},
+        {"bench", "--case"},          {"advise", "--profile"},     {"advise", "--workload"},
+        {"advise", "--save-profile"}, {"advise", "--bytes"},       {"advise", "--direction"},
+        {"advise", "--out"},          {"advise", "--stream"},      {"advise", "--frame-rate"},
+        {"stream", "--tones"},        {"stream", "--mode"},        {"stream", "--source"},
+        {"stream", "--output"},       {"stream", "--taps-file"},   {"stream", "--save-taps"},
+        {"stream", "--devices"},      {"stream", "--json"},        {"trace", "--lib"},
+        {"trace", "--keep-logs"},     {"trace", "--bench"},        {"trace", "--json"},
+        {"trace", "--output"},        {"trace", "--ram"},          {"report", "--title"},
+        {"report", "--output"},       {"report", "--picture-dot"},
     };
     const char *marker = in_dir("ran");
     char script[600];

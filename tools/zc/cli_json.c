@@ -7,9 +7,18 @@
 #include <string.h>
 
 #include "cli.h"
+#include "zerocopy/json.h"
 
 int zc_cli_json_commit(const char *command, cJSON *doc, zc_cli_output *out)
 {
+    /* Names from programs, logs and devices may not be UTF-8: every document is made valid
+     * JSON text here, the one door all of zc's documents go out through. */
+    zc_status clean = doc != NULL ? zc_json_sanitize(doc, NULL) : ZC_OK;
+    if (clean != ZC_OK) {
+        cJSON_Delete(doc);
+        zc_cli_output_abort(out);
+        return zc_cli_fail(command, "building JSON", clean);
+    }
     char *text = doc != NULL ? cJSON_Print(doc) : NULL;
     cJSON_Delete(doc);
     if (text == NULL) {

@@ -82,7 +82,8 @@ static int zc__report_parse(int argc, char **argv, zc__report_args *args)
     int opt;
     optind = 0; /* GNU getopt: full re-initialisation for this command's argv */
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":ho:", options, NULL)) != -1) {
+    while ((opt = zc_cli_next_option("report", zc__report_usage, argc, argv, ":ho:", options)) !=
+           -1) {
         switch (opt) {
         case 'o':
             args->out_path = optarg;

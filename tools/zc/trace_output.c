@@ -6,39 +6,29 @@
 #include <string.h>
 
 #include "zerocopy/size.h"
+#include "zerocopy/text.h"
 #include "zerocopy/version.h"
 
 /*
  * Text for a terminal. Kernel names, notes and the program's name come from the traced program
  * and its log, and an escape sequence in one (ESC [ 2 J, an OSC title, a CSI) would reach the
- * terminal and act there: so every C0 control but newline and tab, DEL, every C1 control
- * (U+0080 to U+009F in UTF-8) and every byte that is not part of valid UTF-8 (a raw 0x9b is a
- * CSI to an 8-bit terminal) is written as '?'. Other UTF-8 text passes unchanged.
+ * terminal and act there: so every control character but newline and tab, and every byte that
+ * is not part of valid UTF-8 (a raw 0x9b is a CSI to an 8-bit terminal), is written as U+FFFD,
+ * by the library's one cleaner (zerocopy/text.h). Other UTF-8 text passes unchanged.
  */
 static void zc__put_printable(FILE *out, const char *text)
 {
-    const unsigned char *p = (const unsigned char *)text;
-    while (*p != '\0') {
-        const unsigned c = p[0];
-        /* How many bytes the character at p takes when it is valid UTF-8, else 0. */
-        size_t n = c < 0x80                 ? 1
-                   : c >= 0xc2 && c <= 0xdf ? 2
-                   : c >= 0xe0 && c <= 0xef ? 3
-                   : c >= 0xf0 && c <= 0xf4 ? 4
-                                            : 0;
-        for (size_t k = 1; k < n; k++)
-            if ((p[k] & 0xc0) != 0x80)
-                n = 0; /* cut short: the lead byte alone is replaced */
-        const int c0 = n == 1 && ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f);
-        const int c1 = n == 2 && c == 0xc2 && p[1] <= 0x9f;
-        if (n == 0 || c0 || c1) {
-            fputc('?', out);
-            p += c1 ? 2 : 1; /* a C1 control is one character: one '?' for its two bytes */
-            continue;
-        }
-        fwrite(p, 1, n, out);
-        p += n;
+    const size_t len = strlen(text);
+    char small[1024], *clean = len < sizeof small / 3 ? small : malloc(3 * len + 1);
+    size_t n = 0;
+    if (clean == NULL || zc_text_clean(text, len, ZC_TEXT_TERMINAL, clean,
+                                       clean == small ? sizeof small : 3 * len + 1, &n) != ZC_OK) {
+        fputs("(text left out: no memory to make it printable)", out);
+    } else {
+        fwrite(clean, 1, n, out);
     }
+    if (clean != small)
+        free(clean);
 }
 
 /* fprintf for the summary: what it formats goes through zc__put_printable. */
