@@ -5,8 +5,11 @@
 #
 #   zc-completion.sh ZC bash|zsh OUT
 #
-# A value named FILE or PATH completes file names, DIR folders, a|b|c its choices; other
-# values (N, LIST) complete nothing. Words that are not options complete file names.
+# A value completes to what zc-help-options.sh says it may be (its VALUES): file names for FILE
+# and PATH, folders for DIR, the words listed (a mode, a format, ll|flag|both), each item of a
+# comma-separated list (--mode zerocopy,c<TAB>), file names and words together (--source
+# FILE|synth|-); a free value (N, HZ) completes nothing. Words that are not options complete
+# file names.
 set -eu
 zc=$1 shell=$2 out=$3
 here=$(dirname "$0")
@@ -20,26 +23,35 @@ trap 'rm -rf "$work"' EXIT
     in_list { name = $1; sub(/^ +[^ ]+ +/, ""); print name "\t" $0 }' >"$work/commands"
 [ -s "$work/commands" ] || { echo "zc-completion.sh: no Commands list in zc --help" >&2; exit 1; }
 
-# A command with options of its own answers --help with its usage; help and version do not.
+# The commands with options of their own: those whose --help lists options (help and version
+# answer with a few lines of their own).
 : >"$work/with-options"
 while IFS="$(printf '\t')" read -r name summary; do
-  if "$zc" "$name" --help 2>/dev/null | sed -n 1p | grep -q "^usage: zc $name"; then
-    echo "$name" >>"$work/with-options"
-    sh "$here/zc-help-options.sh" "$zc" "$name" >"$work/options.$name"
-  fi
+  sh "$here/zc-help-options.sh" "$zc" "$name" >"$work/options.$name" 2>/dev/null || :
+  if [ -s "$work/options.$name" ]; then echo "$name" >>"$work/with-options"; fi
 done <"$work/commands"
 
-# kind ARG: what a value named ARG completes to: file, dir, "choice a b" or value.
+# kind VALUES: what a value completes to, as a word and what follows it: "file [WORD...]" (file
+# names, and the words too), "dir", "choice WORD...", "list WORD..." (comma-separated items) or
+# "value" (nothing).
 kind() {
-  case $1 in
-    FILE | PATH) echo file ;;
-    DIR) echo dir ;;
-    *'|'*)
-      choices=$(printf '%s\n' "$1" | tr '|' '\n' | grep -E '^[a-z0-9][a-z0-9-]*$' | tr '\n' ' ')
-      if [ -n "$choices" ]; then echo "choice ${choices% }"; else echo value; fi
-      ;;
-    *) echo value ;;
-  esac
+  [ "$1" != - ] || { echo value; return; }
+  list=
+  case $1 in *,...) list=1 ;; esac
+  words= files= dirs=
+  for part in $(printf '%s\n' "${1%,...}" | tr '|' ' '); do
+    case $part in
+      FILE | PATH) files=1 ;;
+      DIR) dirs=1 ;;
+      *) words="$words $part" ;;
+    esac
+  done
+  if [ -n "$files" ]; then echo "file$words"
+  elif [ -n "$dirs" ]; then echo dir
+  elif [ -z "$words" ]; then echo value
+  elif [ -n "$list" ]; then echo "list$words"
+  else echo "choice$words"
+  fi
 }
 
 bash_completion() {
@@ -69,9 +81,9 @@ _zc_value_kind() {
     case "$1 $2" in
 MID
   while read -r name; do
-    while IFS="$(printf '\t')" read -r long short arg summary; do
+    while IFS="$(printf '\t')" read -r long short arg summary values; do
       [ "$arg" != - ] || continue
-      k=$(kind "$arg")
+      k=$(kind "$values")
       if [ "$short" != - ]; then
         echo "    '$name $long' | '$name $short') echo '$k' ;;"
       else
@@ -117,9 +129,9 @@ _zc() {
     local kind
     kind=$(_zc_value_kind "$command" "$option")
     case $kind in
-    file)
+    file*)
         compopt -o filenames 2>/dev/null
-        mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+        mapfile -t COMPREPLY < <(compgen -f -- "$cur"; compgen -W "${kind#file}" -- "$cur")
         return 0
         ;;
     dir)
@@ -129,6 +141,13 @@ _zc() {
         ;;
     choice\ *)
         mapfile -t COMPREPLY < <(compgen -W "${kind#choice }" -- "$cur")
+        return 0
+        ;;
+    list\ *)
+        # The item after the last comma, the items before it kept.
+        local done=
+        [[ $cur != *,* ]] || done=${cur%,*},
+        mapfile -t COMPREPLY < <(compgen -P "$done" -W "${kind#list }" -- "${cur##*,}")
         return 0
         ;;
     value) return 0 ;;
@@ -181,14 +200,18 @@ MID
   while read -r name; do
     echo "    $name)"
     echo "        _arguments -s \\"
-    while IFS="$(printf '\t')" read -r long short arg summary; do
+    while IFS="$(printf '\t')" read -r long short arg summary values; do
       description="[$(zsh_text "$summary")]"
       if [ "$arg" != - ]; then
-        case $(kind "$arg") in
-          file) action=":$arg:_files" ;;
-          dir) action=":$arg:_files -/" ;;
-          choice*) k=$(kind "$arg"); action=":$arg:(${k#choice })" ;;
-          *) action=":$arg: " ;;
+        k=$(kind "$values")
+        message=$(zsh_text "$arg")
+        case $k in
+          file) action=":$message:_files" ;;
+          file\ *) action=":$message:{_files; compadd -- ${k#file }}" ;;
+          dir) action=":$message:_files -/" ;;
+          choice\ *) action=":$message:(${k#choice })" ;;
+          list\ *) action=":$message:_values -s , $message ${k#list }" ;;
+          *) action=":$message: " ;;
         esac
         spec_long="$long="
       else

@@ -1,6 +1,8 @@
 /* Conversion of CUDA runtime errors into zerocopy statuses with a detail string. */
 #include "device/cuda_check.h"
 
+#include "device/driver_probe.h"
+
 zc_status zc__cuda_error_to_status(cudaError_t error)
 {
     switch (error) {
@@ -43,6 +45,9 @@ zc_status zc__cuda_status(cudaError_t error, const char *call, const char *file,
      * last-error slot, so that a later launch check (cudaGetLastError) does not report it a
      * second time as the launch's. Sticky errors stay whatever is done. */
     (void)cudaGetLastError();
+    /* No driver at all reads as "CUDA driver version is insufficient": the driver is asked why. */
+    if (error == cudaErrorInsufficientDriver || error == cudaErrorNoDevice)
+        return zc__driver_failure(error, call, file, line);
     return zc__fail(zc__cuda_error_to_status(error), file, line, "%s failed: %s (%s)", call,
                     cudaGetErrorName(error), cudaGetErrorString(error));
 }

@@ -76,6 +76,11 @@ zc_status zc__device_count_failure(cudaError_t error, const char *call, const ch
 {
     if (error != cudaErrorInsufficientDriver && error != cudaErrorNoDevice)
         return zc__cuda_status(error, call, file, line);
+    return zc__driver_failure(error, call, file, line);
+}
+
+zc_status zc__driver_failure(cudaError_t error, const char *call, const char *file, int line)
+{
     (void)cudaGetLastError();
     zc__driver_probe probe;
     zc__driver_probe_run(ZC__DRIVER_LIBRARY, &probe);

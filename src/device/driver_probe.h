@@ -36,6 +36,16 @@ void zc__driver_explain(cudaError_t error, const zc__driver_probe *probe, int ne
                         const char *visible_devices, char *why, size_t why_size);
 
 /*
+ * For any CUDA call that failed with cudaErrorInsufficientDriver or cudaErrorNoDevice: record
+ * "<call> failed: <cudaErrorName>: <why>" with zc__driver_explain's reason (the runtime gives
+ * cudaErrorInsufficientDriver when libcuda.so.1 is missing altogether, and its own words, "CUDA
+ * driver version is insufficient", then mislead). Gives ZC_ERR_NO_DEVICE. zc__cuda_status uses it
+ * for those two errors, so that every path says the same (cudaSetDevice in the stream's setup
+ * as much as the device count).
+ */
+zc_status zc__driver_failure(cudaError_t error, const char *call, const char *file, int line);
+
+/*
  * For a failed device count: record "<call> failed: <cudaErrorName>: <why>" where the error
  * means "no driver or no device" (the runtime's own description of cudaErrorInsufficientDriver
  * reads as "upgrade your driver" on a machine that has none), and as ZC_CUDA does for any other

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# zc's man pages and bash completion, as the build made them from the --help texts: each page
-# is there and renders, names its command with the summary of `zc --help`, and shows every
-# option as the command's --help lists it; completion gives commands and each command's options.
+# zc's man pages and bash and zsh completion, as the build made them from the --help texts: each
+# page is there and renders, names its command with the summary of `zc --help`, and shows every
+# option as the command's --help lists it; completion gives commands, each command's options,
+# and the values an option takes: the words zc's own refusal of a wrong value lists (modes,
+# formats, directions...), each item of a comma-separated --mode, file names after a FILE. zsh's
+# completion runs in a zsh on a pseudo-terminal where zsh is installed.
 #
 #   man_completion_test.sh ZC --help2man=PATH MAN_DIR COMPLETION_DIR HELP_OPTIONS_SCRIPT
 #
@@ -16,11 +19,13 @@ export LC_ALL=C
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
-# The commands with pages of their own: those whose --help starts with their usage.
+# The commands with pages of their own: those whose --help starts with their usage and lists
+# options (zc help version answers with a few lines, and has no page).
 commands=()
 while read -r name; do
   # sed reads the whole help: head would close the pipe early, and pipefail see zc's SIGPIPE.
-  if [[ $("$zc" "$name" --help 2>/dev/null | sed -n 1p) == "usage: zc $name"* ]]; then
+  if [[ $("$zc" "$name" --help 2>/dev/null | sed -n 1p) == "usage: zc $name"* ]] &&
+    [ -n "$(sh "$help_options" "$zc" "$name")" ]; then
     commands+=("$name")
   fi
 done < <("$zc" --help | awk '/^Commands:/ { on = 1; next } on && /^[ \t]*$/ { exit } on { print $1 }')
@@ -48,6 +53,20 @@ expect_completion() {
   fi
 }
 
+# refused CMD OPTION: the words zc's refusal of a wrong value for OPTION lists, sorted, each
+# followed by a space ("--protocol takes ll, flag or both, not 'x'": "both flag ll ").
+refused() {
+  { "$1" "${@:2}" __zc_no_such_value__ 2>&1 >/dev/null || :; } | sed -n 1p |
+    sed -e 's/.*\(takes\|is\|modes:\) //' -e "s/, not '.*//" -e "s/, got '.*//" -e 's/)$//' |
+    sed -e 's/,\{0,1\} or /, /' | tr ',' '\n' | sed -e 's/^ *//' -e '/^$/d' | sort | tr '\n' ' '
+}
+modes=$(refused "$zc" stream --mode)
+formats=$(refused "$zc" stream --format)
+[ "$(wc -w <<<"$modes")" -ge 8 ] || fail "zc stream --mode's refusal lists only '$modes'"
+[ "$(wc -w <<<"$formats")" -ge 6 ] || fail "zc stream --format's refusal lists only '$formats'"
+# with_prefix PREFIX WORDS: each word with PREFIX before it.
+with_prefix() { for w in $2; do printf '%s%s ' "$1" "$w"; done; }
+
 echo "== bash completion ($completion_dir/zc)"
 if [ -s "$completion_dir/zc" ]; then
   expect_completion "stream " st
@@ -61,14 +80,102 @@ if [ -s "$completion_dir/zc" ]; then
   (cd "$completion_dir" && expect_completion "_zc " report -o _)
   every=$(printf '%s\n' "${commands[@]}" help version | sort | tr '\n' ' ')
   expect_completion "$every" ''
+  # Values from zc's own tables, as its refusals list them.
+  expect_completion "$modes" stream --mode ''
+  expect_completion "$(with_prefix zerocopy, "$(tr ' ' '\n' <<<"$modes" | grep '^c' | tr '\n' ' ')")" \
+    stream --mode zerocopy,c
+  expect_completion "$modes" stream --mode = ''
+  expect_completion "$formats" stream --format ''
+  expect_completion "$formats" stream --output-format ''
+  expect_completion "$(refused "$zc" stream --protocol)" stream --protocol ''
+  expect_completion "$(refused "$zc" stream --verify)" stream --verify ''
+  expect_completion "$(refused "$zc" advise --direction)" advise --direction ''
+  expect_completion "$(refused "$zc" advise --pattern)" advise --pattern ''
+  # --source: file names, synth and - (stdin); SOURCE alone: file names.
+  (cd "$completion_dir" && expect_completion "- _zc synth zc " stream --source '')
+  (cd "$completion_dir" && expect_completion "_zc " stream --source _)
+  (cd "$completion_dir" && expect_completion "_zc zc " stream '')
+  (cd "$completion_dir" && expect_completion "_zc " advise --profile _)
 else
   fail "no bash completion at $completion_dir/zc"
 fi
+# zsh_complete DIR WORDS...: what zsh's completion lists for the line "zc WORDS..." typed in DIR
+# and TAB, sorted, one a line; "LINE:" and the line as zsh rewrote it when it listed nothing
+# (one candidate, written into the line). zsh runs on a pseudo-terminal (zsh/zpty) with this
+# _zc first in fpath; the list is what it draws between clearing the screen below the line
+# (ESC [J) and moving back up to it (ESC [nA).
+zsh_complete() {
+  local dir=$1
+  shift
+  local typed="zc $*"
+  (cd "$dir" && ZC_TYPED=$typed zsh -f -c '
+    zmodload zsh/zpty
+    zpty -b z "zsh -f -i"
+    # ^T completes as TAB does, then says ZCDONE: zsh draws what it found right after.
+    zpty -w z "PS1=READY; fpath=($ZC_COMPLETION_DIR \$fpath); autoload -Uz compinit; compinit -u -D; unsetopt beep; LISTMAX=100000; zstyle \":completion:*\" format ZCBEGIN; zc() { :; }; zc-tab() { zle complete-word; print -rn -- ZCDONE >/dev/tty; }; zle -N zc-tab; bindkey \"^T\" zc-tab"
+    out= chunk=
+    wait_for() {
+      local i
+      for ((i = 0; i < 200; i++)); do
+        while zpty -r -t z chunk; do out+=$chunk; done
+        [[ $out == *$1* ]] && return 0
+        sleep 0.05
+      done
+      return 1
+    }
+    wait_for READY
+    out=
+    zpty -w -n z "$ZC_TYPED"$'"'"'\x14'"'"'
+    # What zsh draws once the completion is done, until it has been quiet for 0.2 s.
+    wait_for ZCDONE
+    quiet=0
+    for ((i = 0; i < 200 && quiet < 4; i++)); do
+      if zpty -r -t z chunk; then out+=$chunk; quiet=0; else quiet=$((quiet + 1)); sleep 0.05; fi
+    done
+    zpty -d z
+    print -r -- "${out//ZCDONE/}"') | ZC_TYPED=$typed perl -0777 -ne '
+      my $at = index($_, "$ENV{ZC_TYPED}\r");
+      my $after = $at < 0 ? $_ : substr($_, $at);
+      if ($after =~ /\e\[J(.*?)\e\[\d*A/s) {
+        my $list = $1;
+        $list =~ s/\e\[[0-9;?]*[A-Za-z]//g;
+        print "$_\n" for grep { $_ ne "" && $_ ne "ZCBEGIN" } split /\s+/, $list;
+      } else {
+        s/\e\[[0-9;?]*[A-Za-z]//g;
+        s/.\x08//g;
+        my @lines = grep { /\S/ } split /\r|\n/;
+        (my $last = $lines[-1]) =~ s/^READY//;
+        $last =~ s/\s+$//;
+        print "LINE:$last\n";
+      }' | sort -u
+}
+expect_zsh() {
+  local want=$1 dir=$2
+  shift 2
+  local got
+  got=$(ZC_COMPLETION_DIR=$completion_dir zsh_complete "$dir" "$@" | tr '\n' ' ')
+  if [ "$got" = "$want" ]; then echo "ok: zsh: zc $* <TAB> -> $want"; else
+    fail "zsh: zc $* <TAB> gives '$got', wanted '$want'"
+  fi
+}
+
+echo "== zsh completion ($completion_dir/_zc)"
 if [ -s "$completion_dir/_zc" ]; then
-  if command -v zsh >/dev/null; then
+  if command -v zsh >/dev/null && zsh -f -c 'zmodload zsh/zpty' 2>/dev/null; then
     if zsh -n "$completion_dir/_zc"; then echo "ok: _zc is valid zsh"; else
       fail "_zc is not valid zsh"
     fi
+    expect_zsh "$modes" / stream --mode ''
+    expect_zsh "$(tr ' ' '\n' <<<"$modes" | grep '^c' | tr '\n' ' ')" / stream --mode zerocopy,c
+    expect_zsh "$formats" / stream --format ''
+    expect_zsh "$(refused "$zc" stream --protocol)" / stream --protocol ''
+    expect_zsh "$(refused "$zc" advise --direction)" / advise --direction ''
+    expect_zsh "drop wait " / stream --policy ''
+    expect_zsh "- _zc synth zc " "$completion_dir" stream --source ''
+    # One candidate: zsh writes it into the line.
+    expect_zsh "LINE:zc advise --pattern strided " / advise --pattern st
+  else
+    echo "zsh (with zsh/zpty) is not installed: _zc is made but not run here"
   fi
 else
   fail "no zsh completion at $completion_dir/_zc"

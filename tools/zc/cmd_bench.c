@@ -10,6 +10,9 @@
 #include "cli_io.h"
 #include "cli_json.h"
 
+/* The document of `zc bench --list --json FILE` (docs/json.md). */
+#define ZC_CLI_BENCH_CASES_SCHEMA "zerocopy.bench-cases/1"
+
 static const char zc__bench_usage[] =
     "zc bench [-q | --full] [--case PATTERNS] [--list] [-d N] [--sizes LIST] "
     "[--devices all|LIST] [-j FILE] [--csv FILE] [--force]";
@@ -26,7 +29,8 @@ static void zc__bench_help(void)
            "  --full           every size, more repeats (as long as it takes)\n"
            "  --case PATTERNS  only cases whose key matches: comma-separated, a dotted prefix\n"
            "                   (\"copy\", \"copy.h2d\") or a glob (\"*.pinned\"); may repeat\n"
-           "  --list           list the cases (with --case: those selected) and exit\n"
+           "  --list           list the cases (with --case: those selected) and exit; as\n"
+           "                   JSON too with --json (schema \"%s\")\n"
            "  -d, --device N   the GPU to measure (default 0)\n"
            "  --devices LIST   GPUs for the multi-GPU cases (multigpu.*): all, or \"0,1\";\n"
            "                   the other cases run on the first one; without it those cases\n"
@@ -39,7 +43,7 @@ static void zc__bench_help(void)
            "  -h, --help       this help\n\n"
            "Exit status 5 when any case's data was wrong (FAIL); see zc --help for the others.\n"
            "The method is printed after the tables and described in docs/bench.md.\n",
-           zc__bench_usage, ZC_BENCH_SCHEMA);
+           zc__bench_usage, ZC_CLI_BENCH_CASES_SCHEMA, ZC_BENCH_SCHEMA);
 }
 
 /* Append one --case value to the comma-separated list. */
@@ -81,6 +85,52 @@ static int zc__sizes_error(const char *list)
         p += n + (p[n] == ',');
     }
     return zc_cli_usage_error("bench", zc__bench_usage, "--sizes: %s", zc_last_error());
+}
+
+/* --list: the cases selected as text (on stderr when the JSON takes stdout) and, with --json,
+ * as a document of schema ZC_CLI_BENCH_CASES_SCHEMA, its output opened (and refused) before
+ * anything is printed. Gives the exit code. */
+static int zc__list(const unsigned char *selected, size_t ncases, const char *json_path,
+                    const char *csv_path, int force)
+{
+    if (csv_path != NULL)
+        return zc_cli_usage_error("bench", zc__bench_usage,
+                                  "--list writes the cases as text, or as JSON with --json; "
+                                  "--csv is for measured points");
+    zc_cli_output out = {0};
+    int rc;
+    if (json_path != NULL &&
+        (rc = zc_cli_output_open(&out, "bench", json_path, force, NULL, 0)) != ZC_EXIT_OK)
+        return rc;
+    FILE *text = json_path != NULL && strcmp(json_path, "-") == 0 ? stderr : stdout;
+    cJSON *doc = json_path != NULL ? cJSON_CreateObject() : NULL;
+    cJSON *cases = NULL;
+    int built = doc != NULL &&
+                cJSON_AddStringToObject(doc, "schema", ZC_CLI_BENCH_CASES_SCHEMA) != NULL &&
+                cJSON_AddStringToObject(doc, "zerocopy_version", zc_version_string()) != NULL &&
+                (cases = cJSON_AddArrayToObject(doc, "cases")) != NULL;
+    for (size_t i = 0; i < ncases; i++) {
+        const zc_bench_case_info *info = zc_bench_case_at(i);
+        if (!selected[i])
+            continue;
+        fprintf(text, "%-28s %-10s %s\n", info->key, info->group, info->title);
+        if (!built)
+            continue;
+        cJSON *row = cJSON_CreateObject();
+        built = row != NULL && cJSON_AddItemToArray(cases, row) &&
+                cJSON_AddStringToObject(row, "key", info->key) != NULL &&
+                cJSON_AddStringToObject(row, "group", info->group) != NULL &&
+                cJSON_AddStringToObject(row, "technique", info->technique) != NULL &&
+                cJSON_AddStringToObject(row, "direction", info->direction) != NULL &&
+                cJSON_AddStringToObject(row, "title", info->title) != NULL;
+    }
+    if (json_path == NULL)
+        return ZC_EXIT_OK;
+    if (!built) {
+        cJSON_Delete(doc);
+        doc = NULL; /* said as out of memory, the file left as it was */
+    }
+    return zc_cli_json_commit("bench", doc, &out);
 }
 
 int zc_cli_cmd_bench(int argc, char **argv)
@@ -217,11 +267,7 @@ int zc_cli_cmd_bench(int argc, char **argv)
         goto out;
     }
     if (list) {
-        for (size_t i = 0; i < ncases; i++) {
-            const zc_bench_case_info *info = zc_bench_case_at(i);
-            if (selected[i])
-                printf("%-28s %-10s %s\n", info->key, info->group, info->title);
-        }
+        rc = zc__list(selected, ncases, json_path, csv_path, force);
         goto out;
     }
 

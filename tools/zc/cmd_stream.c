@@ -7,6 +7,8 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cli_json.h"
@@ -14,36 +16,80 @@
 
 static const char zc__stream_usage[] =
     "zc stream [SOURCE] [--mode MODE[,MODE...]|all] [--frames N | --duration S]\n"
-    "                 [--frame-samples N] [--in-flight N] [--format F] [--lowpass HZ --taps N |\n"
-    "                 --taps-file FILE] [--paced RATE] [-o FILE|-] [-j FILE|-] [--force] [options]";
+    "                 [--frame-samples N] [--in-flight N] [--format FORMAT] [--lowpass HZ --taps "
+    "N\n"
+    "                 | --taps-file FILE] [--paced RATE] [-o FILE|-] [-j FILE|-] [--force] "
+    "[options]";
+
+/* What each mode does, in the help's words; the names are the library's (zc_stream_mode_name),
+ * so that the help, and the completion made from it, list exactly the modes --mode takes. */
+static const char *const zc__mode_help[] = {
+    [ZC_STREAM_ZEROCOPY] = "a persistent kernel polls a ring in mapped pinned memory; results\n"
+                           "come back the same way (protocol LL or FLAG, see --protocol)",
+    [ZC_STREAM_MAPPED_LAUNCH] = "one kernel launch per frame on mapped memory, event sync",
+    [ZC_STREAM_CLASSIC_PAGEABLE] = "malloc + cudaMemcpy + launch + cudaMemcpy",
+    [ZC_STREAM_CLASSIC_PINNED] = "pinned + cudaMemcpyAsync + launch + cudaMemcpyAsync + sync",
+    [ZC_STREAM_GRAPH] = "a CUDA graph of copy, kernel, copy, launched per frame",
+    [ZC_STREAM_CPU] = "the same filter on the host (no GPU needed): the baseline",
+    [ZC_STREAM_CLASSIC_OVERLAP] = "classic-pinned over three streams: copies of one frame\n"
+                                  "overlap the kernel of another (with --in-flight 2 or more)",
+    [ZC_STREAM_STREAM_WAIT] = "no persistent kernel: each frame's kernel waits, queued ahead,\n"
+                              "on a word the CPU writes (cuStreamWaitValue64); no SM is\n"
+                              "held while idle (skipped where the GPU lacks it)",
+};
+_Static_assert(sizeof zc__mode_help / sizeof zc__mode_help[0] == ZC_STREAM_MODE_COUNT,
+               "every stream mode has its line in zc stream --help");
+
+/* A help entry: "  NAME" padded to the description's column, the description's later lines
+ * indented to it. */
+static void zc__help_entry(const char *name, const char *text)
+{
+    printf("  %-17s ", name);
+    for (const char *p = text; *p != '\0'; p++) {
+        putchar(*p);
+        if (*p == '\n')
+            printf("%20s", "");
+    }
+    putchar('\n');
+}
 
 static void zc__stream_help(void)
 {
     printf("usage: %s\n\n"
            "Filter a stream of samples with a FIR, frame by frame, through the library's\n"
            "streaming engine, and measure each frame from its entry into the mode's path to\n"
-           "its result seen by the CPU. Modes:\n"
-           "  zerocopy          a persistent kernel polls a ring in mapped pinned memory; results\n"
-           "                    come back the same way (protocol LL or FLAG, see --protocol)\n"
-           "  mapped-launch     one kernel launch per frame on mapped memory, event sync\n"
-           "  classic-pageable  malloc + cudaMemcpy + launch + cudaMemcpy\n"
-           "  classic-pinned    pinned + cudaMemcpyAsync + launch + cudaMemcpyAsync + sync\n"
-           "  classic-overlap   the same over three streams: copies of one frame overlap the\n"
-           "                    kernel of another (with --in-flight 2 or more)\n"
-           "  graph             a CUDA graph of copy, kernel, copy, launched per frame\n"
-           "  stream-wait       no persistent kernel: each frame's kernel waits, queued ahead,\n"
-           "                    on a word the CPU writes (cuStreamWaitValue64); no SM is\n"
-           "                    held while idle (skipped where the GPU lacks it)\n"
-           "  cpu               the same filter on the host (no GPU needed): the baseline\n"
+           "its result seen by the CPU.\n\n"
+           "Modes:\n",
+           zc__stream_usage);
+    for (int m = 0; m < ZC_STREAM_MODE_COUNT; m++)
+        zc__help_entry(zc_stream_mode_name((zc_stream_mode)m),
+                       zc__mode_help[m] ? zc__mode_help[m] : "");
+    printf("\nFormats (raw samples, in the machine's byte order):\n");
+    static const char *const kinds[] = {"float32", "int16, full scale 32768",
+                                        "unsigned 8-bit around 127.5"};
+    for (int complex = 0; complex < 2; complex++) {
+        for (int t = 0; t < 3; t++) {
+            char what[96];
+            snprintf(what, sizeof what, "%s%s", kinds[t], complex ? ", interleaved I/Q pairs" : "");
+            if (complex && t == ZC_CLI_VALUE_U8)
+                snprintf(what, sizeof what, "%s, interleaved I/Q pairs (as rtl_sdr writes)",
+                         kinds[t]);
+            zc__help_entry(zc_cli_format_name(
+                               (zc_cli_format){.type = (zc_cli_value_type)t, .complex = complex}),
+                           what);
+        }
+    }
+    printf("\n"
            "SOURCE (or --source) is synth (default), a raw sample file, a FIFO, or - for stdin.\n"
            "The output has exactly as many samples as the input, in order: the last partial\n"
            "frame is filtered too. The filter is causal; a designed low-pass of N taps delays\n"
            "the signal by (N - 1) / 2 samples. Every result is checked against a CPU FIR in\n"
            "double precision (relative error <= 1e-5; --verify all checks every frame).\n\n"
            "Options:\n"
-           "  --mode LIST          modes to run, comma-separated, or all (default zerocopy)\n"
-           "  --protocol P         zerocopy ring protocol: ll, flag or both (default ll; both\n"
-           "                       with --mode all)\n"
+           "  --mode LIST          modes to run (Modes above), comma-separated, or all\n"
+           "                       (default zerocopy)\n"
+           "  --protocol ll|flag|both  zerocopy ring protocol (default ll; both with --mode\n"
+           "                       all)\n"
            "  -d, --device N       GPU number (default 0)\n"
            "  --devices LIST       all, or GPUs \"0,1\": frames round-robin over them, one\n"
            "                       filter each, results in order (one mode; schema\n"
@@ -52,19 +98,21 @@ static void zc__stream_help(void)
            "  --frames N           frames per mode after warm-up (default: synth 10000, a file\n"
            "                       or pipe all of it)\n"
            "  --duration S         run for S seconds per mode instead\n"
-           "  --warmup N           frames before measuring, still output (default 200)\n"
+           "  --warmup N           frames before measuring, still output (default 200; a file\n"
+           "                       of no more frames warms up on its first half)\n"
            "  --frame-samples N    samples per frame per channel (default 1024)\n"
            "  --in-flight N        frames outstanding at most, per GPU (default 1)\n"
            "  --gpu-blocks N       zerocopy: persistent blocks (default one per 256 values,\n"
            "                       samples x channels, at most half the SMs)\n"
            "  --policy wait|drop   when the GPU falls behind (default wait; paced runs drop)\n"
-           "  --source S           as SOURCE\n"
-           "  --format F           raw input: f32 (default), s16, u8, or cf32, cs16, cu8 for\n"
-           "                       interleaved I/Q (cu8 as rtl_sdr writes it)\n"
+           "  --source FILE|synth|-  as SOURCE\n"
+           "  --format FORMAT      the input's (Formats above; default f32)\n"
            "  --complex            samples are I/Q pairs (filtered as two channels)\n"
-           "  --output-format F    filtered samples as f32 (default), s16 or u8 (c... for I/Q);\n"
-           "                       integer formats round and clip, and the clips are counted\n"
-           "  --rate HZ            sample rate (default 1e6, or the --paced rate)\n"
+           "  --output-format FORMAT  filtered samples as f32 (default), s16 or u8 (c... for\n"
+           "                       I/Q); integer formats round and clip, and the clips are\n"
+           "                       counted\n"
+           "  --rate HZ            sample rate (default 1e6, or the --paced rate); a file or\n"
+           "                       pipe given --lowpass needs it\n"
            "  --paced RATE         offer RATE samples per second in real time; a frame that\n"
            "                       finds no room is dropped and counted (--policy wait: never)\n"
            "  --tones LIST         synthetic tones in Hz (default rate/100, rate/20, rate/3)\n"
@@ -78,19 +126,20 @@ static void zc__stream_help(void)
            "  --nonfinite stop|zero  a NaN or infinite input sample stops the run (default,\n"
            "                       exit 2, naming sample and frame) or is filtered as 0 and\n"
            "                       counted\n"
-           "  --verify V           all, sample (default) or none\n"
+           "  --verify all|sample|none  check every frame, a sample (default) or none\n"
            "  --reuse              republish frames already in the transport buffers instead of\n"
            "                       writing each one: measures the link, not the CPU's memcpy\n"
            "  --cpu N              pin the host thread to core N (default: a core of the GPU's\n"
            "                       NUMA node)\n"
            "  --no-pin             do not pin\n"
-           "  --timeout-ms N       longest wait for the GPU, and for input from a pipe or FIFO\n"
-           "                       (default 2000; a stalled writer ends the run, exit 6)\n"
+           "  --timeout-ms N       longest wait (default 2000, then exit 6) for the GPU, for a\n"
+           "                       FIFO output's reader, and for the next bytes of a pipe or\n"
+           "                       FIFO input: a writer pausing longer stalls the input\n"
            "  -j, --json FILE      results as JSON, schema \"%s\" (docs/json.md), to FILE or -\n"
            "  --force              replace output files (--output, --json, --save-taps) that\n"
            "                       exist\n"
            "  -h, --help           this help\n",
-           zc__stream_usage, ZC_CLI_STREAM_MULTI_SCHEMA, ZC_CLI_STREAM_SCHEMA);
+           ZC_CLI_STREAM_MULTI_SCHEMA, ZC_CLI_STREAM_SCHEMA);
 }
 
 #define ZC__USAGE(...) zc_cli_usage_error("stream", zc__stream_usage, __VA_ARGS__)
@@ -225,6 +274,13 @@ static int zc__stream_settle(zc_cli_stream_opts *o, int any_mode, int all, int p
     }
     if (!o->frames_given && strcmp(o->source, "synth") == 0 && o->duration_s == 0)
         o->frames = 10000;
+    /* A cutoff in Hz means something only at the input's own rate, which a raw file cannot say:
+     * the default rate is the synthetic source's, and a filter designed at it is silently wrong
+     * for a 48 kHz recording. --paced RATE offers the samples at their rate, so it says it too. */
+    if (o->rate == 0 && o->paced_rate == 0 && o->cutoff_hz > 0 && strcmp(o->source, "synth") != 0)
+        return ZC__USAGE("--lowpass %g is in Hz: give the sample rate of %s with --rate HZ (the "
+                         "default, 1e+06, is the synthetic source's)",
+                         o->cutoff_hz, strcmp(o->source, "-") == 0 ? "stdin" : o->source);
     if (o->rate == 0)
         o->rate = o->paced_rate > 0 ? o->paced_rate : 1e6;
     if (o->tone_count < 0) {
@@ -623,6 +679,25 @@ static void zc__print_samples(FILE *f, const zc_cli_stream_opts *o, const zc_cli
                 (unsigned long long)s->verified, s->max_rel_error);
 }
 
+/* The GPU modes failed for want of a GPU (what, st): say why, then that the same filter runs on
+ * the host, so that a machine without a GPU is not a dead end. Gives the exit code (3). */
+static int zc__no_gpu(const zc_cli_stream_opts *o, const char *what, zc_status st)
+{
+    const int code = zc_cli_fail("stream", what, st);
+    if (st != ZC_ERR_NO_DEVICE)
+        return code;
+    if (o->devices_text != NULL)
+        fprintf(stderr, "zc stream: no CUDA GPU: run the same filter on the host with --mode cpu "
+                        "(--lanes N for several host filters, as --devices spreads frames)\n");
+    else if (o->modes_all)
+        fprintf(stderr, "zc stream: no CUDA GPU: --mode all compares the GPU modes with the "
+                        "host; run the same filter on the host alone with --mode cpu\n");
+    else
+        fprintf(stderr,
+                "zc stream: no CUDA GPU: run the same filter on the host with --mode cpu\n");
+    return code;
+}
+
 /* The GPUs --devices names ("all": every one), into o. */
 static int zc__resolve_devices(zc_cli_stream_opts *o)
 {
@@ -631,13 +706,45 @@ static int zc__resolve_devices(zc_cli_stream_opts *o)
     int count = 0;
     zc_status st = zc_device_count(&count);
     if (st != ZC_OK)
-        return zc_cli_fail("stream", "no GPU to stream to", st);
+        return zc__no_gpu(o, "no GPU to stream to", st);
     if (zc_device_list_parse(o->devices_text, count, o->devices, ZC_STREAM_MAX_LANES,
                              &o->device_count) != ZC_OK) {
         fprintf(stderr, "zc stream: --devices: %s\n", zc_last_error());
         return ZC_EXIT_USAGE;
     }
     return 0;
+}
+
+/*
+ * A file shorter than the warm-up would be filtered and then report no latency at all: when the
+ * input's length is known (a regular file, or stdin redirected from one) and it holds no more
+ * frames than the warm-up, its first half warms up and the rest is measured, said in note
+ * (empty otherwise). A pipe's length is not known until it ends.
+ */
+static void zc__fit_warmup(zc_cli_stream_opts *o, char *note, size_t size)
+{
+    note[0] = '\0';
+    if (strcmp(o->source, "synth") == 0 || o->reuse)
+        return;
+    struct stat info;
+    const int known =
+        strcmp(o->source, "-") == 0 ? fstat(STDIN_FILENO, &info) == 0 : stat(o->source, &info) == 0;
+    if (!known || !S_ISREG(info.st_mode) || info.st_size <= 0)
+        return;
+    const uint64_t sample_bytes = zc_cli_format_value_bytes(o->format.type) * o->channels;
+    const uint64_t samples = (uint64_t)info.st_size / sample_bytes;
+    const uint64_t frames = (samples + o->frame_samples - 1) / o->frame_samples;
+    if (frames == 0 || frames > o->warmup)
+        return;
+    const uint64_t asked = o->warmup;
+    o->warmup = frames / 2;
+    snprintf(note, size,
+             "%s holds %llu frame%s, not more than the warm-up of %llu: the first %llu warm%s up, "
+             "the other %llu %s measured (--warmup)",
+             strcmp(o->source, "-") == 0 ? "stdin" : o->source, (unsigned long long)frames,
+             frames == 1 ? "" : "s", (unsigned long long)asked, (unsigned long long)o->warmup,
+             o->warmup == 1 ? "s" : "", (unsigned long long)(frames - o->warmup),
+             frames - o->warmup == 1 ? "is" : "are");
 }
 
 static int zc__stream_runs(zc_cli_stream_opts *op, int argc, char **argv, zc_cli_output *json_out);
@@ -696,7 +803,10 @@ int zc_cli_cmd_stream(int argc, char **argv)
 /* Every run the options ask for, their table and their JSON (into json_out, committed here). */
 static int zc__stream_runs(zc_cli_stream_opts *op, int argc, char **argv, zc_cli_output *json_out)
 {
-    zc_cli_stream_opts o = *op; /* read only from here on */
+    zc_cli_stream_opts o = *op;
+    char warmup_note[256];
+    zc__fit_warmup(&o, warmup_note, sizeof warmup_note);
+    /* o is read only from here on. */
     zc_status st;
     int gpu_runs = 0, runs_wanted = 0;
     for (int m = 0; m < ZC_STREAM_MODE_COUNT; m++) {
@@ -720,7 +830,7 @@ static int zc__stream_runs(zc_cli_stream_opts *op, int argc, char **argv, zc_cli
         if (st != ZC_OK) {
             zc_cli_stream_sink_close(sink, 0);
             zc_cli_stream_source_close(src);
-            return zc_cli_fail("stream", "reading the GPU", st);
+            return zc__no_gpu(&o, "reading the GPU", st);
         }
         devp = &dev;
     }
@@ -744,12 +854,20 @@ static int zc__stream_runs(zc_cli_stream_opts *op, int argc, char **argv, zc_cli
     else
         fprintf(text, "zc stream: on the host (cpu mode, %zu lane%s); ", o.lanes,
                 o.lanes == 1 ? "" : "s");
+    /* The rate and the filter's cutoff in words: a filter designed at the wrong rate shows. */
+    char filter[320];
+    if (o.taps_file != NULL)
+        snprintf(filter, sizeof filter, "taps from %s", o.taps_file);
+    else
+        snprintf(filter, sizeof filter, "low-pass %g Hz", o.cutoff_hz);
     fprintf(text,
             "host thread on core %d (%s); %zu samples x %zu channel%s per frame (%zu bytes), "
-            "%zu taps (delay %.1f samples), %u in flight%s; input %s (%s)\n",
+            "rate %g Hz, %s, %zu taps (delay %.1f samples), %u in flight%s; input %s (%s)\n",
             host.cpu, host.why, o.frame_samples, o.channels, o.channels == 1 ? "" : "s",
-            o.frame_samples * o.channels * 4, o.ntaps, (double)(o.ntaps - 1) / 2.0, o.in_flight,
-            o.paced_rate > 0 ? ", paced" : "", o.source, zc_cli_format_name(o.format));
+            o.frame_samples * o.channels * 4, o.rate, filter, o.ntaps, (double)(o.ntaps - 1) / 2.0,
+            o.in_flight, o.paced_rate > 0 ? ", paced" : "", o.source, zc_cli_format_name(o.format));
+    if (warmup_note[0] != '\0')
+        fprintf(text, "zc stream: %s\n", warmup_note);
     fprintf(text, "host: load %.2f (1 min), %d running, %d CPUs online, core %d at %.0f MHz%s%s\n",
             host.loadavg1, host.procs_running, host.cpus_online, host.cpu, host.cpu_mhz,
             host.governor[0] ? ", governor " : "", host.governor);

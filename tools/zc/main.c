@@ -53,10 +53,28 @@ static void zc__print_help(FILE *out)
     zc_cli_print_exit_codes(out);
 }
 
+static const char zc__version_usage[] = "zc version | zc --version | zc -V";
+
+/* What `zc version --help` and `zc help version` print. */
+static void zc__version_help(void)
+{
+    printf("usage: %s\n\n"
+           "Print the version of zc and of the zerocopy library it runs with, on one line:\n"
+           "\"zc MAJOR.MINOR.PATCH (zerocopy library VERSION)\" (the library loaded may be\n"
+           "newer than the one zc was built with).\n",
+           zc__version_usage);
+}
+
 /* `zc help [COMMAND]`: argv[0] is "help" (or "--help"), argv[1] the command asked about. */
 static int zc__help(int argc, char **argv)
 {
-    if (argc < 2 || zc__own_word_find(argv[1]) != NULL) {
+    const zc_command *own = argc == 2 ? zc__own_word_find(argv[1]) : NULL;
+    /* The version has a help of its own; the help's help is this one. */
+    if (own != NULL && own->run == zc__version) {
+        zc__version_help();
+        return ZC_EXIT_OK;
+    }
+    if (argc < 2 || own != NULL) {
         zc__print_help(stdout);
         return ZC_EXIT_OK;
     }
@@ -80,6 +98,15 @@ static int zc__help(int argc, char **argv)
 
 static int zc__version(int argc, char **argv)
 {
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        zc__version_help();
+        return ZC_EXIT_OK;
+    }
+    if (argc >= 2) {
+        fprintf(stderr, "zc version: unexpected argument '%s'\nusage: %s\n", argv[1],
+                zc__version_usage);
+        return ZC_EXIT_USAGE;
+    }
     /* The tool is built with the library's headers; the library loaded may be newer. */
     printf("zc %d.%d.%d (zerocopy library %s)\n", ZC_VERSION_MAJOR, ZC_VERSION_MINOR,
            ZC_VERSION_PATCH, zc_version_string());
