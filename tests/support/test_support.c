@@ -198,7 +198,12 @@ static int zc__bounded_serve(zc__bounded *b, int64_t deadline)
         /* stdin's next piece is watched for only once its pause is over. */
         const int64_t pause = b->fds[2].fd >= 0 ? b->next_write_ms - now : 0;
         b->fds[2].events = pause > 0 ? 0 : POLLOUT;
-        int r = poll(b->fds, 3, (int)(pause > 0 && pause < left ? pause : left));
+        /* poll on a local copy: gcc's -O2 ASan build misreads the struct member's size
+         * (-Wstringop-overflow) and would fail the -Werror build. */
+        struct pollfd fds[3];
+        memcpy(fds, b->fds, sizeof fds);
+        int r = poll(fds, 3, (int)(pause > 0 && pause < left ? pause : left));
+        memcpy(b->fds, fds, sizeof fds);
         if (r < 0 && errno == EINTR)
             continue;
         assert_true(r >= 0);
