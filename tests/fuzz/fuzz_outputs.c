@@ -8,6 +8,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <sys/stat.h>
 
@@ -159,13 +160,18 @@ static size_t zc__step(const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static int ready;
+    /* The steps run inside the folder, and libFuzzer's own relative paths (its corpus, the
+     * crash files) outside it: back to where it was after each input. */
+    static int ready, home = -1;
     if (!ready) {
-        if (mkdtemp(g_dir) == NULL || chdir(g_dir) != 0)
+        home = open(".", O_RDONLY | O_DIRECTORY);
+        if (home < 0 || mkdtemp(g_dir) == NULL)
             return 0;
         zc_cli_output_set_open_timeout_ms(1);
         ready = 1;
     }
+    if (chdir(g_dir) != 0)
+        return 0;
     zc__reset_dir();
     zc__outputs_forget();
     /* The module's refusals go to the stderr stream, pointed at /dev/null meanwhile: libFuzzer
@@ -178,5 +184,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t at = 0; at < size;)
         at += zc__step(data + at, size - at);
     stderr = saved;
+    if (fchdir(home) != 0)
+        __builtin_trap();
     return 0;
 }
