@@ -28,6 +28,8 @@ typedef struct zc_ring_config {
     zc_ring_full_policy policy; /* when the ring is full */
     uint64_t watchdog_ns;       /* kernel exits when the heartbeat stalls this long (>= 10 ms) */
     uint64_t poll_check_ns;     /* a waiting kernel reads stop and heartbeat this often */
+    uint64_t budget_frames;     /* keep the time budget of frames 0..budget_frames-1
+                                   (zerocopy/ring_budget.h); 0: none */
 } zc_ring_config;
 
 /* Counters of one ring since creation. Nothing is dropped without being counted here. */

@@ -108,6 +108,27 @@ __device__ __forceinline__ void zc_ring_dev_st_volatile(uint64_t *p, uint64_t v)
 }
 
 /*
+ * The time budget (zerocopy/ring_budget.h): the calling thread records when this block reached
+ * step (ZC_RING_STAMP_*) of frame seq, as the SM's clock64 and %globaltimer read together (the
+ * host fits one to the other: %globaltimer ticks coarsely, clock64 finely but per SM). A no-op
+ * when the ring keeps no budget or seq is past the frames it keeps. ZC_RING_STAMP_SEEN keeps the
+ * first stamp of a frame (the first tile's), the others the last. Device memory: stamping does
+ * not touch the link it measures.
+ */
+__device__ __forceinline__ void zc_ring_dev_stamp(const zc_ring_dev *ring, uint64_t seq,
+                                                  uint32_t step)
+{
+    if (ring->stamps == NULL || seq >= ring->stamp_frames)
+        return;
+    uint64_t *p = ring->stamps + zc_ring_stamp_index(seq, ring->consumers, blockIdx.x, step);
+    if (step == ZC_RING_STAMP_SEEN && p[1] != 0)
+        return;
+    uint64_t clock = (uint64_t)clock64();
+    p[0] = clock;
+    p[1] = zc_ring_dev_now_ns();
+}
+
+/*
  * Thread 0 only: read the stop word and the heartbeat if poll_check_ns has passed since the
  * last look. Gives ZC_RING_EXIT_STOP, ZC_RING_EXIT_WATCHDOG or ZC_RING_EXIT_NONE. Reading the
  * host's words costs a PCIe round trip, which delays this thread's own polling, hence the time
@@ -230,6 +251,8 @@ __device__ __forceinline__ uint32_t zc_ring_dev_wait(const zc_ring_dev *ring, ui
         }
         if (why == ZC_RING_EXIT_NONE && from_host && relay)
             zc_ring_dev_st_release_gpu(&ring->seen[slot], zc_ring_stamp(seq));
+        if (why == ZC_RING_EXIT_NONE)
+            zc_ring_dev_stamp(ring, seq, ZC_RING_STAMP_SEEN);
         zc__wait_why = why;
     }
     __syncthreads();
@@ -301,6 +324,9 @@ __device__ __forceinline__ uint32_t zc_ring_dev_read(const zc_ring_dev *ring, ui
     const uint64_t *cl = (const uint64_t *)cur, *pl = (const uint64_t *)prev;
     const uint32_t step = blockDim.x;
     uint32_t spins = 0;
+    /* The index of the first word (or pair) of frame seq itself, whose thread stamps the budget's
+     * "seen" when it arrives (earlier ones are the previous frame's tail, there already). */
+    const int64_t own = first < 0 ? -first : 0;
     if ((first & 1) == 0 && (count & 1u) == 0) {
         /* Two LL words per 16-byte load: half the requests, still one trip. Pairs never
          * straddle the frame's start (it is at an even index). */
@@ -348,6 +374,8 @@ __device__ __forceinline__ uint32_t zc_ring_dev_read(const zc_ring_dev *ring, ui
                 uint32_t k = i + u * step;
                 dst[2u * k] = zc_ring_ll_data(word[u].x);
                 dst[2u * k + 1u] = zc_ring_ll_data(word[u].y);
+                if (2 * (int64_t)k == own)
+                    zc_ring_dev_stamp(ring, seq, ZC_RING_STAMP_SEEN);
             }
         }
     } else {
@@ -389,6 +417,8 @@ __device__ __forceinline__ uint32_t zc_ring_dev_read(const zc_ring_dev *ring, ui
                     word[u] = zc_ring_dev_ld_volatile(ptr[u]);
                 }
                 dst[i + u * step] = zc_ring_ll_data(word[u]);
+                if ((int64_t)(i + u * step) == own)
+                    zc_ring_dev_stamp(ring, seq, ZC_RING_STAMP_SEEN);
             }
         }
     }

@@ -95,7 +95,25 @@ typedef struct zc_ring_dev {
     zc_ring_ctrl *ctrl;
     uint64_t watchdog_ns;   /* exit when the heartbeat has not moved for this long */
     uint64_t poll_check_ns; /* how often a waiting kernel reads stop and heartbeat */
+    /* The frame time budget (zerocopy/ring_budget.h), NULL when not kept: device memory,
+     * [seq][block][ZC_RING_STAMPS]{clock64, %globaltimer} for seq < stamp_frames. */
+    uint64_t *stamps;
+    uint64_t stamp_frames;
 } zc_ring_dev;
+
+/* The moments a kernel stamps in each frame for the time budget (zc_ring_dev_stamp). */
+#define ZC_RING_STAMP_SEEN     0u /* the first word of the block's part of the frame is there */
+#define ZC_RING_STAMP_READ     1u /* the block has read its part (the last tile's) */
+#define ZC_RING_STAMP_COMPUTED 2u /* the block's results are computed (the last tile's) */
+#define ZC_RING_STAMP_WRITTEN  3u /* the block's results are written and published */
+#define ZC_RING_STAMPS         4u
+
+/* The index of a stamp's {clock64, %globaltimer} pair in zc_ring_dev.stamps. */
+ZC_RING_HD uint64_t zc_ring_stamp_index(uint64_t seq, uint32_t consumers, uint32_t block,
+                                        uint32_t step)
+{
+    return ((seq * consumers + block) * ZC_RING_STAMPS + step) * 2u;
+}
 
 /* True when n is a power of two (and not 0). */
 ZC_RING_HD int zc_ring_is_pow2(uint64_t n)

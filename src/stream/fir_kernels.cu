@@ -139,8 +139,12 @@ __global__ void zc__fir_persistent_kernel(zc__fir_shape s, zc_ring_dev ring, con
                                    (uint32_t *)x, &watch);
             if (why != ZC_RING_EXIT_NONE)
                 break;
+            if (threadIdx.x == 0)
+                zc_ring_dev_stamp(&ring, seq, ZC_RING_STAMP_READ);
             zc__fir_tile(taps_sh, x, y, n, s);
             __syncthreads();
+            if (threadIdx.x == 0)
+                zc_ring_dev_stamp(&ring, seq, ZC_RING_STAMP_COMPUTED);
             zc_ring_dev_write(&ring, seq, t0, n, (const uint32_t *)y);
             __syncthreads();
         }
@@ -148,6 +152,8 @@ __global__ void zc__fir_persistent_kernel(zc__fir_shape s, zc_ring_dev ring, con
             break;
         zc_ring_dev_release(&ring, seq);
         zc_ring_dev_publish(&ring, seq);
+        if (threadIdx.x == 0)
+            zc_ring_dev_stamp(&ring, seq, ZC_RING_STAMP_WRITTEN);
     }
     zc_ring_dev_end(&ring, why);
 }
