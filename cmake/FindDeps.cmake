@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Dependencies from the distribution's packages: cJSON (the library's JSON documents, the tool)
 # and cmocka (the tests).
 # Found by header and library name so that a prefix unpacked from .deb files works as well as

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Man pages and shell completion for zc, made at build time from zc's own --help texts so that
 # they cannot say other than the program: zc.1 and zc-COMMAND.1 by help2man
 # (cmake/zc-man-page.sh), bash and zsh completion by cmake/zc-completion.sh. Included from

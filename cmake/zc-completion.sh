@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Shell completion for zc, made at build time from zc's --help texts (the command list of
 # `zc --help`, each command's options from cmake/zc-help-options.sh), so that it offers what
 # the program takes. Run by cmake/ManAndCompletion.cmake.

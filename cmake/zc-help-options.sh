@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The options that `zc [COMMAND] --help` lists, one a line:
 # LONG<TAB>SHORT<TAB>ARG<TAB>SUMMARY<TAB>VALUES, SHORT, ARG and VALUES "-" when there are none
 # (an empty field would vanish under the shell's read). The man page check and the shell

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # One man page of zc, made by help2man from the --help text of zc or of one of its commands, so
 # that the page says what the program says. Run at build time by cmake/ManAndCompletion.cmake.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Example 1 (pinned memory): allocate pinned and pageable host buffers, copy to the GPU and back
  * with both, check the data, and print the bandwidth of each. Exits 3 without a GPU. */
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Example 2 (mapped, zero-copy memory): the CPU writes into a mapped pinned buffer, a kernel
  * reads and writes it in place through its device address, and the CPU sees the result without
  * any copy. Exits 3 without a GPU, 4 where the GPU cannot map host memory. */

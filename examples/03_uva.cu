@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Example 3 (unified virtual addressing): with unifiedAddressing, a pointer from cudaHostAlloc
  * goes straight to a kernel, and cudaPointerGetAttributes (and zc_pointer_query) says what it
  * is. Exits 3 without a GPU, 4 without unified addressing. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Example 4 (real-time filtering through mapped memory, the chapter's section 4.2 made real):
  * a producer thread pushes samples as they are "acquired", in blocks of any size, into the
  * streaming engine; a persistent GPU kernel low-pass filters them frame by frame in mapped

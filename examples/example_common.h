@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the examples share: checking every call and the exit codes they end with. */
 #ifndef ZC_EXAMPLE_COMMON_H
 #define ZC_EXAMPLE_COMMON_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Which technique fits a workload: the machine profile, the cost model, the ranking and the
  * GPU runner that validates the predictions. */
 #ifndef ZEROCOPY_ADVISE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The benchmark engine behind `zc bench`: cases, their selection, and their measured results. */
 #ifndef ZEROCOPY_BENCH_H
 #define ZEROCOPY_BENCH_H

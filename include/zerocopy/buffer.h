@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Buffers of every kind (pageable, pinned, mapped, write-combined, registered, managed, device)
  * behind one handle, and queries that say what any pointer is. */
 #ifndef ZEROCOPY_BUFFER_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The host clock that every host-timed measurement uses. */
 #ifndef ZEROCOPY_CLOCK_H
 #define ZEROCOPY_CLOCK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What each GPU of this machine offers: identity, PCIe link and the capabilities behind each
  * data-movement technique. */
 #ifndef ZEROCOPY_DEVICE_H

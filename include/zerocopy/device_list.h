@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Lists of GPUs for the commands that use several at once (--devices all or "0,1"). */
 #ifndef ZEROCOPY_DEVICE_LIST_H
 #define ZEROCOPY_DEVICE_LIST_H

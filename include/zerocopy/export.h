@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Symbol visibility for the zerocopy library: only what is marked ZC_EXTERN is exported. */
 #ifndef ZEROCOPY_EXPORT_H
 #define ZEROCOPY_EXPORT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reading an input whole: a JSON document, a log, a taps file, a tool's output. */
 #ifndef ZEROCOPY_FILE_H
 #define ZEROCOPY_FILE_H

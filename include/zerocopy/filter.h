@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One frame transport of a streaming FIR filter (zc_filter: eight ways of moving frames through
  * the filter, one frame at a time), and the FIR pieces around it: design, the double-precision
  * reference, the error measure and a synthetic signal. zc_stream (stream.h) builds on it. */

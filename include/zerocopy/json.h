@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The library's JSON documents (docs/json.md), read and written as cJSON trees: machine
  * profiles, workloads, rankings, validations, bench and stream results, GPU descriptions and
  * statistics. Not part of the umbrella header: include it, and link cJSON (libcjson-dev), to

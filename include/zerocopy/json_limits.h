@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The most a JSON document zc reads may hold, checked on its text before it is parsed: a scan
  * that needs no cJSON (zerocopy/json.h has the documents themselves). */
 #ifndef ZEROCOPY_JSON_LIMITS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A thread-safe caching pool of host buffers, so that repeated pinned allocations cost
  * microseconds instead of milliseconds. */
 #ifndef ZEROCOPY_POOL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The report: one self-contained HTML page (every picture embedded) from bench, stream,
  * profile, pinning and info documents: the machine, the techniques compared, plots drawn by
  * gnuplot, the picture of the techniques drawn by graphviz (dot), advice for typical workloads.

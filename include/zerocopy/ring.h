@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A frame ring in mapped pinned host memory between a host thread and a persistent GPU kernel:
  * input frames host to GPU, results GPU to host, with the kernel's control words. */
 #ifndef ZEROCOPY_RING_H

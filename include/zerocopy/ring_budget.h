@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The frame time budget of a ring: each frame's round trip split into its steps, from stamps
  * taken on both sides, on one time line. */
 #ifndef ZEROCOPY_RING_BUDGET_H
@@ -48,21 +49,21 @@ typedef struct zc_ring_clock_sync {
     double offset_ns;      /* %globaltimer minus zc_clock_ns, the middle of the interval */
     double uncertainty_ns; /* half the interval's width (the tick included) */
     double rtt_min_us, rtt_p50_us, rtt_p99_us; /* the flag round trips themselves */
-    double tick_ns;        /* the smallest step of %globaltimer seen */
-    uint64_t host_ns;      /* when it was measured (zc_clock_ns) */
+    double tick_ns;                            /* the smallest step of %globaltimer seen */
+    uint64_t host_ns;                          /* when it was measured (zc_clock_ns) */
 } zc_ring_clock_sync;
 
 typedef struct zc_ring_budget {
-    uint64_t first_seq;          /* frames first_seq .. first_seq + frames_asked - 1 */
+    uint64_t first_seq; /* frames first_seq .. first_seq + frames_asked - 1 */
     uint64_t frames_asked;
-    uint64_t frames;             /* with every stamp: the steps' samples */
+    uint64_t frames; /* with every stamp: the steps' samples */
     zc_stats step_us[ZC_RING_STEP_COUNT];
-    zc_stats total_us;           /* host clock: starts writing -> has the whole result */
-    zc_ring_clock_sync before;   /* at zc_ring_create */
-    zc_ring_clock_sync after;    /* at zc_ring_budget_get (round_trips 0: could not run) */
-    double drift_ppm;            /* the offset's change between the two, per elapsed time */
-    double gpu_clock_mhz;        /* clock64's rate fitted against %globaltimer (block 0) */
-    double fit_residual_ns;      /* RMS of %globaltimer about the fit (the tick's noise) */
+    zc_stats total_us;         /* host clock: starts writing -> has the whole result */
+    zc_ring_clock_sync before; /* at zc_ring_create */
+    zc_ring_clock_sync after;  /* at zc_ring_budget_get (round_trips 0: could not run) */
+    double drift_ppm;          /* the offset's change between the two, per elapsed time */
+    double gpu_clock_mhz;      /* clock64's rate fitted against %globaltimer (block 0) */
+    double fit_residual_ns;    /* RMS of %globaltimer about the fit (the tick's noise) */
 } zc_ring_budget;
 
 ZC_BEGIN_DECLS

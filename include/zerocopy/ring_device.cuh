@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The GPU side of a zerocopy frame ring: block-collective calls to wait for a frame, read it,
  * release it and publish a result, for users who write their own persistent kernels. */
 #ifndef ZEROCOPY_RING_DEVICE_CUH

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The frame ring's shared layout and its index, sequence and LL-word arithmetic, compiled by
  * both the C compiler (host side, CPU tests) and nvcc (device side). */
 #ifndef ZEROCOPY_RING_PROTOCOL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Byte counts as people write them: the one grammar every zc option, profile and workload file
  * uses ("4096", "4KiB", "4K", "1.5M", "2 GiB"), and the one way they are printed. */
 #ifndef ZEROCOPY_SIZE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Summary statistics of repeated measurements: median, spread and tail percentiles. */
 #ifndef ZEROCOPY_STATS_H
 #define ZEROCOPY_STATS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Status codes returned by every zerocopy call, and the detail of the last failure. */
 #ifndef ZEROCOPY_STATUS_H
 #define ZEROCOPY_STATUS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The streaming engine: samples in, filtered samples out, in order and none lost, through one of
  * the frame transports of filter.h on 1..N GPUs (or on the host), with the latency of every
  * frame, throughput, drops and checks against the reference measured on the way. */

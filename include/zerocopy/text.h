@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Text from outside the library (program, kernel, file and device names, trace logs) made fit for
  * where it goes: valid UTF-8 for JSON and HTML, printable for a terminal. */
 #ifndef ZEROCOPY_TEXT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc trace's engine: the event log its injection library writes, read back, and the analysis of
  * a recorded run into per-path totals and the copy pitfalls, each with evidence and a fix. */
 #ifndef ZEROCOPY_TRACE_H

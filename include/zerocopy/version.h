@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The library's version, at compile time and at run time. */
 #ifndef ZEROCOPY_VERSION_H
 #define ZEROCOPY_VERSION_H

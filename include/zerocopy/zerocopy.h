@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zerocopy: move data between host and NVIDIA GPUs with as few copies as possible.
  * The umbrella header: include this one. */
 #ifndef ZEROCOPY_ZEROCOPY_H

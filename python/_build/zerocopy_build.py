@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A PEP 517 build backend for the zerocopy package, standard library only.
 
 The package is pure Python (a ctypes layer), so a wheel is the package's files plus three

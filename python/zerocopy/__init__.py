@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """zerocopy for Python: the library's buffers, streaming engine and measurements.
 
     import zerocopy

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Pieces shared by the modules: summary statistics and array arguments."""
 
 import ctypes

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Element types a buffer can be viewed as, with their names in DLPack, the array interfaces and
 the struct module, so that typed views need no numpy."""
 

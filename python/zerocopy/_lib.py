@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Finding and loading libzerocopy.so, and the C prototypes of every function the package calls.
 
 The library is looked for, in order (the first that loads wins):

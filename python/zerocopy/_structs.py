@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """ctypes mirrors of the public C structs (include/zerocopy/*.h), field for field.
 
 tests/python/test_layout.py compares every offset and size here with what the C compiler gives

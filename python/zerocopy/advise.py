@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Which technique fits a workload (zc_advise_*): the machine profile, the ranking of every
 technique with its predicted cost, and the runner that measures one for real; the engine
 behind `zc advise`, as Python objects."""

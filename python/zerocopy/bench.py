@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The benchmark engine behind `zc bench` (zc_bench_*), run in this process: the case catalogue,
 a run over the selected cases, and every result with its points and samples."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Buffers of every kind (zc_buffer_*), the pinned pool (zc_pool_*) and pointer queries, as
 Python objects that numpy, PyTorch and CuPy read without a copy: the buffer protocol, __array__,
 __cuda_array_interface__ and DLPack.

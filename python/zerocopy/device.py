@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What this machine's GPUs offer (zc_device_*): the engine behind `zc info`, as Python objects."""
 
 from ctypes import byref, c_int

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """DLPack export through ctypes: the DLManagedTensor structs, the "dltensor" capsule and the
 deleter that lets the consumer hand the memory back.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The library's statuses as Python exceptions: one class per status, each carrying the status's
 name ("ERR_NO_MEMORY"), its description and what zc_last_error() said about the failure."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The streaming engine (zc_stream, include/zerocopy/stream.h) from Python: push numpy arrays of
 samples, pull the filtered samples back in order, read the statistics; and the FIR pieces
 around it (design, the double-precision reference, the error measure).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # zc bench: the default run (table, JSON, CSV), a second run to check repeatability, and a
 # summary of the targets. Run as: bash 20-bench.sh ZC_BINARY RESULTS_DIR
 set -uo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Benchmark: the cost of pinning host memory per size (4 KiB to 4 GiB) and method
 # (cudaHostAlloc, registration variants, zc_buffer_alloc's choice, the pool), every buffer
 # verified by a GPU round trip. Writes pinning.json and pinning.txt into RESULTS_DIR.

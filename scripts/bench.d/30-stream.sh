@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # zc stream benchmarks: latency of 4 KiB frames in every mode, throughput of 1 MiB frames, and a
 # paced real-time run. Run as: bash 30-stream.sh ZC_BINARY RESULTS_DIR. Writes JSON and text
 # tables into RESULTS_DIR. ZC_STREAM_PACED_S shortens the paced run (default 60 s); the whole

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Every zc stream mode run alone, each in a fresh process (a mode that only works after another
 # one ran is a defect this shows), from a file and from a pipe, 4 KiB frames with a 64-tap FIR:
 # exit code, samples in and out, wall time, and the latency table. Run as:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Where the zerocopy stream's time goes: short zc stream runs that change one thing at a time
 # (persistent blocks, frame size, taps, protocol), for latency at small frames and input
 # throughput at 1 MiB frames. Run as: bash 35-stream-sweep.sh ZC_BINARY RESULTS_DIR. Writes one

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Which stream mode is fastest at each frame size: every GPU mode of zc stream (zerocopy LL and
 # FLAG, mapped-launch, classic-pageable, classic-pinned, classic-overlap, graph, stream-wait) at
 # frames of 256 B to 4 MiB, 64 taps, each result checked against the reference (a sample of the

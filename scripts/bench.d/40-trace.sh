@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Benchmark: zc trace on the planted-pitfall programs (each must show its finding, the clean
 # one none), zc trace on a few pitfall demonstrations, and every demonstration of
 # docs/pitfalls.md with its figure. Writes into RESULTS_DIR/trace/: one JSON and one summary per

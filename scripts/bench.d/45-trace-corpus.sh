@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Benchmark: zc trace on public CUDA programs nobody on this project wrote. Each program listed
 # in tests/trace/corpus-expected.tsv is built from its copied source (.deps/trace-corpus/, not
 # committed; skipped with the reason when absent), run under zc trace --json, and its findings

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # zc advise held to this GPU: a zc bench profile (the one of 20-bench.sh when there is one),
 # two validation runs of the 12 fixed workloads, one of 20 random workloads, and stream advice
 # checked against zc stream runs it was not made from. Writes RESULTS_DIR/advise/: run1/, run2/,

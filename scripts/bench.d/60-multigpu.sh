@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Several GPUs: the multi-GPU bench cases (host to every GPU and every GPU to host at once
 # against each alone, GPU-to-GPU copies, kernels on a peer's memory) over every GPU, and, once
 # `zc stream --devices` exists, 1 MiB frames spread over every GPU. With fewer than two GPUs it

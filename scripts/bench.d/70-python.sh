@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Benchmark: the Python package against PyTorch and CuPy (tests/python/bench_python.py): pinning
 # 1 GiB through zerocopy, torch.empty(pin_memory=True) and cupyx.empty_pinned, and a 4 KiB frame
 # round trip from Python, zerocopy.Stream against the PyTorch copy-op-copy loop, every result

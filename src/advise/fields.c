@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The profile's figures by name and origin, its cost curves and its stream runs. */
 #include "zerocopy/advise.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The machine profile from zc bench's results in memory, each case found by its typed name. */
 #include "zerocopy/advise.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The workload kernel: reads each word of its input passes times in a chosen order, writes a
  * result, and sums what it read so that no read can be optimised away. */
 #include "advise/kernel_internal.h"

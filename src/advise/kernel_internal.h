@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal: the workload kernel that the runner and the calibration launch. */
 #ifndef ZC_ADVISE_KERNEL_INTERNAL_H
 #define ZC_ADVISE_KERNEL_INTERNAL_H

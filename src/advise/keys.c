@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Stable keys and human names of the advise enums, for input, output and JSON. */
 #include "zerocopy/advise.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A profile measured in process by the bench engine: advise has no measuring engine of its own. */
 #include "zerocopy/advise.h"
 

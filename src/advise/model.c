@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The cost model: what each technique costs for a workload on a measured machine. */
 #include "zerocopy/advise.h"
 

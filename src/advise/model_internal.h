@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal: helpers shared by the profile and the cost model. */
 #ifndef ZC_ADVISE_MODEL_INTERNAL_H
 #define ZC_ADVISE_MODEL_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The machine profile: measured copy curves, interpolation, and completing a partial profile. */
 #include "zerocopy/advise.h"
 

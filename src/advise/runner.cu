@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The validation runner: a workload run for real with one technique, timed and verified. */
 #include "zerocopy/advise.h"
 

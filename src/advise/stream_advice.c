@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Stream advice: every zc stream mode priced for a frame size and a rate from measured runs. */
 #include "zerocopy/advise.h"
 

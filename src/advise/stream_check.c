@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Stream advice judged by zc stream runs it was not made from. */
 #include "zerocopy/advise.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc_advise_validate: workloads run for real with every technique, in interleaved rounds. */
 #include "zerocopy/advise.h"
 

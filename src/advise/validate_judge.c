@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The verdict of a validation: medians, measured noise, winner, ties, and the summary. */
 #include "zerocopy/advise.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The validation's comparison table in Markdown: verdicts first, then every technique. */
 #include "zerocopy/advise.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The validation workloads: twelve fixed ones, and any number drawn at random from a seed. */
 #include "zerocopy/advise.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal: the case functions, shared shapes and constants of the benchmark cases. */
 #ifndef ZC_BENCH_CASES_H
 #define ZC_BENCH_CASES_H

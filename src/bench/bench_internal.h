@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal: the benchmark context, the case table and the helpers every case uses. */
 #ifndef ZC_BENCH_INTERNAL_H
 #define ZC_BENCH_INTERNAL_H

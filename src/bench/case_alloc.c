@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Allocation cost: allocating, freeing and registering each kind of memory, per size, by hand
  * (cudaHostAlloc) and through the library's buffers (fast pinning) and pool. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Copy-engine cases: H2D, D2H and both at once from pageable, pinned, write-combined and
  * registered memory, over a sweep of sizes. */
 #include <stdio.h>

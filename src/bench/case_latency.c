@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Latency cases: small copies, launch + synchronize, a copy-kernel-copy round trip, the GPU's
  * read latency of host memory (pointer chase), and the CPU-GPU flag ping-pong. */
 #include <inttypes.h>

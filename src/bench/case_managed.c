@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Managed-memory cases: a kernel's first touch (page faults), after prefetch, the prefetch
  * itself, and with access advice that keeps the pages on the host. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Workload cases: the crossover between zero-copy and copy-then-compute as reuse grows, and a
  * chunked pipeline (overlap on several streams) against both. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Multi-GPU cases: host to every GPU and every GPU to host at once against each GPU alone,
  * GPU-to-GPU copies, and kernels reading and writing a peer GPU's memory through UVA. */
 #include <stdio.h>

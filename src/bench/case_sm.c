@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* SM cases: kernels reading and writing mapped host memory (zero-copy) with each access
  * pattern, the launch-shape sweep, and the same kernels on device memory for contrast. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The catalogue of benchmark cases, in the order they run. */
 #include "bench/bench_cases.h"
 

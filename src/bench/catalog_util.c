@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Case selection, size lists, names and the measuring method of each mode. */
 #include <ctype.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The chapter's comparison table (pinned, mapped, UVA, managed ...) rebuilt from this machine's
  * bench results, each figure found by its case's typed name. */
 #include "zerocopy/bench.h"

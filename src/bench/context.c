@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The benchmark context: device, streams, events, the gate's words and the run's buffers. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The benchmark's kernels: gate, fill and check, streaming reads and writes, chase, ping-pong. */
 #include "bench/kernels.h"
 

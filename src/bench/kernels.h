@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal: launchers of the benchmark kernels (kernels.cu), callable from C. */
 #ifndef ZC_BENCH_KERNELS_H
 #define ZC_BENCH_KERNELS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Timing (the gate, the repeat-until-settled loop), results and verification on the GPU. */
 #include <inttypes.h>
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Filling and checking the verification pattern on the CPU, and the verify/corrupt helpers. */
 #include <inttypes.h>
 #include <stdio.h>

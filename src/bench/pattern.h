@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal: the verification pattern, one definition shared by host code and kernels. */
 #ifndef ZC_BENCH_PATTERN_H
 #define ZC_BENCH_PATTERN_H

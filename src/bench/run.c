@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Running one case: the can-run check, the outcome, and cleanup after a failure. */
 #include <stdio.h>
 #include <string.h>

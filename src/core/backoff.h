@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal: how a host thread waits once a wait is no longer latency-critical. */
 #ifndef ZC_CORE_BACKOFF_H
 #define ZC_CORE_BACKOFF_H

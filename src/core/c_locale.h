@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal: numbers written and read with the C locale's decimal point, whatever locale the
  * program using the library chose (setlocale(LC_ALL, "de_DE.UTF-8") writes 1.5 as "1,5", which
  * no zc grammar, JSON reader or gnuplot reads back). */

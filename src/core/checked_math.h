@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal: size arithmetic that reports overflow instead of wrapping. */
 #ifndef ZC_CORE_CHECKED_MATH_H
 #define ZC_CORE_CHECKED_MATH_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The monotonic host clock. */
 #define _POSIX_C_SOURCE 200809L
 #include "zerocopy/clock.h"

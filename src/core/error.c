@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The thread-local detail string behind zc_last_error(). */
 #include "core/error.h"
 

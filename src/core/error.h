@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal: recording the detail of a failure in the thread's last-error string. */
 #ifndef ZC_CORE_ERROR_H
 #define ZC_CORE_ERROR_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Inputs read whole, up to a stated size, every failure named. */
 #include "zerocopy/file.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The C locale for the library's numbers: made once, put in force per thread around each use. */
 #include "core/c_locale.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The one grammar for byte counts, and the one way they are printed. */
 #include "zerocopy/size.h"
 

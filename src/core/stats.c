@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Median, spread and nearest-rank percentiles of a set of samples. */
 #include "zerocopy/stats.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Status strings, generated from the one list in zerocopy/status.h. */
 #include "zerocopy/status.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Text made valid UTF-8, and printable: one reader of UTF-8 for every writer of text. */
 #include "core/text.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal: UTF-8 read one character at a time, for the writers of every text format (the
  * report's HTML, gnuplot and graphviz strings) that replace what is not UTF-8 or not printable. */
 #ifndef ZC_CORE_TEXT_H

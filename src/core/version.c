@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The run-time version of the library. */
 #include "zerocopy/version.h"
 

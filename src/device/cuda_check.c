@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Conversion of CUDA runtime errors into zerocopy statuses with a detail string. */
 #include "device/cuda_check.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal: the one macro that checks a CUDA runtime call and turns its error into a status. */
 #ifndef ZC_DEVICE_CUDA_CHECK_H
 #define ZC_DEVICE_CUDA_CHECK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Device identity and capabilities, read through the CUDA runtime. */
 #include "zerocopy/device.h"
 

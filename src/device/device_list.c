@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Parsing lists of GPUs ("all", "0,1") for the commands that use several at once. */
 #include "zerocopy/device_list.h"
 

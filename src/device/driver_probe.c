@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Asking the NVIDIA driver itself why the CUDA runtime found no GPU. */
 #include "device/driver_probe.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal: why the CUDA runtime sees no GPU: no driver, a driver too old, or no GPU at all. */
 #ifndef ZC_DEVICE_DRIVER_PROBE_H
 #define ZC_DEVICE_DRIVER_PROBE_H

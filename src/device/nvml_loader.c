@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* NVML loaded with dlopen: the GPU-to-GPU path (NVLink or PCIe, and how far apart). */
 #include "device/nvml_loader.h"
 

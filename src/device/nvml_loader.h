@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal: the few NVML calls zerocopy uses, loaded at run time (build machines lack nvml.h). */
 #ifndef ZC_DEVICE_NVML_LOADER_H
 #define ZC_DEVICE_NVML_LOADER_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The PCIe link and NUMA node of a PCI device, read from sysfs. */
 #define _POSIX_C_SOURCE 200809L
 #include "zerocopy/device.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Finding the driver's stream memory operations and checking that a device supports them. */
 #include "device/stream_memops.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal: the driver's stream memory operations (cuStreamWaitValue64, cuStreamWriteValue64),
  * reached through cudaGetDriverEntryPointByVersion, and whether a device supports them. */
 #ifndef ZC_DEVICE_STREAM_MEMOPS_H

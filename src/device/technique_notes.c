@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One sentence per technique saying what a GPU's capabilities mean for it. */
 #include "zerocopy/device.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* GPU-to-GPU topology: peer access as the runtime sees it, the link as NVML sees it. */
 #include "zerocopy/device.h"
 

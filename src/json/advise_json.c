@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc advise's documents as JSON: workloads read and written, a ranking ("zerocopy.advise/1"),
  * a validation's rounds and verdicts, a stream ranking (docs/json.md). */
 #include "zerocopy/json.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The ceiling zc trace holds copies against, read from a zc bench --json document. */
 #include "zerocopy/json.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A bench run's JSON document, schema "zerocopy.bench/1" (docs/json.md). */
 #include "zerocopy/json.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* GPUs as JSON: one GPU, the path between two, the "zerocopy.info/1" document of a set. */
 #include "zerocopy/json.h"
 

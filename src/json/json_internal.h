@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal: pieces every JSON document of the library shares. */
 #ifndef ZC_JSON_INTERNAL_H
 #define ZC_JSON_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The most a JSON document zc reads may hold, checked on its text before cJSON parses it: cJSON
  * builds a 64-byte node per value, so 64 MiB of small numbers would take gigabytes. */
 #include "zerocopy/json.h"

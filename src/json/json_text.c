@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Every string of a document made valid UTF-8 before it is printed: names from outside (programs,
  * kernels, files, devices, trace logs) are bytes, and one stray byte makes the whole printed
  * document unreadable to a JSON reader. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The numbers, statistics, sizes and lines of every JSON document of the library. */
 #include "json/json_internal.h"
 

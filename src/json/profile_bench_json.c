@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A `zc bench --json` document ("zerocopy.bench/1") read back into bench results, for the
  * library to build a profile from (zc_profile_from_bench): the file's keys are read here once,
  * and the profile finds each case by its typed name. */

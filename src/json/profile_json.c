@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Machine profiles as JSON ("zerocopy.profile/2", docs/json.md): written with every figure's
  * origin, read back (profile/1 too), and made from a profile or a bench document. */
 #include "zerocopy/json.h"

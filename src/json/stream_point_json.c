@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc stream results read into a profile's stream runs, for stream advice. */
 #include "zerocopy/json.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Making and releasing blocks of every kind, each with the call its kind needs. */
 #include "mem/block.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal: one allocation of any kind (a "block") and how it is made and released. */
 #ifndef ZC_MEM_BLOCK_H
 #define ZC_MEM_BLOCK_H

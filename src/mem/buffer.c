@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The public buffer calls: allocate, register, free, describe. */
 #include "zerocopy/buffer.h"
 

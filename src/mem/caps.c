@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The device attributes that decide which buffers are possible, cached per device: they are
  * read on every allocation, and zc_device_info_get is far too slow for that. */
 #include "mem/caps.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal: the few device attributes the buffer code needs, read once per device. */
 #ifndef ZC_MEM_CAPS_H
 #define ZC_MEM_CAPS_H

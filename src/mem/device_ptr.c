@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Several GPUs: a buffer's device pointer for any GPU, and which GPUs may use a pointer. */
 #include "mem/device_ptr.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal: which GPUs may use a pointer, for zc_pointer_query's device mask. */
 #ifndef ZC_MEM_DEVICE_PTR_H
 #define ZC_MEM_DEVICE_PTR_H

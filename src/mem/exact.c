@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Memory of each kind from the exact CUDA call, one row per kind. */
 #include "mem/exact.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal: memory of each kind from the exact CUDA call a program would write by hand, nothing
  * added (no fast pinning, no pool, no registry): one row of operations per kind, for the parts
  * that measure or move data through what a user would hand-roll (bench, advise, stream, ring). */

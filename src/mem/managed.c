@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Managed-memory helpers: prefetch to a device or the host, and access advice. */
 #include "zerocopy/buffer.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Anonymous mappings aligned for huge pages, and touching their pages on several threads. */
 #include "mem/pages.h"
 

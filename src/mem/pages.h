@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal: anonymous page mappings for pageable and fast-pinned buffers, and page touching. */
 #ifndef ZC_MEM_PAGES_H
 #define ZC_MEM_PAGES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What a pointer is: zerocopy's own record first, then the CUDA runtime's attributes. */
 #include "zerocopy/buffer.h"
 

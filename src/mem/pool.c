@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The public caching pool: pool_core's bookkeeping over real blocks, CUDA events and locks. */
 #include "zerocopy/pool.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A pool's bookkeeping: best fit with bounded waste, a size bound on the cache, figures. */
 #include "mem/pool_core.h"
 

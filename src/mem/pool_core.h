@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal: a pool's bookkeeping (best-fit cache, limits, figures), free of CUDA so that the
  * CPU tests can drive it with fake blocks. The caller holds the pool's lock around every call. */
 #ifndef ZC_MEM_POOL_CORE_H

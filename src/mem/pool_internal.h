@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal: how a buffer handed out by a pool goes back to it. */
 #ifndef ZC_MEM_POOL_INTERNAL_H
 #define ZC_MEM_POOL_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The record of live buffers: a handle table with generations, a sorted range index, totals. */
 #include "mem/registry.h"
 

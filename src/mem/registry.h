@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal: the process's record of live buffers: handles, address ranges and totals. */
 #ifndef ZC_MEM_REGISTRY_H
 #define ZC_MEM_REGISTRY_H

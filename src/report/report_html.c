@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Assembling the report page: machine, comparison table, plots, picture and advice, every image
  * embedded as a data: URI so that the file stands alone. Each plot is drawn on its own: one
  * that fails says why in its place and the others are still drawn. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The report's inputs: each document told apart by its schema, its sizes checked before any
  * figure is taken from it, and named for the page. */
 #include "report/report_page.h"

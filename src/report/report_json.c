@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reading the inputs' JSON: numbers made integers only after a range check (a cast of a double
  * out of the target's range is undefined behaviour, and 1e30 in a result is bad input, not a
  * size), and the cases of a bench document. */

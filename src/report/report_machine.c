@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The report's machine section: the GPU's identity, link and capabilities from zc info, each
  * under a label people read instead of its JSON key. */
 #include "report/report_page.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The report's multi-GPU section: zc stream --devices results (per-GPU rows, the total and the
  * latency) and the multi-GPU group of zc bench (host to every GPU at once, GPU to GPU). */
 #include "report/report_page.h"

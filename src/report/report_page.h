@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal: the pieces of the report page (zerocopy/report.h): growing text, checked
  * conversions, human units, the plotting tools, the plots, tables and sections. */
 #ifndef ZC_REPORT_PAGE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The picture of the techniques: host memory kinds, the PCIe link, copy engines, SMs and device
  * memory, copy paths and direct-access paths drawn apart, labelled with measured figures. Every
  * string from an input is escaped: a device name is text in a label, never DOT. */

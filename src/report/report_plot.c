@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The report's plots of copies and zero-copy access, and what every plot's script shares: the
  * terminal, the key outside the data, the colours and time-labelled tics. */
 #include "report/report_page.h"

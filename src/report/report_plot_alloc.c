@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Allocation cost: what allocating, pinning and freeing host and device memory cost per size,
  * from zc bench's alloc.* points, from the pinning benchmark, or from the profile's fixed and
  * per-MiB costs when neither was given; and the measured points as a table. */

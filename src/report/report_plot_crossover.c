@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The crossover: when copying first pays off against zero-copy. A plot of one transfer read
  * once, over the sizes zc bench measured, with a caption that says what those sizes showed, and
  * a table of every size and number of reads measured. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The stream plots, latency percentiles and histogram, for any number of zc stream results:
  * one colour per mode (the same in both plots and for every file), one line style per input
  * file, and a key that names each mode and each file once, below the plot area. */

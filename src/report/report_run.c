@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Running gnuplot and graphviz as child processes: input through a temporary file, SVG back on
  * stdout, exit code and time checked, and gnuplot's own reason when it fails. */
 #include "report/report_page.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The report's growing strings, and text escaped for each language it is put into: HTML,
  * gnuplot's single-quoted strings and graphviz's double-quoted ones. */
 #include "report/report_page.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Figures in units people read: rates, times and sizes with three significant digits and a
  * unit chosen to fit, never "3.83e+03 GB/s". */
 #include "report/report_page.h"

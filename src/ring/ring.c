@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The frame ring's lifetime: configuration, mapped pinned allocation, stream, heartbeat. */
 #include "ring/ring_internal.h"
 

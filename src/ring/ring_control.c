@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Persistent-kernel control on the host: start, liveness, stop, and what the kernel reported. */
 #include "ring/ring_internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal: the host-side state of a frame ring, shared by the ring's source files and tests. */
 #ifndef ZC_RING_RING_INTERNAL_H
 #define ZC_RING_RING_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The frame ring's data path on the host: acquire, publish, results, LL encoding. */
 #include "ring/ring_internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The streaming engine: configuration, its lanes' lifetime, failures and statistics. */
 #include "stream/engine_internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal: the streaming engine's state, shared by its producer side (engine_push.c), its
  * result side (engine_take.c), its checks (engine_verify.c) and its latency records. */
 #ifndef ZC_STREAM_ENGINE_INTERNAL_H

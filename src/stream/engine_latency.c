@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Latency records of the streaming engine: the histogram of every frame, exact min, max and
  * mean, and the values behind the percentiles (all of them, then a uniform sample). */
 #include "stream/engine_internal.h"

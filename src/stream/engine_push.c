@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The streaming engine's producer side: samples into frames, frames to their lanes (room made
  * by moving results out, or the frame dropped, as the policy says), and the end of input. */
 #include "stream/engine_internal.h"

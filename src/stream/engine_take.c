@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The streaming engine's result side: results taken from the lanes in the stream's order,
  * measured and checked, their real samples queued, and handed out by pull. */
 #include "stream/engine_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The streaming engine's checks against the double-precision reference: every frame, or the
  * warm-up frames and an evenly spread sample of the rest, deferred so that the reference's CPU
  * time never slows the measured stream. */

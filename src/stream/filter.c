@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A streaming FIR filter, one frame at a time: configuration, lifetime, and the public calls,
  * which check the state and hand the work to the transport family's operations. */
 #include "stream/filter_internal.h"

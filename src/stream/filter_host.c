@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The cpu transport of a filter: the FIR on the host, computed when a frame is published. It
  * makes no CUDA call, so the whole pipeline runs and is tested on machines without a GPU, and
  * it is the baseline every GPU mode is compared against. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal: the state of a streaming filter, and the row of operations of each transport
  * family (the ring, the per-frame launch modes, the host). */
 #ifndef ZC_STREAM_FILTER_INTERNAL_H

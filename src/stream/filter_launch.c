@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The per-frame launch transports of a filter: a launch per frame on mapped memory, pageable
  * and pinned copies around a launch, pinned copies overlapped over three streams, and a CUDA
  * graph of copy, kernel, copy. */

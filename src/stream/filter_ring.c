@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The zerocopy transport of a filter: a mapped-memory ring sized for in_flight frames plus the
  * one kept as history, and the persistent FIR kernel running on it. */
 #include "stream/filter_internal.h"

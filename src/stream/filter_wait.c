@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The stream-wait transport of a filter: no persistent kernel. Each frame's work is queued on a
  * stream ahead of time (wait on a word, kernel, write a word); the GPU's front end waits on the
  * word the CPU stores in mapped memory, so the GPU holds no SM while it has nothing to do. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* FIR filters on the host: windowed-sinc design, the double-precision reference, the error
  * measure, and the names of the streaming modes. */
 #include "zerocopy/filter.h"

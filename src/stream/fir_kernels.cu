@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The FIR kernels: one launch per frame, or persistent on a mapped-memory ring. */
 #include "stream/fir_kernels.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal: the FIR kernels, per-frame and persistent, and their launchers. */
 #ifndef ZC_STREAM_FIR_KERNELS_H
 #define ZC_STREAM_FIR_KERNELS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A synthetic test signal: tones by phasor rotation plus xorshift noise. */
 #include "zerocopy/filter.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* CUPTI activity records (copies, memsets, kernels, unified-memory counters) into the log. */
 #include "trace_inject.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The allocations of a recorded run (pinned host and managed memory), each with its lifetime,
  * the first prefetch or advice on it, and the kernel launches that were given a pointer into it:
  * what the managed and mapped findings decide on, one allocation at a time. */

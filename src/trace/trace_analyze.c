@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc trace's analysis of a recorded run: totals per path, host-memory figures, then each family
  * of findings in its own file (trace_find_*.c). */
 #include "trace_analyze_internal.h"

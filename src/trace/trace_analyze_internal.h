@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal: the pieces of the trace analysis (trace_analyze.c calls each in turn). */
 #ifndef ZC_TRACE_ANALYZE_INTERNAL_H
 #define ZC_TRACE_ANALYZE_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Runtime and driver API callbacks: host allocations, registrations, managed memory, prefetches,
  * advice and device pointers of mapped memory, each with its size, flags and cost; and kernel
  * launches, whose arguments trace_launch.c reads. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The bandwidth zc trace holds copies against when no measured figure is given: the PCIe
  * link's theoretical one. */
 #include <stdio.h>

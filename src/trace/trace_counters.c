@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The kernels' PCIe read counters: this library does not read them (CUPTI's profiling API
  * needs a range profiler of its own per kernel; zc trace --pcie-counters measures them in a
  * second run under ncu), and on many machines the driver lets only administrators read them at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The copy findings: pageable copies, many small copies, synchronous copies beside kernels. */
 #include "trace_analyze_internal.h"
 #include "core/c_locale.h"

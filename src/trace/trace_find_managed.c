@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The managed-memory finding, decided per allocation: which managed allocations did kernels use
  * before (or without) any prefetch or advice on them, and how large are they. */
 #include "trace_analyze_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The mapped-memory note: kernels that were given pointers into pinned host memory read it over
  * PCIe. It says which kernels, how much host memory each could reach, and how long they took
  * against one pass over it; it claims nothing the trace did not see. */

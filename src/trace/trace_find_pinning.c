@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The pinning findings: pinning over and over (by repetition, not by count), slow pinned
  * allocation, and more pinned at once than RAM can spare. */
 #include "trace_analyze_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Times as zc trace's findings and summary write them (byte counts: zc_size_format). */
 #include <stdio.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The entry point the CUDA driver calls in a traced program (CUDA_INJECTION64_PATH), and the
  * flush at exit. */
 #include "trace_inject.h"

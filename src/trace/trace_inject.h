@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal: the pieces of the zc trace injection library. The log it writes is defined, with
  * its one writer per record, in trace_record.h. */
 #ifndef ZC_TRACE_INJECT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Kernel launches: read each launch's arguments (their sizes from cuFuncGetParamInfo) and log
  * the pinned host and managed allocations they point into, so that the analysis knows which
  * kernels were given which memory. Counts what it could and could not read. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reading the zc trace event logs into one zc_trace_log: every process's records, side by side,
  * each tagged with the process it came from. */
 #include "trace_record.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The names of the log's kinds (directions, memory kinds, counters, calls), one table each,
  * used by the injection library to write them and by the analysis to read and print them. */
 #include "trace_record.h"

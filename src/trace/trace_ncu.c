@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The kernels' PCIe reads as Nsight Compute reports them (zc trace --pcie-counters): which
  * kernels to ask ncu for, its CSV report read into per-kernel sums, and what its failures mean.
  * Running ncu is the caller's (tools/zc/trace_ncu.c); this part only reads and writes text. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The pinned host and managed allocations of the traced program, as address ranges the device
  * sees, so that a kernel launch's arguments can be matched to the allocations they point into.
  * A mapped allocation's device pointer (cudaHostGetDevicePointer) is a second range with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The zc trace log's records: one writer and one reader per kind, side by side, so that the
  * injection library and the analysis cannot disagree on a field (trace_record.h lists them). */
 #include "trace_record.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal: the one definition of the zc trace log, shared by the injection library that writes
  * it and the analysis that reads it. Each record kind has one writer and one reader here. */
 #ifndef ZC_TRACE_RECORD_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The trace log of one traced process: a file in the folder zc trace named, one line a record. */
 #include "trace_inject.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The advise tests' fixtures, read whole and handed to the library. */
 #include "advise_files.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The advise tests' fixtures read from files through the library's readers (zerocopy/json.h),
  * as zc advise reads them, without the command-line tool. */
 #ifndef ZC_TEST_ADVISE_FILES_H

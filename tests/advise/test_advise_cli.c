@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc advise from the command line: recorded profiles in, ranking and JSON out, bad input out. */
 #include "test_support.h"
 

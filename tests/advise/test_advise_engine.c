@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The advise engine without a GPU: the profile from bench results in memory (typed names,
  * origins), assumptions kept apart when saved, the validation's verdict (medians, noise, ties),
  * random workloads, stream advice on the committed H200 zc stream runs, and the model held to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The advise runner and the in-process profile on a real GPU: every technique moves the right
  * data, the model's prediction from a profile measured by the bench engine lands near the
  * measurement, and a short interleaved validation gives a verdict for every workload. */

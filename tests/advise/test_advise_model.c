@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The cost model on recorded profiles: an H200 from the baseline and a contrasting Gen4 x8. */
 #include "test_support.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The typed bench case names: each finds its own catalogue row, by key and by index, so that
  * advise's profile (built from results by these names) cannot silently lose a case that moved or
  * was renamed. */

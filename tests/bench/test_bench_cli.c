@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc bench's command line on any machine: listing, selection errors, option errors. */
 #include "test_support.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The comparison table from bench results (zc_bench_compare, src/bench/compare.c): each figure
  * from its case, the largest size of a sweep, the best shape of a tune case, NAN for what was
  * not measured or not OK, and its checks. No GPU: the results are made by hand. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc bench on a GPU, through the library: every case runs at small sizes and verifies its
  * data, a corrupted buffer FAILs. Small enough to run under compute-sanitizer memcheck. */
 #include "test_support.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc bench's outputs from a result set built by hand: JSON against the documented schema, CSV
  * shape, and the human table with its comparison. */
 #include "test_support.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc bench --quick on a GPU, the whole command: every case measured and verified within the
  * time target, the JSON and CSV written, and corrupted data reported as FAIL with exit 5. */
 #include "test_support.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The case catalogue, key matching, case selection, size lists, names and method. */
 #include "test_support.h"
 

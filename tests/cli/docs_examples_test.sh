@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The examples of the README and docs/ that run without a GPU, run as they are written, so that
 # the documentation cannot drift from the program.
 #

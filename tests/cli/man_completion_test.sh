@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # zc's man pages and bash and zsh completion, as the build made them from the --help texts: each
 # page is there and renders, names its command with the summary of `zc --help`, and shows every
 # option as the command's --help lists it; completion gives commands, each command's options,

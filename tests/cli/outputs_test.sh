@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Every way an output file can be lost, as a user meets it: links (to a file, to this process's
 # stdout, dangling, in a loop), a failed run over an existing file, two outputs naming one file,
 # an output naming an input, a file made by someone else while zc runs (and eight runs at once),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc's command line: help, version, bad options, and behaviour with no GPU. */
 #include "test_support.h"
 

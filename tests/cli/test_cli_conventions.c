@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Every command's conventions and failure paths, without a GPU: the exit codes the README lists,
  * "-" for stdin and stdout, outputs that never replace an input or (without --force) an existing
  * file and are checked before any GPU is touched, strict numbers and option values, JSON inputs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What zc says before any work: `zc help CMD`, `zc version`, and why there is no GPU. */
 #include "test_support.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What a newcomer meets first, without a GPU: the stream's hint that the host runs the same
  * filter, its refusal of a cutoff without the input's rate, short files measured, and the small
  * conventions (zc help version, zc bench --list --json, the driver's absence named). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Option values as every zc command reads them, without a GPU: an empty value is an error that
  * names the option, counts are whole numbers, and each refusal says what would be accepted. */
 #include "test_support.h"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # scripts/run and scripts/deps say what they do: the tour ends with one closing line in every
 # case (no GPU, a failed step, success), and deps says what is there and what it installs.
 #

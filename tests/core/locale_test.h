@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* For the locale tests: run in a program locale that writes a decimal comma (de_DE, fr_FR,
  * tr_TR), as a program of the library's users may have chosen with setlocale. */
 #ifndef ZC_LOCALE_TEST_H

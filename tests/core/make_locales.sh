@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The locales the locale tests run in (German, French, Turkish: a decimal comma, and Turkish's
 # dotless i), made with localedef into DIR, which the tests give glibc as LOCPATH: no root, and
 # nothing of the machine changed. A locale already in DIR is kept. It always exits 0: a locale

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc_file_read: an input read whole, its size capped, each failure named. */
 #include "test_support.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Numbers the library writes and reads do not depend on the program's locale: in a program that
  * chose German, French or Turkish numbers (setlocale(LC_ALL, "de_DE.UTF-8")), sizes still print
  * as "1.5 KiB" and read back, details of failures keep their decimal point, and the program's own

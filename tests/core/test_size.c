@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The one size grammar (zerocopy/size.h): what it reads, what it refuses, how it prints. */
 #include "test_support.h"
 

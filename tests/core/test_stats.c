@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Median, spread and nearest-rank percentiles against inputs with known answers. */
 #include "test_support.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Status strings and the thread-local detail string. */
 #include "test_support.h"
 

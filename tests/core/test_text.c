@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Text made valid UTF-8 and printable (zerocopy/text.h): what is UTF-8 and what is not
  * (overlong forms, surrogates, sequences cut short, bytes that never start one), each ill-formed
  * part replaced by one U+FFFD as Unicode recommends (and as Python's decoder does: checked

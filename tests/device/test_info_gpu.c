@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Every zc info field against the CUDA runtime's own answers, on every GPU. */
 #include "test_support.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* PCIe link parsing and reading from a fake sysfs tree. */
 #include "test_support.h"
 

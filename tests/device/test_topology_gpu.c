@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* GPU-to-GPU topology against the runtime's answers; needs two GPUs, skips with fewer. */
 #include "test_support.h"
 

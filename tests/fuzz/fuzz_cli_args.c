@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Fuzz target: command-line values, split on NUL bytes into argv: zc stream's whole parser, and
  * the parsers every command shares (numbers, sizes, GPU lists, case patterns, formats, modes). */
 #include "fuzz_support.h"

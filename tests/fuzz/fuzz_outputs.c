@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Fuzz target: zc's output module (tools/zc/cli_output.c) driven by the input as a list of
  * outputs to open, write and commit or abort, in a folder of files, links (to files, dangling,
  * in a loop, through a folder) and names of every length. After each step: no temporary is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Fuzz target: profile and bench JSON as zc advise and zc trace read them (--profile, --bench),
  * then the model priced on what was read. */
 #include "fuzz_support.h"

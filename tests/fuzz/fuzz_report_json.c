@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Fuzz target: any JSON document as zc report reads it (bench, profile, stream, multi-GPU stream,
  * pinning, info), then every table, plot script and the picture's graphviz source built from it;
  * the tools themselves (gnuplot, dot) are not run. Last, the document made valid UTF-8 as every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Fuzz target: raw samples in any format (zc stream's source), pushed through the streaming
  * engine in cpu mode in pieces whose sizes come from the input: every sample in must come back
  * out, in order, and a NaN or infinite sample must be named by its true index, whatever the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the fuzz targets share: the input as a NUL-terminated string, and as a file. */
 #ifndef ZC_FUZZ_SUPPORT_H
 #define ZC_FUZZ_SUPPORT_H

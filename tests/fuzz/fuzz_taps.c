@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Fuzz target: a taps file (zc stream --taps-file): every tap read is finite, no more than the
  * most a filter may have. */
 #include "fuzz_support.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Fuzz target: a trace log as the injection library writes it, read and analysed. */
 #include "fuzz_support.h"
 

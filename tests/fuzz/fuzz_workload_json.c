@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Fuzz target: a workload file (zc advise --workload), checked as the command checks it. */
 #include "fuzz_support.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The shape of zc info's JSON and the technique notes, from device records made up here. */
 #include "test_support.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The most JSON values and the deepest nesting zc reads (ZC_JSON_VALUES_MAX, ZC_JSON_DEPTH_MAX),
  * checked by a scan of the text before cJSON parses it: cJSON takes some 64 bytes per value, so
  * a 62 MB file of small numbers took 2.6 GB. The scan counts what cJSON would build (checked

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Strings from outside (program, kernel, file and device names) that are not UTF-8 make a printed
  * document that no JSON reader takes: zc_json_sanitize, which every document goes through before
  * it is printed, replaces each ill-formed part of every string value and key by U+FFFD; cJSON

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Checks the GPU buffer and pool tests share: a CUDA or zerocopy call that must succeed. */
 #ifndef ZC_TESTS_MEM_GPU_CHECKS_H
 #define ZC_TESTS_MEM_GPU_CHECKS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Kernels for the GPU buffer tests: write a pattern, modify words, spin for a while. */
 #include "gpu_kernels.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Kernels the GPU buffer tests launch, and the pattern they write, shared by host and device. */
 #ifndef ZC_TESTS_MEM_GPU_KERNELS_H
 #define ZC_TESTS_MEM_GPU_KERNELS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Measures the cost of pinning host memory per size and method (cudaHostAlloc against
  * registering touched pages, zerocopy's choice and its pool), checks every pinned buffer by a
  * round trip through the GPU, and prints a table (and JSON with --json). Also a GPU test. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Buffer validation, the pageable kind, handles and the registry: everything that needs no GPU. */
 #include "test_support.h"
 

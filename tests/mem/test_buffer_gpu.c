@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Every buffer kind on a real GPU: a kernel writes through the device address and the host
  * checks, pointer queries, each bad input's status, and no leaks over many cycles. */
 #include "test_support.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The exact-call rows of src/mem (what bench, stream and the ring allocate through): one row per
  * kind, in kind order, and the checks that need no GPU. */
 #include "test_support.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The pool's bookkeeping with fake blocks, and a pageable pool through the public API. */
 #include "test_support.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The pinned pool on a GPU: reuse, speed of a cached allocation, and free-after-stream. */
 #include "test_support.h"
 

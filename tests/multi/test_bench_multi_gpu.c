@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The multi-GPU bench cases on two GPUs or more, in-process at small sizes: each runs, every
  * point verified, each GPU's share reported; corrupted data FAILs. Skips below two GPUs. */
 #include "test_support.h"

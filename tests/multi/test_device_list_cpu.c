@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Lists of GPUs ("all", "0,1"): what is accepted, what is refused and why; the per-GPU pointer
  * call's argument checks. Runs without a GPU. */
 #include "test_support.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc bench --devices on any machine: lists refused before any GPU is touched, the multi-GPU
  * cases in the catalogue, and the no-GPU answer. */
 #include "test_support.h"

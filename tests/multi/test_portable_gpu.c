@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Portable memory on several GPUs: each GPU writes its part of one portable mapped buffer
  * through its own device pointer; the pointer query's device mask. Needs two GPUs. */
 #include "test_support.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc stream --devices on two GPUs or more: every frame back, in order, checked; the filtered
  * samples the same as one GPU's for the same input; per-GPU and total figures in the JSON.
  * Skips below two GPUs. */

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The Python package against what Python users reach for first (scripts/bench.d/70-python.sh):
 
 1. pinning 1 GiB: zerocopy.Buffer.alloc(kind="pinned") (and a zerocopy.Pool hit) against

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Fixtures of the Python package's tests: a GPU, torch and cupy when there, skipped with the
 reason when not. run_pytest.py maps a GPU suite that skipped everything to ctest's SKIP (77)."""
 import os

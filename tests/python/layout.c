@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Prints the layout of every public struct the Python package mirrors (python/zerocopy/_structs.py
  * and dlpack.py): one line per struct ("struct NAME SIZE") and per member ("field NAME MEMBER
  * OFFSET SIZE"), which test_layout.py holds the ctypes mirrors against. */

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Runs a pytest suite of the Python package for ctest, against one build's libzerocopy.so.
 
     run_pytest.py --libzerocopy LIB --package DIR [--layout TOOL] [--work DIR] --suite cpu|gpu -- FILES

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Host buffers without a GPU: pageable memory seen by numpy, memoryview and DLPack without a
 copy, kept alive while exported; the pinned kinds' failure and fallback; pools; registration."""
 import gc

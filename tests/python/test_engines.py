@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """info(), bench() and advise() without a GPU: partial info with the reason, the bench catalogue,
 NoDeviceError for a run, and the cost model ranking a profile given by hand."""
 import pytest

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Buffers on a GPU machine: every kind, seen by numpy, torch and cupy without a copy; a pinned
 buffer shared with a torch tensor; a torch tensor copied through pinned memory to the GPU."""
 import gc

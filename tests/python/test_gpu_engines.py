@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """info(), bench(), advise() and measure() on a GPU, through the library's engines in process."""
 import os
 

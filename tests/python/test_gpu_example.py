@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The PyTorch example of docs/python.md, run as it is written there."""
 import os
 import re

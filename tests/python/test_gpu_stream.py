@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The streaming engine on a GPU from numpy: zerocopy (both protocols) and copy-based modes,
 every result checked against numpy's FIR."""
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """`pip install ./python` works offline (the in-tree backend needs no build dependency), and the
 installed package imports, loads the library and remembers its checkout."""
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Every ctypes mirror of a public struct against the C compiler's layout (layout.c): a header
 change that the package does not follow fails here instead of corrupting memory."""
 import ctypes

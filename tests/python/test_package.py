@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The package itself: import, version, where the library came from, errors as exceptions."""
 import os
 import re

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The streaming engine's cpu mode from numpy: every sample back, in order, equal to numpy's own
 FIR (np.convolve), whatever the lengths, lanes and channels; statistics; errors."""
 import threading

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Print the width, height, distinct colours and the share of non-white pixels of a PNG.
 
 Standard library only (zlib, struct): decodes 8-bit RGB and RGBA PNGs, the kind headless

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers of the report tests: scratch folders, running programs and zc, fixtures, stand-ins
  * for gnuplot. */
 #ifndef ZC_REPORT_TEST_H

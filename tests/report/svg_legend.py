@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Check that no key (legend) entry of zc report's plots lies on the plot area.
 
 Reads a report page, decodes every gnuplot SVG embedded in it and takes the plot area the report

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Issue 18, item 2: the allocation plot from zc bench's own alloc.* points (per size, per
  * kind, allocating and freeing), and the points as a table, without a pinning result. */
 #include "test_support.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc report's page opened in headless Chromium: every image loads, the screenshot is a page,
  * not a blank, and with several stream results no key entry of any plot lies on its plot area
  * (issue 18). Without Chromium, gnuplot, graphviz or Python 3 the test is skipped (exit 77);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Issue 18, item 3: the crossover plot's range and its caption agree. The bench measured 64 KiB
  * to 128 MiB: the plot spans those sizes, the caption names them and says which side won at
  * each; a profile without crossover points gets the default range, named the same way. */

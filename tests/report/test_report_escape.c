@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Issue 21, item 8: strings from the inputs are escaped wherever they go. A device name with
  * '", URL="javascript:..."' stays text in the picture's graphviz source (no attribute, no link
  * in the SVG); a name with a quote or a trailing backslash keeps the picture; file and run names

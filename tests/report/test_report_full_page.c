@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc report's page with every picture, from a recorded bench result: self-contained (images as
  * data: URIs only), every section there. Needs gnuplot and graphviz: without either it is
  * skipped (exit 77), never passed; test_report_page.c covers the page without them. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Issue 21, item 7: zc report's outputs and inputs. An output that is one of the inputs is
  * refused (exit 2, the input untouched), an existing file is replaced only with --force, a
  * failed write (a full disk) leaves the earlier file as it was and no temporary file, -o -

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Issue 18, item 1: the stream plots stay legible with several input files. Three stream
  * results with the same four modes: one colour per mode in both plots, one line style per
  * file, each mode and each file named once in the key (files by the part of their path that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The report in a program whose locale writes a decimal comma (setlocale(LC_ALL, "de_DE.UTF-8")):
  * the page, every gnuplot script with its data and the picture's graphviz source are the same
  * bytes as in the C locale, so gnuplot reads 12.5 and not "12,5"; the plot area gnuplot prints

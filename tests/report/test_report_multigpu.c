@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Issue 18, item 6: zc stream --devices results (zerocopy.stream-multi/1) are accepted and
  * shown in a multi-GPU section (a row per GPU, the total, the latency), and a bench's
  * multigpu.* group appears there too, beside or without a single-GPU bench. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc report's page from a recorded bench result, still useful when gnuplot or graphviz is
  * missing (the page with every picture: test_report_full_page.c); names kept inside gnuplot's
  * titles; bad inputs refused. */

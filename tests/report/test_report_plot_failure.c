@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Issue 21, item 9: one plot that gnuplot fails on costs that plot only. Its place says why,
  * with gnuplot's own message (not an empty reason, not the temporary script's name); the plots
  * after it are still drawn and the page is made, and stderr names the plot and why. When

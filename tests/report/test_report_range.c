@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Issue 21, item 10: a number of the inputs that becomes an integer is range-checked first.
  * 1e30 bytes, a PCIe generation of 1e30, a capability of 1e30, a fractional size or a GPU
  * numbered 1e30 is bad input: exit 2, the field named, no page written (and no undefined

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Issue 18, item 5: the report stands on its own. Its headings and text, its picture's
  * source and zc report --help never point at "the chapter" or "section 4.5", which a reader of
  * the page does not have. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Issue 18, item 4: figures in units people read. No "3.83e+03 GB/s" in any table cell:
  * rates in MB/s, GB/s or TB/s, times in ns, us, ms or s, sizes in KiB, MiB, GiB; the machine
  * table with labels, not JSON keys. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The stand-in GPU: the device side of the ring protocol written with C11 atomics. */
 #include "fake_gpu.h"
 

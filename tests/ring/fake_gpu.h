@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A CPU thread that plays the GPU's side of a frame ring, as ring_device.cuh does on the GPU,
  * so that the real host code (src/ring) and the protocol can be tested without a GPU. */
 #ifndef ZC_TESTS_RING_FAKE_GPU_H

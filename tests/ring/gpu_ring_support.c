@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers for the ring's GPU tests. */
 #include "gpu_ring_support.h"
 

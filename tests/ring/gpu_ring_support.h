@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers for the ring's GPU tests: sizes scaled under compute-sanitizer, an echo kernel run,
  * frame traffic with every result checked. */
 #ifndef ZC_TESTS_RING_GPU_RING_SUPPORT_H

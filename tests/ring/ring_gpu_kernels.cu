@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Test kernels for the ring on a GPU, written against ring_device.cuh as a user would. */
 #include "ring_gpu_kernels.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Test kernels for the ring on a GPU: an echo that checks every frame, and a kernel that traps. */
 #ifndef ZC_TESTS_RING_GPU_KERNELS_H
 #define ZC_TESTS_RING_GPU_KERNELS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A slow GPU consumer: the producer waits under the wait policy, and under the drop policy each
  * frame is either delivered or counted dropped, exactly. */
 #include "test_support.h"

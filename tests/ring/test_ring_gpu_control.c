@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Persistent-kernel control on a GPU: stop within 1 ms, the watchdog, a kernel that never
  * started or died, and a host killed mid-stream leaving no kernel behind. */
 #include "test_support.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Millions of frames through the GPU and back: none lost, duplicated, reordered or torn. */
 #include "test_support.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The ring's index, sequence and LL-word arithmetic (ring_protocol.h), on the CPU. */
 #include "test_support.h"
 

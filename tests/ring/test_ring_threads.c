@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The ring's real host code against a CPU thread playing the GPU: every frame delivered once,
  * in order, untorn, across 2^32 and 2^64; backpressure; drops counted exactly; timeouts. */
 #include "test_support.h"

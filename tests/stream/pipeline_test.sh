@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # zc stream as a user runs it, through real pipes, files and FIFOs, checked against independent
 # references: sox makes a WAV and reads the result back (its RMS), scipy.signal.lfilter filters
 # the same samples with the taps zc wrote (--save-taps). Also the bad inputs: empty, truncated,

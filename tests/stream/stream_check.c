@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the streaming engine's tests share: a signal, a run through a stream, the error. */
 #include "stream_check.h"
 

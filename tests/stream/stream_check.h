@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the streaming engine's tests share: a test signal, pushing it through a stream in pieces
  * of given sizes, and the whole output against the reference. */
 #ifndef ZC_TEST_STREAM_CHECK_H

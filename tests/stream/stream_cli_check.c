@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What zc stream's command-line tests share: an input file, a bounded run checked whole. */
 #include "stream_cli_check.h"
 

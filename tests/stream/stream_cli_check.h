@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What zc stream's command-line tests share: an input file of samples, and a bounded run of
  * zc stream whose JSON and output must show every sample in coming out. */
 #ifndef ZC_TEST_STREAM_CLI_CHECK_H

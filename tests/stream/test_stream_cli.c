@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc stream's command line without a GPU: help, bad options, the no-GPU exit code, and the cpu
  * mode end to end (its JSON), with the GPU hidden. */
 #include "test_support.h"

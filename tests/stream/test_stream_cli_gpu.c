@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc stream end to end on a GPU: every mode in one run, its JSON, output samples, paced input,
  * and raw int16 input from a file; every mode alone in a fresh process, from a file and a pipe,
  * and modes together, each run bounded so that a hang fails. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The streaming engine without a GPU (cpu mode, one or several host lanes): every sample back in
  * order whatever the push sizes, the partial last frame, one producer and one consumer thread,
  * drops counted exactly, a full output queue that loses nothing, non-finite samples, misuse. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The streaming engine on a GPU: every GPU mode (both ring protocols) gives back every sample in
  * order, against the reference, whatever the push sizes and the last frame's length; one and
  * several frames in flight; the zero-copy frame path; a producer and a consumer thread. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* FIR design, the double-precision reference, the error measure, the synthetic signal and the
  * filter's configuration checks: all on the CPU. */
 #include "test_support.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Every streaming mode (both ring protocols) against the double-precision reference, frame by
  * frame with the filter's state carried across frames: real and complex, one and many frames in
  * flight, blocks whose share is shorter than the filter's history, large frames. */

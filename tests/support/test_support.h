@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers shared by the tests: GPU presence, running the zc binary, scratch files. */
 #ifndef ZC_TEST_SUPPORT_H
 #define ZC_TEST_SUPPORT_H

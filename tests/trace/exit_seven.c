@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A plain program for zc trace's tests: not CUDA; one line on stdout, then exit code 7. */
 #include <stdio.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* For zc trace's tests: load the injection library named in argv[1] and call its entry point,
  * as the CUDA driver would, then exit normally so that its exit handler writes the log's end. */
 #include <dlfcn.h>

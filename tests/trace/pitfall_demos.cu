@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Demonstrations for docs/pitfalls.md: one subcommand per pitfall, each measuring or showing
 // it on the machine it runs on. Every demo prints a line for people ("demo NAME: ...") and one
 // for scripts ("JSON {...}"); scripts/bench.d/40-trace.sh runs them all. Every wait is bounded:

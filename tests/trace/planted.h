@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared by the planted-pitfall programs: a check for every CUDA call and the closing line.
  * The programs are ordinary CUDA programs, as a user would write them, so they use the CUDA
  * runtime only and not the zerocopy library. */

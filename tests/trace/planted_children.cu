@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Children: the program starts two copies of itself with fork and exec before it touches CUDA;
 // each child makes pageable copies (the pitfall), the parent a clean pinned one. zc trace must
 // trace all three processes and report them one by one.

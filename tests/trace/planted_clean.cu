@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The clean program: pinned buffers allocated once, chunks pipelined with cudaMemcpyAsync and
 // kernels on two streams, few large copies, everything freed. zc trace must report nothing.
 #include "planted.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Planted pitfall: a pinned buffer allocated and freed on every iteration of a loop instead of
 // once outside it.
 #include "planted.h"

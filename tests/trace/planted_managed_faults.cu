@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Planted pitfall: managed memory written by the CPU, then touched by a kernel without a
 // prefetch (every page faults over to the GPU), then read by the CPU (faults back).
 #include "planted.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Planted pitfall, per allocation: two managed allocations, the first prefetched to the GPU before
 // its kernel, the second used by a kernel with no prefetch and no advice. zc trace must report
 // managed_faults naming the second (kernel touch_unprefetched, 32 MiB) and not the first.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Not a pitfall: host memory registered with the mapped flag, then only copied from with
 // cudaMemcpyAsync; no kernel is ever given a pointer into it. zc trace must not say that kernels
 // read it over PCIe (nor report anything else).

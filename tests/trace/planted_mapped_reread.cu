@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Planted pitfall: a kernel that reads the same mapped host memory again and again (8 passes),
 // each read crossing PCIe, where one copy to device memory would be read at device speed.
 #include "planted.h"

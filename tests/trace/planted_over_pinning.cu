@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Planted pitfall: a whole 1 GiB data set pinned at once when a few staging chunks would do.
 // The test holds it against a small RAM figure (zc trace --ram) so that the machine itself is
 // never short of memory.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Planted pitfall: copies from and to pageable (malloc'd) memory. The driver stages each one
 // through its own pinned buffer, at a fraction of the link's speed.
 #include "planted.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Planted pitfall: many small copies (4 KiB each, pinned, asynchronous), where one large copy
 // of the same bytes would do.
 #include "planted.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Not a pitfall: eight pinned buffers (128 MiB) allocated once at start-up, used by a pipeline of
 // async copies and kernels, freed at exit. Many pinning calls, but no repetition: zc trace must
 // not call it pinning in a loop, nor anything else.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Planted pitfall: synchronous cudaMemcpy around every kernel, so copies and compute take
 // turns instead of overlapping (the buffers are pinned, so this is the only pitfall).
 #include "planted.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc trace's analysis on hand-made event logs: each finding fires on its pattern, stays quiet
  * just below its threshold, and a clean run gets none. */
 #include "test_support.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc trace checks everything it needs before the program runs: an injection library named by
  * ZC_TRACE_LIB or --lib that cannot be read (exit 2), an installed one it cannot find and a
  * TMPDIR it cannot make its log folder in (exit 1); in each case the program is not run at all.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc trace --bench: the ceiling read from a zc bench --json document (the library's reading,
  * zc_bench_copy_ceiling_from_json; the analysis itself is tested in test_trace_analysis.c). */
 #include "test_support.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc trace on plain programs: the program's output and exit code pass through untouched, and
  * the summary says there was no CUDA activity. */
 #include "test_support.h"

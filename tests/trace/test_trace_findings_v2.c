@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc trace's findings that rest on kernel arguments (log version 2): start-up pinning is not a
  * loop, managed memory is judged per allocation, the mapped-memory note names what kernels were
  * given and claims nothing else; and the log's one writer and one reader agree on every field. */

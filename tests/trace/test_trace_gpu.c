@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc trace on the planted programs: each planted pitfall is found, the clean program gets no
  * finding at all, and programs linked to the CUDA runtime statically and dynamically are both
  * traced. Every summary is printed so that the GPU machine's log shows what the trace saw. */

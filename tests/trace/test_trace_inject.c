@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The injection library loaded by hand, as the CUDA driver loads it: it finds CUPTI through its
  * run path, writes a log zc trace can read, and ends it at exit. Without a GPU, CUPTI refuses
  * and the log says so in notes; with one, nothing is refused. */

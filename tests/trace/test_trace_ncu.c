@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The kernels' PCIe reads as Nsight Compute reports them (src/trace/trace_ncu.c): the kernel
  * filter from a log's launch records, the CSV report into per-kernel sums, and the reason when
  * ncu measured nothing. Text in, text out: no GPU, no ncu. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc trace -- python3 train.py: a small PyTorch training loop and the child it starts with
  * multiprocessing's spawn are both traced, reported process by process, and the clean pipeline
  * gets no finding. Skipped (77) without a GPU or without a python3 that imports torch with CUDA

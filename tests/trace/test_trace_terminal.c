@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc trace's summary for people is safe on a terminal: escape sequences and control characters
  * that a traced program put in its kernel names, notes or its own name reach the text as U+FFFD,
  * while ordinary UTF-8 text passes unchanged. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Trace logs written by hand for the analysis tests: a log in memory, its header and end line,
  * and the log parsed and analysed (the caller frees the report). */
 #ifndef ZC_TEST_TRACE_LOG_TEXT_H

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A small PyTorch training loop written as PyTorch's documentation advises for input pipelines:
 the batches in pinned host memory allocated once, copied with non_blocking=True, the model and
 optimizer on the GPU, one .item() at the end; then one child process started with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc advise's inputs: files read whole, handed to the library's readers, failures said once. */
 #include "advise_input.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc advise's inputs: a profile or bench file, zc stream results, sizes on the command line.
  * The documents themselves are read by the library (zerocopy/json.h); these read the files and
  * say on stderr what was wrong. */

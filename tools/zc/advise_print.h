@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc advise's text output: a ranking, a stream ranking, a stream check table. */
 #ifndef ZC_ADVISE_PRINT_H
 #define ZC_ADVISE_PRINT_H

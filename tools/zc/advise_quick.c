@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The profile of `zc advise` without --profile: the bench engine run in process (the cases
  * the model reads, quick mode), its progress on stderr. */
 #include "advise_quick.h"

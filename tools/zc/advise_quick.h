@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc advise without --profile: a profile measured on the spot by the bench engine. */
 #ifndef ZC_ADVISE_QUICK_H
 #define ZC_ADVISE_QUICK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc advise --validate: the library validates, this file opens the outputs and prints. */
 #include "advise_validate.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc advise --validate: the library's validation run on this GPU, its table and JSON written. */
 #ifndef ZC_ADVISE_VALIDATE_H
 #define ZC_ADVISE_VALIDATE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc bench's CSV: one row per measured point, one per case that has none. */
 #include <string.h>
 

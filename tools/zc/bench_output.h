@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc bench's outputs: the human tables, the comparison table, CSV and progress (the JSON
  * document is the library's, zc_bench_to_json). */
 #ifndef ZC_BENCH_OUTPUT_H

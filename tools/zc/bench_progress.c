@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc bench's progress bar: drawn on stderr only when it is a terminal. */
 #include <string.h>
 #include <unistd.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc bench's human report: results by case, the comparison table, findings and method. */
 #include <math.h>
 #include <string.h>

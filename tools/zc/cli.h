@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared pieces of the zc command-line tool: commands, exit codes, output helpers. */
 #ifndef ZC_CLI_H
 #define ZC_CLI_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Exit codes, error lines and number parsing shared by every zc command. */
 #include "cli.h"
 

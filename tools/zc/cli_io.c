@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Inputs of every zc command: the "-" convention, size-capped inputs, JSON with the place of its
  * first error (outputs: cli_output.c). */
 #include "cli_io.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Inputs and outputs of every zc command, by one convention: "-" is stdin for an input and
  * stdout for an output; inputs are read whole up to a stated size; outputs are committed by
  * cli_output.h, included here for every command. */

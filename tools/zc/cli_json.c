@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Writing zc's JSON documents to a file or stdout, whole or not at all, the failure said once. */
 #include "cli_json.h"
 

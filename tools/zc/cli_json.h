@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Writing zc's JSON documents, through the outputs of cli_io.h. */
 #ifndef ZC_CLI_JSON_H
 #define ZC_CLI_JSON_H

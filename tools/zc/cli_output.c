@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Every zc output, committed one way: see cli_output.h for the rules and cli_output_place.c for
  * where a path leads. */
 #include "cli_output.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The one way every zc command writes an output file: links followed to the file they name,
  * special files (FIFOs, devices, /dev/stdout) written in place, a regular file made whole in a
  * temporary beside it and renamed into place only when the command succeeded, never over an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The temporaries of outputs not yet committed, removed when a signal ends the process: a
  * stream stopped with Ctrl-C or killed by its supervisor leaves the old file as it was and no
  * hidden half-written copy beside it. */

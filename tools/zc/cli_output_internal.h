@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The output module's parts, apart so that each can be tested alone: where an output path leads
  * (links followed, names checked, in place or through a temporary), and the list of temporaries
  * that a signal removes. */

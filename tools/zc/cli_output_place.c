@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Where an output path leads: its links followed to the file they name, as `sed -i
  * --follow-symlinks` and compilers do, so that writing through a link writes its target and
  * leaves the link a link; this process's own descriptors (/dev/stdout, /proc/self/fd/N) found

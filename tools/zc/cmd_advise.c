@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc advise: which technique fits a workload on this machine, from its measured profile. */
 #include <getopt.h>
 #include <math.h>

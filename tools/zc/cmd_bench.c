@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc bench: every technique measured on this machine, and the chapter's table rebuilt. */
 #include <getopt.h>
 #include <limits.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc info: what this machine's GPUs offer for each technique. */
 #include <getopt.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc report: one self-contained HTML page from zc bench, zc stream and profile results. */
 #include <errno.h>
 #include <getopt.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc stream: real-time FIR filtering on the GPU through mapped memory (a persistent kernel and
  * a ring), measured against the ways people usually move frames, in one run. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc trace: run an unmodified CUDA program, record its copies with CUPTI, report its pitfalls. */
 #include <errno.h>
 #include <getopt.h>

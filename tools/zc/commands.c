@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The table of zc's commands, in the order `zc --help` lists them. The summaries are also the
  * NAME lines of the man pages (cmake/ManAndCompletion.cmake reads them from `zc --help`). */
 #include "commands.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The table of zc's commands, and the lookup of one by name. */
 #ifndef ZC_COMMANDS_H
 #define ZC_COMMANDS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc: the command-line front of the zerocopy library. Dispatches to one command. */
 #include <errno.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc stream's pieces: options, the source and sink of samples, one run of the library's
  * streaming engine per mode, the host's pinning and jitter report, and the JSON documents. */
 #ifndef ZC_STREAM_CLI_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc stream's raw sample formats: names, sizes, and the conversions to and from float32. */
 #include "stream_format.h"
 

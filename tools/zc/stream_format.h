@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc stream's raw sample formats: float32, int16 and unsigned 8-bit values, real or as
  * interleaved I/Q pairs (cf32, cs16, cu8 as SDR tools such as rtl_sdr write them). */
 #ifndef ZC_STREAM_FORMAT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc stream's host thread: pinned to a core on the GPU's NUMA node, and what on the host could
  * disturb its timing (load, frequency). */
 #include "stream_cli.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc stream's JSON documents: "zerocopy.stream/1" (every mode run, one GPU or the host) and
  * "zerocopy.stream-multi/1" (one mode over several lanes); docs/json.md describes both. */
 #include "stream_cli.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One run of zc stream: samples from the source pushed through the library's streaming engine
  * (one mode, on one GPU, several, or the host), the filtered samples pulled and written as they
  * come, in real time when paced; the engine measures and checks. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc stream's samples out: filtered samples in the output format to a file or stdout, written
  * as they come; to a pipe, FIFO or terminal each write is flushed at once, so that a player
  * downstream (sox, aplay) gets every frame as soon as it is filtered. */

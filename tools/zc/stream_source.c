@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc stream's samples in: a synthetic generator (tones plus noise), raw samples from a file,
  * stdin or a FIFO in any of the formats (read as they come, with a bound on silence), or all of
  * the input held in memory so that every mode sees the same samples. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc stream's filter taps as text: read from a file (--taps-file) and written out (--save-taps)
  * so that anyone can apply the same filter elsewhere (scipy.signal.lfilter(taps, 1, x)). */
 #include "stream_cli.h"

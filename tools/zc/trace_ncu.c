@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc trace --pcie-counters: run the program again under Nsight Compute (ncu), limited to the
  * kernels that were given host memory, and read back the PCIe bytes each one read. */
 #include "trace_ncu.h"

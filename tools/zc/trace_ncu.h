@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc trace --pcie-counters: the traced program run a second time under Nsight Compute, for the
  * bytes each kernel given mapped host memory really read over PCIe. */
 #ifndef ZC_CLI_TRACE_NCU_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc trace's summary for people and its JSON document. */
 #include "trace_output.h"
 

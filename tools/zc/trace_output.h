@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zc trace's output: the summary for people and the zerocopy.trace/1 JSON document. */
 #ifndef ZC_TRACE_OUTPUT_H
 #define ZC_TRACE_OUTPUT_H

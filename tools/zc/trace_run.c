@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Running a program under zc trace: the injection library, the log folder, fork and wait. */
 #include "trace_run.h"
 

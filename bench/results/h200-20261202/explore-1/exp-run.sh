@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Experiment call: build, kernel variants (env knobs), the size sweep, stream GPU tests, memcheck.
 set -uo pipefail
 out=${1:?}

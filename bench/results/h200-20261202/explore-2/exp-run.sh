@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 set -uo pipefail
 out=${1:?}
 w="$out/files"; rm -rf "$w"; mkdir -p "$w/exp"  # everything under the folder given
