@@ -64,6 +64,17 @@ else
 fi
 [ -n "$summary" ] || { echo "zc-man-page.sh: no summary for $page in zc --help" >&2; exit 1; }
 
+# The COPYRIGHT section: the licence as `zc --version` says it, and where its text is installed.
+licence=$("$zc" --version | sed -n 's/.*; licence: \([^,]*\),.*/\1/p')
+[ -n "$licence" ] || { echo "zc-man-page.sh: zc --version names no licence" >&2; exit 1; }
+{
+  echo '[COPYRIGHT]'
+  "$zc" --version
+  # printf, not echo: dash's echo would read groff's \f escapes as form feeds.
+  printf '%s\n' '.PP' "zerocopy is licensed under $licence; its text is installed as" \
+    '.I share/doc/zerocopy/LICENSE' 'under the install prefix (/usr from the .deb).'
+} >>"$work/include"
+
 {
   echo '#!/bin/sh'
   echo "exec sh $(quote "$0") --help-text $(quote "$zc") $command"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # zc's man pages and bash and zsh completion, as the build made them from the --help texts: each
-# page is there and renders, names its command with the summary of `zc --help`, and shows every
-# option as the command's --help lists it; completion gives commands, each command's options,
+# page is there and renders, names its command with the summary of `zc --help`, shows every
+# option as the command's --help lists it and the licence as `zc --version` says it (its
+# COPYRIGHT section); completion gives commands, each command's options,
 # and the values an option takes: the words zc's own refusal of a wrong value lists (modes,
 # formats, directions...), each item of a comma-separated --mode, file names after a FILE. zsh's
 # completion runs in a zsh on a pseudo-terminal where zsh is installed.
@@ -208,6 +209,9 @@ has_line() {
       substr($0, length(want) + 1, 1) == " ") { found = 1 } END { exit !found }' "$1"
 }
 
+version_line=$("$zc" --version)
+licence=$(sed -n 's/.*; licence: \([^,]*\),.*/\1/p' <<<"$version_line")
+[ "$licence" = Apache-2.0 ] || fail "zc --version names the licence '$licence', not Apache-2.0"
 renderer=$(command -v groff >/dev/null && echo groff || echo "man -l")
 echo "== man pages ($man_dir, rendered with $renderer, MANWIDTH=$MANWIDTH)"
 work=$(mktemp -d)
@@ -231,6 +235,12 @@ for page in zc "${commands[@]/#/zc-}"; do
       awk -v c="$command" '/^  [a-z]/ && $1 == c { sub(/^ +[^ ]+ +/, ""); print; exit }')
   fi
   has_line "$work/$page.txt" "$page - $summary" || fail "$page.1's NAME is not '$page - $summary'"
+  # The licence, as zc --version says it, in the COPYRIGHT section.
+  awk '/^COPYRIGHT/ { on = 1; next } /^[A-Z]/ { on = 0 } on' "$work/$page.txt" >"$work/$page.copyright"
+  if ! has_line "$work/$page.copyright" "$version_line" ||
+    ! grep -q "licensed under $licence" "$work/$page.copyright"; then
+    fail "$page.1's COPYRIGHT does not say '$version_line' and 'licensed under $licence'"
+  fi
   missing=0 count=0
   while IFS=$'\t' read -r long short arg _; do
     form=$long
@@ -240,11 +250,11 @@ for page in zc "${commands[@]/#/zc-}"; do
     has_line "$work/$page.txt" "$form" || { fail "$page.1 lacks the option '$form'"; missing=1; }
   done < <(sh "$help_options" "$zc" ${command:+"$command"})
   if [ "$page" = zc ]; then
-    echo "ok: zc.1 renders, with its NAME and every command"
+    echo "ok: zc.1 renders, with its NAME, every command and the licence"
   elif [ $count -eq 0 ]; then
     fail "zc $command --help lists no options"
   elif [ $missing -eq 0 ]; then
-    echo "ok: $page.1 renders, with its NAME and all $count options of its --help"
+    echo "ok: $page.1 renders, with its NAME, all $count options of its --help and the licence"
   fi
   command=
 done

@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "zerocopy/version.h"
+
 static void test_help_lists_commands_and_exit_codes(void **state)
 {
     (void)state;
@@ -15,7 +17,14 @@ static void test_help_lists_commands_and_exit_codes(void **state)
 static void test_version(void **state)
 {
     (void)state;
-    zc_test_expect_zc((const char *[]){"--version", NULL}, NULL, 0, "zerocopy library 0.1.0", NULL);
+    /* The version comes from the generated zerocopy/version.h, that is from CMakeLists.txt. */
+    zc_test_expect_zc((const char *[]){"--version", NULL}, NULL, 0,
+                      "zerocopy library " ZC_VERSION_STRING, NULL);
+    zc_test_expect_zc((const char *[]){"--version", NULL}, NULL, 0,
+                      "zc " ZC_VERSION_STRING " (zerocopy library " ZC_VERSION_STRING
+                      "); licence: Apache-2.0, see LICENSE\n",
+                      NULL);
+    zc_test_expect_zc((const char *[]){"-V", NULL}, NULL, 0, "licence: " ZC_LICENSE, NULL);
 }
 
 static void test_no_arguments_is_usage_error(void **state)

@@ -60,10 +60,12 @@ static const char zc__version_usage[] = "zc version | zc --version | zc -V";
 static void zc__version_help(void)
 {
     printf("usage: %s\n\n"
-           "Print the version of zc and of the zerocopy library it runs with, on one line:\n"
-           "\"zc MAJOR.MINOR.PATCH (zerocopy library VERSION)\" (the library loaded may be\n"
-           "newer than the one zc was built with).\n",
-           zc__version_usage);
+           "Print the version of zc and of the zerocopy library it runs with, and their\n"
+           "licence, on one line:\n"
+           "  zc MAJOR.MINOR.PATCH (zerocopy library VERSION); licence: %s, see LICENSE\n"
+           "The library loaded may be newer than the one zc was built with. LICENSE, the\n"
+           "licence's text, is installed in share/doc/zerocopy under the prefix.\n",
+           zc__version_usage, ZC_LICENSE);
 }
 
 /* `zc help [COMMAND]`: argv[0] is "help" (or "--help"), argv[1] the command asked about. */
@@ -109,8 +111,8 @@ static int zc__version(int argc, char **argv)
         return ZC_EXIT_USAGE;
     }
     /* The tool is built with the library's headers; the library loaded may be newer. */
-    printf("zc %d.%d.%d (zerocopy library %s)\n", ZC_VERSION_MAJOR, ZC_VERSION_MINOR,
-           ZC_VERSION_PATCH, zc_version_string());
+    printf("zc %s (zerocopy library %s); licence: %s, see LICENSE\n", ZC_VERSION_STRING,
+           zc_version_string(), ZC_LICENSE);
     return ZC_EXIT_OK;
 }
 
