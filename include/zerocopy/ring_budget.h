@@ -45,12 +45,16 @@ typedef enum zc_ring_step {
 
 /* One host-GPU clock measurement: flag round trips through mapped memory. */
 typedef struct zc_ring_clock_sync {
-    uint32_t round_trips;
-    double offset_ns;      /* %globaltimer minus zc_clock_ns, the middle of the interval */
+    uint32_t round_trips;  /* 0: not measured */
+    int64_t offset_ns;     /* %globaltimer minus zc_clock_ns, the middle of the interval (an
+                              integer: the clocks' origins are far apart, beyond a double's
+                              nanosecond precision) */
     double uncertainty_ns; /* half the interval's width (the tick included) */
     double rtt_min_us, rtt_p50_us, rtt_p99_us; /* the flag round trips themselves */
     double tick_ns;                            /* the smallest step of %globaltimer seen */
     uint64_t host_ns;                          /* when it was measured (zc_clock_ns) */
+    int interval_empty; /* the round trips' bounds did not intersect (the clocks moved
+                           apart during it): the offset is the median of the fastest tenth */
 } zc_ring_clock_sync;
 
 typedef struct zc_ring_budget {

@@ -44,6 +44,7 @@ typedef struct zc_ring_dev_watch {
     uint64_t heartbeat;    /* last value seen */
     uint64_t heartbeat_ns; /* %globaltimer when it last moved */
     uint64_t next_check_ns;
+    uint64_t seen_seq; /* every thread: the last frame whose budget "seen" it stamped (LL) */
 } zc_ring_dev_watch;
 
 __device__ __forceinline__ uint64_t zc_ring_dev_now_ns(void)
@@ -113,8 +114,8 @@ __device__ __forceinline__ void zc_ring_dev_st_volatile(uint64_t *p, uint64_t v)
  * step (ZC_RING_STAMP_*) of frame seq, as the SM's clock64 and %globaltimer read together (the
  * host fits one to the other: %globaltimer ticks coarsely, clock64 finely but per SM). A no-op
  * when the ring keeps no budget or seq is past the frames it keeps. ZC_RING_STAMP_SEEN keeps the
- * first stamp of a frame (the first tile's), the others the last. Device memory: stamping does
- * not touch the link it measures.
+ * last stamp of a frame; zc_ring_dev_read stamps "seen" on a frame's first tile only. Stores
+ * only, into device memory: stamping neither waits on a load nor touches the link it measures.
  */
 __device__ __forceinline__ void zc_ring_dev_stamp(const zc_ring_dev *ring, uint64_t seq,
                                                   uint32_t step)
@@ -122,8 +123,6 @@ __device__ __forceinline__ void zc_ring_dev_stamp(const zc_ring_dev *ring, uint6
     if (ring->stamps == NULL || seq >= ring->stamp_frames)
         return;
     uint64_t *p = ring->stamps + zc_ring_stamp_index(seq, ring->consumers, blockIdx.x, step);
-    if (step == ZC_RING_STAMP_SEEN && p[1] != 0)
-        return;
     uint64_t clock = (uint64_t)clock64();
     p[0] = clock;
     p[1] = zc_ring_dev_now_ns();
@@ -172,6 +171,7 @@ __device__ __forceinline__ uint32_t zc_ring_dev_begin(const zc_ring_dev *ring,
         }
         return ZC_RING_EXIT_ERROR;
     }
+    watch->seen_seq = ~0ull;
     if (threadIdx.x == 0) {
         uint64_t now = zc_ring_dev_now_ns();
         watch->heartbeat = zc_ring_dev_ld_acquire(&ring->ctrl->heartbeat);
@@ -325,8 +325,9 @@ __device__ __forceinline__ uint32_t zc_ring_dev_read(const zc_ring_dev *ring, ui
     const uint64_t *cl = (const uint64_t *)cur, *pl = (const uint64_t *)prev;
     const uint32_t step = blockDim.x;
     uint32_t spins = 0;
-    /* The index of the first word (or pair) of frame seq itself, whose thread stamps the budget's
-     * "seen" when it arrives (earlier ones are the previous frame's tail, there already). */
+    /* The index of the first word (or pair) of frame seq itself in this tile, whose thread
+     * stamps the budget's "seen" when it arrives (earlier ones are the previous frame's tail,
+     * there already), on the block's first tile of the frame only. */
     const int64_t own = first < 0 ? -first : 0;
     if ((first & 1) == 0 && (count & 1u) == 0) {
         /* Two LL words per 16-byte load: half the requests, still one trip. Pairs never
@@ -375,8 +376,10 @@ __device__ __forceinline__ uint32_t zc_ring_dev_read(const zc_ring_dev *ring, ui
                 uint32_t k = i + u * step;
                 dst[2u * k] = zc_ring_ll_data(word[u].x);
                 dst[2u * k + 1u] = zc_ring_ll_data(word[u].y);
-                if (2 * (int64_t)k == own)
+                if (2 * (int64_t)k == own && watch->seen_seq != seq) {
                     zc_ring_dev_stamp(ring, seq, ZC_RING_STAMP_SEEN);
+                    watch->seen_seq = seq;
+                }
             }
         }
     } else {
@@ -418,8 +421,10 @@ __device__ __forceinline__ uint32_t zc_ring_dev_read(const zc_ring_dev *ring, ui
                     word[u] = zc_ring_dev_ld_volatile(ptr[u]);
                 }
                 dst[i + u * step] = zc_ring_ll_data(word[u]);
-                if ((int64_t)(i + u * step) == own)
+                if ((int64_t)(i + u * step) == own && watch->seen_seq != seq) {
                     zc_ring_dev_stamp(ring, seq, ZC_RING_STAMP_SEEN);
+                    watch->seen_seq = seq;
+                }
             }
         }
     }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The frame ring's lifetime: configuration, mapped pinned allocation, stream, heartbeat. */
 #include "ring/ring_internal.h"
+#include "ring/ring_budget_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -74,7 +75,7 @@ ZC_EXTERN zc_status zc_ring_config_check(const zc_ring_config *c)
         return ZC_FAIL(ZC_ERR_OVERFLOW, "zc_ring_config_check: slots x frame bytes overflows");
     if (c->in_bytes / 4 > UINT32_MAX || c->out_bytes / 4 > UINT32_MAX)
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_ring_config_check: frames over 16 GiB");
-    return ZC_OK;
+    return zc__ring_budget_check(c);
 }
 
 /* Round n up to ZC__RING_ALIGN; false on overflow. */
@@ -308,6 +309,8 @@ ZC_EXTERN zc_status zc_ring_create(const zc_ring_config *config, zc_ring **ring_
      * cudaDeviceSynchronize elsewhere) never waits for the kernel that never ends by itself. */
     ZC_CUDA_GOTO(cudaStreamCreateWithFlags(&ring->stream, cudaStreamNonBlocking), st,
                  fail_arrivals);
+    if (config->budget_frames > 0)
+        ZC_CHECK_GOTO(zc__ring_budget_open(ring), st, fail_stream);
 
     ring->heartbeat_period_ns = config->watchdog_ns / 8;
     if (ring->heartbeat_period_ns > 50000000ull)
@@ -317,12 +320,14 @@ ZC_EXTERN zc_status zc_ring_create(const zc_ring_config *config, zc_ring **ring_
     pthread_getaffinity_np(pthread_self(), sizeof ring->creator_cpus, &ring->creator_cpus);
     if (pthread_create(&ring->heartbeat_thread, NULL, zc__ring_heartbeat_main, ring) != 0) {
         st = ZC_FAIL(ZC_ERR_NO_MEMORY, "zc_ring_create: cannot start the heartbeat thread");
-        goto fail_stream;
+        goto fail_budget;
     }
     ring->heartbeat_running = 1;
     *ring_p = ring;
     return ZC_OK;
 
+fail_budget:
+    zc__ring_budget_close(ring, 0);
 fail_stream:
     zc__cuda_ignore(cudaStreamDestroy(ring->stream));
 fail_arrivals:
@@ -366,6 +371,7 @@ ZC_EXTERN void zc_ring_destroy(zc_ring *ring)
         __atomic_store_n(&ring->heartbeat_quit, 1, __ATOMIC_RELEASE);
         pthread_join(ring->heartbeat_thread, NULL);
     }
+    zc__ring_budget_close(ring, leak);
     if (!leak) {
         zc__cuda_ignore(cudaStreamDestroy(ring->stream));
         zc__mem_exact_free(ZC_BUFFER_DEVICE, ring->arrivals);

@@ -27,6 +27,7 @@ struct zc_ring {
     unsigned char *out_stage; /* LL: the decoded result zc_ring_result_wait hands out */
     uint64_t *arrivals;       /* device memory: FLAG results' arrival counters (view.arrivals) */
     zc_ring_dev view;         /* device addresses */
+    struct zc__ring_budget *budget; /* the frame time budget's stamps; NULL when not kept */
     cudaStream_t stream;
 
     uint64_t head;          /* next sequence number to publish */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The frame ring's data path on the host: acquire, publish, results, LL encoding. */
 #include "ring/ring_internal.h"
+#include "ring/ring_budget_internal.h"
 
 #include <string.h>
 
@@ -183,6 +184,7 @@ ZC_EXTERN zc_status zc_ring_acquire(zc_ring *ring, uint64_t timeout_ns, void **f
     ZC_REQUIRE_ARG(frame_p);
     ZC_REQUIRE_ARG(seq_p);
     ZC_CHECK(zc__ring_wait_room(ring, timeout_ns, "zc_ring_acquire"));
+    zc__ring_budget_mark(ring, ring->head, ZC__BUDGET_HOST_WRITE); /* the caller fills it now */
     ring->acquired = 1;
     if (ring->config.protocol == ZC_RING_PROTO_LL)
         *frame_p = ring->in_stage;
@@ -203,6 +205,7 @@ static void zc__ring_commit(zc_ring *ring, const void *ll_src)
     else
         __atomic_store_n(&ring->in_stamp[(size_t)slot * ZC_RING_WORD_STRIDE],
                          zc_ring_stamp(ring->head), __ATOMIC_RELEASE);
+    zc__ring_budget_mark(ring, ring->head, ZC__BUDGET_HOST_PUBLISH);
     __atomic_store_n(&ring->head, ring->head + 1, __ATOMIC_RELEASE);
     ring->counters.published++;
 }
@@ -227,6 +230,7 @@ ZC_EXTERN zc_status zc_ring_push(zc_ring *ring, const void *data, size_t bytes, 
                        bytes, ring->config.in_bytes);
     ZC_CHECK(zc__ring_wait_room(ring, timeout_ns, "zc_ring_push"));
     uint64_t seq = ring->head;
+    zc__ring_budget_mark(ring, seq, ZC__BUDGET_HOST_WRITE);
     if (ring->config.protocol == ZC_RING_PROTO_FLAG) {
         uint32_t slot = zc_ring_slot(seq, ring->config.slots);
         memcpy(ring->in + (size_t)slot * ring->in_stride, data, bytes);
@@ -264,9 +268,16 @@ static zc_status zc__ring_wait_result(zc_ring *ring, uint64_t timeout_ns, uint32
     for (uint32_t polls = 1;; polls++) {
         if (ll) {
             done = zc__ring_ll_decode(ll_dst, words, ring->out_words, seq, done);
-            if (done == ring->out_words)
+            if (done > 0)
+                zc__ring_budget_mark_first(ring, seq, ZC__BUDGET_HOST_SEEN);
+            if (done == ring->out_words) {
+                zc__ring_budget_mark(ring, seq, ZC__BUDGET_HOST_READ);
                 return ZC_OK;
+            }
         } else if (zc__ring_stamp_ready(ring, seq)) {
+            /* A FLAG result is read in place after this: zc_ring_pop marks its copy's end. */
+            zc__ring_budget_mark(ring, seq, ZC__BUDGET_HOST_SEEN);
+            zc__ring_budget_mark(ring, seq, ZC__BUDGET_HOST_READ);
             return ZC_OK;
         }
         if (timeout_ns == 0)
@@ -330,6 +341,7 @@ ZC_EXTERN zc_status zc_ring_pop(zc_ring *ring, void *data, size_t bytes, uint64_
         memcpy(data,
                ring->out + (size_t)zc_ring_slot(ring->tail, ring->config.slots) * ring->out_stride,
                bytes);
+    zc__ring_budget_mark(ring, ring->tail, ZC__BUDGET_HOST_READ);
     if (seq_p != NULL)
         *seq_p = ring->tail;
     __atomic_store_n(&ring->tail, ring->tail + 1, __ATOMIC_RELEASE);
