@@ -14,7 +14,7 @@ docs/python.md is the guide.
 
 from . import _lib
 from ._common import Stats, stats
-from ._version import __version__
+from ._lib import __version__
 from .advise import (
     Advice,
     Measurement,

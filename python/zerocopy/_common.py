@@ -2,11 +2,12 @@
 """Pieces shared by the modules: summary statistics and array arguments."""
 
 import ctypes
+import numbers
 from ctypes import POINTER, byref, c_double, c_float
 from dataclasses import dataclass
 
 from . import _structs as S
-from .errors import call
+from .errors import Error, call
 
 
 @dataclass(frozen=True)
@@ -47,15 +48,40 @@ def numpy():
     return np
 
 
-def float32_array(values, name="samples"):
-    """values as a C-contiguous float32 numpy array (a copy only when the type or layout differ;
-    complex64 input is seen as interleaved I/Q pairs)."""
+def float32_array(values, name="samples", channels=1):
+    """values as a C-contiguous float32 numpy array (a copy only when the type or layout differ).
+    A complex array is read as interleaved I/Q pairs where channels is 2 (a complex stream), and
+    is a TypeError anywhere else: numpy would keep its real parts only."""
     np = numpy()
     arr = np.asarray(values)
-    if arr.dtype == np.complex64:
-        arr = arr.view(np.float32)
-    arr = np.ascontiguousarray(arr, dtype=np.float32)
-    return arr
+    if np.iscomplexobj(arr):
+        if channels != 2:
+            raise TypeError(
+                f"zerocopy: {name} are complex ({arr.dtype}) where real numbers are expected "
+                f"({channels} channel{'s' if channels != 1 else ''}): a complex stream has "
+                "channels=2, or pass the real part (x.real) on purpose"
+            )
+        arr = np.ascontiguousarray(arr, dtype=np.complex64).view(np.float32)
+    return np.ascontiguousarray(arr, dtype=np.float32)
+
+
+def size_bytes(size, what="size", max_bytes=(1 << 64) - 1):
+    """A byte count from an int or from text in the project's one size grammar ("4096", "4K",
+    "1.5 MiB", "1T": zc_size_parse, as every zc option reads it) up to max_bytes; a
+    ValueError for anything else (ctypes would keep an int's low bits: -1 is 16 EiB). An int 0
+    goes on to the library, whose InvalidArgumentError says what needs a size."""
+    if isinstance(size, str):
+        value = ctypes.c_uint64()
+        try:
+            call("zc_size_parse", size.encode(), max_bytes, byref(value))
+        except Error as e:
+            raise ValueError(f"zerocopy: {what}={size!r}: {e.detail or e}") from None
+        return value.value
+    if isinstance(size, bool) or not isinstance(size, numbers.Integral):
+        raise TypeError(f"zerocopy: {what} must be a number of bytes or a size such as \"4K\", not {size!r}")
+    if not 0 <= int(size) <= max_bytes:
+        raise ValueError(f"zerocopy: {what}={int(size)}: a number of bytes from 1 to {max_bytes}")
+    return int(size)
 
 
 def float_ptr(arr):

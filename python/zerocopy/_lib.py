@@ -1,20 +1,19 @@
 # SPDX-License-Identifier: Apache-2.0
 """Finding and loading libzerocopy.so, and the C prototypes of every function the package calls.
 
-The library is looked for, in order (the first that loads wins):
-  1. LIBZEROCOPY_PATH: the library file itself, or a folder that holds libzerocopy.so;
-  2. the build trees of the zerocopy checkout this package comes from (<checkout>/build/*/src,
-     builds configured with a sanitizer left out, the newest first): when the package is
-     imported from the checkout's python/ folder, or was installed from it (the wheel records
-     the checkout's path);
+The library is looked for, in order (the first that loads and serves the package wins):
+  1. LIBZEROCOPY_PATH, when set, and nothing else: the library file itself, a folder that holds
+     libzerocopy.so, or a name for the dynamic loader (libzerocopy.so.0: an installed library);
+  2. the package's own folder: the libzerocopy.so a wheel carries (python/CMakeLists.txt);
   3. the system's dynamic loader (LD_LIBRARY_PATH, the ldconfig cache, /usr/lib), as
      libzerocopy.so.<major>;
   4. lib/, lib64/ and lib/<multiarch>/ under sys.prefix, /usr/local and /usr: an install made
      with `cmake --install build --prefix PREFIX`.
+A build tree of a checkout is never guessed at (it may be half-built, or another version's):
+LIBZEROCOPY_PATH names one.
 """
 
 import ctypes
-import glob
 import os
 import sys
 from ctypes import (
@@ -31,58 +30,18 @@ from ctypes import (
 )
 
 from . import _structs as S
-from ._version import __version__
+from ._version import package_version
 
 LIBZEROCOPY_ENV = "LIBZEROCOPY_PATH"
-_MAJOR = __version__.split(".")[0]
-_SONAME = "libzerocopy.so." + _MAJOR
+LIBRARY_FILE = "libzerocopy.so"
+PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+# The version the package was made with, or None when unknown; then the loaded library's.
+_PACKAGE_VERSION = package_version()
+# The library's soname for the dynamic loader: its major version (libzerocopy.so.0).
+_SONAME = LIBRARY_FILE + ("." + _PACKAGE_VERSION.split(".")[0] if _PACKAGE_VERSION else "")
 
 c_enum = c_int
 c_status = c_int
-
-
-def _checkout_roots():
-    """The zerocopy checkouts this package may belong to: its own parent (imported from
-    <checkout>/python) and the one recorded when the wheel was built."""
-    roots = []
-    here = os.path.dirname(os.path.abspath(__file__))
-    parent = os.path.dirname(os.path.dirname(here))
-    if os.path.isfile(os.path.join(parent, "include", "zerocopy", "version.h")):
-        roots.append(parent)
-    try:
-        from . import _install_info  # written by the build backend; absent in a checkout
-
-        recorded = getattr(_install_info, "CHECKOUT", None)
-        if recorded and recorded not in roots:
-            roots.append(recorded)
-    except ImportError:
-        pass
-    return roots
-
-
-def _sanitized(build_dir):
-    """True when a build was configured with ZC_SANITIZE: its library needs the sanitizer's
-    runtime loaded first, which a plain interpreter does not have."""
-    try:
-        with open(os.path.join(build_dir, "CMakeCache.txt"), encoding="utf-8", errors="replace") as f:
-            for line in f:
-                if line.startswith("ZC_SANITIZE:"):
-                    return line.split("=", 1)[1].strip() != ""
-    except OSError:
-        pass
-    return False
-
-
-def build_tree_candidates(root):
-    """Libraries built under <root>/build (the project's build trees), newest first."""
-    found = []
-    for pattern in ("build/src/libzerocopy.so", "build/*/src/libzerocopy.so"):
-        for path in glob.glob(os.path.join(root, pattern)):
-            build_dir = os.path.dirname(os.path.dirname(path))
-            if not _sanitized(build_dir):
-                found.append(path)
-    found.sort(key=lambda p: os.path.getmtime(p), reverse=True)
-    return found
 
 
 def _prefix_candidates():
@@ -100,12 +59,10 @@ def candidates():
     out = []
     env = os.environ.get(LIBZEROCOPY_ENV)
     if env:
-        path = os.path.join(env, "libzerocopy.so") if os.path.isdir(env) else env
+        path = os.path.join(env, LIBRARY_FILE) if os.path.isdir(env) else env
         out.append((LIBZEROCOPY_ENV, path))
         return out  # an explicit choice is never second-guessed
-    for root in _checkout_roots():
-        for path in build_tree_candidates(root):
-            out.append(("build tree", path))
+    out.append(("package", os.path.join(PACKAGE_DIR, LIBRARY_FILE)))
     out.append(("dynamic loader", _SONAME))
     for path in _prefix_candidates():
         out.append(("prefix", path))
@@ -176,6 +133,8 @@ _PROTOTYPES = {
     "zc_bench_case_at": (_P(S.zc_bench_case_info), [c_size_t]),
     "zc_bench_select": (c_status, [c_char_p, _P(c_ubyte), c_size_t, _P(c_size_t)]),
     "zc_bench_sizes_parse": (c_status, [c_char_p, _P(c_size_t), c_size_t, _P(c_size_t)]),
+    # size.h
+    "zc_size_parse": (c_status, [c_char_p, c_uint64, _P(c_uint64)]),
     "zc_bench_config_init": (None, [_P(S.zc_bench_config)]),
     "zc_bench_method_get": (c_status, [c_enum, _P(S.zc_bench_method)]),
     "zc_bench_method_text": (c_char_p, []),
@@ -242,8 +201,8 @@ def _usable(candidate):
         return f"lacks {missing[0]} (an older build?)"
     candidate.zc_version_string.restype = c_char_p
     loaded = candidate.zc_version_string().decode()
-    if loaded.split(".")[:2] != __version__.split(".")[:2]:
-        return f"is version {loaded}, the package {__version__}"
+    if _PACKAGE_VERSION and loaded.split(".")[:2] != _PACKAGE_VERSION.split(".")[:2]:
+        return f"is version {loaded}, the package {_PACKAGE_VERSION}"
     return ""
 
 
@@ -263,9 +222,9 @@ def _load():
             return candidate, path
         tried.append(f"  {where}: {path} {why}")
     raise ImportError(
-        "zerocopy: no usable libzerocopy.so. Build the library (cmake -S . -B build && "
-        "cmake --build build), install it (cmake --install build), or point "
-        f"{LIBZEROCOPY_ENV} at it. Looked at:\n" + "\n".join(tried)
+        "zerocopy: no usable libzerocopy.so. Install the package with its library "
+        "(pip install ./python, from a zerocopy checkout), or point "
+        f"{LIBZEROCOPY_ENV} at a built or installed one. Looked at:\n" + "\n".join(tried)
     )
 
 
@@ -291,3 +250,7 @@ def text(raw):
 def libzerocopy_version():
     """The loaded library's version, "MAJOR.MINOR.PATCH"."""
     return text(lib.zc_version_string())
+
+
+# The package's version: the one it was made with, else (files copied by hand) the library's.
+__version__ = _PACKAGE_VERSION or libzerocopy_version()

@@ -22,7 +22,28 @@ from ctypes import (
     c_void_p,
 )
 
+from . import _ints
+
 c_enum = c_int  # C enums of this API are all int-sized
+
+
+class Checked(Structure):
+    """A struct mirror whose integer fields refuse a Python int that the C type cannot hold
+    (ctypes would keep its low bits: -1 as a size_t is 16 EiB)."""
+
+    def __setattr__(self, name, value):
+        ctype = _field_types(type(self)).get(name)
+        if ctype is not None:
+            _ints.fit(value, ctype, f"{type(self).__name__}.{name}")
+        super().__setattr__(name, value)
+
+
+def _field_types(cls):
+    types = cls.__dict__.get("_zc_field_types")
+    if types is None:
+        types = {f[0]: f[1] for f in cls._fields_ if _ints.int_range(f[1]) is not None}
+        cls._zc_field_types = types
+    return types
 
 BUFFER_KIND_COUNT = 8
 STREAM_MAX_LANES = 64
@@ -35,9 +56,11 @@ HOST_KIND_COUNT = 4
 ACCESS_COUNT = 3
 TECH_COUNT = 6
 TECHNIQUE_NOTE_COUNT = 9
+SIZE_MAX = (1 << (8 * ctypes.sizeof(c_size_t))) - 1
+WORKLOAD_BYTES_MAX = 1 << 40  # ZC_WORKLOAD_BYTES_MAX: the most `zc advise --bytes` takes
 
 
-class zc_buffer_info(Structure):
+class zc_buffer_info(Checked):
     _fields_ = [
         ("kind", c_enum),
         ("requested_kind", c_enum),
@@ -53,7 +76,7 @@ class zc_buffer_info(Structure):
     ]
 
 
-class zc_pointer_info(Structure):
+class zc_pointer_info(Checked):
     _fields_ = [
         ("kind", c_enum),
         ("flags", c_uint),
@@ -69,7 +92,7 @@ class zc_pointer_info(Structure):
     ]
 
 
-class zc_buffer_totals(Structure):
+class zc_buffer_totals(Checked):
     _fields_ = [
         ("live_buffers", c_size_t),
         ("live_blocks", c_size_t),
@@ -80,7 +103,7 @@ class zc_buffer_totals(Structure):
     ]
 
 
-class zc_pool_stats(Structure):
+class zc_pool_stats(Checked):
     _fields_ = [
         ("bytes_requested", c_size_t),
         ("bytes_in_use", c_size_t),
@@ -96,7 +119,7 @@ class zc_pool_stats(Structure):
     ]
 
 
-class zc_stats(Structure):
+class zc_stats(Checked):
     _fields_ = [
         ("count", c_size_t),
         ("min", c_double),
@@ -111,7 +134,7 @@ class zc_stats(Structure):
     ]
 
 
-class zc_stream_config(Structure):
+class zc_stream_config(Checked):
     _fields_ = [
         ("mode", c_enum),
         ("protocol", c_enum),
@@ -135,7 +158,7 @@ class zc_stream_config(Structure):
     ]
 
 
-class zc_stream_lane_stats(Structure):
+class zc_stream_lane_stats(Checked):
     _fields_ = [
         ("device", c_int),
         ("gpu_blocks", c_uint32),
@@ -147,11 +170,11 @@ class zc_stream_lane_stats(Structure):
     ]
 
 
-class zc_stream_histo_bin(Structure):
+class zc_stream_histo_bin(Checked):
     _fields_ = [("lo_us", c_double), ("hi_us", c_double), ("count", c_uint64)]
 
 
-class zc_stream_stats(Structure):
+class zc_stream_stats(Checked):
     _fields_ = [
         ("samples_in", c_uint64),
         ("samples_out", c_uint64),
@@ -183,7 +206,7 @@ class zc_stream_stats(Structure):
     ]
 
 
-class zc_bench_case_info(Structure):
+class zc_bench_case_info(Checked):
     _fields_ = [
         ("key", c_char_p),
         ("group", c_char_p),
@@ -193,7 +216,7 @@ class zc_bench_case_info(Structure):
     ]
 
 
-class zc_bench_point(Structure):
+class zc_bench_point(Checked):
     _fields_ = [
         ("variant", c_char * BENCH_VARIANT_MAX),
         ("bytes", c_size_t),
@@ -209,7 +232,7 @@ class zc_bench_point(Structure):
     ]
 
 
-class zc_bench_result(Structure):
+class zc_bench_result(Checked):
     _fields_ = [
         ("key", c_char * BENCH_KEY_MAX),
         ("outcome", c_enum),
@@ -224,7 +247,7 @@ class zc_bench_result(Structure):
 BENCH_PROGRESS_FN = ctypes.CFUNCTYPE(None, c_void_p, c_char_p, c_double)
 
 
-class zc_bench_config(Structure):
+class zc_bench_config(Checked):
     _fields_ = [
         ("device", c_int),
         ("mode", c_enum),
@@ -241,7 +264,7 @@ class zc_bench_config(Structure):
     ]
 
 
-class zc_bench_method(Structure):
+class zc_bench_method(Checked):
     _fields_ = [
         ("warmups", c_size_t),
         ("min_samples", c_size_t),
@@ -255,7 +278,7 @@ class zc_bench_method(Structure):
     ]
 
 
-class zc_curve(Structure):
+class zc_curve(Checked):
     _fields_ = [
         ("count", c_size_t),
         ("bytes", c_size_t * CURVE_MAX_POINTS),
@@ -270,7 +293,7 @@ class zc_curve(Structure):
 PROFILE_BYTES = 1 << 20
 
 
-class zc_profile(Structure):
+class zc_profile(Checked):
     _fields_ = [
         ("device_name", c_char * 128),
         ("source", c_char * 256),
@@ -278,7 +301,7 @@ class zc_profile(Structure):
     ]
 
 
-class zc_stream_point(Structure):
+class zc_stream_point(Checked):
     _fields_ = [
         ("mode", c_int),
         ("protocol", c_int),
@@ -291,11 +314,11 @@ class zc_stream_point(Structure):
     ]
 
 
-class zc_stream_workload(Structure):
+class zc_stream_workload(Checked):
     _fields_ = [("frame_bytes", c_size_t), ("rate_hz", c_double)]
 
 
-class zc_stream_option(Structure):
+class zc_stream_option(Checked):
     _fields_ = [
         ("mode", c_int),
         ("protocol", c_int),
@@ -314,7 +337,7 @@ class zc_stream_option(Structure):
 STREAM_OPTION_MAX = 16
 
 
-class zc_stream_advice(Structure):
+class zc_stream_advice(Checked):
     _fields_ = [
         ("ranked", zc_stream_option * STREAM_OPTION_MAX),
         ("count", c_size_t),
@@ -322,7 +345,7 @@ class zc_stream_advice(Structure):
     ]
 
 
-class zc_workload(Structure):
+class zc_workload(Checked):
     _fields_ = [
         ("bytes", c_size_t),
         ("transfers", c_double),
@@ -335,7 +358,7 @@ class zc_workload(Structure):
     ]
 
 
-class zc_prediction(Structure):
+class zc_prediction(Checked):
     _fields_ = [
         ("technique", c_enum),
         ("usable", c_int),
@@ -352,7 +375,7 @@ class zc_prediction(Structure):
     ]
 
 
-class zc_recommendation(Structure):
+class zc_recommendation(Checked):
     _fields_ = [
         ("ranked", zc_prediction * TECH_COUNT),
         ("count", c_size_t),
@@ -360,7 +383,7 @@ class zc_recommendation(Structure):
     ]
 
 
-class zc_measurement(Structure):
+class zc_measurement(Checked):
     _fields_ = [
         ("technique", c_enum),
         ("transfers", c_double),
@@ -371,7 +394,7 @@ class zc_measurement(Structure):
     ]
 
 
-class zc_pcie_link(Structure):
+class zc_pcie_link(Checked):
     _fields_ = [
         ("known", c_int),
         ("gen_current", c_int),
@@ -406,7 +429,7 @@ DEVICE_CAPABILITIES = (
 )
 
 
-class zc_device_info(Structure):
+class zc_device_info(Checked):
     _fields_ = [
         ("ordinal", c_int),
         ("name", c_char * 256),
@@ -423,7 +446,7 @@ class zc_device_info(Structure):
     ] + [(name, c_int) for name in DEVICE_CAPABILITIES]
 
 
-class zc_technique_note(Structure):
+class zc_technique_note(Checked):
     _fields_ = [
         ("key", c_char_p),
         ("title", c_char_p),
@@ -432,7 +455,7 @@ class zc_technique_note(Structure):
     ]
 
 
-class zc_peer_link(Structure):
+class zc_peer_link(Checked):
     _fields_ = [
         ("from_", c_int),  # "from" in C; a Python keyword
         ("to", c_int),

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from . import _lib
 from . import _structs as S
+from ._common import size_bytes
 from .errors import by_status, call
 
 lib = _lib.lib
@@ -25,13 +26,9 @@ def _key(parse, key, what):
     return value.value
 
 
-def _size(size):
-    if isinstance(size, str):
-        out = (ctypes.c_size_t * 1)()
-        n = ctypes.c_size_t()
-        call("zc_bench_sizes_parse", size.encode(), out, 1, byref(n))
-        return out[0]
-    return int(size)
+def _size(size, what="size", max_bytes=S.SIZE_MAX):
+    """A byte count: an int, or text as `zc advise --bytes` reads it ("4K", "1.5M", "1T")."""
+    return size_bytes(size, what, max_bytes)
 
 
 def _unsupported(function, what):
@@ -117,7 +114,7 @@ class Profile:
     def add_copy(self, kind, direction, size, gbps):
         """zc_curve_add: one measured synchronous copy (bytes, GB/s) of a host kind
         ("pageable", "pinned", "write_combined", "registered"), "h2d" or "d2h"."""
-        call("zc_curve_add", byref(self._curve(kind, direction)), _size(size), float(gbps))
+        call("zc_curve_add", byref(self._curve(kind, direction)), _size(size, "size"), float(gbps))
 
     def copy_curve(self, kind, direction):
         c = self._curve(kind, direction)
@@ -134,7 +131,7 @@ class Profile:
         point = S.zc_stream_point()
         point.mode = mode_value(mode)
         point.protocol = _PROTOCOLS[str(protocol).lower()] if point.mode == 0 else 0
-        point.frame_bytes = _size(frame_bytes)
+        point.frame_bytes = _size(frame_bytes, "frame_bytes")
         point.in_flight = int(in_flight)
         point.gpu_blocks = int(gpu_blocks)
         point.p50_us, point.p99_us, point.gbps = float(p50_us), float(p99_us), float(gbps)
@@ -263,7 +260,7 @@ def workload(size=4096, transfers=1000, rate_hz=0.0, direction="h2d", accesses=1
              pattern="coalesced", concurrent=False, latency_budget_us=0.0):
     """A checked zc_workload (zc_workload_check)."""
     w = S.zc_workload()
-    w.bytes = _size(size)
+    w.bytes = _size(size, "size", S.WORKLOAD_BYTES_MAX)
     w.transfers = float(transfers)
     w.rate_hz = float(rate_hz)
     w.direction = _key("zc_direction_from_key", direction, "direction")
@@ -384,7 +381,7 @@ def advise_stream(frame_bytes, rate_hz=0.0, profile=None):
     if profile is None:
         raise ValueError("zerocopy: advise_stream needs a Profile holding stream runs")
     w = S.zc_stream_workload()
-    w.frame_bytes = _size(frame_bytes)
+    w.frame_bytes = _size(frame_bytes, "frame_bytes")
     w.rate_hz = float(rate_hz)
     advice = S.zc_stream_advice()
     call("zc_stream_advise", profile._ptr(), byref(w), byref(advice))

@@ -87,6 +87,14 @@ def flags_value(flags):
     return value
 
 
+def _device_for_kind(device, kind):
+    """The device number for a buffer of kind: the one given, else GPU 0, or none (DEVICE_HOST)
+    for pageable memory, so that it works on a machine without a GPU as C's -1 does."""
+    if device is not None:
+        return int(device)
+    return DEVICE_HOST if kind == PAGEABLE else 0
+
+
 def _flag_names(flags):
     return [name for name, bit in _FLAG_BY_NAME.items() if flags & bit]
 
@@ -285,11 +293,14 @@ class Buffer:
 
     # -- making ---------------------------------------------------------------------------
     @classmethod
-    def alloc(cls, size, kind="pageable", flags=0, device=0, dtype=None, shape=None):
+    def alloc(cls, size, kind="pageable", flags=0, device=None, dtype=None, shape=None):
         """zc_buffer_alloc: size bytes of kind ("pageable", "pinned", "mapped",
-        "write-combined", "managed", "device") for GPU device (pageable memory takes -1)."""
+        "write-combined", "managed", "device") for GPU device. device None: GPU 0, or none
+        (DEVICE_HOST, -1) for pageable memory, which needs no GPU."""
         handle = c_void_p()
-        call("zc_buffer_alloc", int(size), kind_value(kind), flags_value(flags), int(device), byref(handle))
+        kind = kind_value(kind)
+        device = _device_for_kind(device, kind)
+        call("zc_buffer_alloc", int(size), kind, flags_value(flags), device, byref(handle))
         memory = _Memory(handle.value)
         info, raw = _buffer_info(handle.value)
         return cls(memory, info, raw, dtype, shape)
@@ -529,8 +540,9 @@ class _View:
         return self._buffer.__array__(dtype, copy)
 
 
-def empty(shape, dtype="float32", kind="pinned", flags=0, device=0):
-    """A buffer of the given shape and element type (numpy or torch dtype, or a name)."""
+def empty(shape, dtype="float32", kind="pinned", flags=0, device=None):
+    """A buffer of the given shape and element type (numpy or torch dtype, or a name). device
+    None: GPU 0, or none for pageable memory (which needs no GPU)."""
     dt = _dtypes.dtype(dtype)
     shape = tuple(shape) if isinstance(shape, (tuple, list)) else (int(shape),)
     nbytes = dt.itemsize
@@ -624,9 +636,11 @@ class Pool:
     taken from it goes back to it when closed and its last view is gone; the pool itself is
     destroyed when closed and every buffer taken from it is gone."""
 
-    def __init__(self, kind="pinned", flags=0, device=0, max_cached_bytes=0):
+    def __init__(self, kind="pinned", flags=0, device=None, max_cached_bytes=0):
         handle = c_void_p()
-        call("zc_pool_create", kind_value(kind), flags_value(flags), int(device), int(max_cached_bytes), byref(handle))
+        kind = kind_value(kind)
+        device = _device_for_kind(device, kind)
+        call("zc_pool_create", kind, flags_value(flags), device, int(max_cached_bytes), byref(handle))
         self._pool = _PoolHandle(handle.value)
 
     def _handle(self):

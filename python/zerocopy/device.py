@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from . import _lib
 from . import _structs as S
-from .errors import Error, call
+from .errors import Error, NoDeviceError, call
 
 lib = _lib.lib
 _VERDICTS = {0: "no", 1: "yes", 2: "limited"}
@@ -80,11 +80,22 @@ class Info:
     error: str = ""
 
 
-def device_count():
-    """zc_device_count; NoDeviceError (with the CUDA error's name) when there is no GPU."""
+def _device_count():
+    """zc_device_count as it is: NoDeviceError (the CUDA error's name and why) without a GPU."""
     count = c_int()
     call("zc_device_count", byref(count))
     return count.value
+
+
+def device_count():
+    """How many CUDA devices this process can use: 0 when the library says there is none
+    (ZC_ERR_NO_DEVICE: no GPU, no driver, a driver too old for this CUDA runtime, every GPU
+    hidden by CUDA_VISIBLE_DEVICES or unavailable; info().error says which). Any other
+    failure (ZC_ERR_CUDA: the driver failed to initialise, ...) raises its Error."""
+    try:
+        return _device_count()
+    except NoDeviceError:
+        return 0
 
 
 def device_info(device=0):
@@ -153,7 +164,7 @@ def info(device=None):
     is partial (version and library, no devices) and its error field says why; a GPU that is
     there but cannot be read raises."""
     try:
-        count = device_count()
+        count = _device_count()
     except Error as e:
         return Info(version=_lib.libzerocopy_version(), libzerocopy=_lib.path, device_count=0, error=str(e))
     if device is not None and not 0 <= int(device) < count:

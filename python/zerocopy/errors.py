@@ -2,7 +2,7 @@
 """The library's statuses as Python exceptions: one class per status, each carrying the status's
 name ("ERR_NO_MEMORY"), its description and what zc_last_error() said about the failure."""
 
-from . import _lib
+from . import _ints, _lib
 
 lib = _lib.lib
 
@@ -93,7 +93,25 @@ def check(status, call):
         raise error_for(status, call)
 
 
+_int_args = {}
+
+
+def fit_args(name, args):
+    """A ValueError when a Python int among args does not fit its C parameter (ctypes would
+    keep its low bits: -1 as a size_t is 16 EiB)."""
+    spots = _int_args.get(name)
+    if spots is None:
+        argtypes = getattr(lib, name).argtypes or ()
+        spots = [(i, t) for i, t in enumerate(argtypes) if _ints.int_range(t) is not None]
+        _int_args[name] = spots
+    for i, ctype in spots:
+        if i < len(args):
+            _ints.fit(args[i], ctype, f"{name}'s argument {i + 1}")
+
+
 def call(name, *args):
-    """Call the library function name with args; raise on a failed status."""
+    """Call the library function name with args; raise on a failed status. Every int argument
+    is checked against its C type first."""
+    fit_args(name, args)
     lib.zc_clear_error()
     check(getattr(lib, name)(*args), name)

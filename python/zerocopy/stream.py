@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from . import _lib
 from . import _structs as S
 from ._common import Stats, float32_array, float_ptr, numpy, stats_from
-from .errors import Error, call, check, error_for
+from .errors import Error, call, check, error_for, fit_args
 
 lib = _lib.lib
 
@@ -219,10 +219,11 @@ class Stream:
 
     # -- samples in ----------------------------------------------------------------------
     def push(self, samples):
-        """Take the samples (a float32 array, (n,) or (n, 2) for complex, or complex64); whole
-        frames go to the GPU as they fill. Returns how many samples were taken; on a failure
+        """Take the samples (real numbers, (n,) or (n, 2) for a complex stream of channels=2,
+        which also takes complex arrays as I/Q pairs; a complex array for a real stream is a
+        TypeError); whole frames go to the GPU as they fill. Returns how many samples were taken; on a failure
         the exception's .accepted says how many were taken before it (push the rest again)."""
-        arr = float32_array(samples)
+        arr = float32_array(samples, channels=self.channels)
         count = arr.size // self.channels
         if arr.size != count * self.channels:
             raise ValueError(f"zerocopy: {arr.size} values are not whole samples of {self.channels} channels")
@@ -264,7 +265,9 @@ class Stream:
         wait_ns = _wait_ns(self.timeout if timeout is None else timeout, "timeout")
         got = c_size_t(0)
         lib.zc_clear_error()
-        status = lib.zc_stream_pull(self._h(), float_ptr(target), int(max_samples), wait_ns, byref(got))
+        args = (self._h(), float_ptr(target), int(max_samples), wait_ns, byref(got))
+        fit_args("zc_stream_pull", args)
+        status = lib.zc_stream_pull(*args)
         if status == _ERR_NOT_FOUND and got.value == 0:
             return None
         if status == _ERR_TIMEOUT and got.value == 0 and wait_ns == 0:
@@ -277,7 +280,7 @@ class Stream:
         """Push every sample, flush, and return all the filtered samples (as many as went in,
         less any the drop policy dropped), pulling as it goes so the output queue never fills."""
         np = self._np
-        arr = float32_array(samples).reshape(-1)
+        arr = float32_array(samples, channels=self.channels).reshape(-1)
         step = (chunk or self.frame_samples * 16) * self.channels
         outs = []
         for start in range(0, arr.size, step):
@@ -349,10 +352,11 @@ def fir_reference(taps, frame, history=None, channels=1):
     """zc_fir_reference: the filter in double precision for one frame (interleaved when
     complex), given the (ntaps - 1) samples before it (zeros when None)."""
     np = numpy()
-    taps = float32_array(taps)
-    frame = float32_array(frame).reshape(-1)
+    taps = float32_array(taps, "taps")
+    frame = float32_array(frame, "frame", channels=int(channels)).reshape(-1)
     hist_len = (taps.size - 1) * channels
-    history = np.zeros(hist_len, np.float32) if history is None else float32_array(history).reshape(-1)
+    history = (np.zeros(hist_len, np.float32) if history is None
+               else float32_array(history, "history", channels=int(channels)).reshape(-1))
     if history.size != hist_len:
         raise ValueError(f"zerocopy: history needs {hist_len} values, got {history.size}")
     out = np.empty(frame.size, dtype=np.float64)
@@ -375,8 +379,8 @@ def fir_error(reference, got, taps, max_abs_input):
     (differences no larger than flushing subnormals to zero could make count as none)."""
     np = numpy()
     ref = np.ascontiguousarray(reference, dtype=np.float64).reshape(-1)
-    got = float32_array(got).reshape(-1)
-    taps = float32_array(taps)
+    got = float32_array(got, "got").reshape(-1)
+    taps = float32_array(taps, "taps")
     if ref.size != got.size:
         raise ValueError(f"zerocopy: {ref.size} reference values against {got.size} results")
     return lib.zc_fir_error(

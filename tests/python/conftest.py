@@ -9,10 +9,9 @@ import zerocopy
 
 
 def _no_gpu_reason():
-    try:
-        return "" if zerocopy.device_count() > 0 else "no CUDA device"
-    except zerocopy.Error as e:
-        return f"no GPU: {e}"
+    if zerocopy.device_count() > 0:
+        return ""
+    return f"no GPU: {zerocopy.info().error or 'no CUDA device'}"
 
 
 @pytest.fixture(scope="session")

@@ -13,12 +13,15 @@ from zerocopy import _lib
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def test_version_matches_the_library_and_the_header():
-    header = open(os.path.join(ROOT, "include", "zerocopy", "version.h")).read()
-    parts = [re.search(rf"#define ZC_VERSION_{p} (\d+)", header).group(1) for p in ("MAJOR", "MINOR", "PATCH")]
+def test_version_is_the_project_line_and_the_library_s():
+    # The one definition: project(zerocopy VERSION x.y.z) in the top-level CMakeLists.txt.
+    cmakelists = open(os.path.join(ROOT, "CMakeLists.txt"), encoding="utf-8").read()
+    parts = re.search(r"project\(zerocopy\s+VERSION\s+(\d+)\.(\d+)\.(\d+)", cmakelists).groups()
     assert zerocopy.__version__ == ".".join(parts)
     assert zerocopy.libzerocopy_version() == zerocopy.__version__
     assert _lib.lib.zc_version() == (int(parts[0]) << 16) | (int(parts[1]) << 8) | int(parts[2])
+    version_py = open(os.path.join(ROOT, "python", "zerocopy", "_version.py"), encoding="utf-8").read()
+    assert ".".join(parts) not in version_py  # read, never written a second time
 
 
 def test_library_is_the_one_asked_for():
@@ -59,25 +62,47 @@ def test_unknown_flags_and_kinds_are_refused():
         zerocopy.Buffer.alloc(4096, "pinned", flags="nonsense")
 
 
-def test_no_gpu_is_an_exception_with_the_cuda_error():
-    try:
-        n = zerocopy.device_count()
-    except zerocopy.NoDeviceError as e:
-        assert e.name == "ERR_NO_DEVICE"
-        assert "cudaGetDeviceCount" in e.detail
+def test_device_count_is_zero_without_a_gpu_and_info_says_why():
+    from zerocopy import device
+
+    n = zerocopy.device_count()
+    assert n >= 0
+    if n > 0:
+        assert device._device_count() == n
         return
-    assert n > 0
+    # The library's own answer is ZC_ERR_NO_DEVICE naming the CUDA error; the package's count
+    # of usable GPUs is 0, and info() keeps the reason.
+    with pytest.raises(zerocopy.NoDeviceError) as info:
+        device._device_count()
+    assert info.value.name == "ERR_NO_DEVICE" and "cudaGetDeviceCount" in info.value.detail
+    assert "ERR_NO_DEVICE" in zerocopy.info().error
 
 
-def test_build_tree_search_skips_sanitized_builds(tmp_path):
-    plain = tmp_path / "build" / "plain" / "src"
-    asan = tmp_path / "build" / "asan" / "src"
-    for d, sanitize in ((plain, ""), (asan, "address")):
-        d.mkdir(parents=True)
-        (d / "libzerocopy.so").write_bytes(b"")
-        (d.parent / "CMakeCache.txt").write_text(f"ZC_SANITIZE:STRING={sanitize}\n")
-    os.utime(asan / "libzerocopy.so", None)  # the newest, and still not chosen
-    assert _lib.build_tree_candidates(str(tmp_path)) == [str(plain / "libzerocopy.so")]
+def test_other_device_failures_still_raise(monkeypatch):
+    from zerocopy import device
+
+    def failing():
+        raise zerocopy.errors.by_status[-4](-4, "cudaGetDeviceCount: initialization error", "zc_device_count")
+
+    monkeypatch.setattr(device, "_device_count", failing)
+    with pytest.raises(zerocopy.CudaError):
+        zerocopy.device_count()
+
+
+def test_the_package_s_own_library_comes_first_and_no_build_tree(monkeypatch):
+    monkeypatch.delenv("LIBZEROCOPY_PATH")
+    found = _lib.candidates()
+    assert found[0] == ("package", os.path.join(os.path.dirname(zerocopy.__file__), "libzerocopy.so"))
+    # A checkout's build folders (maybe half-built, maybe another version's) are never guessed.
+    assert not any(os.sep + "build" + os.sep in path for _, path in found)
+
+
+def test_an_asked_for_library_is_the_only_one(monkeypatch):
+    monkeypatch.setenv("LIBZEROCOPY_PATH", "libzerocopy.so.0")
+    assert _lib.candidates() == [("LIBZEROCOPY_PATH", "libzerocopy.so.0")]
+    folder = os.path.dirname(os.path.abspath(zerocopy.libzerocopy_path))
+    monkeypatch.setenv("LIBZEROCOPY_PATH", folder)
+    assert _lib.candidates() == [("LIBZEROCOPY_PATH", os.path.join(folder, "libzerocopy.so"))]
 
 
 def test_missing_library_says_where_it_looked(tmp_path):
