@@ -10,6 +10,7 @@
 
 #include "zerocopy/export.h"
 #include "zerocopy/ring.h"
+#include "zerocopy/ring_budget.h"
 #include "zerocopy/status.h"
 
 /* How frames reach the GPU and results come back (or, for cpu, stay on the host). */
@@ -48,6 +49,8 @@ typedef struct zc_filter_config {
                                    frame, samples x channels, up to half the SMs) */
     uint64_t timeout_ns;        /* longest wait of any call (default 2 s) */
     uint64_t watchdog_ns;       /* zerocopy: kernel ends when the host is silent this long */
+    uint64_t budget_frames;     /* zerocopy: keep the time budget of the first budget_frames
+                                   frames (zc_filter_budget); 0: none. Other modes: refused */
 } zc_filter_config;
 
 /* Counters of one filter. */
@@ -171,6 +174,14 @@ ZC_EXTERN zc_status zc_filter_buffers(const zc_filter *filter, uint32_t *count_p
 ZC_EXTERN zc_status zc_filter_outstanding(const zc_filter *filter, uint64_t *count_p);
 
 ZC_EXTERN zc_status zc_filter_counters_get(const zc_filter *filter, zc_filter_counters *counters_p);
+
+/*
+ * The time budget of frames first_seq .. first_seq + count - 1 (zerocopy/ring_budget.h): each
+ * step of each frame, from both sides' stamps. ZC_ERR_UNSUPPORTED unless the filter is zerocopy
+ * and was created with budget_frames.
+ */
+ZC_EXTERN zc_status zc_filter_budget(zc_filter *filter, uint64_t first_seq, uint64_t count,
+                                     zc_ring_budget *budget_p);
 
 /* The persistent kernel's blocks (zerocopy), or the per-frame kernel's grid (other modes). */
 ZC_EXTERN zc_status zc_filter_gpu_blocks(const zc_filter *filter, uint32_t *blocks_p);

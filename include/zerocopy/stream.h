@@ -79,6 +79,8 @@ typedef struct zc_stream_config {
                                  none (a benchmark of the path alone) */
     size_t queue_max_bytes;   /* output queue limit (0: 256 MiB); a full queue makes push wait
                                  for pull, up to timeout_ns */
+    uint64_t budget_frames;   /* zerocopy on one GPU: keep the time budget of the first
+                                 budget_frames measured frames (zc_stream_budget_get); 0: none */
 } zc_stream_config;
 
 /* One lane: a GPU (or a host lane). Rates are over the stream's measured span. */
@@ -180,6 +182,13 @@ ZC_EXTERN zc_status zc_stream_frame_publish(zc_stream *stream);
 /* Distinct transport buffers over all lanes: the k-th frame published through frame_acquire
  * gets buffer k mod count, which keeps what was written into it until it is written again. */
 ZC_EXTERN zc_status zc_stream_buffers(const zc_stream *stream, uint32_t *count_p);
+
+/*
+ * The time budget (zerocopy/ring_budget.h) of the measured frames kept (budget_frames from the
+ * first after warm-up), as far as their results were taken: call it once the stream is pulled
+ * dry. ZC_ERR_UNSUPPORTED when the stream keeps no budget.
+ */
+ZC_EXTERN zc_status zc_stream_budget_get(zc_stream *stream, zc_ring_budget *budget_p);
 
 /* Statistics so far. Once the stream is finished, it first runs the deferred checks of
  * VERIFY_SAMPLE (once). */

@@ -18,6 +18,7 @@
 #include "zerocopy/buffer.h"
 #include "zerocopy/pool.h"
 #include "zerocopy/ring.h"
+#include "zerocopy/ring_budget.h"
 #include "zerocopy/stream.h"
 #include "zerocopy/device_list.h"
 #include "zerocopy/trace.h"

@@ -64,6 +64,8 @@ static void zc__lane_config(const zc_stream_config *c, const float *taps, zc_fil
     fc->gpu_blocks = c->gpu_blocks;
     fc->timeout_ns = c->timeout_ns;
     fc->watchdog_ns = c->watchdog_ns;
+    /* The ring counts every frame; the budget's are the measured ones after the warm-up. */
+    fc->budget_frames = c->budget_frames > 0 ? c->warmup_frames + c->budget_frames : 0;
 }
 
 ZC_EXTERN zc_status zc_stream_config_check(const zc_stream_config *c)
@@ -108,7 +110,19 @@ ZC_EXTERN zc_status zc_stream_config_check(const zc_stream_config *c)
                        "zc_stream_config_check: an output queue of %zu bytes cannot hold one "
                        "frame (%zu bytes)",
                        c->queue_max_bytes, frame_bytes);
-    /* The rest (frame shape, in_flight, timeout) is the lanes' filter's to say. */
+    if (c->budget_frames > 0 && c->mode != ZC_STREAM_ZEROCOPY)
+        return ZC_FAIL(ZC_ERR_UNSUPPORTED,
+                       "zc_stream_config_check: the time budget is the zerocopy mode's (its "
+                       "persistent kernel stamps each frame), not %s's",
+                       zc_stream_mode_name(c->mode));
+    if (c->budget_frames > 0 && c->device_count > 1)
+        return ZC_FAIL(ZC_ERR_UNSUPPORTED,
+                       "zc_stream_config_check: the time budget is kept for one GPU; %zu given",
+                       c->device_count);
+    if (c->budget_frames > UINT64_MAX - c->warmup_frames)
+        return ZC_FAIL(ZC_ERR_OVERFLOW,
+                       "zc_stream_config_check: warmup_frames + budget_frames overflows");
+    /* The rest (frame shape, in_flight, timeout, the budget's size) is the lanes' filter's. */
     zc_filter_config fc;
     zc__lane_config(c, c->taps, &fc);
     return zc_filter_config_check(&fc);

@@ -53,6 +53,11 @@ ZC_EXTERN zc_status zc_filter_config_check(const zc_filter_config *c)
                        c->in_flight);
     if (c->timeout_ns == 0)
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_filter_config_check: timeout_ns is 0");
+    if (c->budget_frames > 0 && c->mode != ZC_STREAM_ZEROCOPY)
+        return ZC_FAIL(ZC_ERR_UNSUPPORTED,
+                       "zc_filter_config_check: the time budget is the zerocopy mode's (its "
+                       "persistent kernel stamps each frame); mode %s keeps none",
+                       zc_stream_mode_name(c->mode));
     return ZC_OK;
 }
 
@@ -304,6 +309,18 @@ ZC_EXTERN zc_status zc_filter_counters_get(const zc_filter *f, zc_filter_counter
     }
     *counters_p = c;
     return ZC_OK;
+}
+
+ZC_EXTERN zc_status zc_filter_budget(zc_filter *f, uint64_t first_seq, uint64_t count,
+                                     zc_ring_budget *budget_p)
+{
+    ZC_REQUIRE_ARG(f);
+    ZC_REQUIRE_ARG(budget_p);
+    if (f->ring == NULL || f->config.budget_frames == 0)
+        return ZC_FAIL(ZC_ERR_UNSUPPORTED,
+                       "zc_filter_budget: the filter keeps no budget (a zerocopy filter "
+                       "created with budget_frames keeps one)");
+    return zc_ring_budget_get(f->ring, first_seq, count, budget_p);
 }
 
 ZC_EXTERN zc_status zc_filter_gpu_blocks(const zc_filter *f, uint32_t *blocks_p)

@@ -36,6 +36,7 @@ static zc_status zc__ring_setup(zc_filter *f)
     rc.protocol = c->protocol;
     rc.policy = c->policy;
     rc.watchdog_ns = c->watchdog_ns;
+    rc.budget_frames = c->budget_frames;
     zc_status st = zc_ring_create(&rc, &f->ring);
     if (st != ZC_OK)
         return st;

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "cli_json.h"
 #include "stream_cli.h"
+#include "stream_budget.h"
 
 static const char zc__stream_usage[] =
     "zc stream [SOURCE] [--mode MODE[,MODE...]|all] [--frames N | --duration S]\n"
@@ -128,6 +129,10 @@ static void zc__stream_help(void)
            "                       exit 2, naming sample and frame) or is filtered as 0 and\n"
            "                       counted\n"
            "  --verify all|sample|none  check every frame, a sample (default) or none\n"
+           "  --budget             zerocopy: split each measured frame (the first %u) into its\n"
+           "                       steps, from stamps on both sides, host and GPU clocks put\n"
+           "                       on one line: a table per zerocopy run, and \"budget\" in\n"
+           "                       the JSON (docs/stream.md)\n"
            "  --reuse              republish frames already in the transport buffers instead of\n"
            "                       writing each one: measures the link, not the CPU's memcpy\n"
            "  --cpu N              pin the host thread to core N (default: a core of the GPU's\n"
@@ -140,7 +145,7 @@ static void zc__stream_help(void)
            "  --force              replace output files (--output, --json, --save-taps) that\n"
            "                       exist\n"
            "  -h, --help           this help\n",
-           ZC_CLI_STREAM_MULTI_SCHEMA, ZC_CLI_STREAM_SCHEMA);
+           ZC_CLI_STREAM_MULTI_SCHEMA, ZC_CLI_STREAM_BUDGET_FRAMES, ZC_CLI_STREAM_SCHEMA);
 }
 
 #define ZC__USAGE(...) zc_cli_usage_error("stream", zc__stream_usage, __VA_ARGS__)
@@ -327,6 +332,11 @@ static int zc__stream_settle(zc_cli_stream_opts *o, int any_mode, int all, int p
         if (o->modes[ZC_STREAM_CPU])
             return ZC__USAGE("--devices lists GPUs; the cpu mode takes --lanes");
     }
+    if (o->budget && !o->modes[ZC_STREAM_ZEROCOPY])
+        return ZC__USAGE("--budget splits the zerocopy mode's frames into their steps: add "
+                         "zerocopy to --mode (--mode zerocopy, or all)");
+    if (o->budget && o->devices_text != NULL)
+        return ZC__USAGE("--budget is kept for one GPU (--device), not --devices");
     if (o->output != NULL && o->json != NULL && strcmp(o->output, "-") == 0 &&
         strcmp(o->json, "-") == 0)
         return ZC__USAGE("--output - and --json - cannot share stdout");
@@ -369,7 +379,8 @@ int zc_cli_stream_parse(int argc, char **argv, zc_cli_stream_opts *o)
         O_TIMEOUT,
         O_DEVICES,
         O_LANES,
-        O_FORCE
+        O_FORCE,
+        O_BUDGET
     };
     static const struct option options[] = {
         {"mode", required_argument, NULL, O_MODE},
@@ -405,6 +416,7 @@ int zc_cli_stream_parse(int argc, char **argv, zc_cli_stream_opts *o)
         {"force", no_argument, NULL, O_FORCE},
         {"devices", required_argument, NULL, O_DEVICES},
         {"lanes", required_argument, NULL, O_LANES},
+        {"budget", no_argument, NULL, O_BUDGET},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -575,6 +587,9 @@ int zc_cli_stream_parse(int argc, char **argv, zc_cli_stream_opts *o)
             break;
         case O_REUSE:
             o->reuse = 1;
+            break;
+        case O_BUDGET:
+            o->budget = 1;
             break;
         case O_CPU:
             if ((code = zc__parse_cpu(optarg, &o->cpu)) != 0)
@@ -906,6 +921,9 @@ static int zc__stream_runs(zc_cli_stream_opts *op, int argc, char **argv, zc_cli
         zc__print_lanes(text, &runs[0]);
     else
         zc__print_table(text, &o, runs, count);
+    for (int i = 0; !lanes && i < count; i++)
+        if (runs[i].budget_asked)
+            zc_cli_stream_budget_print(text, &runs[i]);
     fprintf(text, "host after: load %.2f, %d running, core %d at %.0f MHz\n", host.loadavg1,
             host.procs_running, host.cpu, host.cpu_mhz);
 

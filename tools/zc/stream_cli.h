@@ -59,6 +59,7 @@ typedef struct zc_cli_stream_opts {
     size_t lanes;             /* --lanes: host lanes of the cpu mode */
     int devices[ZC_STREAM_MAX_LANES];
     size_t device_count; /* GPUs listed by --devices (0: --device alone) */
+    int budget;          /* --budget: the zerocopy runs' frame time budget */
 } zc_cli_stream_opts;
 
 /* Parse zc stream's argv (argv[0] is "stream") into o: 0 on success, else the exit code (help
@@ -87,6 +88,10 @@ typedef struct zc_cli_stream_result {
     zc_stream_stats stats;
     uint64_t samples_written; /* to --output */
     uint64_t clipped;         /* values clipped by an integer --output-format */
+    int budget_asked;         /* --budget on a zerocopy run */
+    zc_status budget_status;  /* ZC_OK: budget holds it */
+    zc_ring_budget budget;
+    char budget_error[512];
 } zc_cli_stream_result;
 
 /* Print "zc stream: <message>" on stderr. */

@@ -2,6 +2,7 @@
 /* zc stream's JSON documents: "zerocopy.stream/1" (every mode run, one GPU or the host) and
  * "zerocopy.stream-multi/1" (one mode over several lanes); docs/json.md describes both. */
 #include "stream_cli.h"
+#include "stream_budget.h"
 
 #include <math.h>
 #include <string.h>
@@ -87,6 +88,8 @@ static cJSON *zc__run_json(const zc_cli_stream_result *r)
         cJSON_AddNullToObject(v, "passed"); /* not checked: neither passed nor failed */
     else
         cJSON_AddBoolToObject(v, "passed", s->verify_passed);
+    if (r->budget_asked && s->frames_measured > 0)
+        cJSON_AddItemToObject(o, "budget", zc_cli_stream_budget_json(r));
     return o;
 }
 

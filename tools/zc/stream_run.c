@@ -3,6 +3,7 @@
  * (one mode, on one GPU, several, or the host), the filtered samples pulled and written as they
  * come, in real time when paced; the engine measures and checks. */
 #include "stream_cli.h"
+#include "stream_budget.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,8 @@ void zc_cli_stream_config(const zc_cli_stream_opts *o, zc_stream_mode mode,
     c->warmup_frames = o->warmup;
     c->expected_frames = o->frames;
     c->discard_output = discard;
+    if (mode == ZC_STREAM_ZEROCOPY)
+        c->budget_frames = zc_cli_stream_budget_frames(o);
 }
 
 static zc_status zc__fail(zc__run *run, zc_status st, const char *what)
@@ -269,6 +272,9 @@ void zc_cli_stream_run(const zc_cli_stream_opts *o, zc_stream_mode mode, zc_ring
     else if (zc__loop(&run) == ZC_OK)
         (void)zc__finish(&run); /* its failure is in r */
     zc_stream_stats_get(run.s, &r->stats);
+    r->budget_asked = c.budget_frames > 0;
+    if (r->budget_asked && r->stats.frames_measured > 0)
+        zc_cli_stream_budget_take(run.s, r);
     if (r->status == ZC_OK && run.input_status != ZC_OK) {
         r->status = run.input_status;
         snprintf(r->error, sizeof r->error, "%s", run.input_error);

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* zc stream --budget: the time budget of a zerocopy run, as a table and as JSON. */
+#include "stream_budget.h"
+
+#include <string.h>
+
+#include "zerocopy/json.h"
+
+uint64_t zc_cli_stream_budget_frames(const zc_cli_stream_opts *o)
+{
+    if (!o->budget)
+        return 0;
+    /* All measured frames up to ZC_CLI_STREAM_BUDGET_FRAMES: the stamps take 64 bytes per frame
+     * and block on the GPU, and this many give percentiles to p99.9. */
+    return o->frames > 0 && o->frames < ZC_CLI_STREAM_BUDGET_FRAMES ? o->frames
+                                                                    : ZC_CLI_STREAM_BUDGET_FRAMES;
+}
+
+void zc_cli_stream_budget_take(zc_stream *s, zc_cli_stream_result *r)
+{
+    r->budget_status = zc_stream_budget_get(s, &r->budget);
+    if (r->budget_status != ZC_OK)
+        snprintf(r->budget_error, sizeof r->budget_error, "%s", zc_last_error());
+}
+
+void zc_cli_stream_budget_print(FILE *f, const zc_cli_stream_result *r)
+{
+    if (r->mode != ZC_STREAM_ZEROCOPY || r->stats.frames_measured == 0)
+        return;
+    if (r->budget_status != ZC_OK) {
+        fprintf(f, "\ntime budget of %s: none (%s)\n", r->name, r->budget_error);
+        return;
+    }
+    const zc_ring_budget *b = &r->budget;
+    const zc_ring_clock_sync *c = b->after.round_trips > 0 ? &b->after : &b->before;
+    fprintf(f, "\ntime budget of %s: %llu frames from frame %llu (method: docs/stream.md)\n",
+            r->name, (unsigned long long)b->frames, (unsigned long long)b->first_seq);
+    fprintf(f, "%-12s %8s %8s %8s %8s\n", "step", "p50 us", "p99 us", "p99.9 us", "mean us");
+    for (int k = 0; k < ZC_RING_STEP_COUNT; k++) {
+        const zc_stats *s = &b->step_us[k];
+        fprintf(f, "%-12s %8.2f %8.2f %8.2f %8.2f\n", zc_ring_step_name((zc_ring_step)k), s->median,
+                s->p99, s->p999, s->mean);
+    }
+    fprintf(f, "%-12s %8.2f %8.2f %8.2f %8.2f\n", "total", b->total_us.median, b->total_us.p99,
+            b->total_us.p999, b->total_us.mean);
+    fprintf(f,
+            "  the stream's own latency p50 %.2f us; flag round trip (the clock measurement, "
+            "%u trips) min %.2f, p50 %.2f, p99 %.2f us\n",
+            r->stats.latency_us.median, c->round_trips, c->rtt_min_us, c->rtt_p50_us,
+            c->rtt_p99_us);
+    fprintf(f,
+            "  to-gpu and to-host each within +-%.2f us of the truth, their sum exact; clocks: "
+            "drift %.2f ppm%s, SM clock %.0f MHz, timer tick %.0f ns, fit residual %.0f ns\n",
+            c->uncertainty_ns / 1e3, b->drift_ppm,
+            b->after.round_trips > 0 ? "" : " (no second measurement)", b->gpu_clock_mhz,
+            c->tick_ns, b->fit_residual_ns);
+}
+
+static cJSON *zc__sync_json(const zc_ring_clock_sync *c)
+{
+    if (c->round_trips == 0)
+        return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "round_trips", c->round_trips);
+    cJSON_AddNumberToObject(o, "uncertainty_us", c->uncertainty_ns / 1e3);
+    cJSON_AddBoolToObject(o, "interval_empty", c->interval_empty);
+    cJSON_AddNumberToObject(o, "tick_ns", c->tick_ns);
+    cJSON_AddNumberToObject(o, "round_trip_min_us", c->rtt_min_us);
+    cJSON_AddNumberToObject(o, "round_trip_p50_us", c->rtt_p50_us);
+    cJSON_AddNumberToObject(o, "round_trip_p99_us", c->rtt_p99_us);
+    return o;
+}
+
+static void zc__add_stats(cJSON *o, const char *name, const zc_stats *s)
+{
+    cJSON *stats = NULL;
+    if (zc_stats_to_json(s, &stats) == ZC_OK)
+        cJSON_AddItemToObject(o, name, stats);
+}
+
+cJSON *zc_cli_stream_budget_json(const zc_cli_stream_result *r)
+{
+    if (r->budget_status != ZC_OK) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "status", zc_status_name(r->budget_status));
+        cJSON_AddStringToObject(o, "error", r->budget_error);
+        return o;
+    }
+    const zc_ring_budget *b = &r->budget;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "first_frame", (double)b->first_seq);
+    cJSON_AddNumberToObject(o, "frames_asked", (double)b->frames_asked);
+    cJSON_AddNumberToObject(o, "frames", (double)b->frames);
+    cJSON *steps = cJSON_AddArrayToObject(o, "steps");
+    for (int k = 0; k < ZC_RING_STEP_COUNT; k++) {
+        cJSON *s = cJSON_CreateObject();
+        cJSON_AddStringToObject(s, "step", zc_ring_step_name((zc_ring_step)k));
+        zc__add_stats(s, "us", &b->step_us[k]);
+        cJSON_AddItemToArray(steps, s);
+    }
+    zc__add_stats(o, "total_us", &b->total_us);
+    cJSON *clock = cJSON_AddObjectToObject(o, "clock");
+    cJSON_AddItemToObject(clock, "before", zc__sync_json(&b->before));
+    cJSON_AddItemToObject(clock, "after", zc__sync_json(&b->after));
+    cJSON_AddNumberToObject(clock, "drift_ppm", b->drift_ppm);
+    cJSON_AddNumberToObject(clock, "sm_clock_mhz", b->gpu_clock_mhz);
+    cJSON_AddNumberToObject(clock, "fit_residual_ns", b->fit_residual_ns);
+    return o;
+}
