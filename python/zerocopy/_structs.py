@@ -155,6 +155,7 @@ class zc_stream_config(Checked):
         ("expected_frames", c_uint64),
         ("discard_output", c_int),
         ("queue_max_bytes", c_size_t),
+        ("budget_frames", c_uint64),
     ]
 
 
