@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ring/budget_math.h"
+#include "zerocopy/ring.h"
 #include "zerocopy/status.h"
 
 /* A small generator: the same numbers every run. */
@@ -227,6 +228,21 @@ static void test_frames_missing_a_stamp_are_left_out(void **state)
     free(m.dev);
 }
 
+static void test_config_caps_the_stamps(void **state)
+{
+    (void)state;
+    zc_ring_config c;
+    zc_ring_config_init(&c);
+    c.consumers = 4;
+    c.budget_frames = (256ull << 20) / (4 * 64); /* exactly 256 MiB of stamps */
+    assert_int_equal(zc_ring_config_check(&c), ZC_OK);
+    c.budget_frames++;
+    assert_int_equal(zc_ring_config_check(&c), ZC_ERR_INVALID_ARG);
+    assert_non_null(strstr(zc_last_error(), "256 MiB"));
+    c.budget_frames = UINT64_MAX; /* no overflow on the way to the refusal */
+    assert_int_equal(zc_ring_config_check(&c), ZC_ERR_INVALID_ARG);
+}
+
 static void test_step_names(void **state)
 {
     (void)state;
@@ -244,6 +260,7 @@ int main(void)
         cmocka_unit_test(test_steps_recovered_through_a_coarse_timer),
         cmocka_unit_test(test_steps_recovered_with_drift),
         cmocka_unit_test(test_frames_missing_a_stamp_are_left_out),
+        cmocka_unit_test(test_config_caps_the_stamps),
         cmocka_unit_test(test_step_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
