@@ -6,8 +6,10 @@
 #   tour_deps_test.sh SOURCE_DIR ZC
 #
 # The tour runs with ZC_TOUR_ZC (no build): the real zc with every GPU hidden, then a stand-in
-# zc that fails or succeeds on purpose. deps runs once as it is (--check) and once with a PATH
-# of stand-ins (apt-get records what it was asked, id says root), so nothing is installed.
+# zc that fails or succeeds on purpose. deps runs once as it is (--check), then with a PATH of
+# stand-ins (apt-get records what it was asked, id says root, lslocks names a lock holder), so
+# nothing is installed: bare (the tests set), --for tour, --dry-run, --check, a wrong set; and
+# scripts/run and scripts/test on that PATH show which set each asks for.
 set -euo pipefail
 source_dir=$1 zc=$2
 bash=$(command -v bash)
@@ -73,36 +75,123 @@ rc=0
 "$bash" "$source_dir/scripts/deps" --check >"$work/check.log" 2>&1 || rc=$?
 # Exit 0 says everything required is there; exit 1 names what is missing.
 case $rc in
-  0) verdict='^deps: everything' ;;
+  0) verdict='^deps (tests): everything' ;;
   1) verdict='^missing Debian packages: ' ;;
   *) verdict='^never$' ;;
 esac
-if grep -q '^deps: already there: .*cmake' "$work/check.log" && grep -q "$verdict" "$work/check.log"; then
+if grep -q '^deps (tests): already there: .*cmake' "$work/check.log" && grep -q "$verdict" "$work/check.log"; then
   ok "exit $rc: $(head -n 1 "$work/check.log")"
 else
   fail "deps --check exited $rc and said:"; cat "$work/check.log"
 fi
 
-echo "== scripts/deps as root on a machine that lacks the commands (stand-ins record the install)"
+# Stand-ins: id says root, nvcc is there, apt-get records what it was asked (one line a call),
+# lslocks says an apt holds the dpkg lock. Nothing else of the set is on this PATH, so every
+# package proved by a command is missing; those proved by a file depend on this machine.
 mkdir -p "$work/bin"
 printf '#!%s\necho 0\n' "$bash" >"$work/bin/id"
 printf '#!%s\nexit 0\n' "$bash" >"$work/bin/nvcc"
 printf '#!%s\necho "$*" >>%s\n' "$bash" "$work/apt.log" >"$work/bin/apt-get"
+printf '#!%s\necho "4242 apt-get /var/lib/dpkg/lock-frontend"\n' "$bash" >"$work/bin/lslocks"
 chmod +x "$work/bin"/*
-rc=0
-PATH=$work/bin "$bash" "$source_dir/scripts/deps" >"$work/install.log" 2>&1 || rc=$?
-installing=$(grep '^deps: installing with apt-get: ' "$work/install.log" || true)
-if [ "$(grep -c '^deps: installing' "$work/install.log")" = 1 ] &&
-  [[ $installing == *"cmake ninja-build gcc pkg-config"*"help2man groff-base"* ]] &&
-  grep -q '^install -y -qq --no-install-recommends cmake ninja-build gcc pkg-config' "$work/apt.log" &&
+# deps_run NAME ARGS...: scripts/deps with the stand-ins; its exit code in $rc, output in $work/NAME.log.
+deps_run() {
+  local name=$1
+  shift
+  rc=0
+  rm -f "$work/apt.log"
+  PATH=$work/bin "$bash" "$source_dir/scripts/deps" "$@" >"$work/$name.log" 2>&1 || rc=$?
+  touch "$work/apt.log"
+}
+# The packages each set names that a command proves, in scripts/deps' order.
+tour_commands="cmake ninja-build gcc pkg-config"
+tests_commands="clang-format sox help2man groff-base clang"
+
+echo "== scripts/deps as root on a machine that lacks the commands (stand-ins record the install)"
+deps_run install
+installing=$(grep '^deps (tests): installing with apt-get: ' "$work/install.log" || true)
+if [ "$(grep -c '^deps (tests): installing' "$work/install.log")" = 1 ] &&
+  [[ $installing == *"$tour_commands"*"help2man groff-base"*"optional: gnuplot-nox graphviz chromium" ]] &&
+  grep -q '^-o DPkg::Lock::Timeout=300 update -qq$' "$work/apt.log" &&
+  grep -q "^-o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends $tour_commands" "$work/apt.log" &&
+  grep -q '^deps: apt-get (pid 4242) holds /var/lib/dpkg/lock-frontend; apt-get waits for it up to 300 s$' \
+    "$work/install.log" &&
   [ $rc -eq 1 ] && grep -q '^missing Debian packages: cmake' "$work/install.log"; then
-  ok "one line: $installing"
+  ok "bare is the tests set, waiting for the lock: $installing"
 else
-  fail "deps exited $rc and said:"; cat "$work/install.log"; cat "$work/apt.log" 2>/dev/null || true
+  fail "deps exited $rc and said:"; cat "$work/install.log" "$work/apt.log"
+fi
+
+echo "== scripts/deps --for tour: the build's and the tour's packages only"
+ZC_APT_LOCK_TIMEOUT=7 deps_run tour --for tour
+installing=$(grep '^deps (tour): installing with apt-get: ' "$work/tour.log" || true)
+if [[ $installing == *"$tour_commands"*"; optional: gnuplot-nox graphviz" ]] &&
+  grep -q "^-o DPkg::Lock::Timeout=7 install -y -qq --no-install-recommends $tour_commands" "$work/apt.log" &&
+  ! grep -Eq 'sox|chromium|clang|cmocka|python3|help2man|locales' "$work/apt.log" "$work/tour.log"; then
+  ok "tour: $installing"
+else
+  fail "deps --for tour exited $rc and said:"; cat "$work/tour.log" "$work/apt.log"
+fi
+
+echo "== scripts/deps --dry-run and --check install nothing; the sets differ"
+deps_run dry-tour --for tour --dry-run
+dry_tour=$(grep '^deps (tour): would install with apt-get: ' "$work/dry-tour.log" || true)
+tour_rc=$rc
+deps_run dry-tests --dry-run --for=tests
+dry_tests=$(grep '^deps (tests): would install with apt-get: ' "$work/dry-tests.log" || true)
+if [ $tour_rc -eq 0 ] && [ $rc -eq 0 ] && [ ! -s "$work/apt.log" ] &&
+  [[ $dry_tour == *"$tour_commands"*"; optional: gnuplot-nox graphviz" ]] &&
+  [[ $dry_tests == *"$tour_commands"*"$tests_commands"*"optional: gnuplot-nox graphviz chromium" ]]; then
+  ok "dry runs: '$dry_tour', '$dry_tests'"
+else
+  fail "dry runs exited $tour_rc and $rc:"; cat "$work/dry-tour.log" "$work/dry-tests.log" "$work/apt.log"
+fi
+deps_run check-tour --check --for tour
+if [ $rc -eq 1 ] && [ ! -s "$work/apt.log" ] && grep -q "^missing Debian packages: $tour_commands" "$work/check-tour.log" &&
+  ! grep -q 'sox' "$work/check-tour.log"; then
+  ok "--check --for tour: exit 1, $(grep '^missing' "$work/check-tour.log")"
+else
+  fail "deps --check --for tour exited $rc and said:"; cat "$work/check-tour.log"
+fi
+deps_run bogus --for bogus
+if [ $rc -eq 2 ] && grep -q "^scripts/deps: no set 'bogus' (tour or tests)" "$work/bogus.log"; then
+  ok "--for bogus: exit 2"
+else
+  fail "deps --for bogus exited $rc and said:"; cat "$work/bogus.log"
+fi
+
+# scripts/run asks for the tour's set and scripts/test for the tests': each, run on the
+# stand-ins' PATH (with the few tools the scripts themselves use), stops at deps and says so.
+echo "== scripts/run and scripts/test ask scripts/deps for their own set"
+for tool in bash dirname mkdir rm ls paste cat tail sed wc nproc tee; do
+  ln -sf "$(command -v "$tool")" "$work/bin/$tool"
+done
+rc=0
+rm -f "$work/apt.log"
+PATH=$work/bin "$bash" "$source_dir/scripts/run" "$work/run-deps" >"$work/run-deps.log" 2>&1 || rc=$?
+touch "$work/apt.log"
+last=$(sed '/^$/d' "$work/run-deps.log" | tail -n 1)
+if [ $rc -eq 1 ] && grep -q '^deps (tour): installing with apt-get: ' "$work/run-deps.log" &&
+  ! grep -q 'sox' "$work/apt.log" && [[ $last == "tour stopped at scripts/deps (exit 1);"* ]]; then
+  ok "scripts/run: the tour set, then: $last"
+else
+  fail "scripts/run exited $rc:"; cat "$work/run-deps.log" "$work/apt.log"
+fi
+rc=0
+rm -f "$work/apt.log"
+# Its logs in $work: the real run's, in build/test-logs, may be the one running this test.
+ZC_TEST_LOGS=$work/test-logs PATH=$work/bin "$bash" "$source_dir/scripts/test" >"$work/test-deps.log" 2>&1 || rc=$?
+touch "$work/apt.log"
+if [ $rc -eq 1 ] && grep -q '^deps (tests): installing with apt-get: .*sox' "$work/test-deps.log" &&
+  grep -q "^scripts/test: stage deps failed (exit 1); its log: $work/test-logs/deps.log" "$work/test-deps.log" &&
+  grep -q '^  deps .* FAILED' "$work/test-deps.log"; then
+  ok "scripts/test: the tests set, then: $(grep '^scripts/test: stage deps failed' "$work/test-deps.log")"
+else
+  fail "scripts/test exited $rc:"; cat "$work/test-deps.log"
 fi
 
 if [ $failures -gt 0 ]; then
   echo "$failures check(s) failed"
   exit 1
 fi
-echo "scripts/run and scripts/deps: every check passed"
+echo "scripts/run, scripts/deps and scripts/test's deps stage: every check passed"
