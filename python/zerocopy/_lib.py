@@ -4,7 +4,8 @@
 The library is looked for, in order (the first that loads and serves the package wins):
   1. LIBZEROCOPY_PATH, when set, and nothing else: the library file itself, a folder that holds
      libzerocopy.so, or a name for the dynamic loader (libzerocopy.so.0: an installed library);
-  2. the package's own folder: the libzerocopy.so a wheel carries (python/CMakeLists.txt);
+  2. the package's own folder: the libzerocopy.so a wheel carries (python/CMakeLists.txt), or
+     where an editable install (pip install -e) keeps it;
   3. the system's dynamic loader (LD_LIBRARY_PATH, the ldconfig cache, /usr/lib), as
      libzerocopy.so.<major>;
   4. lib/, lib64/ and lib/<multiarch>/ under sys.prefix, /usr/local and /usr: an install made
@@ -54,6 +55,23 @@ def _prefix_candidates():
     return paths
 
 
+def _package_candidates():
+    """The library the wheel put into the package: beside this file, or where an editable
+    install keeps it (scikit-build-core's imports the Python files from the checkout and keeps
+    the built library in site-packages; its import finder knows where)."""
+    paths = [os.path.join(PACKAGE_DIR, LIBRARY_FILE)]
+    try:
+        import importlib.util
+
+        spec = importlib.util.find_spec(__package__ + "." + LIBRARY_FILE.split(".")[0])
+        origin = os.path.abspath(spec.origin) if spec and spec.origin else ""
+    except (ImportError, ValueError):
+        origin = ""
+    if os.path.basename(origin) == LIBRARY_FILE and origin not in paths:
+        paths.append(origin)
+    return paths
+
+
 def candidates():
     """Every place looked at, in order, as (where, path) pairs."""
     out = []
@@ -62,7 +80,8 @@ def candidates():
         path = os.path.join(env, LIBRARY_FILE) if os.path.isdir(env) else env
         out.append((LIBZEROCOPY_ENV, path))
         return out  # an explicit choice is never second-guessed
-    out.append(("package", os.path.join(PACKAGE_DIR, LIBRARY_FILE)))
+    for path in _package_candidates():
+        out.append(("package", path))
     out.append(("dynamic loader", _SONAME))
     for path in _prefix_candidates():
         out.append(("prefix", path))
