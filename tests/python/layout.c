@@ -88,6 +88,7 @@ int main(void)
     FIELD(zc_stream_config, expected_frames, expected_frames);
     FIELD(zc_stream_config, discard_output, discard_output);
     FIELD(zc_stream_config, queue_max_bytes, queue_max_bytes);
+    FIELD(zc_stream_config, budget_frames, budget_frames);
     STRUCT(zc_stream_lane_stats);
     FIELD(zc_stream_lane_stats, device, device);
     FIELD(zc_stream_lane_stats, gpu_blocks, gpu_blocks);

@@ -68,8 +68,9 @@ def test_a_build_tree_of_the_checkout_is_never_taken(tmp_path):
     site = _site(tmp_path, library=False)
     shutil.move(str(site), str(checkout / "python"))
     r = _run(checkout / "python", LD_LIBRARY_PATH="")
+    build = str(checkout / "build")
     if r.returncode == 0:  # an installed libzerocopy.so.0 on this machine: never the build tree
-        assert "build" not in r.stdout.split()[0].split(os.sep)
+        assert not r.stdout.split()[0].startswith(build)
     else:
         assert "no usable libzerocopy.so" in r.stderr
-        assert "package:" in r.stderr and os.sep + "build" + os.sep not in r.stderr
+        assert "package:" in r.stderr and build not in r.stderr
