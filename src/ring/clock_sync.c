@@ -13,9 +13,10 @@
 #include "ring/ring_internal.h"
 #include "zerocopy/clock.h"
 
-/* How long the kernel may take to start polling, and to end once told to. */
-#define ZC__SYNC_START_NS 1000000000ull
-#define ZC__SYNC_END_NS   1000000000ull
+/* How long the kernel may take to start polling (a sanitizer's first launch takes seconds), and
+ * to end once told to. */
+#define ZC__SYNC_START_NS 5000000000ull
+#define ZC__SYNC_END_NS   2000000000ull
 
 zc_status zc__clock_sync_open(int device, zc__clock_sync *sync)
 {
@@ -95,11 +96,11 @@ static zc_status zc__sync_ping(zc__clock_sync *sync, uint32_t n, uint64_t *send,
     for (uint32_t i = 0; i < n; i++) {
         send[i] = zc_clock_ns();
         zc__sync_set(sync, ZC__SYNC_PING, i + 1u);
-        if (!zc__sync_await(sync, ZC__SYNC_PONG, i + 1u, ZC__SYNC_SILENCE_NS / 2))
+        if (!zc__sync_await(sync, ZC__SYNC_PONG, i + 1u, ZC__SYNC_PING_NS))
             return ZC_FAIL(ZC_ERR_TIMEOUT,
                            "zc_ring_budget: the clock measurement's kernel did not answer ping "
-                           "%u of %u within %.1f ms",
-                           i + 1u, n, (double)ZC__SYNC_SILENCE_NS / 2e6);
+                           "%u of %u within %.0f ms",
+                           i + 1u, n, (double)ZC__SYNC_PING_NS / 1e6);
         back[i] = zc_clock_ns();
         gpu[i] = zc__sync_get(sync, ZC__SYNC_TIMER);
     }

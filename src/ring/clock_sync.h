@@ -18,8 +18,12 @@
 #define ZC__SYNC_TICK  25u /* ... the smallest step of %globaltimer it saw */
 #define ZC__SYNC_WORDS 32u
 
-/* The kernel ends by itself when no ping comes for this long. */
-#define ZC__SYNC_SILENCE_NS 10000000ull
+/* The kernel ends by itself when no ping comes for this long (its host is gone: a live one
+ * answers within microseconds, or milliseconds under a sanitizer, and then says quit). */
+#define ZC__SYNC_SILENCE_NS 1000000000ull
+
+/* The host gives up on a ping after this long. */
+#define ZC__SYNC_PING_NS 200000000ull
 
 typedef struct zc__clock_sync {
     int device;
@@ -36,7 +40,7 @@ zc_status zc__clock_sync_open(int device, zc__clock_sync *sync);
 
 /* round_trips pings; fills out (host_ns: the measurement's middle). Bounded: a kernel that does
  * not start within a second (the GPU has no room beside a persistent kernel) gives
- * ZC_ERR_TIMEOUT and abandons the words; a round trip longer than ZC__SYNC_SILENCE_NS too. */
+ * ZC_ERR_TIMEOUT and abandons the words; a round trip longer than ZC__SYNC_PING_NS too. */
 zc_status zc__clock_sync_measure(zc__clock_sync *sync, uint32_t round_trips,
                                  zc_ring_clock_sync *out);
 
