@@ -46,37 +46,6 @@ __device__ static void zc__fir_tile_mono4(const float *taps, const float *x, flo
 }
 
 /*
- * n outputs with `lanes` threads each (a power of two up to 8, n x lanes <= blockDim.x): lane l
- * takes taps l, l + lanes, ..., and the group's shuffle sums them. For tiles with fewer outputs
- * than threads, where one thread per output left most of the block idle while each output's
- * chain of ntaps FMAs, two shared-memory loads apiece, was what the frame waited for (the
- * budget's gpu-compute: 0.68 us for a 256-byte frame of 64 taps on the H200).
- */
-__device__ static void zc__fir_tile_split(const float *taps, const float *x, float *y, uint32_t n,
-                                          const zc__fir_shape &s, uint32_t lanes)
-{
-    const uint32_t j = threadIdx.x / lanes, l = threadIdx.x % lanes;
-    const int ch = (int)s.channels;
-    float a0 = 0.0f, a1 = 0.0f;
-    if (j < n) {
-        const float *xp = x + s.halo4 + j;
-        uint32_t k = l;
-        for (; k + lanes < s.ntaps; k += 2u * lanes) {
-            a0 = fmaf(taps[k], xp[-(int)k * ch], a0);
-            a1 = fmaf(taps[k + lanes], xp[-(int)(k + lanes) * ch], a1);
-        }
-        if (k < s.ntaps)
-            a0 = fmaf(taps[k], xp[-(int)k * ch], a0);
-    }
-    /* Every thread of the block takes part (blockDim.x is whole warps), active or not. */
-    float a = a0 + a1;
-    for (uint32_t off = lanes / 2u; off > 0u; off /= 2u)
-        a += __shfl_down_sync(0xffffffffu, a, off, (int)lanes);
-    if (j < n && l == 0)
-        y[j] = a;
-}
-
-/*
  * n outputs of one tile: x[halo4 + j] is the tile's j-th input, earlier inputs before it. Four
  * accumulators, not one: a single chain of ntaps dependent FMAs is what a frame's latency waits
  * for when every thread makes one output; four chains overlap.
@@ -88,13 +57,6 @@ __device__ static void zc__fir_tile(const float *taps, const float *x, float *y,
      * per thread (small frames, where latency counts) the shorter FMA chains below win. */
     if (s.channels == 1u && (n & 3u) == 0 && n >= 4u * blockDim.x) {
         zc__fir_tile_mono4(taps, x, y, n, s);
-        return;
-    }
-    uint32_t lanes = 1;
-    while (lanes < 8u && n * lanes * 2u <= blockDim.x && lanes * 2u * 4u <= s.ntaps)
-        lanes *= 2u;
-    if (lanes > 1u) {
-        zc__fir_tile_split(taps, x, y, n, s, lanes);
         return;
     }
     const int ch = (int)s.channels;
