@@ -39,10 +39,6 @@
  * is unbounded: a host that stops heartbeating for watchdog_ns makes the kernel end by itself.
  */
 
-/* How far behind the first poll of an LL pair its second one goes: about half the GPU's read
- * round trip through PCIe (1 to 1.2 us on the H200). */
-#define ZC_RING_LL_STAGGER_NS 500u
-
 /* Thread 0's bookkeeping for the watchdog. */
 typedef struct zc_ring_dev_watch {
     uint64_t heartbeat;    /* last value seen */
@@ -358,15 +354,6 @@ __device__ __forceinline__ uint32_t zc_ring_dev_read(const zc_ring_dev *ring, ui
                 want[u] = w >= 0 ? seq : seq - 1u;
                 word[u] = zc_ring_dev_ld_volatile_pair(ptr[u]);
             }
-            /* A second poll of each pair, ZC_RING_LL_STAGGER_NS behind the first and kept in
-             * flight behind it: a word that lands just after a poll left is seen by the next
-             * one half a PCIe round trip later, not a whole trip. The first loads travel
-             * meanwhile, so the pause costs nothing when the words are already there. */
-            ulonglong2 late[4];
-            __nanosleep(ZC_RING_LL_STAGGER_NS);
-#pragma unroll
-            for (uint32_t u = 0; u < 4u; u++)
-                late[u] = ptr[u] != 0 ? zc_ring_dev_ld_volatile_pair(ptr[u]) : word[u];
 #pragma unroll
             for (uint32_t u = 0; u < 4u; u++) {
                 if (ptr[u] == 0)
@@ -384,8 +371,7 @@ __device__ __forceinline__ uint32_t zc_ring_dev_read(const zc_ring_dev *ring, ui
                             }
                         }
                     }
-                    word[u] = late[u];
-                    late[u] = zc_ring_dev_ld_volatile_pair(ptr[u]);
+                    word[u] = zc_ring_dev_ld_volatile_pair(ptr[u]);
                 }
                 uint32_t k = i + u * step;
                 dst[2u * k] = zc_ring_ll_data(word[u].x);
