@@ -241,24 +241,6 @@ ZC_EXTERN zc_status zc_ring_push(zc_ring *ring, const void *data, size_t bytes, 
     return ZC_OK;
 }
 
-/*
- * The result's first words are there: ask for all its other lines at once, so that the decoder
- * finds them in cache instead of missing on each line in turn (a result the GPU just wrote is in
- * no core's cache). Lines not yet written are fetched again when they change: only time is lost.
- */
-static void zc__ring_prefetch_rest(const uint64_t *words, size_t from, size_t count)
-{
-#if defined(__SSE2__)
-    const char *p = (const char *)(words + from), *end = (const char *)(words + count);
-    for (p = (const char *)((uintptr_t)p & ~(uintptr_t)63); p < end; p += 64)
-        _mm_prefetch(p, _MM_HINT_T0);
-#else
-    (void)words;
-    (void)from;
-    (void)count;
-#endif
-}
-
 /* Is result seq's stamp there (FLAG)? The last of the consumers to finish its part stores it. */
 static int zc__ring_stamp_ready(zc_ring *ring, uint64_t seq)
 {
@@ -285,12 +267,9 @@ static zc_status zc__ring_wait_result(zc_ring *ring, uint64_t timeout_ns, uint32
     uint64_t start = 0, next_alive = 0;
     for (uint32_t polls = 1;; polls++) {
         if (ll) {
-            const size_t before = done;
             done = zc__ring_ll_decode(ll_dst, words, ring->out_words, seq, done);
-            if (before == 0 && done > 0) {
-                zc__ring_prefetch_rest(words, done, ring->out_words);
-                zc__ring_budget_mark(ring, seq, ZC__BUDGET_HOST_SEEN);
-            }
+            if (done > 0)
+                zc__ring_budget_mark_first(ring, seq, ZC__BUDGET_HOST_SEEN);
             if (done == ring->out_words) {
                 zc__ring_budget_mark(ring, seq, ZC__BUDGET_HOST_READ);
                 return ZC_OK;
