@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/error.h"
 #include "device/cuda_check.h"
@@ -49,7 +50,9 @@ zc_status zc__ring_budget_open(zc_ring *ring)
     memset(b->host, 0, host_bytes);
     ZC_CHECK_GOTO(zc__mem_exact_alloc(ZC_BUFFER_DEVICE, dev_bytes, (void **)&b->dev), st,
                   fail_host);
-    ZC_CHECK_GOTO(zc__clock_sync_open(c->device, &b->sync), st, fail_dev);
+    ZC_CHECK_GOTO(zc__mem_exact_alloc(ZC_BUFFER_PINNED, dev_bytes, (void **)&b->staged), st,
+                  fail_dev);
+    ZC_CHECK_GOTO(zc__clock_sync_open(c->device, &b->sync), st, fail_staged);
     /* On the measurement's own stream and waited for there: a device-wide wait would hang
      * behind another ring's persistent kernel. */
     ZC_CUDA_GOTO(cudaMemsetAsync(b->dev, 0, dev_bytes, b->sync.stream), st, fail_sync);
@@ -63,6 +66,8 @@ zc_status zc__ring_budget_open(zc_ring *ring)
 
 fail_sync:
     zc__clock_sync_close(&b->sync);
+fail_staged:
+    zc__mem_exact_free(ZC_BUFFER_PINNED, b->staged);
 fail_dev:
     zc__mem_exact_free(ZC_BUFFER_DEVICE, b->dev);
 fail_host:
@@ -82,38 +87,50 @@ void zc__ring_budget_close(zc_ring *ring, int leak)
         zc__clock_sync_close(&b->sync);
         zc__mem_exact_free(ZC_BUFFER_DEVICE, b->dev);
     }
+    if (!leak && !b->copy_stuck)
+        zc__mem_exact_free(ZC_BUFFER_PINNED, b->staged);
     free(b->host);
     free(b);
 }
 
-/* The kernel's stamps of frames [first, first + n), copied on a stream of their own (the ring's
- * never ends while the kernel runs), within a bounded wait. */
-static zc_status zc__budget_copy_stamps(const zc_ring *ring, uint64_t first, uint64_t n,
-                                        uint64_t **stamps_p)
+/* The kernel's stamps of frames [first, first + n), copied into the pinned staging on a stream
+ * of their own (the ring's never ends while the kernel runs), within a bounded wait: where
+ * kernels are serialized the copy waits behind the ring's kernel, and the staging is then left
+ * to it. */
+static zc_status zc__budget_copy_stamps(zc_ring *ring, uint64_t first, uint64_t n,
+                                        const uint64_t **stamps_p)
 {
-    const struct zc__ring_budget *b = ring->budget;
+    struct zc__ring_budget *b = ring->budget;
+    if (b->copy_stuck)
+        return ZC_FAIL(ZC_ERR_STATE, "zc_ring_budget_get: an earlier copy of the stamps never "
+                                     "finished");
     const size_t bytes = zc__budget_device_bytes(n, ring->config.consumers);
-    uint64_t *stamps = malloc(bytes);
-    if (stamps == NULL)
-        return ZC_FAIL(ZC_ERR_NO_MEMORY, "zc_ring_budget_get: no memory for %zu bytes of stamps",
-                       bytes);
+    const size_t at = zc_ring_stamp_index(first, ring->config.consumers, 0, 0);
     cudaStream_t copy;
-    zc_status st = ZC_CUDA(cudaStreamCreateWithFlags(&copy, cudaStreamNonBlocking));
-    if (st != ZC_OK) {
-        free(stamps);
-        return st;
+    ZC_CUDA_RETURN(cudaStreamCreateWithFlags(&copy, cudaStreamNonBlocking));
+    zc_status st =
+        ZC_CUDA(cudaMemcpyAsync(b->staged + at, b->dev + at, bytes, cudaMemcpyDeviceToHost, copy));
+    const uint64_t end = zc_clock_ns() + ZC__BUDGET_COPY_NS;
+    cudaError_t e = cudaErrorNotReady;
+    while (st == ZC_OK && (e = cudaStreamQuery(copy)) == cudaErrorNotReady && zc_clock_ns() < end) {
+        struct timespec pause = {0, 100000};
+        nanosleep(&pause, NULL);
     }
-    const uint64_t *from = b->dev + zc_ring_stamp_index(first, ring->config.consumers, 0, 0);
-    st = ZC_CUDA(cudaMemcpyAsync(stamps, from, bytes, cudaMemcpyDeviceToHost, copy));
+    if (st == ZC_OK && e == cudaErrorNotReady) {
+        b->copy_stuck = 1;
+        st = ZC_FAIL(ZC_ERR_TIMEOUT,
+                     "zc_ring_budget_get: the stamps' copy waited %.0f s behind the ring's "
+                     "kernel (kernels run one at a time here, as under compute-sanitizer): "
+                     "take the budget once the kernel has stopped",
+                     (double)ZC__BUDGET_COPY_NS / 1e9);
+    } else if (st == ZC_OK) {
+        st = ZC_CUDA(e);
+    }
+    if (!b->copy_stuck)
+        zc__cuda_ignore(cudaStreamDestroy(copy));
     if (st == ZC_OK)
-        st = ZC_CUDA(cudaStreamSynchronize(copy));
-    zc__cuda_ignore(cudaStreamDestroy(copy));
-    if (st != ZC_OK) {
-        free(stamps);
-        return st;
-    }
-    *stamps_p = stamps;
-    return ZC_OK;
+        *stamps_p = b->staged + at;
+    return st;
 }
 
 ZC_EXTERN zc_status zc_ring_budget_get(zc_ring *ring, uint64_t first_seq, uint64_t count,
@@ -147,7 +164,7 @@ ZC_EXTERN zc_status zc_ring_budget_get(zc_ring *ring, uint64_t first_seq, uint64
      * alone then places the GPU's moments (after.round_trips stays 0). */
     if (zc__clock_sync_measure(&b->sync, ZC__BUDGET_ROUND_TRIPS, &r.after) != ZC_OK)
         memset(&r.after, 0, sizeof r.after);
-    uint64_t *stamps = NULL;
+    const uint64_t *stamps = NULL;
     ZC_CHECK(zc__budget_copy_stamps(ring, first_seq, r.frames_asked, &stamps));
     zc__budget_input in = {r.frames_asked,
                            ring->config.consumers,
@@ -156,7 +173,6 @@ ZC_EXTERN zc_status zc_ring_budget_get(zc_ring *ring, uint64_t first_seq, uint64
                            r.before,
                            r.after};
     zc_status st = zc__budget_compute(&in, &r);
-    free(stamps);
     if (st != ZC_OK)
         return st;
     *budget_p = r;

@@ -11,6 +11,10 @@
 /* Flag round trips per clock measurement: a few milliseconds, enough for a tight intersection. */
 #define ZC__BUDGET_ROUND_TRIPS 2000u
 
+/* How long zc_ring_budget_get waits for the kernel's stamps to be copied: a copy that waits
+ * longer is queued behind the ring's kernel (kernels serialized, as under compute-sanitizer). */
+#define ZC__BUDGET_COPY_NS 5000000000ull
+
 /* The most memory a budget may take on the GPU: 64 bytes per frame and consumer block. */
 #define ZC__BUDGET_MAX_DEVICE_BYTES (256ull << 20)
 
@@ -19,6 +23,9 @@ struct zc__ring_budget {
     uint64_t *host;            /* [frames][ZC__BUDGET_HOST_MARKS], zc_clock_ns; written through
                                   at creation so that no page fault lands in a measured frame */
     uint64_t *dev;             /* device memory: zc_ring_dev.stamps */
+    uint64_t *staged;          /* pinned: where zc_ring_budget_get copies dev to, allocated
+                                  before the kernel runs (an allocation beside it may wait) */
+    int copy_stuck;            /* a copy into staged never finished: it is never freed */
     zc__clock_sync sync;       /* the clock measurements' kernel and words */
     zc_ring_clock_sync before; /* measured at creation */
 };
