@@ -15,6 +15,7 @@
 #include "zerocopy/device.h"
 #include "zerocopy/export.h"
 #include "zerocopy/json_limits.h"
+#include "zerocopy/ring_budget.h"
 #include "zerocopy/stats.h"
 #include "zerocopy/status.h"
 
@@ -74,6 +75,10 @@ ZC_EXTERN zc_status zc_json_add_number(cJSON *o, const char *name, double v);
  * p99, p999; a figure that is not finite is null.
  */
 ZC_EXTERN zc_status zc_stats_to_json(const zc_stats *s, cJSON **doc_p);
+
+/* A frame time budget as zc stream's "budget" object (docs/json.md): the steps' and the total's
+ * statistics, the two clock measurements, drift, SM clock and fit residual. */
+ZC_EXTERN zc_status zc_ring_budget_to_json(const zc_ring_budget *budget, cJSON **doc_p);
 
 /* Machine profiles. */
 

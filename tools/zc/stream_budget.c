@@ -61,28 +61,6 @@ void zc_cli_stream_budget_print(FILE *f, const zc_cli_stream_result *r)
             within / 1e3, b->drift_ppm, b->gpu_clock_mhz, alone->tick_ns, b->fit_residual_ns);
 }
 
-static cJSON *zc__sync_json(const zc_ring_clock_sync *c)
-{
-    if (c->round_trips == 0)
-        return cJSON_CreateNull();
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "round_trips", c->round_trips);
-    cJSON_AddNumberToObject(o, "uncertainty_us", c->uncertainty_ns / 1e3);
-    cJSON_AddBoolToObject(o, "interval_empty", c->interval_empty);
-    cJSON_AddNumberToObject(o, "tick_ns", c->tick_ns);
-    cJSON_AddNumberToObject(o, "round_trip_min_us", c->rtt_min_us);
-    cJSON_AddNumberToObject(o, "round_trip_p50_us", c->rtt_p50_us);
-    cJSON_AddNumberToObject(o, "round_trip_p99_us", c->rtt_p99_us);
-    return o;
-}
-
-static void zc__add_stats(cJSON *o, const char *name, const zc_stats *s)
-{
-    cJSON *stats = NULL;
-    if (zc_stats_to_json(s, &stats) == ZC_OK)
-        cJSON_AddItemToObject(o, name, stats);
-}
-
 cJSON *zc_cli_stream_budget_json(const zc_cli_stream_result *r)
 {
     if (r->budget_status != ZC_OK) {
@@ -91,24 +69,7 @@ cJSON *zc_cli_stream_budget_json(const zc_cli_stream_result *r)
         cJSON_AddStringToObject(o, "error", r->budget_error);
         return o;
     }
-    const zc_ring_budget *b = &r->budget;
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "first_frame", (double)b->first_seq);
-    cJSON_AddNumberToObject(o, "frames_asked", (double)b->frames_asked);
-    cJSON_AddNumberToObject(o, "frames", (double)b->frames);
-    cJSON *steps = cJSON_AddArrayToObject(o, "steps");
-    for (int k = 0; k < ZC_RING_STEP_COUNT; k++) {
-        cJSON *s = cJSON_CreateObject();
-        cJSON_AddStringToObject(s, "step", zc_ring_step_name((zc_ring_step)k));
-        zc__add_stats(s, "us", &b->step_us[k]);
-        cJSON_AddItemToArray(steps, s);
-    }
-    zc__add_stats(o, "total_us", &b->total_us);
-    cJSON *clock = cJSON_AddObjectToObject(o, "clock");
-    cJSON_AddItemToObject(clock, "before", zc__sync_json(&b->before));
-    cJSON_AddItemToObject(clock, "after", zc__sync_json(&b->after));
-    cJSON_AddNumberToObject(clock, "drift_ppm", b->drift_ppm);
-    cJSON_AddNumberToObject(clock, "sm_clock_mhz", b->gpu_clock_mhz);
-    cJSON_AddNumberToObject(clock, "fit_residual_ns", b->fit_residual_ns);
+    cJSON *o = NULL;
+    (void)zc_ring_budget_to_json(&r->budget, &o); /* NULL when out of memory: no object added */
     return o;
 }
