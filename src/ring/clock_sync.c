@@ -4,7 +4,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/error.h"
 #include "device/cuda_check.h"
@@ -79,13 +78,7 @@ static int zc__sync_await(const zc__clock_sync *sync, unsigned word, uint64_t wa
 static void zc__sync_finish(zc__clock_sync *sync)
 {
     zc__sync_set(sync, ZC__SYNC_QUIT, 1);
-    uint64_t end = zc_clock_ns() + ZC__SYNC_END_NS;
-    cudaError_t e;
-    while ((e = cudaStreamQuery(sync->stream)) == cudaErrorNotReady && zc_clock_ns() < end) {
-        struct timespec pause = {0, 100000};
-        nanosleep(&pause, NULL);
-    }
-    if (e == cudaErrorNotReady)
+    if (zc__ring_stream_settle(sync->stream, ZC__SYNC_END_NS, 100000) == cudaErrorNotReady)
         sync->abandoned = 1;
 }
 

@@ -359,12 +359,8 @@ ZC_EXTERN void zc_ring_destroy(zc_ring *ring)
          * kernel may still read is never freed under it: it is left behind instead. */
         if (zc_ring_stop(ring, 1000000000ull) != ZC_OK) {
             zc__ring_heartbeat_pause(ring, 1);
-            uint64_t end = zc_clock_ns() + ring->config.watchdog_ns + 1000000000ull;
-            while (cudaStreamQuery(ring->stream) == cudaErrorNotReady && zc_clock_ns() < end) {
-                struct timespec ms = {0, 1000000};
-                nanosleep(&ms, NULL);
-            }
-            leak = cudaStreamQuery(ring->stream) == cudaErrorNotReady;
+            leak = zc__ring_stream_settle(ring->stream, ring->config.watchdog_ns + 1000000000ull,
+                                          1000000) == cudaErrorNotReady;
         }
     }
     if (ring->heartbeat_running) {

@@ -4,7 +4,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/error.h"
 #include "device/cuda_check.h"
@@ -20,7 +19,7 @@ zc_status zc__ring_budget_check(const zc_ring_config *c)
 {
     if (c->budget_frames == 0)
         return ZC_OK;
-    const uint64_t per_frame = (uint64_t)c->consumers * ZC_RING_STAMPS * 2u * sizeof(uint64_t);
+    const uint64_t per_frame = zc__budget_device_bytes(1, c->consumers);
     if (c->budget_frames > ZC__BUDGET_MAX_DEVICE_BYTES / per_frame)
         return ZC_FAIL(ZC_ERR_INVALID_ARG,
                        "zc_ring_config_check: budget_frames %llu of %u consumer blocks would "
@@ -110,12 +109,8 @@ static zc_status zc__budget_copy_stamps(zc_ring *ring, uint64_t first, uint64_t 
     ZC_CUDA_RETURN(cudaStreamCreateWithFlags(&copy, cudaStreamNonBlocking));
     zc_status st =
         ZC_CUDA(cudaMemcpyAsync(b->staged + at, b->dev + at, bytes, cudaMemcpyDeviceToHost, copy));
-    const uint64_t end = zc_clock_ns() + ZC__BUDGET_COPY_NS;
-    cudaError_t e = cudaErrorNotReady;
-    while (st == ZC_OK && (e = cudaStreamQuery(copy)) == cudaErrorNotReady && zc_clock_ns() < end) {
-        struct timespec pause = {0, 100000};
-        nanosleep(&pause, NULL);
-    }
+    const cudaError_t e =
+        st == ZC_OK ? zc__ring_stream_settle(copy, ZC__BUDGET_COPY_NS, 100000) : cudaSuccess;
     if (st == ZC_OK && e == cudaErrorNotReady) {
         b->copy_stuck = 1;
         st = ZC_FAIL(ZC_ERR_TIMEOUT,

@@ -122,3 +122,14 @@ ZC_EXTERN zc_status zc_ring_kernel_state_get(zc_ring *ring, zc_ring_kernel_state
     *state_p = s;
     return ZC_OK;
 }
+
+cudaError_t zc__ring_stream_settle(cudaStream_t stream, uint64_t timeout_ns, long pause_ns)
+{
+    const uint64_t end = zc_clock_ns() + timeout_ns;
+    cudaError_t e;
+    while ((e = cudaStreamQuery(stream)) == cudaErrorNotReady && zc_clock_ns() < end) {
+        struct timespec pause = {0, pause_ns};
+        nanosleep(&pause, NULL);
+    }
+    return e;
+}

@@ -60,6 +60,10 @@ zc_status zc__ring_setup(zc_ring *ring, const zc_ring_config *config, unsigned c
  * the detail) once it has ended or failed. fn names the caller in the detail. */
 zc_status zc__ring_kernel_alive(zc_ring *ring, const char *fn);
 
+/* Wait up to timeout_ns for stream's work to end, asking the driver every pause_ns (sleeping
+ * between): its last answer, cudaErrorNotReady when the work still runs. */
+cudaError_t zc__ring_stream_settle(cudaStream_t stream, uint64_t timeout_ns, long pause_ns);
+
 /* Spin-wait hint for loops that may wait long. */
 void zc__ring_relax(void);
 

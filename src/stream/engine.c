@@ -110,11 +110,6 @@ ZC_EXTERN zc_status zc_stream_config_check(const zc_stream_config *c)
                        "zc_stream_config_check: an output queue of %zu bytes cannot hold one "
                        "frame (%zu bytes)",
                        c->queue_max_bytes, frame_bytes);
-    if (c->budget_frames > 0 && c->mode != ZC_STREAM_ZEROCOPY)
-        return ZC_FAIL(ZC_ERR_UNSUPPORTED,
-                       "zc_stream_config_check: the time budget is the zerocopy mode's (its "
-                       "persistent kernel stamps each frame), not %s's",
-                       zc_stream_mode_name(c->mode));
     if (c->budget_frames > 0 && c->device_count > 1)
         return ZC_FAIL(ZC_ERR_UNSUPPORTED,
                        "zc_stream_config_check: the time budget is kept for one GPU; %zu given",
@@ -122,7 +117,8 @@ ZC_EXTERN zc_status zc_stream_config_check(const zc_stream_config *c)
     if (c->budget_frames > UINT64_MAX - c->warmup_frames)
         return ZC_FAIL(ZC_ERR_OVERFLOW,
                        "zc_stream_config_check: warmup_frames + budget_frames overflows");
-    /* The rest (frame shape, in_flight, timeout, the budget's size) is the lanes' filter's. */
+    /* The rest (frame shape, in_flight, timeout, the budget's mode and size) is the lanes'
+     * filter's to say. */
     zc_filter_config fc;
     zc__lane_config(c, c->taps, &fc);
     return zc_filter_config_check(&fc);
