@@ -7,24 +7,10 @@ import pytest
 
 import zerocopy
 from zerocopy import _common, _ints
+from hand_profile import hand_profile
 
 SIZE_MAX = (1 << 64) - 1
 TAPS = zerocopy.fir_lowpass(0.1, 17)
-
-
-def profile():
-    """A machine profile given by hand (no GPU needed), as test_engines.py makes one."""
-    p = zerocopy.Profile("a hand-made GPU", "test_arguments.py")
-    for size, gbps in ((4096, 2.0), (1 << 20, 30.0), (64 << 20, 50.0)):
-        for kind, scale in (("pinned", 1.0), ("pageable", 0.25)):
-            p.add_copy(kind, "h2d", size, gbps * scale)
-            p.add_copy(kind, "d2h", size, gbps * scale)
-    figures = {"launch_sync_us": 8.0, "enqueue_us": 2.0, "device_gbps": 3900.0,
-               "host_write_gbps": 10.0, "mapped_read_gbps.coalesced": 50.0,
-               "mapped_write_gbps.coalesced": 50.0}
-    for key, value in figures.items():
-        p[key] = value
-    return p
 
 
 # -- pageable memory without a GPU and without device=-1 ------------------------------------
@@ -55,38 +41,39 @@ def test_sizes_read_as_zc_reads_them(text, value):
 
 
 def test_advise_takes_1T_as_zc_advise_bytes_does():
-    advice = zerocopy.advise(size="1T", transfers=1, profile=profile())
+    advice = zerocopy.advise(size="1T", transfers=1, profile=hand_profile())
     assert advice.workload["bytes"] == 1 << 40
-    assert advice.workload == zerocopy.advise(size=1 << 40, transfers=1, profile=profile()).workload
+    same = zerocopy.advise(size=1 << 40, transfers=1, profile=hand_profile())
+    assert advice.workload == same.workload
 
 
 @pytest.mark.parametrize("bad", ["1.5P", "-4K", "0x10", "4 KB B", "", "nan"])
 def test_sizes_outside_the_grammar_are_value_errors(bad):
     with pytest.raises(ValueError) as info:
-        zerocopy.advise(size=bad, profile=profile())
+        zerocopy.advise(size=bad, profile=hand_profile())
     assert repr(bad) in str(info.value)
 
 
 def test_a_size_past_advise_s_limit_is_refused_as_zc_refuses_it():
     with pytest.raises(ValueError):
-        zerocopy.advise(size="2T", profile=profile())
+        zerocopy.advise(size="2T", profile=hand_profile())
     with pytest.raises(ValueError):
-        zerocopy.advise(size=(1 << 40) + 1, profile=profile())
+        zerocopy.advise(size=(1 << 40) + 1, profile=hand_profile())
 
 
 # -- ints that would wrap in ctypes ----------------------------------------------------------
 @pytest.mark.parametrize("bad", [-1, -(1 << 64), 1 << 64, (1 << 64) + 4096])
 def test_advise_size_out_of_range_is_a_value_error(bad):
     with pytest.raises(ValueError) as info:
-        zerocopy.advise(size=bad, profile=profile())
+        zerocopy.advise(size=bad, profile=hand_profile())
     assert str(bad) in str(info.value)
 
 
 def test_a_bool_or_float_is_no_size():
     with pytest.raises(TypeError):
-        zerocopy.advise(size=4096.0, profile=profile())
+        zerocopy.advise(size=4096.0, profile=hand_profile())
     with pytest.raises(TypeError):
-        zerocopy.advise(size=True, profile=profile())
+        zerocopy.advise(size=True, profile=hand_profile())
 
 
 @pytest.mark.parametrize("size", [-1, 1 << 64])

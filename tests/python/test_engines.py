@@ -4,6 +4,7 @@ NoDeviceError for a run, and the cost model ranking a profile given by hand."""
 import pytest
 
 import zerocopy
+from hand_profile import hand_profile
 
 HAVE_GPU = zerocopy.device_count() > 0
 
@@ -35,20 +36,6 @@ def test_bench_selection_errors_name_the_pattern():
 def test_bench_without_gpu_is_no_device():
     with pytest.raises(zerocopy.NoDeviceError):
         zerocopy.bench("copy.h2d.pinned")
-
-
-def hand_profile():
-    p = zerocopy.Profile("a hand-made GPU", "test_engines.py")
-    for size, gbps in ((4096, 2.0), (1 << 20, 30.0), (64 << 20, 50.0)):
-        for kind, scale in (("pinned", 1.0), ("pageable", 0.25)):
-            p.add_copy(kind, "h2d", size, gbps * scale)
-            p.add_copy(kind, "d2h", size, gbps * scale)
-    figures = {"launch_sync_us": 8.0, "enqueue_us": 2.0, "device_gbps": 3900.0,
-               "host_write_gbps": 10.0, "mapped_read_gbps.coalesced": 50.0,
-               "mapped_write_gbps.coalesced": 50.0}
-    for key, value in figures.items():
-        p[key] = value
-    return p
 
 
 def test_advise_ranks_a_profile_given_by_hand():
