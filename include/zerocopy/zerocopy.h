@@ -22,5 +22,6 @@
 #include "zerocopy/stream.h"
 #include "zerocopy/device_list.h"
 #include "zerocopy/trace.h"
+#include "zerocopy/run.h"
 
 #endif

@@ -102,6 +102,7 @@ int zc_cli_cmd_info(int argc, char **argv);
 int zc_cli_cmd_advise(int argc, char **argv);
 int zc_cli_cmd_report(int argc, char **argv);
 int zc_cli_cmd_trace(int argc, char **argv);
+int zc_cli_cmd_run(int argc, char **argv);
 int zc_cli_cmd_bench(int argc, char **argv);
 int zc_cli_cmd_stream(int argc, char **argv);
 

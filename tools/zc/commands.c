@@ -10,6 +10,7 @@ const zc_command zc_cli_commands[] = {
     {"advise", "which technique fits a workload, from measurements", zc_cli_cmd_advise},
     {"report", "one HTML page with plots and the picture, from results", zc_cli_cmd_report},
     {"trace", "run a CUDA program and find its copy pitfalls", zc_cli_cmd_trace},
+    {"run", "run a CUDA program with its copy pitfalls cured", zc_cli_cmd_run},
     {"bench", "every technique measured on this machine, verified", zc_cli_cmd_bench},
     {"stream", "real-time FIR through mapped memory vs the classic paths", zc_cli_cmd_stream},
 };

@@ -2,182 +2,33 @@
 /* Running a program under zc trace: the injection library, the log folder, fork and wait. */
 #include "trace_run.h"
 
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include "cli.h"
-
-/* The library folder of a Debian multiarch install, where GNUInstallDirs puts libraries. */
-#if defined(__x86_64__)
-#define ZC__MULTIARCH "x86_64-linux-gnu"
-#elif defined(__aarch64__)
-#define ZC__MULTIARCH "aarch64-linux-gnu"
-#else
-#define ZC__MULTIARCH ""
-#endif
-
-static int zc__readable(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, R_OK) == 0;
-}
+#include "program_run.h"
 
 int zc_cli_trace_find_library(const char *explicit_path, char *path_p, size_t path_size, char *why,
                               size_t why_size)
 {
-    const char *given = explicit_path ? explicit_path : getenv(ZC_TRACE_LIB_ENV);
-    if (given != NULL && given[0] != '\0') {
-        if (zc__readable(given) && strlen(given) < path_size) {
-            /* The driver loads it with dlopen, which wants a path it can find from anywhere. */
-            char *absolute = realpath(given, NULL);
-            snprintf(path_p, path_size, "%s", absolute ? absolute : given);
-            free(absolute);
-            return ZC_EXIT_OK;
-        }
-        snprintf(why, why_size, "the injection library '%s' (%s) cannot be read", given,
-                 explicit_path ? "--lib" : ZC_TRACE_LIB_ENV);
-        return ZC_EXIT_USAGE;
-    }
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) {
-        snprintf(why, why_size,
-                 "cannot tell where zc is installed (/proc/self/exe); give the "
-                 "injection library with --lib or %s",
-                 ZC_TRACE_LIB_ENV);
-        return ZC_EXIT_FAILURE;
-    }
-    exe[n] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (slash != NULL)
-        *slash = '\0';
-    static const char *const places[] = {"", "/../lib", "/../lib64", ("/../lib/" ZC__MULTIARCH)};
-    for (size_t i = 0; i < sizeof places / sizeof places[0]; i++) {
-        char candidate[PATH_MAX + 64];
-        snprintf(candidate, sizeof candidate, "%s%s/%s", exe, places[i], ZC_TRACE_LIB_NAME);
-        if (zc__readable(candidate)) {
-            char *absolute = realpath(candidate, NULL);
-            if (absolute != NULL && strlen(absolute) < path_size) {
-                snprintf(path_p, path_size, "%s", absolute);
-                free(absolute);
-                return ZC_EXIT_OK;
-            }
-            free(absolute);
-        }
-    }
-    snprintf(why, why_size,
-             "%s was not found next to zc or in ../lib (built without CUPTI?); "
-             "give it with --lib or %s",
-             ZC_TRACE_LIB_NAME, ZC_TRACE_LIB_ENV);
-    return ZC_EXIT_FAILURE;
+    return zc_cli_find_library(ZC_TRACE_LIB_NAME, "injection library", ZC_TRACE_LIB_ENV, " (built without CUPTI?)",
+                               explicit_path, path_p, path_size, why, why_size);
 }
 
 const char *zc_cli_trace_log_base(void)
 {
-    const char *tmp = getenv("TMPDIR");
-    return tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp";
+    return zc_cli_tmp_base();
 }
 
 int zc_cli_trace_make_log_dir(char *dir_p, size_t size)
 {
-    int n = snprintf(dir_p, size, "%s/zc-trace-XXXXXX", zc_cli_trace_log_base());
-    if (n < 0 || (size_t)n >= size) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    return mkdtemp(dir_p) != NULL ? 0 : -1;
+    return zc_cli_make_private_dir("zc-trace", dir_p, size);
 }
 
 void zc_cli_trace_remove_log_dir(const char *dir)
 {
-    DIR *folder = opendir(dir);
-    if (folder != NULL) {
-        struct dirent *entry;
-        while ((entry = readdir(folder)) != NULL) {
-            size_t length = strlen(entry->d_name);
-            if (length < 5 || strcmp(entry->d_name + length - 4, ".log") != 0)
-                continue;
-            char path[PATH_MAX];
-            if (snprintf(path, sizeof path, "%s/%s", dir, entry->d_name) < (int)sizeof path)
-                unlink(path);
-        }
-        closedir(folder);
-    }
-    rmdir(dir);
+    zc_cli_remove_private_dir(dir, ".log");
 }
 
 int zc_cli_trace_run_program(char *const *argv, const char *library, const char *log_dir,
                              int *signal_p, int *start_errno_p)
 {
-    *signal_p = 0;
-    *start_errno_p = 0;
-    /* The child's exec failure comes back through a pipe that a successful exec closes, so
-     * that a program that never started is told from one that exited 127 itself. */
-    int failed[2];
-    if (pipe2(failed, O_CLOEXEC) != 0) {
-        *start_errno_p = errno;
-        return 127;
-    }
-    /* Like system(): while the program runs, Ctrl-C is for the program, not for zc. */
-    struct sigaction ignore = {.sa_handler = SIG_IGN}, old_int, old_quit;
-    sigemptyset(&ignore.sa_mask);
-    sigaction(SIGINT, &ignore, &old_int);
-    sigaction(SIGQUIT, &ignore, &old_quit);
-    fflush(NULL);
-    pid_t pid = fork();
-    const int fork_error = errno;
-    if (pid == 0) {
-        close(failed[0]);
-        sigaction(SIGINT, &old_int, NULL);
-        sigaction(SIGQUIT, &old_quit, NULL);
-        if (library != NULL) {
-            setenv(ZC_TRACE_INJECTION_ENV, library, 1);
-            setenv(ZC_TRACE_DIR_ENV, log_dir, 1);
-        }
-        execvp(argv[0], argv);
-        int error = errno;
-        ssize_t unused = write(failed[1], &error, sizeof error);
-        (void)unused;
-        _exit(error == ENOENT ? 127 : 126);
-    }
-    close(failed[1]);
-    int code;
-    if (pid < 0) {
-        *start_errno_p = fork_error;
-        code = 127;
-    } else {
-        int error = 0;
-        ssize_t got;
-        do {
-            got = read(failed[0], &error, sizeof error);
-        } while (got < 0 && errno == EINTR);
-        if (got == (ssize_t)sizeof error)
-            *start_errno_p = error != 0 ? error : ENOEXEC;
-        int status = 0;
-        pid_t waited;
-        do {
-            waited = waitpid(pid, &status, 0);
-        } while (waited < 0 && errno == EINTR);
-        if (waited < 0) {
-            code = 127;
-        } else if (WIFSIGNALED(status)) {
-            *signal_p = WTERMSIG(status);
-            code = 128 + WTERMSIG(status);
-        } else {
-            code = WEXITSTATUS(status);
-        }
-    }
-    close(failed[0]);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGQUIT, &old_quit, NULL);
-    return code;
+    const zc_cli_env_pair env[] = {{ZC_TRACE_INJECTION_ENV, library}, {ZC_TRACE_DIR_ENV, log_dir}};
+    return zc_cli_run_program(argv, env, library != NULL ? 2 : 0, signal_p, start_errno_p);
 }

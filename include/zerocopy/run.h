@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* zc run: the cures applied to an unmodified program (their names, and what a run did). */
+#ifndef ZEROCOPY_RUN_H
+#define ZEROCOPY_RUN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "zerocopy/export.h"
+#include "zerocopy/status.h"
+
+/* The schema of zc run's --report document (docs/json.md). */
+#define ZC_RUN_SCHEMA "zerocopy-run/1"
+
+/*
+ * The cures, one row each: X(ENUM, "name", "what it does"). The interposition library
+ * (libzerocopy_run.so) applies those named in ZC_RUN_FIXES (all of them when it is unset).
+ */
+#define ZC_RUN_FIX_MAP(X)                                                                          \
+    X(PAGEABLE, "pageable",                                                                        \
+      "copies from or to pageable memory go through pinned staging, several threads at once")      \
+    X(PINNING, "pinning", "pinned host memory freed is kept and handed out again for the same size")
+
+#define ZC__RUN_FIX_ENUM(name, text, what) ZC_RUN_FIX_##name,
+typedef enum zc_run_fix { ZC_RUN_FIX_MAP(ZC__RUN_FIX_ENUM) ZC_RUN_FIX_COUNT } zc_run_fix;
+#undef ZC__RUN_FIX_ENUM
+
+/* Every cure's bit (bit i is zc_run_fix i). */
+#define ZC_RUN_FIXES_ALL ((1u << ZC_RUN_FIX_COUNT) - 1u)
+
+/*
+ * What the library counted, one row each: X(ENUM, "name", fix, cured, "meaning"). cured is 1
+ * for calls a cure served, 0 for calls it saw and left exactly as they were (with the reason).
+ */
+#define ZC_RUN_COUNTER_MAP(X)                                                                      \
+    X(PAGEABLE_H2D, "pageable-h2d", PAGEABLE, 1, "host-to-device copies from pageable memory cured")\
+    X(PAGEABLE_D2H, "pageable-d2h", PAGEABLE, 1, "device-to-host copies to pageable memory cured")  \
+    X(PAGEABLE_SAMPLE, "pageable-sample", PAGEABLE, 0,                                             \
+      "left as they were to measure them: the first copy of each direction and size class")        \
+    X(PAGEABLE_SMALL, "pageable-small", PAGEABLE, 0, "left as they were: below ZC_RUN_MIN_BYTES")  \
+    X(PAGEABLE_CAPTURE, "pageable-capture", PAGEABLE, 0,                                           \
+      "left as they were: the stream was being captured into a graph")                             \
+    X(PAGEABLE_UNSURE, "pageable-unsure", PAGEABLE, 0,                                             \
+      "left as they were: a pointer or range zc run could not classify, or no staging")            \
+    X(PINNING_HIT, "pinning-hit", PINNING, 1, "pinned allocations served from memory kept")        \
+    X(PINNING_MISS, "pinning-miss", PINNING, 0, "pinned allocations made by the driver (and kept)")\
+    X(PINNING_LEFT, "pinning-left", PINNING, 0,                                                    \
+      "pinned allocations left as they were: over the cache's bound or a failed call")
+
+#define ZC__RUN_COUNTER_ENUM(name, text, fix, cured, what) ZC_RUN_COUNTER_##name,
+typedef enum zc_run_counter {
+    ZC_RUN_COUNTER_MAP(ZC__RUN_COUNTER_ENUM) ZC_RUN_COUNTER_COUNT
+} zc_run_counter;
+#undef ZC__RUN_COUNTER_ENUM
+
+/* How the time the calls would have taken uncured was found. */
+typedef enum zc_run_pricing {
+    ZC_RUN_PRICED_NONE = 0, /* not known: nothing to compare with in this run */
+    ZC_RUN_PRICED_MEASURED, /* the same calls, as they were, timed in this run */
+    ZC_RUN_PRICED_SCALED    /* the rate of calls timed as they were in this run, applied to
+                               these bytes (pageable copies: each size class's first copy) */
+} zc_run_pricing;
+
+/* One counter, summed over a run's processes. */
+typedef struct zc_run_count {
+    uint64_t calls;
+    uint64_t bytes;
+    uint64_t ns;             /* time spent in these calls, as cured (or as left) */
+    uint64_t uncured_ns;     /* what they would have taken as they were (see pricing) */
+    zc_run_pricing pricing;  /* the weakest pricing among the processes that had calls */
+} zc_run_count;
+
+/* What one zc run did, over every process of the program that loaded the library. */
+typedef struct zc_run_summary {
+    zc_run_count counts[ZC_RUN_COUNTER_COUNT];
+    unsigned fixes;             /* the cures asked for (bits of zc_run_fix) */
+    unsigned processes;         /* logs read */
+    unsigned processes_cut;     /* logs without their end line: the process was killed or
+                                   left through _exit before the library wrote them */
+    unsigned threads;           /* host threads copying, chunk bytes and staging buffers, as */
+    uint64_t chunk_bytes;       /* the first process used them */
+    unsigned staging_buffers;
+    uint64_t min_bytes;
+} zc_run_summary;
+
+ZC_BEGIN_DECLS
+
+/* A cure's name ("pageable"), or "unknown". */
+ZC_EXTERN const char *zc_run_fix_name(zc_run_fix fix);
+
+/* A counter's name ("pageable-h2d") and meaning, or "unknown". */
+ZC_EXTERN const char *zc_run_counter_name(zc_run_counter counter);
+ZC_EXTERN const char *zc_run_counter_meaning(zc_run_counter counter);
+
+/* Whether a counter counts cured calls (1) or calls left as they were (0). */
+ZC_EXTERN int zc_run_counter_cured(zc_run_counter counter);
+
+/* The cure a counter belongs to. */
+ZC_EXTERN zc_run_fix zc_run_counter_fix(zc_run_counter counter);
+
+/* "measured", "scaled" or "none". */
+ZC_EXTERN const char *zc_run_pricing_name(zc_run_pricing pricing);
+
+/*
+ * A comma-separated list of cure names, "all" or "none", into bits of zc_run_fix. An unknown or
+ * empty name is ZC_ERR_PARSE with a detail naming it and the known ones.
+ */
+ZC_EXTERN zc_status zc_run_fixes_parse(const char *list, unsigned *fixes_p);
+
+/*
+ * Read every "<pid>.run" log in dir (as the library writes them when ZC_RUN_DIR names dir) and
+ * sum them. ZC_ERR_PARSE names the file and line of a malformed log; a folder without logs
+ * gives processes 0 and ZC_OK.
+ */
+ZC_EXTERN zc_status zc_run_logs_read(const char *dir, zc_run_summary *summary_p);
+
+ZC_END_DECLS
+
+#endif

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The cures' configuration from the environment (run_config.h). */
+#include "run_config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "run_record.h"
+
+/* Defaults measured on the H200 machine (bench/results, scripts/bench.d/40-run.sh): 1 MiB
+ * chunks keep the copy engine busy while the threads fill the next one; one thread fills pinned
+ * memory at about 6.5 GB/s there, so several are needed to outrun the driver's own staging. */
+#define ZC__DEFAULT_CHUNK     ((size_t)1 << 20)
+#define ZC__DEFAULT_BUFFERS   4u
+#define ZC__DEFAULT_MIN_BYTES ((size_t)256 << 10)
+#define ZC__MAX_THREADS       16u
+
+static pthread_once_t zc__once = PTHREAD_ONCE_INIT;
+static zc__run_config zc__config;
+
+/* A whole decimal number in [min, max] from the environment, else fallback. */
+static unsigned long long zc__env_number(const char *name, unsigned long long fallback,
+                                         unsigned long long min, unsigned long long max)
+{
+    const char *text = getenv(name);
+    if (text == NULL || text[0] == '\0')
+        return fallback;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long value = strtoull(text, &end, 10);
+    if (errno != 0 || end == text || *end != '\0' || value < min || value > max) {
+        fprintf(stderr, "zerocopy run: %s='%s' is not a number from %llu to %llu; using %llu\n",
+                name, text, min, max, fallback);
+        return fallback;
+    }
+    return value;
+}
+
+/* ZC_RUN_FIXES as zc_run_fixes_parse reads it; a bad list turns every cure off, so that a
+ * mistake never cures what was not asked for. */
+static unsigned zc__env_fixes(void)
+{
+    const char *text = getenv("ZC_RUN_FIXES");
+    if (text == NULL)
+        return ZC_RUN_FIXES_ALL;
+    unsigned fixes = 0;
+    const char *bad;
+    size_t bad_length;
+    if (zc__run_fixes_from_list(text, &fixes, &bad, &bad_length) != 0) {
+        fprintf(stderr, "zerocopy run: ZC_RUN_FIXES='%s' names an unknown cure; none applied\n",
+                text);
+        return 0;
+    }
+    return fixes;
+}
+
+static void zc__read(void)
+{
+    zc__run_config *c = &zc__config;
+    c->fixes = zc__env_fixes();
+    const char *dir = getenv("ZC_RUN_DIR");
+    c->log_dir = dir != NULL && dir[0] != '\0' ? dir : NULL;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned threads = cpus > 1 ? (unsigned)(cpus / 2) : 1u;
+    if (threads > 8)
+        threads = 8;
+    c->threads = (unsigned)zc__env_number("ZC_RUN_THREADS", threads, 1, ZC__MAX_THREADS);
+    c->chunk_bytes =
+        (size_t)zc__env_number("ZC_RUN_CHUNK", ZC__DEFAULT_CHUNK, 4096, (size_t)1 << 30);
+    c->staging_buffers =
+        (unsigned)zc__env_number("ZC_RUN_BUFFERS", ZC__DEFAULT_BUFFERS, 2, 16);
+    c->min_bytes =
+        (size_t)zc__env_number("ZC_RUN_MIN_BYTES", ZC__DEFAULT_MIN_BYTES, 1, (size_t)1 << 40);
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    unsigned long long ram = pages > 0 && page > 0 ? (unsigned long long)pages * page : 1ull << 32;
+    c->cache_bytes = (size_t)zc__env_number("ZC_RUN_CACHE_BYTES", ram / 4, 0, ram);
+    c->verbose = zc__env_number("ZC_RUN_VERBOSE", 0, 0, 1) != 0;
+}
+
+const zc__run_config *zc__run_config_get(void)
+{
+    pthread_once(&zc__once, zc__read);
+    return &zc__config;
+}
+
+int zc__run_fix_on(int fix)
+{
+    return (zc__run_config_get()->fixes >> fix) & 1u;
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Internal to the interposition library: what the cures run with, read once from the
+ * environment zc run sets (docs/run.md lists the variables). */
+#ifndef ZC_RUN_CONFIG_H
+#define ZC_RUN_CONFIG_H
+
+#include <stddef.h>
+
+typedef struct zc__run_config {
+    unsigned fixes;           /* bits of zc_run_fix (ZC_RUN_FIXES; all when unset) */
+    const char *log_dir;      /* ZC_RUN_DIR: where "<pid>.run" goes; NULL: no log */
+    unsigned threads;         /* ZC_RUN_THREADS: host threads copying a chunk, caller included */
+    size_t chunk_bytes;       /* ZC_RUN_CHUNK: bytes per staging buffer */
+    unsigned staging_buffers; /* ZC_RUN_BUFFERS: staging buffers per context, 2 to 16 */
+    size_t min_bytes;         /* ZC_RUN_MIN_BYTES: pageable copies below it go as they were */
+    size_t cache_bytes;       /* ZC_RUN_CACHE_BYTES: pinned memory kept for reuse, at most */
+    int verbose;              /* ZC_RUN_VERBOSE=1: say on stderr what is hooked and why not */
+} zc__run_config;
+
+/* The configuration, read the first time it is asked for. */
+const zc__run_config *zc__run_config_get(void);
+
+/* Whether cure fix (a zc_run_fix) is on. */
+int zc__run_fix_on(int fix);
+
+#endif

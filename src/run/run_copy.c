@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The pageable-copy cure. A copy between pageable host memory and device memory goes through
+ * this process's pinned staging: host threads fill (or drain) one staging buffer while the copy
+ * engine moves the one before, on the caller's stream, so the order of the stream is kept.
+ * What CUDA documents for each call stays true ("API synchronization behavior"):
+ * - cuMemcpyHtoD: returns once the source may be reused; ours returns once the copy is done,
+ *   which the documentation also allows.
+ * - cuMemcpyHtoDAsync: returns once the pageable source is staged; the device copy completes
+ *   later, in stream order. Ours does the same.
+ * - cuMemcpyDtoH and cuMemcpyDtoHAsync to pageable memory: return once the copy is done.
+ * A copy zc run cannot place exactly (a pointer it cannot classify, a range beyond its
+ * allocation, a stream being captured into a graph, no current context) goes as it was, so the
+ * driver gives the program its own answer, errors included.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "run_config.h"
+#include "run_counts.h"
+#include "run_driver.h"
+#include "run_hooks.h"
+#include "run_staging.h"
+#include "run_workers.h"
+
+/* What a pointer is, as far as the copy cure cares. */
+typedef enum zc__where { ZC__UNKNOWN, ZC__PAGEABLE, ZC__DEVICE, ZC__OTHER } zc__where;
+
+static zc__where zc__classify(const zc__run_driver *d, CUdeviceptr ptr)
+{
+    unsigned int type = 0, managed = 0;
+    CUpointer_attribute attributes[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                        CU_POINTER_ATTRIBUTE_IS_MANAGED};
+    void *data[] = {&type, &managed};
+    /* Unlike cuPointerGetAttribute, this answers "no type" for memory CUDA has never seen. */
+    if (d->pointer_get_attributes(2, attributes, data, ptr) != CUDA_SUCCESS)
+        return ZC__UNKNOWN;
+    if (managed)
+        return ZC__OTHER;
+    if (type == 0)
+        return ZC__PAGEABLE;
+    return type == CU_MEMORYTYPE_DEVICE ? ZC__DEVICE : ZC__OTHER;
+}
+
+/* One copy the cure may take. */
+typedef struct zc__copy {
+    zc__run_dir dir;
+    char *host;
+    CUdeviceptr device;
+    size_t bytes;
+    CUstream stream;
+    int async;
+    CUcontext ctx;
+} zc__copy;
+
+/* What to do with a copy. */
+typedef enum zc__plan { ZC__AS_IT_WAS, ZC__SAMPLE, ZC__CURE } zc__plan;
+
+/* Counted as left as it was, for the reason given. */
+static zc__plan zc__leave(zc_run_counter why, const zc__copy *c)
+{
+    zc__run_count(why, c->bytes, 0, 0, ZC_RUN_PRICED_NONE);
+    return ZC__AS_IT_WAS;
+}
+
+/* Whether this copy (its host side already known to be pageable) is cured, sampled or left. */
+static zc__plan zc__plan_for(const zc__run_driver *d, zc__copy *c)
+{
+    const zc__run_config *config = zc__run_config_get();
+    zc__run_log_start();
+    if (c->bytes < config->min_bytes)
+        return zc__leave(ZC_RUN_COUNTER_PAGEABLE_SMALL, c);
+    CUdeviceptr base = 0;
+    size_t size = 0;
+    if (d->ctx_get_current(&c->ctx) != CUDA_SUCCESS || c->ctx == NULL ||
+        d->mem_get_address_range(&base, &size, c->device) != CUDA_SUCCESS ||
+        c->device - base > size || size - (c->device - base) < c->bytes ||
+        (uintptr_t)c->host + c->bytes < (uintptr_t)c->host)
+        return zc__leave(ZC_RUN_COUNTER_PAGEABLE_UNSURE, c);
+    CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+    if (d->stream_is_capturing(c->stream, &capture) != CUDA_SUCCESS ||
+        capture != CU_STREAM_CAPTURE_STATUS_NONE)
+        return zc__leave(ZC_RUN_COUNTER_PAGEABLE_CAPTURE, c);
+    return zc__run_pageable_claim_sample(c->dir, c->bytes) ? ZC__SAMPLE : ZC__CURE;
+}
+
+/* The plan for a copy with one host and one device side (HtoD, DtoH). */
+static zc__plan zc__plan_directed(zc__copy *c)
+{
+    const zc__run_driver *d = zc__run_driver_get();
+    if (d == NULL || !zc__run_fix_on(ZC_RUN_FIX_PAGEABLE) || c->bytes == 0)
+        return ZC__AS_IT_WAS;
+    if (zc__classify(d, (CUdeviceptr)(uintptr_t)c->host) != ZC__PAGEABLE ||
+        zc__classify(d, c->device) != ZC__DEVICE)
+        return ZC__AS_IT_WAS; /* not a pageable copy: nothing to cure */
+    return zc__plan_for(d, c);
+}
+
+/* The plan for cuMemcpy's unified form: the direction is found from the two pointers. */
+static zc__plan zc__plan_unified(CUdeviceptr dst, CUdeviceptr src, zc__copy *c)
+{
+    const zc__run_driver *d = zc__run_driver_get();
+    if (d == NULL || !zc__run_fix_on(ZC_RUN_FIX_PAGEABLE) || c->bytes == 0)
+        return ZC__AS_IT_WAS;
+    zc__where to = zc__classify(d, dst), from = zc__classify(d, src);
+    if (from == ZC__PAGEABLE && to == ZC__DEVICE) {
+        c->dir = ZC__RUN_H2D;
+        c->host = (char *)(uintptr_t)src;
+        c->device = dst;
+    } else if (from == ZC__DEVICE && to == ZC__PAGEABLE) {
+        c->dir = ZC__RUN_D2H;
+        c->host = (char *)(uintptr_t)dst;
+        c->device = src;
+    } else {
+        return ZC__AS_IT_WAS;
+    }
+    return zc__plan_for(d, c);
+}
+
+/* Host to device: fill a staging buffer with every thread, hand it to the copy engine, go on
+ * with the next while it moves; a buffer is refilled only once its event says it has left. */
+static CUresult zc__stage_h2d(const zc__run_driver *d, zc__run_staging *s, const zc__copy *c)
+{
+    CUresult r = CUDA_SUCCESS;
+    unsigned last = 0;
+    for (size_t done = 0; done < c->bytes && r == CUDA_SUCCESS;) {
+        size_t n = c->bytes - done < s->chunk_bytes ? c->bytes - done : s->chunk_bytes;
+        unsigned i = s->next;
+        s->next = (s->next + 1) % s->count;
+        r = zc__run_staging_wait(s, i);
+        if (r != CUDA_SUCCESS)
+            break;
+        zc__run_parallel_copy(s->buffers[i], c->host + done, n);
+        r = d->memcpy_htod_async(c->device + done, s->buffers[i], n, c->stream);
+        if (r == CUDA_SUCCESS)
+            r = d->event_record(s->events[i], c->stream);
+        if (r == CUDA_SUCCESS)
+            s->pending[i] = 1;
+        last = i;
+        done += n;
+    }
+    if (r == CUDA_SUCCESS && !c->async)
+        r = zc__run_staging_wait(s, last);
+    return r;
+}
+
+/* Device to host: up to every staging buffer in flight at once; each is drained by every
+ * thread as soon as its event fires, and refilled with the next chunk. */
+static CUresult zc__stage_d2h(const zc__run_driver *d, zc__run_staging *s, const zc__copy *c)
+{
+    size_t chunks = (c->bytes + s->chunk_bytes - 1) / s->chunk_bytes;
+    size_t queued = 0;
+    unsigned first = s->next;
+    CUresult r = CUDA_SUCCESS;
+    for (size_t k = 0; k < chunks && r == CUDA_SUCCESS; k++) {
+        /* Keep every buffer busy: queue chunks up to count ahead of the one drained next. */
+        while (r == CUDA_SUCCESS && queued < chunks && queued < k + s->count) {
+            unsigned i = (first + (unsigned)(queued % s->count)) % s->count;
+            size_t at = queued * s->chunk_bytes;
+            size_t n = c->bytes - at < s->chunk_bytes ? c->bytes - at : s->chunk_bytes;
+            r = zc__run_staging_wait(s, i);
+            if (r == CUDA_SUCCESS)
+                r = d->memcpy_dtoh_async(s->buffers[i], c->device + at, n, c->stream);
+            if (r == CUDA_SUCCESS)
+                r = d->event_record(s->events[i], c->stream);
+            if (r == CUDA_SUCCESS)
+                s->pending[i] = 1;
+            queued++;
+        }
+        if (r != CUDA_SUCCESS)
+            break;
+        unsigned i = (first + (unsigned)(k % s->count)) % s->count;
+        size_t at = k * s->chunk_bytes;
+        size_t n = c->bytes - at < s->chunk_bytes ? c->bytes - at : s->chunk_bytes;
+        r = zc__run_staging_wait(s, i);
+        if (r == CUDA_SUCCESS)
+            zc__run_parallel_copy(c->host + at, s->buffers[i], n);
+    }
+    s->next = (first + (unsigned)(chunks % s->count)) % s->count;
+    return r;
+}
+
+/* Run a cured copy; 0 when no staging could be had (the caller then leaves it as it was). */
+static int zc__cure(const zc__copy *c, CUresult *result_p)
+{
+    const zc__run_driver *d = zc__run_driver_get();
+    zc__run_staging *s = zc__run_staging_acquire(c->ctx);
+    if (s == NULL) {
+        zc__leave(ZC_RUN_COUNTER_PAGEABLE_UNSURE, c);
+        return 0;
+    }
+    uint64_t start = zc__run_now_ns();
+    CUresult r = c->dir == ZC__RUN_H2D ? zc__stage_h2d(d, s, c) : zc__stage_d2h(d, s, c);
+    zc__run_staging_release(s);
+    if (r == CUDA_SUCCESS)
+        zc__run_pageable_cured(c->dir, c->bytes, zc__run_now_ns() - start);
+    *result_p = r;
+    return 1;
+}
+
+/* Each replacement: plan, then cure, or time the driver's own call as the sample, or pass it
+ * on untouched. */
+#define ZC__DISPATCH(copy, plan, hook_id, fn_type, ...)                                            \
+    do {                                                                                           \
+        CUresult zc__r;                                                                            \
+        if ((plan) == ZC__CURE && zc__cure(&(copy), &zc__r))                                       \
+            return zc__r;                                                                          \
+        fn_type zc__real_fn = (fn_type)zc__run_real(hook_id);                                      \
+        if (zc__real_fn == NULL)                                                                   \
+            return CUDA_ERROR_NOT_INITIALIZED;                                                     \
+        uint64_t zc__start = zc__run_now_ns();                                                     \
+        zc__r = zc__real_fn(__VA_ARGS__);                                                          \
+        if ((plan) == ZC__SAMPLE && zc__r == CUDA_SUCCESS)                                         \
+            zc__run_pageable_sampled((copy).dir, (copy).bytes, zc__run_now_ns() - zc__start);      \
+        return zc__r;                                                                              \
+    } while (0)
+
+typedef CUresult (*zc__htod_fn)(CUdeviceptr, const void *, size_t);
+typedef CUresult (*zc__dtoh_fn)(void *, CUdeviceptr, size_t);
+typedef CUresult (*zc__htod_async_fn)(CUdeviceptr, const void *, size_t, CUstream);
+typedef CUresult (*zc__dtoh_async_fn)(void *, CUdeviceptr, size_t, CUstream);
+typedef CUresult (*zc__copy_fn)(CUdeviceptr, CUdeviceptr, size_t);
+typedef CUresult (*zc__copy_async_fn)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
+
+CUresult zc__hook_MEMCPY_HTOD(CUdeviceptr dst, const void *src, size_t bytes)
+{
+    zc__copy c = {.dir = ZC__RUN_H2D, .host = (char *)src, .device = dst, .bytes = bytes};
+    zc__plan plan = zc__plan_directed(&c);
+    ZC__DISPATCH(c, plan, ZC__HOOK_MEMCPY_HTOD, zc__htod_fn, dst, src, bytes);
+}
+
+CUresult zc__hook_MEMCPY_DTOH(void *dst, CUdeviceptr src, size_t bytes)
+{
+    zc__copy c = {.dir = ZC__RUN_D2H, .host = dst, .device = src, .bytes = bytes};
+    zc__plan plan = zc__plan_directed(&c);
+    ZC__DISPATCH(c, plan, ZC__HOOK_MEMCPY_DTOH, zc__dtoh_fn, dst, src, bytes);
+}
+
+CUresult zc__hook_MEMCPY_HTOD_ASYNC(CUdeviceptr dst, const void *src, size_t bytes, CUstream s)
+{
+    zc__copy c = {.dir = ZC__RUN_H2D, .host = (char *)src, .device = dst, .bytes = bytes,
+                  .stream = s, .async = 1};
+    zc__plan plan = zc__plan_directed(&c);
+    ZC__DISPATCH(c, plan, ZC__HOOK_MEMCPY_HTOD_ASYNC, zc__htod_async_fn, dst, src, bytes, s);
+}
+
+CUresult zc__hook_MEMCPY_DTOH_ASYNC(void *dst, CUdeviceptr src, size_t bytes, CUstream s)
+{
+    zc__copy c = {.dir = ZC__RUN_D2H, .host = dst, .device = src, .bytes = bytes, .stream = s,
+                  .async = 1};
+    zc__plan plan = zc__plan_directed(&c);
+    ZC__DISPATCH(c, plan, ZC__HOOK_MEMCPY_DTOH_ASYNC, zc__dtoh_async_fn, dst, src, bytes, s);
+}
+
+CUresult zc__hook_MEMCPY(CUdeviceptr dst, CUdeviceptr src, size_t bytes)
+{
+    zc__copy c = {.bytes = bytes};
+    zc__plan plan = zc__plan_unified(dst, src, &c);
+    ZC__DISPATCH(c, plan, ZC__HOOK_MEMCPY, zc__copy_fn, dst, src, bytes);
+}
+
+CUresult zc__hook_MEMCPY_ASYNC(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream s)
+{
+    zc__copy c = {.bytes = bytes, .stream = s, .async = 1};
+    zc__plan plan = zc__plan_unified(dst, src, &c);
+    ZC__DISPATCH(c, plan, ZC__HOOK_MEMCPY_ASYNC, zc__copy_async_fn, dst, src, bytes, s);
+}

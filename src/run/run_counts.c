@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The counters, the pricing of cured copies and the per-process log (run_counts.h). */
+#include "run_counts.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "run_config.h"
+#include "run_record.h"
+
+/* Size classes: floor(log2(bytes)). */
+#define ZC__CLASSES 64
+
+typedef struct zc__class {
+    uint64_t sample_bytes, sample_ns; /* the copy left as it was and timed */
+    int claimed;
+    uint64_t cured_bytes;             /* cured copies of this class */
+} zc__class;
+
+static pthread_mutex_t zc__lock = PTHREAD_MUTEX_INITIALIZER;
+static zc_run_count zc__counts[ZC_RUN_COUNTER_COUNT];
+static zc__class zc__classes[2][ZC__CLASSES];
+static FILE *zc__log;
+static long zc__log_pid; /* the process that opened zc__log (a forked child opens its own) */
+
+uint64_t zc__run_now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static unsigned zc__class_of(size_t bytes)
+{
+    unsigned c = 0;
+    while (c + 1 < ZC__CLASSES && ((size_t)2 << c) <= bytes)
+        c++;
+    return c;
+}
+
+static void zc__add(zc_run_count *sum, uint64_t bytes, uint64_t ns, uint64_t uncured_ns,
+                    zc_run_pricing pricing)
+{
+    if (sum->calls == 0 || pricing < sum->pricing)
+        sum->pricing = pricing;
+    sum->calls++;
+    sum->bytes += bytes;
+    sum->ns += ns;
+    sum->uncured_ns += uncured_ns;
+}
+
+void zc__run_count(zc_run_counter counter, uint64_t bytes, uint64_t ns, uint64_t uncured_ns,
+                   zc_run_pricing pricing)
+{
+    pthread_mutex_lock(&zc__lock);
+    zc__add(&zc__counts[counter], bytes, ns, uncured_ns, pricing);
+    pthread_mutex_unlock(&zc__lock);
+}
+
+int zc__run_pageable_claim_sample(zc__run_dir dir, size_t bytes)
+{
+    pthread_mutex_lock(&zc__lock);
+    zc__class *c = &zc__classes[dir][zc__class_of(bytes)];
+    int first = !c->claimed;
+    c->claimed = 1;
+    pthread_mutex_unlock(&zc__lock);
+    return first;
+}
+
+void zc__run_pageable_sampled(zc__run_dir dir, size_t bytes, uint64_t ns)
+{
+    pthread_mutex_lock(&zc__lock);
+    zc__class *c = &zc__classes[dir][zc__class_of(bytes)];
+    c->sample_bytes += bytes;
+    c->sample_ns += ns;
+    zc__add(&zc__counts[ZC_RUN_COUNTER_PAGEABLE_SAMPLE], bytes, ns, ns, ZC_RUN_PRICED_MEASURED);
+    pthread_mutex_unlock(&zc__lock);
+}
+
+void zc__run_pageable_cured(zc__run_dir dir, size_t bytes, uint64_t ns)
+{
+    pthread_mutex_lock(&zc__lock);
+    zc__classes[dir][zc__class_of(bytes)].cured_bytes += bytes;
+    zc_run_counter counter = dir == ZC__RUN_H2D ? ZC_RUN_COUNTER_PAGEABLE_H2D
+                                                : ZC_RUN_COUNTER_PAGEABLE_D2H;
+    zc__add(&zc__counts[counter], bytes, ns, 0, ZC_RUN_PRICED_SCALED);
+    pthread_mutex_unlock(&zc__lock);
+}
+
+/* The cured copies of a direction priced at their class's sampled rate, or the nearest class's
+ * that has one (caller holds the lock). No sample at all leaves them unpriced. */
+static void zc__price(zc__run_dir dir, zc_run_count *count)
+{
+    double uncured = 0;
+    for (int k = 0; k < ZC__CLASSES; k++) {
+        const zc__class *c = &zc__classes[dir][k];
+        if (c->cured_bytes == 0)
+            continue;
+        const zc__class *rate = NULL;
+        for (int d = 0; d < ZC__CLASSES && rate == NULL; d++) {
+            if (k - d >= 0 && zc__classes[dir][k - d].sample_bytes > 0)
+                rate = &zc__classes[dir][k - d];
+            else if (k + d < ZC__CLASSES && zc__classes[dir][k + d].sample_bytes > 0)
+                rate = &zc__classes[dir][k + d];
+        }
+        if (rate == NULL) {
+            count->uncured_ns = 0;
+            count->pricing = ZC_RUN_PRICED_NONE;
+            return;
+        }
+        uncured += (double)c->cured_bytes * (double)rate->sample_ns / (double)rate->sample_bytes;
+    }
+    count->uncured_ns = (uint64_t)uncured;
+}
+
+void zc__run_log_start(void)
+{
+    const zc__run_config *config = zc__run_config_get();
+    if (config->log_dir == NULL)
+        return;
+    long pid = (long)getpid();
+    pthread_mutex_lock(&zc__lock);
+    if (zc__log == NULL || zc__log_pid != pid) {
+        char path[PATH_MAX];
+        int fd = -1;
+        if (snprintf(path, sizeof path, "%s/%ld.run", config->log_dir, pid) < (int)sizeof path)
+            fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        zc__log = fd >= 0 ? fdopen(fd, "w") : NULL;
+        if (fd >= 0 && zc__log == NULL)
+            close(fd);
+        if (zc__log == NULL) {
+            fprintf(stderr, "zerocopy run: cannot write the log %s: %s; nothing will be counted\n",
+                    path, strerror(errno));
+        } else {
+            zc__run_header h = {.pid = pid, .fixes = config->fixes, .threads = config->threads,
+                                .chunk_bytes = config->chunk_bytes,
+                                .staging_buffers = config->staging_buffers,
+                                .min_bytes = config->min_bytes};
+            zc__run_write_header(zc__log, &h);
+            /* On disk now, so that a process killed later still leaves its header (and the
+             * missing end says it was cut). */
+            fflush(zc__log);
+        }
+        zc__log_pid = pid;
+    }
+    pthread_mutex_unlock(&zc__lock);
+}
+
+/* At exit: every counter with calls, then the end line. */
+static void zc__log_finish(void)
+{
+    pthread_mutex_lock(&zc__lock);
+    if (zc__log != NULL && zc__log_pid == (long)getpid()) {
+        zc__price(ZC__RUN_H2D, &zc__counts[ZC_RUN_COUNTER_PAGEABLE_H2D]);
+        zc__price(ZC__RUN_D2H, &zc__counts[ZC_RUN_COUNTER_PAGEABLE_D2H]);
+        for (int i = 0; i < ZC_RUN_COUNTER_COUNT; i++) {
+            if (zc__counts[i].calls > 0)
+                zc__run_write_count(zc__log, (zc_run_counter)i, &zc__counts[i]);
+        }
+        zc__run_write_end(zc__log);
+        fclose(zc__log);
+        zc__log = NULL;
+    }
+    pthread_mutex_unlock(&zc__lock);
+}
+
+/* A forked child starts with no counts of its own (the parent's are the parent's to write),
+ * and opens its own log when it first cures something. */
+static void zc__after_fork_child(void)
+{
+    pthread_mutex_init(&zc__lock, NULL);
+    memset(zc__counts, 0, sizeof zc__counts);
+    memset(zc__classes, 0, sizeof zc__classes);
+    zc__log = NULL; /* the parent's stream: its buffer is the parent's, never flushed here */
+}
+
+__attribute__((constructor)) static void zc__counts_init(void)
+{
+    atexit(zc__log_finish);
+    pthread_atfork(NULL, NULL, zc__after_fork_child);
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Internal to the interposition library: what the cures did in this process, and its log. */
+#ifndef ZC_RUN_COUNTS_H
+#define ZC_RUN_COUNTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "zerocopy/run.h"
+
+/* The two directions of a pageable copy. */
+typedef enum zc__run_dir { ZC__RUN_H2D = 0, ZC__RUN_D2H = 1 } zc__run_dir;
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t zc__run_now_ns(void);
+
+/* Start this process's log (its header) if ZC_RUN_DIR asks for one and it is not started yet;
+ * the counts and the end line are written at exit. */
+void zc__run_log_start(void);
+
+/* One call of counter, its bytes and time; uncured_ns and pricing say what it would have cost as
+ * it was where the caller knows (ZC_RUN_PRICED_NONE otherwise). */
+void zc__run_count(zc_run_counter counter, uint64_t bytes, uint64_t ns, uint64_t uncured_ns,
+                   zc_run_pricing pricing);
+
+/* Whether a pageable copy of this size is the first of its size class (powers of two) in its
+ * direction, and so left as it was and timed (the claim is taken: a second caller gets 0). */
+int zc__run_pageable_claim_sample(zc__run_dir dir, size_t bytes);
+
+/* A pageable copy left as it was and timed: the rate its size class is priced at. */
+void zc__run_pageable_sampled(zc__run_dir dir, size_t bytes, uint64_t ns);
+
+/* A cured pageable copy; its uncured time is priced at exit from the samples. */
+void zc__run_pageable_cured(zc__run_dir dir, size_t bytes, uint64_t ns);
+
+#endif

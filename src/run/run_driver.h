@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Internal to the interposition library: the real dlsym and the CUDA driver's own entry points,
+ * which the cures call so that nothing they do goes through a hook again. */
+#ifndef ZC_RUN_DRIVER_H
+#define ZC_RUN_DRIVER_H
+
+#include <cuda.h>
+
+/* dlsym as glibc defines it (ours replaces the program's). */
+void *zc__run_real_dlsym(void *handle, const char *name);
+
+/* The driver's entry points the cures use, resolved once from libcuda.so.1. */
+typedef struct zc__run_driver {
+    CUresult (*ctx_get_current)(CUcontext *ctx);
+    CUresult (*ctx_get_device)(CUdevice *dev);
+    CUresult (*ctx_push)(CUcontext ctx);
+    CUresult (*ctx_pop)(CUcontext *ctx);
+    CUresult (*ctx_synchronize)(void);
+    CUresult (*pointer_get_attributes)(unsigned count, CUpointer_attribute *attributes,
+                                       void **data, CUdeviceptr ptr);
+    CUresult (*mem_get_address_range)(CUdeviceptr *base, size_t *size, CUdeviceptr ptr);
+    CUresult (*memcpy_htod_async)(CUdeviceptr dst, const void *src, size_t bytes, CUstream s);
+    CUresult (*memcpy_dtoh_async)(void *dst, CUdeviceptr src, size_t bytes, CUstream s);
+    CUresult (*event_create)(CUevent *event, unsigned flags);
+    CUresult (*event_record)(CUevent event, CUstream stream);
+    CUresult (*event_synchronize)(CUevent event);
+    CUresult (*event_query)(CUevent event);
+    CUresult (*event_destroy)(CUevent event);
+    CUresult (*stream_is_capturing)(CUstream stream, CUstreamCaptureStatus *status);
+    CUresult (*mem_host_alloc)(void **p, size_t bytes, unsigned flags);
+    CUresult (*mem_free_host)(void *p);
+} zc__run_driver;
+
+/* The driver's entry points, or NULL when libcuda.so.1 cannot be loaded or lacks one of them
+ * (then no cure runs and every call goes through as it was). */
+const zc__run_driver *zc__run_driver_get(void);
+
+/* The driver's own definition of a symbol ("cuMemcpyHtoD_v2"), or NULL. */
+void *zc__run_driver_symbol(const char *name);
+
+#endif

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Internal to the interposition library: the driver entry points it replaces, one row each,
+ * and the driver's own definition of each (which the replacement calls when it leaves a call as
+ * it was). */
+#ifndef ZC_RUN_HOOKS_H
+#define ZC_RUN_HOOKS_H
+
+#include <cuda.h>
+
+/*
+ * X(id, name asked of cuGetProcAddress, exported symbol, first CUDA version with this ABI,
+ *   depends on the default stream). The rows that depend on the default stream are not replaced
+ * when the program asks for per-thread default-stream versions: their stream 0 means another
+ * stream, which the cure would not see.
+ */
+#define ZC__RUN_HOOK_MAP(X)                                                                        \
+    X(MEMCPY_HTOD, "cuMemcpyHtoD", "cuMemcpyHtoD_v2", 3020, 1)                                     \
+    X(MEMCPY_DTOH, "cuMemcpyDtoH", "cuMemcpyDtoH_v2", 3020, 1)                                     \
+    X(MEMCPY_HTOD_ASYNC, "cuMemcpyHtoDAsync", "cuMemcpyHtoDAsync_v2", 3020, 1)                     \
+    X(MEMCPY_DTOH_ASYNC, "cuMemcpyDtoHAsync", "cuMemcpyDtoHAsync_v2", 3020, 1)                     \
+    X(MEMCPY, "cuMemcpy", "cuMemcpy", 4000, 1)                                                     \
+    X(MEMCPY_ASYNC, "cuMemcpyAsync", "cuMemcpyAsync", 4000, 1)                                     \
+    X(MEM_HOST_ALLOC, "cuMemHostAlloc", "cuMemHostAlloc", 2020, 0)                                 \
+    X(MEM_ALLOC_HOST, "cuMemAllocHost", "cuMemAllocHost_v2", 3020, 0)                              \
+    X(MEM_FREE_HOST, "cuMemFreeHost", "cuMemFreeHost", 2000, 0)                                    \
+    X(CTX_DESTROY, "cuCtxDestroy", "cuCtxDestroy_v2", 4000, 0)                                     \
+    X(PRIMARY_RESET, "cuDevicePrimaryCtxReset", "cuDevicePrimaryCtxReset_v2", 11000, 0)            \
+    X(PRIMARY_RELEASE, "cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxRelease_v2", 11000, 0)
+
+#define ZC__RUN_HOOK_ENUM(id, proc, symbol, version, default_stream) ZC__HOOK_##id,
+typedef enum zc__run_hook_id { ZC__RUN_HOOK_MAP(ZC__RUN_HOOK_ENUM) ZC__HOOK_COUNT } zc__run_hook_id;
+#undef ZC__RUN_HOOK_ENUM
+
+/* The driver's definition of a replaced entry point (the one cuGetProcAddress or dlsym gave the
+ * program, else libcuda's symbol), or NULL when there is none. */
+void *zc__run_real(zc__run_hook_id id);
+
+/* Where the replacements are defined: the exported symbol is the driver's name, so that a
+ * program linked with -lcuda reaches them too. */
+#define ZC__RUN_EXPORT(symbol) __asm__(symbol) __attribute__((visibility("default")))
+
+/* The replacements (run_copy.c, run_pinning.c). */
+CUresult zc__hook_MEMCPY_HTOD(CUdeviceptr dst, const void *src, size_t bytes)
+    ZC__RUN_EXPORT("cuMemcpyHtoD_v2");
+CUresult zc__hook_MEMCPY_DTOH(void *dst, CUdeviceptr src, size_t bytes)
+    ZC__RUN_EXPORT("cuMemcpyDtoH_v2");
+CUresult zc__hook_MEMCPY_HTOD_ASYNC(CUdeviceptr dst, const void *src, size_t bytes, CUstream s)
+    ZC__RUN_EXPORT("cuMemcpyHtoDAsync_v2");
+CUresult zc__hook_MEMCPY_DTOH_ASYNC(void *dst, CUdeviceptr src, size_t bytes, CUstream s)
+    ZC__RUN_EXPORT("cuMemcpyDtoHAsync_v2");
+CUresult zc__hook_MEMCPY(CUdeviceptr dst, CUdeviceptr src, size_t bytes)
+    ZC__RUN_EXPORT("cuMemcpy");
+CUresult zc__hook_MEMCPY_ASYNC(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream s)
+    ZC__RUN_EXPORT("cuMemcpyAsync");
+CUresult zc__hook_MEM_HOST_ALLOC(void **p, size_t bytes, unsigned int flags)
+    ZC__RUN_EXPORT("cuMemHostAlloc");
+CUresult zc__hook_MEM_ALLOC_HOST(void **p, size_t bytes)
+    ZC__RUN_EXPORT("cuMemAllocHost_v2");
+CUresult zc__hook_MEM_FREE_HOST(void *p)
+    ZC__RUN_EXPORT("cuMemFreeHost");
+CUresult zc__hook_CTX_DESTROY(CUcontext ctx)
+    ZC__RUN_EXPORT("cuCtxDestroy_v2");
+CUresult zc__hook_PRIMARY_RESET(CUdevice dev)
+    ZC__RUN_EXPORT("cuDevicePrimaryCtxReset_v2");
+CUresult zc__hook_PRIMARY_RELEASE(CUdevice dev)
+    ZC__RUN_EXPORT("cuDevicePrimaryCtxRelease_v2");
+
+#endif

@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The pinning cure. Pinned memory the program frees is kept, still pinned, and handed out
+ * again when the program asks for the same size with the same flags in the same context: a
+ * program that pins and frees in a loop pins once. The memory handed out is the driver's own
+ * allocation, so every query on it (cuMemHostGetFlags, cuMemHostGetDevicePointer,
+ * cuPointerGetAttribute) answers as before. What CUDA documents stays true:
+ * - cuMemFreeHost waits for the context's work before it frees; keeping a block waits the same
+ *   (cuCtxSynchronize), so no copy still reading it sees it handed out again.
+ * - the memory of a context goes with it: before cuCtxDestroy, cuDevicePrimaryCtxReset and
+ *   cuDevicePrimaryCtxRelease the blocks kept for it are freed (and the cured copies' staging
+ *   with them), and the blocks the program holds are forgotten, so that their later free goes
+ *   to the driver as it was.
+ * Memory handed out again holds what its last user left in it; CUDA never promised zeroed
+ * pinned memory.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "run_config.h"
+#include "run_counts.h"
+#include "run_driver.h"
+#include "run_hooks.h"
+#include "run_staging.h"
+
+/* How the program asked: the two entry points give different memory (flags), kept apart. */
+typedef enum zc__via { ZC__VIA_HOST_ALLOC, ZC__VIA_ALLOC_HOST } zc__via;
+
+typedef struct zc__block {
+    void *ptr;
+    size_t bytes;
+    unsigned flags;
+    zc__via via;
+    CUcontext ctx;
+    CUdevice device;
+    uint64_t pin_ns; /* what the driver took to pin it: the price of each reuse */
+    int in_use;
+} zc__block;
+
+static pthread_mutex_t zc__lock = PTHREAD_MUTEX_INITIALIZER;
+static zc__block *zc__blocks;
+static size_t zc__count, zc__capacity;
+static size_t zc__cached_bytes;
+static long zc__pid;
+
+/* The table is the process's own: a forked child forgets its parent's (caller holds the lock). */
+static void zc__own(void)
+{
+    long pid = (long)getpid();
+    if (zc__pid != pid) {
+        zc__count = 0;
+        zc__cached_bytes = 0;
+        zc__pid = pid;
+    }
+}
+
+static void zc__remove(size_t i)
+{
+    zc__blocks[i] = zc__blocks[--zc__count];
+}
+
+static int zc__append(const zc__block *b)
+{
+    if (zc__count == zc__capacity) {
+        size_t capacity = zc__capacity ? zc__capacity * 2 : 64;
+        zc__block *grown = realloc(zc__blocks, capacity * sizeof *grown);
+        if (grown == NULL)
+            return 0;
+        zc__blocks = grown;
+        zc__capacity = capacity;
+    }
+    zc__blocks[zc__count++] = *b;
+    return 1;
+}
+
+typedef CUresult (*zc__host_alloc_fn)(void **, size_t, unsigned int);
+typedef CUresult (*zc__alloc_host_fn)(void **, size_t);
+typedef CUresult (*zc__free_host_fn)(void *);
+
+static CUresult zc__driver_alloc(zc__via via, void **p, size_t bytes, unsigned flags)
+{
+    if (via == ZC__VIA_HOST_ALLOC) {
+        zc__host_alloc_fn fn = (zc__host_alloc_fn)zc__run_real(ZC__HOOK_MEM_HOST_ALLOC);
+        return fn != NULL ? fn(p, bytes, flags) : CUDA_ERROR_NOT_INITIALIZED;
+    }
+    zc__alloc_host_fn fn = (zc__alloc_host_fn)zc__run_real(ZC__HOOK_MEM_ALLOC_HOST);
+    return fn != NULL ? fn(p, bytes) : CUDA_ERROR_NOT_INITIALIZED;
+}
+
+static CUresult zc__driver_free(void *p)
+{
+    zc__free_host_fn fn = (zc__free_host_fn)zc__run_real(ZC__HOOK_MEM_FREE_HOST);
+    return fn != NULL ? fn(p) : CUDA_ERROR_NOT_INITIALIZED;
+}
+
+static CUresult zc__alloc(zc__via via, void **p, size_t bytes, unsigned flags)
+{
+    const zc__run_driver *d = zc__run_driver_get();
+    CUcontext ctx = NULL;
+    if (d == NULL || !zc__run_fix_on(ZC_RUN_FIX_PINNING) || p == NULL || bytes == 0 ||
+        d->ctx_get_current(&ctx) != CUDA_SUCCESS || ctx == NULL)
+        return zc__driver_alloc(via, p, bytes, flags);
+    zc__run_log_start();
+    uint64_t start = zc__run_now_ns();
+    pthread_mutex_lock(&zc__lock);
+    zc__own();
+    for (size_t i = 0; i < zc__count; i++) {
+        zc__block *b = &zc__blocks[i];
+        if (!b->in_use && b->bytes == bytes && b->flags == flags && b->via == via &&
+            b->ctx == ctx) {
+            b->in_use = 1;
+            zc__cached_bytes -= bytes;
+            *p = b->ptr;
+            uint64_t price = b->pin_ns;
+            pthread_mutex_unlock(&zc__lock);
+            zc__run_count(ZC_RUN_COUNTER_PINNING_HIT, bytes, zc__run_now_ns() - start, price,
+                          ZC_RUN_PRICED_MEASURED);
+            return CUDA_SUCCESS;
+        }
+    }
+    pthread_mutex_unlock(&zc__lock);
+    CUresult r = zc__driver_alloc(via, p, bytes, flags);
+    uint64_t ns = zc__run_now_ns() - start;
+    zc__block b = {.ptr = r == CUDA_SUCCESS ? *p : NULL, .bytes = bytes, .flags = flags,
+                   .via = via, .ctx = ctx, .pin_ns = ns, .in_use = 1};
+    int kept = 0;
+    if (r == CUDA_SUCCESS && d->ctx_get_device(&b.device) == CUDA_SUCCESS) {
+        pthread_mutex_lock(&zc__lock);
+        zc__own();
+        kept = zc__append(&b);
+        pthread_mutex_unlock(&zc__lock);
+    }
+    zc__run_count(kept ? ZC_RUN_COUNTER_PINNING_MISS : ZC_RUN_COUNTER_PINNING_LEFT, bytes, ns, ns,
+                  ZC_RUN_PRICED_MEASURED);
+    return r;
+}
+
+CUresult zc__hook_MEM_HOST_ALLOC(void **p, size_t bytes, unsigned int flags)
+{
+    return zc__alloc(ZC__VIA_HOST_ALLOC, p, bytes, flags);
+}
+
+CUresult zc__hook_MEM_ALLOC_HOST(void **p, size_t bytes)
+{
+    return zc__alloc(ZC__VIA_ALLOC_HOST, p, bytes, 0);
+}
+
+/* Run fn with ctx current, as the driver's own free would find it. */
+static CUresult zc__in_context(const zc__run_driver *d, CUcontext ctx, CUresult (*fn)(void))
+{
+    CUcontext current = NULL, popped;
+    (void)d->ctx_get_current(&current);
+    if (current == ctx)
+        return fn();
+    CUresult r = d->ctx_push(ctx);
+    if (r != CUDA_SUCCESS)
+        return r;
+    r = fn();
+    (void)d->ctx_pop(&popped);
+    return r;
+}
+
+CUresult zc__hook_MEM_FREE_HOST(void *p)
+{
+    const zc__run_driver *d = zc__run_driver_get();
+    if (d == NULL || p == NULL)
+        return zc__driver_free(p);
+    pthread_mutex_lock(&zc__lock);
+    zc__own();
+    for (size_t i = 0; i < zc__count; i++) {
+        zc__block *b = &zc__blocks[i];
+        if (b->ptr != p || !b->in_use)
+            continue;
+        CUcontext ctx = b->ctx;
+        if (zc__cached_bytes + b->bytes > zc__run_config_get()->cache_bytes) {
+            zc__remove(i);
+            pthread_mutex_unlock(&zc__lock);
+            return zc__driver_free(p);
+        }
+        pthread_mutex_unlock(&zc__lock);
+        /* The driver's free waits for the context's work first; so does keeping the block. */
+        CUresult r = zc__in_context(d, ctx, d->ctx_synchronize);
+        if (r != CUDA_SUCCESS)
+            return r;
+        pthread_mutex_lock(&zc__lock);
+        for (size_t j = 0; j < zc__count; j++) {
+            if (zc__blocks[j].ptr == p && zc__blocks[j].in_use) {
+                zc__blocks[j].in_use = 0;
+                zc__cached_bytes += zc__blocks[j].bytes;
+            }
+        }
+        pthread_mutex_unlock(&zc__lock);
+        return CUDA_SUCCESS;
+    }
+    pthread_mutex_unlock(&zc__lock);
+    return zc__driver_free(p);
+}
+
+/* Before a context goes (ctx, or every context of device when ctx is NULL): the blocks kept for
+ * it are freed and those the program holds forgotten; the copy cure's staging goes too. */
+static void zc__forget(CUcontext ctx, CUdevice device)
+{
+    const zc__run_driver *d = zc__run_driver_get();
+    if (d == NULL)
+        return;
+    zc__run_staging_forget(ctx, device);
+    pthread_mutex_lock(&zc__lock);
+    zc__own();
+    for (size_t i = 0; i < zc__count;) {
+        zc__block *b = &zc__blocks[i];
+        if (ctx != NULL ? b->ctx != ctx : b->device != device) {
+            i++;
+            continue;
+        }
+        if (!b->in_use) {
+            CUcontext popped;
+            int pushed = d->ctx_push(b->ctx) == CUDA_SUCCESS;
+            (void)zc__driver_free(b->ptr);
+            if (pushed)
+                (void)d->ctx_pop(&popped);
+            zc__cached_bytes -= b->bytes;
+        }
+        zc__remove(i);
+    }
+    pthread_mutex_unlock(&zc__lock);
+}
+
+typedef CUresult (*zc__ctx_fn)(CUcontext);
+typedef CUresult (*zc__dev_fn)(CUdevice);
+
+CUresult zc__hook_CTX_DESTROY(CUcontext ctx)
+{
+    zc__ctx_fn real = (zc__ctx_fn)zc__run_real(ZC__HOOK_CTX_DESTROY);
+    if (real == NULL)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (ctx != NULL)
+        zc__forget(ctx, 0);
+    return real(ctx);
+}
+
+CUresult zc__hook_PRIMARY_RESET(CUdevice dev)
+{
+    zc__dev_fn real = (zc__dev_fn)zc__run_real(ZC__HOOK_PRIMARY_RESET);
+    if (real == NULL)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    zc__forget(NULL, dev);
+    return real(dev);
+}
+
+CUresult zc__hook_PRIMARY_RELEASE(CUdevice dev)
+{
+    zc__dev_fn real = (zc__dev_fn)zc__run_real(ZC__HOOK_PRIMARY_RELEASE);
+    if (real == NULL)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    zc__forget(NULL, dev);
+    return real(dev);
+}

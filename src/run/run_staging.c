@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The staging buffers per context (run_staging.h). */
+#include "run_staging.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#include "run_config.h"
+#include "run_driver.h"
+
+/* Contexts with a staging of their own; a program with more copies the rest as it was. */
+#define ZC__CONTEXTS 8
+
+static pthread_mutex_t zc__table = PTHREAD_MUTEX_INITIALIZER;
+static zc__run_staging zc__stagings[ZC__CONTEXTS];
+static int zc__used[ZC__CONTEXTS];
+
+/* Give back what a staging holds (the caller made its context current); errors are ignored: the
+ * context is going, and the copy it served has returned already. */
+static void zc__free(const zc__run_driver *d, zc__run_staging *s)
+{
+    for (unsigned i = 0; i < s->count; i++) {
+        if (s->events[i] != NULL) {
+            if (s->pending[i])
+                (void)d->event_synchronize(s->events[i]);
+            (void)d->event_destroy(s->events[i]);
+        }
+        if (s->buffers[i] != NULL)
+            (void)d->mem_free_host(s->buffers[i]);
+        s->events[i] = NULL;
+        s->buffers[i] = NULL;
+        s->pending[i] = 0;
+    }
+    s->count = 0;
+}
+
+/* Buffers (portable pinned memory, through the driver's own entry point so that the pinning
+ * cure never sees them) and events, in the current context. */
+static int zc__make(const zc__run_driver *d, zc__run_staging *s, CUcontext ctx)
+{
+    const zc__run_config *c = zc__run_config_get();
+    memset(s->buffers, 0, sizeof s->buffers);
+    memset(s->events, 0, sizeof s->events);
+    memset(s->pending, 0, sizeof s->pending);
+    s->ctx = ctx;
+    s->pid = (long)getpid();
+    s->next = 0;
+    s->chunk_bytes = c->chunk_bytes;
+    s->count = c->staging_buffers;
+    if (d->ctx_get_device(&s->device) != CUDA_SUCCESS)
+        return 0;
+    for (unsigned i = 0; i < s->count; i++) {
+        if (d->mem_host_alloc(&s->buffers[i], s->chunk_bytes, CU_MEMHOSTALLOC_PORTABLE) !=
+                CUDA_SUCCESS ||
+            d->event_create(&s->events[i], CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) {
+            zc__free(d, s);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+zc__run_staging *zc__run_staging_acquire(CUcontext ctx)
+{
+    const zc__run_driver *d = zc__run_driver_get();
+    if (d == NULL || ctx == NULL)
+        return NULL;
+    long pid = (long)getpid();
+    pthread_mutex_lock(&zc__table);
+    zc__run_staging *found = NULL;
+    for (int i = 0; i < ZC__CONTEXTS && found == NULL; i++) {
+        /* A forked child's table is its parent's: those buffers are not its own. */
+        if (zc__used[i] && zc__stagings[i].pid != pid)
+            zc__used[i] = 0;
+        if (zc__used[i] && zc__stagings[i].ctx == ctx)
+            found = &zc__stagings[i];
+    }
+    for (int i = 0; i < ZC__CONTEXTS && found == NULL; i++) {
+        if (!zc__used[i]) {
+            pthread_mutex_init(&zc__stagings[i].lock, NULL);
+            if (!zc__make(d, &zc__stagings[i], ctx))
+                break;
+            zc__used[i] = 1;
+            found = &zc__stagings[i];
+        }
+    }
+    pthread_mutex_unlock(&zc__table);
+    if (found != NULL)
+        pthread_mutex_lock(&found->lock);
+    return found;
+}
+
+void zc__run_staging_release(zc__run_staging *s)
+{
+    pthread_mutex_unlock(&s->lock);
+}
+
+CUresult zc__run_staging_wait(zc__run_staging *s, unsigned i)
+{
+    if (!s->pending[i])
+        return CUDA_SUCCESS;
+    CUresult r = zc__run_driver_get()->event_synchronize(s->events[i]);
+    if (r == CUDA_SUCCESS)
+        s->pending[i] = 0;
+    return r;
+}
+
+void zc__run_staging_forget(CUcontext ctx, CUdevice device)
+{
+    const zc__run_driver *d = zc__run_driver_get();
+    if (d == NULL)
+        return;
+    long pid = (long)getpid();
+    pthread_mutex_lock(&zc__table);
+    for (int i = 0; i < ZC__CONTEXTS; i++) {
+        zc__run_staging *s = &zc__stagings[i];
+        if (!zc__used[i] || s->pid != pid ||
+            (ctx != NULL ? s->ctx != ctx : s->device != device))
+            continue;
+        pthread_mutex_lock(&s->lock);
+        CUcontext popped;
+        int pushed = d->ctx_push(s->ctx) == CUDA_SUCCESS;
+        zc__free(d, s);
+        if (pushed)
+            (void)d->ctx_pop(&popped);
+        pthread_mutex_unlock(&s->lock);
+        zc__used[i] = 0;
+    }
+    pthread_mutex_unlock(&zc__table);
+}

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The copying threads (run_workers.h). */
+#include "run_workers.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "run_config.h"
+#include "run_counts.h"
+
+/* A worker that finished a part spins this long for the next one before it sleeps: a staged
+ * copy hands out a chunk every few tens of microseconds, and waking a sleeping thread costs
+ * about as much as copying 64 KiB. */
+#define ZC__SPIN_NS 200000ull
+
+/* The caller spins this long for the other parts before it sleeps on them. */
+#define ZC__WAIT_SPIN_NS 2000000ull
+
+/* Parts are cut on cache lines so that no two threads write one. */
+#define ZC__ALIGN 64u
+
+#define ZC__MAX_WORKERS 16
+
+typedef struct zc__job {
+    char *dst;
+    const char *src;
+    size_t bytes;
+    unsigned parts; /* caller's part 0, workers' 1..parts-1 */
+} zc__job;
+
+static pthread_mutex_t zc__turn = PTHREAD_MUTEX_INITIALIZER; /* one job at a time */
+static pthread_mutex_t zc__lock = PTHREAD_MUTEX_INITIALIZER; /* the fields below */
+static pthread_cond_t zc__job_posted = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t zc__job_done = PTHREAD_COND_INITIALIZER;
+static zc__job zc__current;
+static _Atomic uint64_t zc__generation; /* a new job each time it moves */
+static _Atomic unsigned zc__parts_done;
+static unsigned zc__workers;            /* started */
+static int zc__started;                 /* zc__workers is final */
+static long zc__owner_pid;              /* the process whose threads they are */
+
+static void zc__copy_part(const zc__job *job, unsigned part)
+{
+    size_t share = (job->bytes / job->parts + ZC__ALIGN - 1) / ZC__ALIGN * ZC__ALIGN;
+    size_t start = (size_t)part * share;
+    if (start >= job->bytes)
+        return;
+    size_t n = job->bytes - start < share ? job->bytes - start : share;
+    memcpy(job->dst + start, job->src + start, n);
+}
+
+static void *zc__worker(void *arg)
+{
+    unsigned index = (unsigned)(uintptr_t)arg; /* 1-based: part 0 is the caller's */
+    uint64_t seen = atomic_load(&zc__generation);
+    for (;;) {
+        uint64_t until = zc__run_now_ns() + ZC__SPIN_NS;
+        while (atomic_load_explicit(&zc__generation, memory_order_acquire) == seen &&
+               zc__run_now_ns() < until)
+            ;
+        if (atomic_load_explicit(&zc__generation, memory_order_acquire) == seen) {
+            pthread_mutex_lock(&zc__lock);
+            while (atomic_load(&zc__generation) == seen)
+                pthread_cond_wait(&zc__job_posted, &zc__lock);
+            pthread_mutex_unlock(&zc__lock);
+        }
+        seen = atomic_load_explicit(&zc__generation, memory_order_acquire);
+        zc__job job = zc__current; /* published before the generation moved */
+        if (index < job.parts)
+            zc__copy_part(&job, index);
+        if (atomic_fetch_add_explicit(&zc__parts_done, 1, memory_order_acq_rel) + 1 ==
+            zc__workers) {
+            pthread_mutex_lock(&zc__lock);
+            pthread_cond_signal(&zc__job_done);
+            pthread_mutex_unlock(&zc__lock);
+        }
+    }
+    return NULL;
+}
+
+/* Start the workers once per process (caller holds zc__turn). Threads that cannot be created
+ * leave fewer workers, never a failure: the caller copies what they would have. */
+static void zc__start(void)
+{
+    long pid = (long)getpid();
+    if (zc__started && zc__owner_pid == pid)
+        return;
+    zc__workers = 0;
+    zc__started = 1;
+    zc__owner_pid = pid;
+    unsigned want = zc__run_config_get()->threads;
+    for (unsigned i = 1; i < want && i <= ZC__MAX_WORKERS; i++) {
+        pthread_t thread;
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        int ok = pthread_create(&thread, &attr, zc__worker, (void *)(uintptr_t)i) == 0;
+        pthread_attr_destroy(&attr);
+        if (!ok)
+            break;
+        zc__workers++;
+    }
+}
+
+/* A forked child has none of the parent's threads, and the locks may have been held by one of
+ * them: it starts over (zc__start sees the new pid). */
+static void zc__after_fork_child(void)
+{
+    pthread_mutex_init(&zc__turn, NULL);
+    pthread_mutex_init(&zc__lock, NULL);
+    pthread_cond_init(&zc__job_posted, NULL);
+    pthread_cond_init(&zc__job_done, NULL);
+}
+
+__attribute__((constructor)) static void zc__workers_init(void)
+{
+    pthread_atfork(NULL, NULL, zc__after_fork_child);
+}
+
+void zc__run_parallel_copy(void *dst, const void *src, size_t bytes)
+{
+    /* Below a few pages the threads cost more than they save. */
+    if (bytes < (size_t)64 << 10) {
+        memcpy(dst, src, bytes);
+        return;
+    }
+    pthread_mutex_lock(&zc__turn);
+    zc__start();
+    if (zc__workers == 0) {
+        pthread_mutex_unlock(&zc__turn);
+        memcpy(dst, src, bytes);
+        return;
+    }
+    zc__current = (zc__job){.dst = dst, .src = src, .bytes = bytes, .parts = zc__workers + 1};
+    atomic_store_explicit(&zc__parts_done, 0, memory_order_relaxed);
+    pthread_mutex_lock(&zc__lock);
+    atomic_fetch_add_explicit(&zc__generation, 1, memory_order_release);
+    pthread_cond_broadcast(&zc__job_posted);
+    pthread_mutex_unlock(&zc__lock);
+    zc__copy_part(&zc__current, 0);
+    /* The other parts are memcpy calls in flight, so this wait ends; it spins a bounded while
+     * and then sleeps until the last worker signals. */
+    uint64_t until = zc__run_now_ns() + ZC__WAIT_SPIN_NS;
+    while (atomic_load_explicit(&zc__parts_done, memory_order_acquire) < zc__workers &&
+           zc__run_now_ns() < until)
+        ;
+    if (atomic_load_explicit(&zc__parts_done, memory_order_acquire) < zc__workers) {
+        pthread_mutex_lock(&zc__lock);
+        while (atomic_load(&zc__parts_done) < zc__workers)
+            pthread_cond_wait(&zc__job_done, &zc__lock);
+        pthread_mutex_unlock(&zc__lock);
+    }
+    pthread_mutex_unlock(&zc__turn);
+}

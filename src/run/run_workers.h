@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Internal to the interposition library: host threads that copy one buffer together, because
+ * one thread fills memory far slower than the link drains it. */
+#ifndef ZC_RUN_WORKERS_H
+#define ZC_RUN_WORKERS_H
+
+#include <stddef.h>
+
+/*
+ * memcpy(dst, src, bytes) split over the configured threads, the caller's among them; returns
+ * when every part is copied. Calls from several threads at once take turns. Without workers
+ * (threads 1, or they could not be started) the caller copies alone.
+ */
+void zc__run_parallel_copy(void *dst, const void *src, size_t bytes);
+
+#endif

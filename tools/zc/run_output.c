@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* zc run's summary and --report document (run_output.h). */
+#include "run_output.h"
+
+#include <string.h>
+
+#include "zerocopy/size.h"
+#include "zerocopy/version.h"
+
+static double zc__ms(uint64_t ns)
+{
+    return (double)ns / 1e6;
+}
+
+/* "a,b" for the bits of a fix set; "none" for none. */
+static void zc__fix_list(unsigned fixes, char *out, size_t size)
+{
+    out[0] = '\0';
+    for (int i = 0; i < ZC_RUN_FIX_COUNT; i++) {
+        if (fixes & (1u << i)) {
+            if (out[0] != '\0')
+                strncat(out, ",", size - strlen(out) - 1);
+            strncat(out, zc_run_fix_name((zc_run_fix)i), size - strlen(out) - 1);
+        }
+    }
+    if (out[0] == '\0')
+        snprintf(out, size, "none");
+}
+
+void zc_cli_run_print_summary(FILE *out, const zc_cli_run *run)
+{
+    char fixes[64];
+    zc__fix_list(run->fixes, fixes, sizeof fixes);
+    if (run->start_errno != 0) {
+        fprintf(out, "zc run: %s\n", run->why_not);
+        return;
+    }
+    if (!run->have_summary || run->summary.processes == 0) {
+        fprintf(out, "zc run (cures: %s): nothing cured: %s\n", fixes, run->why_not);
+        return;
+    }
+    const zc_run_summary *s = &run->summary;
+    fprintf(out, "zc run (cures: %s): %u process%s", fixes, s->processes,
+            s->processes == 1 ? "" : "es");
+    if (s->processes_cut > 0)
+        fprintf(out, ", %u of them ended before writing their counts (killed, or _exit)",
+                s->processes_cut);
+    fprintf(out, "; %u copying threads, %s chunks x %u, copies from %s\n", s->threads,
+            zc_size_format(s->chunk_bytes, (char[32]){0}, 32), s->staging_buffers,
+            zc_size_format(s->min_bytes, (char[32]){0}, 32));
+    fprintf(out, "  %-18s %9s %12s %11s %14s  %s\n", "cured", "calls", "bytes", "time ms",
+            "as it was ms", "priced");
+    int any = 0;
+    for (int i = 0; i < ZC_RUN_COUNTER_COUNT; i++) {
+        const zc_run_count *c = &s->counts[i];
+        if (!zc_run_counter_cured((zc_run_counter)i) || c->calls == 0)
+            continue;
+        any = 1;
+        char uncured[32] = "-";
+        if (c->pricing != ZC_RUN_PRICED_NONE)
+            snprintf(uncured, sizeof uncured, "%.3f", zc__ms(c->uncured_ns));
+        fprintf(out, "  %-18s %9llu %12s %11.3f %14s  %s\n", zc_run_counter_name((zc_run_counter)i),
+                (unsigned long long)c->calls, zc_size_format(c->bytes, (char[32]){0}, 32),
+                zc__ms(c->ns), uncured, zc_run_pricing_name(c->pricing));
+    }
+    if (!any)
+        fprintf(out, "  (no call needed a cure)\n");
+    for (int i = 0; i < ZC_RUN_COUNTER_COUNT; i++) {
+        const zc_run_count *c = &s->counts[i];
+        if (zc_run_counter_cured((zc_run_counter)i) || c->calls == 0)
+            continue;
+        fprintf(out, "  %s: %llu call%s, %s: %s\n", zc_run_counter_name((zc_run_counter)i),
+                (unsigned long long)c->calls, c->calls == 1 ? "" : "s",
+                zc_size_format(c->bytes, (char[32]){0}, 32),
+                zc_run_counter_meaning((zc_run_counter)i));
+    }
+}
+
+static void zc__add_seconds(cJSON *o, const char *key, uint64_t ns, int known)
+{
+    if (known)
+        cJSON_AddNumberToObject(o, key, (double)ns / 1e9);
+    else
+        cJSON_AddNullToObject(o, key);
+}
+
+cJSON *zc_cli_run_json(const zc_cli_run *run)
+{
+    cJSON *doc = cJSON_CreateObject();
+    if (doc == NULL)
+        return NULL;
+    cJSON_AddStringToObject(doc, "schema", ZC_RUN_SCHEMA);
+    cJSON_AddStringToObject(doc, "zerocopy_version", zc_version_string());
+    cJSON *argv = cJSON_AddArrayToObject(doc, "program");
+    for (size_t i = 0; argv && run->argv && run->argv[i]; i++)
+        cJSON_AddItemToArray(argv, cJSON_CreateString(run->argv[i]));
+    cJSON_AddNumberToObject(doc, "exit_code", run->exit_code);
+    if (run->signal)
+        cJSON_AddNumberToObject(doc, "signal", run->signal);
+    else
+        cJSON_AddNullToObject(doc, "signal");
+    cJSON *fixes = cJSON_AddArrayToObject(doc, "fixes");
+    for (int i = 0; fixes && i < ZC_RUN_FIX_COUNT; i++) {
+        if (run->fixes & (1u << i))
+            cJSON_AddItemToArray(fixes, cJSON_CreateString(zc_run_fix_name((zc_run_fix)i)));
+    }
+    const zc_run_summary *s = &run->summary;
+    int read = run->have_summary && s->processes > 0;
+    cJSON_AddBoolToObject(doc, "cured", read);
+    if (!read)
+        cJSON_AddStringToObject(doc, "why_not", run->why_not);
+    cJSON_AddNumberToObject(doc, "processes", read ? s->processes : 0);
+    cJSON_AddNumberToObject(doc, "processes_cut", read ? s->processes_cut : 0);
+    cJSON *settings = cJSON_AddObjectToObject(doc, "settings");
+    if (settings != NULL && read) {
+        cJSON_AddNumberToObject(settings, "threads", s->threads);
+        cJSON_AddNumberToObject(settings, "chunk_bytes", (double)s->chunk_bytes);
+        cJSON_AddNumberToObject(settings, "staging_buffers", s->staging_buffers);
+        cJSON_AddNumberToObject(settings, "min_bytes", (double)s->min_bytes);
+    }
+    cJSON *counters = cJSON_AddArrayToObject(doc, "counters");
+    for (int i = 0; counters && i < ZC_RUN_COUNTER_COUNT; i++) {
+        const zc_run_count *c = &s->counts[i];
+        cJSON *row = cJSON_CreateObject();
+        if (row == NULL)
+            break;
+        cJSON_AddItemToArray(counters, row);
+        zc_run_counter counter = (zc_run_counter)i;
+        cJSON_AddStringToObject(row, "name", zc_run_counter_name(counter));
+        cJSON_AddStringToObject(row, "fix", zc_run_fix_name(zc_run_counter_fix(counter)));
+        cJSON_AddBoolToObject(row, "cured", zc_run_counter_cured(counter));
+        cJSON_AddStringToObject(row, "meaning", zc_run_counter_meaning(counter));
+        cJSON_AddNumberToObject(row, "calls", read ? (double)c->calls : 0);
+        cJSON_AddNumberToObject(row, "bytes", read ? (double)c->bytes : 0);
+        zc__add_seconds(row, "seconds", c->ns, 1);
+        int priced = read && c->calls > 0 && c->pricing != ZC_RUN_PRICED_NONE;
+        zc__add_seconds(row, "uncured_seconds", c->uncured_ns, priced);
+        cJSON_AddStringToObject(row, "pricing", zc_run_pricing_name(read ? c->pricing
+                                                                           : ZC_RUN_PRICED_NONE));
+    }
+    return doc;
+}
