@@ -20,53 +20,12 @@ if [ ! -d "$corpus" ]; then
     "working tree; see tests/trace/corpus-expected.tsv)" | tee "$out/SKIPPED.txt"
   exit 0
 fi
-# The CUDA compiler the project's own build used (its CMake cache, beside zc), or $NVCC.
-build=$(cd "$(dirname "$zc")/../.." && pwd)
-nvcc=${NVCC:-$(sed -n 's/^CMAKE_CUDA_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt" 2>/dev/null)}
-nvcc=${nvcc:-nvcc}
-if ! command -v "$nvcc" >/dev/null; then
-  echo "45-trace-corpus: no CUDA compiler ($nvcc): set NVCC" >&2
-  exit 1
-fi
-arch=${ZC_CORPUS_ARCH:-sm_90}
-# The programs are built in the results folder and removed at the end: the results keep only
-# what was said about them.
-bin=$out/bin
-mkdir -p "$bin"
-trap 'rm -rf "$bin"' EXIT
-: >"$out/rows.tsv"
-status=0
+# The compiler, the build of each program and the table's rows: shared with 46-run-corpus.sh.
+# shellcheck source=../corpus-lib.sh
+. "$root/scripts/corpus-lib.sh"
 
-# build NAME SRC EXTRA: compile one program; its status in $out/NAME.build.rc. Libraries (-l...)
-# go after the source; {tree} in EXTRA is the copied repository's folder.
-build() {
-  local name=$1 src=$2 extra=$3 dir=$4 flags=() libs=() a
-  for a in ${extra//\{tree\}/$dir}; do
-    case "$a" in -l*) libs+=("$a") ;; *) flags+=("$a") ;; esac
-  done
-  "$nvcc" -arch="$arch" -O2 -std=c++17 -I"$corpus/cudahandbook/chLib" "${flags[@]}" \
-    "$src" -o "$bin/$name" "${libs[@]}" >"$out/$name.build.txt" 2>&1
-  echo $? >"$out/$name.build.rc"
-}
-
-# The table's rows, "-" standing for an empty field (read would run two tabs together).
-rows() {
-  while IFS=$'\t' read -r name tree repo path extra args expected what; do
-    case "$name" in '#'* | '') continue ;; esac
-    [ "$extra" = - ] && extra=
-    [ "$args" = - ] && args=
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$tree" "$repo" "$path" "${extra:--}" \
-      "${args:--}" "$expected" "$what"
-  done <"$list"
-}
-
-# All builds at once (nvcc is slow, the machine has cores), then the runs one by one.
-while IFS=$'\t' read -r name tree repo path extra args expected what; do
-  [ "$extra" = - ] && extra=
-  rm -f "$out/$name.build.rc"
-  [ -f "$corpus/$tree/$path" ] && build "$name" "$corpus/$tree/$path" "$extra" "$corpus/$tree" &
-done < <(rows)
-wait
+# All builds at once, then the runs one by one.
+build_all
 
 while IFS=$'\t' read -r name tree repo path extra args expected what; do
   [ "$args" = - ] && args=

@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+// An ordinary CUDA program (runtime API only, as a user writes it) with the pitfalls zc run
+// cures, for the tests and the benchmark. Its stdout depends only on the data it computed, so
+// that a run under zc run and a run without it can be compared byte for byte; timings go to
+// stderr, except in the "rate" mode, whose stdout is the measurement.
+//
+//   run_subject copies        pageable copies of many sizes, sync, async, cudaMemcpyDefault
+//   run_subject pin N BYTES   cudaHostAlloc and cudaFreeHost of one size, N times
+//   run_subject rate BYTES N  median GB/s of N pageable copies each way
+//   run_subject spawn         runs "copies" in a child process (fork and exec)
+//   run_subject kill          "copies", then SIGKILL to itself
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cuda_runtime.h>
+
+#define CHECK(call)                                                                                \
+    do {                                                                                           \
+        cudaError_t check_error = (call);                                                          \
+        if (check_error != cudaSuccess) {                                                          \
+            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,                   \
+                    cudaGetErrorName(check_error));                                                \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+#define VERIFY(condition, what)                                                                    \
+    do {                                                                                           \
+        if (!(condition)) {                                                                        \
+            fprintf(stderr, "verify failed: %s\n", what);                                          \
+            exit(2);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+__global__ void scale(unsigned char *data, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        data[i] = (unsigned char)(data[i] * 3u + 1u);
+}
+
+static uint64_t fnv1a(const unsigned char *p, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static void fill(unsigned char *p, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = (unsigned char)(i * 7u + seed + (i >> 12));
+}
+
+static void expect_scaled(const unsigned char *in, const unsigned char *out, size_t n,
+                          const char *what)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (out[i] != (unsigned char)(in[i] * 3u + 1u)) {
+            fprintf(stderr, "verify failed: %s: byte %zu of %zu is %u, expected %u\n", what, i, n,
+                    out[i], (unsigned char)(in[i] * 3u + 1u));
+            exit(2);
+        }
+    }
+}
+
+/* One size through every kind of copy the cure takes: cudaMemcpy both ways, cudaMemcpyAsync
+ * on a stream (the source overwritten as soon as the call returns, which CUDA allows for
+ * pageable memory), and cudaMemcpyDefault (the driver's unified cuMemcpy). */
+static void copies_of(size_t n, cudaStream_t stream, unsigned seed)
+{
+    unsigned char *in = (unsigned char *)malloc(n), *out = (unsigned char *)malloc(n),
+                  *keep = (unsigned char *)malloc(n), *dev = NULL;
+    VERIFY(in != NULL && out != NULL && keep != NULL, "malloc");
+    CHECK(cudaMalloc((void **)&dev, n));
+
+    fill(in, n, seed);
+    CHECK(cudaMemcpy(dev, in, n, cudaMemcpyHostToDevice));
+    scale<<<120, 256>>>(dev, n);
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpy(out, dev, n, cudaMemcpyDeviceToHost));
+    expect_scaled(in, out, n, "cudaMemcpy");
+    printf("sync %zu %016llx\n", n, (unsigned long long)fnv1a(out, n));
+
+    fill(in, n, seed + 1);
+    memcpy(keep, in, n);
+    CHECK(cudaMemcpyAsync(dev, in, n, cudaMemcpyHostToDevice, stream));
+    memset(in, 0xA5, n); /* the call has returned: the pageable source may be reused */
+    scale<<<120, 256, 0, stream>>>(dev, n);
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpyAsync(out, dev, n, cudaMemcpyDeviceToHost, stream));
+    CHECK(cudaStreamSynchronize(stream));
+    expect_scaled(keep, out, n, "cudaMemcpyAsync");
+    printf("async %zu %016llx\n", n, (unsigned long long)fnv1a(out, n));
+
+    fill(in, n, seed + 2);
+    CHECK(cudaMemcpy(dev, in, n, cudaMemcpyDefault));
+    scale<<<120, 256>>>(dev, n);
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpy(out, dev, n, cudaMemcpyDefault));
+    expect_scaled(in, out, n, "cudaMemcpyDefault");
+    printf("default %zu %016llx\n", n, (unsigned long long)fnv1a(out, n));
+
+    CHECK(cudaFree(dev));
+    free(keep);
+    free(out);
+    free(in);
+}
+
+static int copies(void)
+{
+    /* Below the cure's threshold, at it, across chunk edges, odd sizes, and large. */
+    static const size_t sizes[] = {1,
+                                   4096,
+                                   (64u << 10) + 3,
+                                   256u << 10,
+                                   (1u << 20) - 1,
+                                   1u << 20,
+                                   (1u << 20) + 1,
+                                   (3u << 20) + 4097,
+                                   8u << 20,
+                                   (37u << 20) + 11};
+    cudaStream_t stream;
+    CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    double start = now_s();
+    for (int round = 0; round < 2; round++) {
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+            copies_of(sizes[i], stream, (unsigned)(i + 10 * round));
+    }
+    CHECK(cudaStreamDestroy(stream));
+    fprintf(stderr, "copies: %.1f ms\n", (now_s() - start) * 1e3);
+    return 0;
+}
+
+static int pin(long count, size_t n)
+{
+    unsigned char *dev = NULL;
+    CHECK(cudaMalloc((void **)&dev, n));
+    double pinning = 0;
+    uint64_t sum = 0;
+    for (long i = 0; i < count; i++) {
+        unsigned char *host = NULL;
+        double t = now_s();
+        CHECK(cudaHostAlloc((void **)&host, n, cudaHostAllocDefault));
+        pinning += now_s() - t;
+        fill(host, n, (unsigned)i);
+        CHECK(cudaMemcpy(dev, host, n, cudaMemcpyHostToDevice));
+        scale<<<120, 256>>>(dev, n);
+        CHECK(cudaGetLastError());
+        CHECK(cudaMemcpyAsync(host, dev, n, cudaMemcpyDeviceToHost, 0));
+        /* cudaFreeHost waits for the copy still writing into host: reading it afterwards would
+         * be a bug, so the sum is taken first, after a synchronize. */
+        CHECK(cudaStreamSynchronize(0));
+        sum += fnv1a(host, n);
+        t = now_s();
+        CHECK(cudaFreeHost(host));
+        pinning += now_s() - t;
+    }
+    CHECK(cudaFree(dev));
+    printf("pin %ld x %zu %016llx\n", count, n, (unsigned long long)sum);
+    fprintf(stderr, "pinning: %.3f ms in cudaHostAlloc and cudaFreeHost\n", pinning * 1e3);
+    return 0;
+}
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int rate(size_t n, int count)
+{
+    unsigned char *host = (unsigned char *)malloc(n), *back = (unsigned char *)malloc(n), *dev;
+    VERIFY(host != NULL && back != NULL && count > 0 && count <= 1000, "malloc or count");
+    fill(host, n, 5);
+    memset(back, 0, n); /* pages touched: the copy pays for the link, not for page faults */
+    CHECK(cudaMalloc((void **)&dev, n));
+    double h2d[1000], d2h[1000];
+    for (int warm = 0; warm < 2; warm++) {
+        CHECK(cudaMemcpy(dev, host, n, cudaMemcpyHostToDevice));
+        CHECK(cudaMemcpy(back, dev, n, cudaMemcpyDeviceToHost));
+    }
+    for (int i = 0; i < count; i++) {
+        double t = now_s();
+        CHECK(cudaMemcpy(dev, host, n, cudaMemcpyHostToDevice));
+        h2d[i] = now_s() - t;
+        t = now_s();
+        CHECK(cudaMemcpy(back, dev, n, cudaMemcpyDeviceToHost));
+        d2h[i] = now_s() - t;
+    }
+    VERIFY(memcmp(host, back, n) == 0, "round trip changed the data");
+    qsort(h2d, (size_t)count, sizeof h2d[0], compare_double);
+    qsort(d2h, (size_t)count, sizeof d2h[0], compare_double);
+    printf("rate %zu h2d %.3f d2h %.3f GB/s (median of %d; min-max h2d %.3f-%.3f d2h "
+           "%.3f-%.3f)\n",
+           n, n / h2d[count / 2] / 1e9, n / d2h[count / 2] / 1e9, count, n / h2d[count - 1] / 1e9,
+           n / h2d[0] / 1e9, n / d2h[count - 1] / 1e9, n / d2h[0] / 1e9);
+    CHECK(cudaFree(dev));
+    free(back);
+    free(host);
+    return 0;
+}
+
+static int spawn(const char *self)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        execl(self, self, "copies", (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    VERIFY(pid > 0 && waitpid(pid, &status, 0) == pid, "fork and wait");
+    printf("child exited %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 2 && strcmp(argv[1], "copies") == 0)
+        return copies();
+    if (argc == 4 && strcmp(argv[1], "pin") == 0)
+        return pin(atol(argv[2]), (size_t)atoll(argv[3]));
+    if (argc == 4 && strcmp(argv[1], "rate") == 0)
+        return rate((size_t)atoll(argv[2]), atoi(argv[3]));
+    if (argc == 2 && strcmp(argv[1], "spawn") == 0)
+        return spawn(argv[0]);
+    if (argc == 2 && strcmp(argv[1], "kill") == 0) {
+        copies();
+        fflush(NULL);
+        raise(SIGKILL);
+    }
+    fprintf(stderr, "usage: run_subject copies | pin N BYTES | rate BYTES N | spawn | kill\n");
+    return 64;
+}
