@@ -33,8 +33,9 @@ typedef enum zc_run_fix { ZC_RUN_FIX_MAP(ZC__RUN_FIX_ENUM) ZC_RUN_FIX_COUNT } zc
  * for calls a cure served, 0 for calls it saw and left exactly as they were (with the reason).
  */
 #define ZC_RUN_COUNTER_MAP(X)                                                                      \
-    X(PAGEABLE_H2D, "pageable-h2d", PAGEABLE, 1, "host-to-device copies from pageable memory cured")\
-    X(PAGEABLE_D2H, "pageable-d2h", PAGEABLE, 1, "device-to-host copies to pageable memory cured")  \
+    X(PAGEABLE_H2D, "pageable-h2d", PAGEABLE, 1,                                                   \
+      "host-to-device copies from pageable memory cured")                                          \
+    X(PAGEABLE_D2H, "pageable-d2h", PAGEABLE, 1, "device-to-host copies to pageable memory cured") \
     X(PAGEABLE_SAMPLE, "pageable-sample", PAGEABLE, 0,                                             \
       "left as they were to measure them: the first copy of each direction and size class")        \
     X(PAGEABLE_SMALL, "pageable-small", PAGEABLE, 0, "left as they were: below ZC_RUN_MIN_BYTES")  \
@@ -43,7 +44,8 @@ typedef enum zc_run_fix { ZC_RUN_FIX_MAP(ZC__RUN_FIX_ENUM) ZC_RUN_FIX_COUNT } zc
     X(PAGEABLE_UNSURE, "pageable-unsure", PAGEABLE, 0,                                             \
       "left as they were: a pointer or range zc run could not classify, or no staging")            \
     X(PINNING_HIT, "pinning-hit", PINNING, 1, "pinned allocations served from memory kept")        \
-    X(PINNING_MISS, "pinning-miss", PINNING, 0, "pinned allocations made by the driver (and kept)")\
+    X(PINNING_MISS, "pinning-miss", PINNING, 0,                                                    \
+      "pinned allocations made by the driver (and kept)")                                          \
     X(PINNING_LEFT, "pinning-left", PINNING, 0,                                                    \
       "pinned allocations left as they were: over the cache's bound or a failed call")
 
@@ -65,20 +67,20 @@ typedef enum zc_run_pricing {
 typedef struct zc_run_count {
     uint64_t calls;
     uint64_t bytes;
-    uint64_t ns;             /* time spent in these calls, as cured (or as left) */
-    uint64_t uncured_ns;     /* what they would have taken as they were (see pricing) */
-    zc_run_pricing pricing;  /* the weakest pricing among the processes that had calls */
+    uint64_t ns;            /* time spent in these calls, as cured (or as left) */
+    uint64_t uncured_ns;    /* what they would have taken as they were (see pricing) */
+    zc_run_pricing pricing; /* the weakest pricing among the processes that had calls */
 } zc_run_count;
 
 /* What one zc run did, over every process of the program that loaded the library. */
 typedef struct zc_run_summary {
     zc_run_count counts[ZC_RUN_COUNTER_COUNT];
-    unsigned fixes;             /* the cures asked for (bits of zc_run_fix) */
-    unsigned processes;         /* logs read */
-    unsigned processes_cut;     /* logs without their end line: the process was killed or
-                                   left through _exit before the library wrote them */
-    unsigned threads;           /* host threads copying, chunk bytes and staging buffers, as */
-    uint64_t chunk_bytes;       /* the first process used them */
+    unsigned fixes;         /* the cures asked for (bits of zc_run_fix) */
+    unsigned processes;     /* logs read */
+    unsigned processes_cut; /* logs without their end line: the process was killed or
+                               left through _exit before the library wrote them */
+    unsigned threads;       /* host threads copying, chunk bytes and staging buffers, as */
+    uint64_t chunk_bytes;   /* the first process used them */
     unsigned staging_buffers;
     uint64_t min_bytes;
 } zc_run_summary;

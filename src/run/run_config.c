@@ -71,8 +71,7 @@ static void zc__read(void)
     c->threads = (unsigned)zc__env_number("ZC_RUN_THREADS", threads, 1, ZC__MAX_THREADS);
     c->chunk_bytes =
         (size_t)zc__env_number("ZC_RUN_CHUNK", ZC__DEFAULT_CHUNK, 4096, (size_t)1 << 30);
-    c->staging_buffers =
-        (unsigned)zc__env_number("ZC_RUN_BUFFERS", ZC__DEFAULT_BUFFERS, 2, 16);
+    c->staging_buffers = (unsigned)zc__env_number("ZC_RUN_BUFFERS", ZC__DEFAULT_BUFFERS, 2, 16);
     c->min_bytes =
         (size_t)zc__env_number("ZC_RUN_MIN_BYTES", ZC__DEFAULT_MIN_BYTES, 1, (size_t)1 << 40);
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);

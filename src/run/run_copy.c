@@ -238,16 +238,20 @@ CUresult zc__hook_MEMCPY_DTOH(void *dst, CUdeviceptr src, size_t bytes)
 
 CUresult zc__hook_MEMCPY_HTOD_ASYNC(CUdeviceptr dst, const void *src, size_t bytes, CUstream s)
 {
-    zc__copy c = {.dir = ZC__RUN_H2D, .host = (char *)src, .device = dst, .bytes = bytes,
-                  .stream = s, .async = 1};
+    zc__copy c = {.dir = ZC__RUN_H2D,
+                  .host = (char *)src,
+                  .device = dst,
+                  .bytes = bytes,
+                  .stream = s,
+                  .async = 1};
     zc__plan plan = zc__plan_directed(&c);
     ZC__DISPATCH(c, plan, ZC__HOOK_MEMCPY_HTOD_ASYNC, zc__htod_async_fn, dst, src, bytes, s);
 }
 
 CUresult zc__hook_MEMCPY_DTOH_ASYNC(void *dst, CUdeviceptr src, size_t bytes, CUstream s)
 {
-    zc__copy c = {.dir = ZC__RUN_D2H, .host = dst, .device = src, .bytes = bytes, .stream = s,
-                  .async = 1};
+    zc__copy c = {
+        .dir = ZC__RUN_D2H, .host = dst, .device = src, .bytes = bytes, .stream = s, .async = 1};
     zc__plan plan = zc__plan_directed(&c);
     ZC__DISPATCH(c, plan, ZC__HOOK_MEMCPY_DTOH_ASYNC, zc__dtoh_async_fn, dst, src, bytes, s);
 }

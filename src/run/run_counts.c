@@ -21,7 +21,7 @@
 typedef struct zc__class {
     uint64_t sample_bytes, sample_ns; /* the copy left as it was and timed */
     int claimed;
-    uint64_t cured_bytes;             /* cured copies of this class */
+    uint64_t cured_bytes; /* cured copies of this class */
 } zc__class;
 
 static pthread_mutex_t zc__lock = PTHREAD_MUTEX_INITIALIZER;
@@ -88,8 +88,8 @@ void zc__run_pageable_cured(zc__run_dir dir, size_t bytes, uint64_t ns)
 {
     pthread_mutex_lock(&zc__lock);
     zc__classes[dir][zc__class_of(bytes)].cured_bytes += bytes;
-    zc_run_counter counter = dir == ZC__RUN_H2D ? ZC_RUN_COUNTER_PAGEABLE_H2D
-                                                : ZC_RUN_COUNTER_PAGEABLE_D2H;
+    zc_run_counter counter =
+        dir == ZC__RUN_H2D ? ZC_RUN_COUNTER_PAGEABLE_H2D : ZC_RUN_COUNTER_PAGEABLE_D2H;
     zc__add(&zc__counts[counter], bytes, ns, 0, ZC_RUN_PRICED_SCALED);
     pthread_mutex_unlock(&zc__lock);
 }
@@ -139,7 +139,9 @@ void zc__run_log_start(void)
             fprintf(stderr, "zerocopy run: cannot write the log %s: %s; nothing will be counted\n",
                     path, strerror(errno));
         } else {
-            zc__run_header h = {.pid = pid, .fixes = config->fixes, .threads = config->threads,
+            zc__run_header h = {.pid = pid,
+                                .fixes = config->fixes,
+                                .threads = config->threads,
                                 .chunk_bytes = config->chunk_bytes,
                                 .staging_buffers = config->staging_buffers,
                                 .min_bytes = config->min_bytes};

@@ -16,8 +16,8 @@ typedef struct zc__run_driver {
     CUresult (*ctx_push)(CUcontext ctx);
     CUresult (*ctx_pop)(CUcontext *ctx);
     CUresult (*ctx_synchronize)(void);
-    CUresult (*pointer_get_attributes)(unsigned count, CUpointer_attribute *attributes,
-                                       void **data, CUdeviceptr ptr);
+    CUresult (*pointer_get_attributes)(unsigned count, CUpointer_attribute *attributes, void **data,
+                                       CUdeviceptr ptr);
     CUresult (*mem_get_address_range)(CUdeviceptr *base, size_t *size, CUdeviceptr ptr);
     CUresult (*memcpy_htod_async)(CUdeviceptr dst, const void *src, size_t bytes, CUstream s);
     CUresult (*memcpy_dtoh_async)(void *dst, CUdeviceptr src, size_t bytes, CUstream s);

@@ -19,7 +19,7 @@ typedef struct zc__run_hook {
     void *replacement;
 } zc__run_hook;
 
-#define ZC__RUN_HOOK_ROW(id, proc, symbol, version, default_stream)                               \
+#define ZC__RUN_HOOK_ROW(id, proc, symbol, version, default_stream)                                \
     {proc, symbol, version, default_stream, (void *)zc__hook_##id},
 static const zc__run_hook zc__hooks[ZC__HOOK_COUNT] = {ZC__RUN_HOOK_MAP(ZC__RUN_HOOK_ROW)};
 #undef ZC__RUN_HOOK_ROW

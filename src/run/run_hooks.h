@@ -24,8 +24,8 @@
     X(MEM_ALLOC_HOST, "cuMemAllocHost", "cuMemAllocHost_v2", 3020, 0)                              \
     X(MEM_FREE_HOST, "cuMemFreeHost", "cuMemFreeHost", 2000, 0)                                    \
     X(CTX_DESTROY, "cuCtxDestroy", "cuCtxDestroy_v2", 4000, 0)                                     \
-    X(PRIMARY_RESET, "cuDevicePrimaryCtxReset", "cuDevicePrimaryCtxReset_v2", 11000, 0)            \
-    X(PRIMARY_RELEASE, "cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxRelease_v2", 11000, 0)
+    X(PRIMARY_RESET, "cuDevicePrimaryCtxReset", "cuDevicePrimaryCtxReset_v2", 7000, 0)             \
+    X(PRIMARY_RELEASE, "cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxRelease_v2", 7000, 0)
 
 #define ZC__RUN_HOOK_ENUM(id, proc, symbol, version, default_stream) ZC__HOOK_##id,
 typedef enum zc__run_hook_id { ZC__RUN_HOOK_MAP(ZC__RUN_HOOK_ENUM) ZC__HOOK_COUNT } zc__run_hook_id;
@@ -48,21 +48,15 @@ CUresult zc__hook_MEMCPY_HTOD_ASYNC(CUdeviceptr dst, const void *src, size_t byt
     ZC__RUN_EXPORT("cuMemcpyHtoDAsync_v2");
 CUresult zc__hook_MEMCPY_DTOH_ASYNC(void *dst, CUdeviceptr src, size_t bytes, CUstream s)
     ZC__RUN_EXPORT("cuMemcpyDtoHAsync_v2");
-CUresult zc__hook_MEMCPY(CUdeviceptr dst, CUdeviceptr src, size_t bytes)
-    ZC__RUN_EXPORT("cuMemcpy");
+CUresult zc__hook_MEMCPY(CUdeviceptr dst, CUdeviceptr src, size_t bytes) ZC__RUN_EXPORT("cuMemcpy");
 CUresult zc__hook_MEMCPY_ASYNC(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream s)
     ZC__RUN_EXPORT("cuMemcpyAsync");
 CUresult zc__hook_MEM_HOST_ALLOC(void **p, size_t bytes, unsigned int flags)
     ZC__RUN_EXPORT("cuMemHostAlloc");
-CUresult zc__hook_MEM_ALLOC_HOST(void **p, size_t bytes)
-    ZC__RUN_EXPORT("cuMemAllocHost_v2");
-CUresult zc__hook_MEM_FREE_HOST(void *p)
-    ZC__RUN_EXPORT("cuMemFreeHost");
-CUresult zc__hook_CTX_DESTROY(CUcontext ctx)
-    ZC__RUN_EXPORT("cuCtxDestroy_v2");
-CUresult zc__hook_PRIMARY_RESET(CUdevice dev)
-    ZC__RUN_EXPORT("cuDevicePrimaryCtxReset_v2");
-CUresult zc__hook_PRIMARY_RELEASE(CUdevice dev)
-    ZC__RUN_EXPORT("cuDevicePrimaryCtxRelease_v2");
+CUresult zc__hook_MEM_ALLOC_HOST(void **p, size_t bytes) ZC__RUN_EXPORT("cuMemAllocHost_v2");
+CUresult zc__hook_MEM_FREE_HOST(void *p) ZC__RUN_EXPORT("cuMemFreeHost");
+CUresult zc__hook_CTX_DESTROY(CUcontext ctx) ZC__RUN_EXPORT("cuCtxDestroy_v2");
+CUresult zc__hook_PRIMARY_RESET(CUdevice dev) ZC__RUN_EXPORT("cuDevicePrimaryCtxReset_v2");
+CUresult zc__hook_PRIMARY_RELEASE(CUdevice dev) ZC__RUN_EXPORT("cuDevicePrimaryCtxRelease_v2");
 
 #endif

@@ -123,8 +123,13 @@ static CUresult zc__alloc(zc__via via, void **p, size_t bytes, unsigned flags)
     pthread_mutex_unlock(&zc__lock);
     CUresult r = zc__driver_alloc(via, p, bytes, flags);
     uint64_t ns = zc__run_now_ns() - start;
-    zc__block b = {.ptr = r == CUDA_SUCCESS ? *p : NULL, .bytes = bytes, .flags = flags,
-                   .via = via, .ctx = ctx, .pin_ns = ns, .in_use = 1};
+    zc__block b = {.ptr = r == CUDA_SUCCESS ? *p : NULL,
+                   .bytes = bytes,
+                   .flags = flags,
+                   .via = via,
+                   .ctx = ctx,
+                   .pin_ns = ns,
+                   .in_use = 1};
     int kept = 0;
     if (r == CUDA_SUCCESS && d->ctx_get_device(&b.device) == CUDA_SUCCESS) {
         pthread_mutex_lock(&zc__lock);

@@ -53,8 +53,7 @@ int zc__run_counter_cured(zc_run_counter counter)
 
 zc_run_fix zc__run_counter_fix(zc_run_counter counter)
 {
-    return (unsigned)counter < ZC_RUN_COUNTER_COUNT ? zc__counter_fixes[counter]
-                                                     : ZC_RUN_FIX_COUNT;
+    return (unsigned)counter < ZC_RUN_COUNTER_COUNT ? zc__counter_fixes[counter] : ZC_RUN_FIX_COUNT;
 }
 
 const char *zc__run_pricing_name(zc_run_pricing pricing)
@@ -96,7 +95,8 @@ int zc__run_fixes_from_list(const char *list, unsigned *fixes_p, const char **ba
 
 void zc__run_write_header(FILE *f, const zc__run_header *h)
 {
-    fprintf(f, "zcrun %d pid=%ld fixes=%u threads=%u chunk=%" PRIu64 " buffers=%u min=%" PRIu64 "\n",
+    fprintf(f,
+            "zcrun %d pid=%ld fixes=%u threads=%u chunk=%" PRIu64 " buffers=%u min=%" PRIu64 "\n",
             ZC__RUN_LOG_VERSION, h->pid, h->fixes, h->threads, h->chunk_bytes, h->staging_buffers,
             h->min_bytes);
 }
@@ -153,7 +153,10 @@ static int zc__parse_count(const char *text, zc__run_line *line)
     if (counter < 0 || how < 0)
         return -1;
     line->counter = (zc_run_counter)counter;
-    line->count = (zc_run_count){.calls = calls, .bytes = bytes, .ns = ns, .uncured_ns = uncured,
+    line->count = (zc_run_count){.calls = calls,
+                                 .bytes = bytes,
+                                 .ns = ns,
+                                 .uncured_ns = uncured,
                                  .pricing = (zc_run_pricing)how};
     return 0;
 }

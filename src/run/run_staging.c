@@ -114,8 +114,7 @@ void zc__run_staging_forget(CUcontext ctx, CUdevice device)
     pthread_mutex_lock(&zc__table);
     for (int i = 0; i < ZC__CONTEXTS; i++) {
         zc__run_staging *s = &zc__stagings[i];
-        if (!zc__used[i] || s->pid != pid ||
-            (ctx != NULL ? s->ctx != ctx : s->device != device))
+        if (!zc__used[i] || s->pid != pid || (ctx != NULL ? s->ctx != ctx : s->device != device))
             continue;
         pthread_mutex_lock(&s->lock);
         CUcontext popped;

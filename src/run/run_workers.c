@@ -3,6 +3,7 @@
 #include "run_workers.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
@@ -16,7 +17,7 @@
  * about as much as copying 64 KiB. */
 #define ZC__SPIN_NS 200000ull
 
-/* The caller spins this long for the other parts before it sleeps on them. */
+/* The caller spins this long for the workers' parts before it copies those nobody took. */
 #define ZC__WAIT_SPIN_NS 2000000ull
 
 /* Parts are cut on cache lines so that no two threads write one. */
@@ -28,23 +29,27 @@ typedef struct zc__job {
     char *dst;
     const char *src;
     size_t bytes;
-    unsigned parts; /* caller's part 0, workers' 1..parts-1 */
+    unsigned parts; /* the caller's part 0, the workers' 1..parts-1 */
 } zc__job;
 
 static pthread_mutex_t zc__turn = PTHREAD_MUTEX_INITIALIZER; /* one job at a time */
-static pthread_mutex_t zc__lock = PTHREAD_MUTEX_INITIALIZER; /* the fields below */
+static pthread_mutex_t zc__lock = PTHREAD_MUTEX_INITIALIZER; /* sleeping and waking */
 static pthread_cond_t zc__job_posted = PTHREAD_COND_INITIALIZER;
-static pthread_cond_t zc__job_done = PTHREAD_COND_INITIALIZER;
-static zc__job zc__current;
-static _Atomic uint64_t zc__generation; /* a new job each time it moves */
-static _Atomic unsigned zc__parts_done;
+static zc__job zc__current;             /* stable from its post until every part is done */
+static _Atomic uint64_t zc__generation; /* the job's number: a new job each time it moves */
+/* claimed[i]: the last job whose part i someone took. Whoever swaps the job's number in first
+ * copies the part; the caller takes every part still free once it has waited a while, so that
+ * no job depends on a worker being scheduled at all. */
+static _Atomic uint64_t zc__claimed[ZC__MAX_WORKERS + 1];
+static _Atomic unsigned zc__parts_done; /* parts 1..parts-1 copied, by anyone */
 static unsigned zc__workers;            /* started */
 static int zc__started;                 /* zc__workers is final */
 static long zc__owner_pid;              /* the process whose threads they are */
 
 static void zc__copy_part(const zc__job *job, unsigned part)
 {
-    size_t share = (job->bytes / job->parts + ZC__ALIGN - 1) / ZC__ALIGN * ZC__ALIGN;
+    size_t share =
+        ((job->bytes + job->parts - 1) / job->parts + ZC__ALIGN - 1) / ZC__ALIGN * ZC__ALIGN;
     size_t start = (size_t)part * share;
     if (start >= job->bytes)
         return;
@@ -52,10 +57,25 @@ static void zc__copy_part(const zc__job *job, unsigned part)
     memcpy(job->dst + start, job->src + start, n);
 }
 
+/* Copy part of job number generation if nobody has taken it yet. Part numbers only move up: a
+ * worker that woke for a job long done finds its part taken by a later one, and leaves it. */
+static void zc__take(unsigned part, uint64_t generation)
+{
+    uint64_t taken = atomic_load_explicit(&zc__claimed[part], memory_order_acquire);
+    do {
+        if (taken >= generation)
+            return;
+    } while (!atomic_compare_exchange_weak_explicit(&zc__claimed[part], &taken, generation,
+                                                    memory_order_acq_rel, memory_order_acquire));
+    /* Taken: the job cannot end, nor the next be posted, before this part is counted. */
+    zc__copy_part(&zc__current, part);
+    atomic_fetch_add_explicit(&zc__parts_done, 1, memory_order_acq_rel);
+}
+
 static void *zc__worker(void *arg)
 {
     unsigned index = (unsigned)(uintptr_t)arg; /* 1-based: part 0 is the caller's */
-    uint64_t seen = atomic_load(&zc__generation);
+    uint64_t seen = 0;
     for (;;) {
         uint64_t until = zc__run_now_ns() + ZC__SPIN_NS;
         while (atomic_load_explicit(&zc__generation, memory_order_acquire) == seen &&
@@ -68,15 +88,7 @@ static void *zc__worker(void *arg)
             pthread_mutex_unlock(&zc__lock);
         }
         seen = atomic_load_explicit(&zc__generation, memory_order_acquire);
-        zc__job job = zc__current; /* published before the generation moved */
-        if (index < job.parts)
-            zc__copy_part(&job, index);
-        if (atomic_fetch_add_explicit(&zc__parts_done, 1, memory_order_acq_rel) + 1 ==
-            zc__workers) {
-            pthread_mutex_lock(&zc__lock);
-            pthread_cond_signal(&zc__job_done);
-            pthread_mutex_unlock(&zc__lock);
-        }
+        zc__take(index, seen);
     }
     return NULL;
 }
@@ -112,7 +124,6 @@ static void zc__after_fork_child(void)
     pthread_mutex_init(&zc__turn, NULL);
     pthread_mutex_init(&zc__lock, NULL);
     pthread_cond_init(&zc__job_posted, NULL);
-    pthread_cond_init(&zc__job_done, NULL);
 }
 
 __attribute__((constructor)) static void zc__workers_init(void)
@@ -137,21 +148,19 @@ void zc__run_parallel_copy(void *dst, const void *src, size_t bytes)
     zc__current = (zc__job){.dst = dst, .src = src, .bytes = bytes, .parts = zc__workers + 1};
     atomic_store_explicit(&zc__parts_done, 0, memory_order_relaxed);
     pthread_mutex_lock(&zc__lock);
-    atomic_fetch_add_explicit(&zc__generation, 1, memory_order_release);
+    uint64_t generation = atomic_fetch_add_explicit(&zc__generation, 1, memory_order_release) + 1;
     pthread_cond_broadcast(&zc__job_posted);
     pthread_mutex_unlock(&zc__lock);
     zc__copy_part(&zc__current, 0);
-    /* The other parts are memcpy calls in flight, so this wait ends; it spins a bounded while
-     * and then sleeps until the last worker signals. */
+    /* The workers' parts: a bounded spin for them, then the caller takes every part no worker
+     * has started, and waits only for parts in the middle of a memcpy. */
     uint64_t until = zc__run_now_ns() + ZC__WAIT_SPIN_NS;
     while (atomic_load_explicit(&zc__parts_done, memory_order_acquire) < zc__workers &&
            zc__run_now_ns() < until)
         ;
-    if (atomic_load_explicit(&zc__parts_done, memory_order_acquire) < zc__workers) {
-        pthread_mutex_lock(&zc__lock);
-        while (atomic_load(&zc__parts_done) < zc__workers)
-            pthread_cond_wait(&zc__job_done, &zc__lock);
-        pthread_mutex_unlock(&zc__lock);
-    }
+    for (unsigned part = 1; part <= zc__workers; part++)
+        zc__take(part, generation);
+    while (atomic_load_explicit(&zc__parts_done, memory_order_acquire) < zc__workers)
+        sched_yield();
     pthread_mutex_unlock(&zc__turn);
 }

@@ -68,9 +68,9 @@ static void test_report_not_replaced(void **state)
     assert_non_null(f);
     fputs("keep me\n", f);
     fclose(f);
-    zc_test_expect_zc((const char *[]){"run", "--report", report, "--", "sh", "-c",
-                                       touch_marker(), NULL},
-                      NULL, 2, NULL, "exists");
+    zc_test_expect_zc(
+        (const char *[]){"run", "--report", report, "--", "sh", "-c", touch_marker(), NULL}, NULL,
+        2, NULL, "exists");
     assert_false(ran());
     char *text = zc_test_read_file(report, NULL);
     assert_string_equal(text, "keep me\n");
@@ -85,8 +85,7 @@ static void test_report_not_replaced(void **state)
     cJSON *doc = cJSON_Parse(text);
     free(text);
     assert_non_null(doc);
-    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(doc, "schema")),
-                        "zerocopy-run/1");
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(doc, "schema")), "zerocopy-run/1");
     cJSON_Delete(doc);
     unlink(report);
 }
@@ -96,10 +95,10 @@ static void test_exit_codes_pass_through(void **state)
     (void)state;
     zc_test_expect_zc((const char *[]){"run", "--", "sh", "-c", "echo out; exit 7", NULL}, NULL, 7,
                       "out\n", NULL);
-    zc_test_expect_zc((const char *[]){"run", "-q", "--", "sh", "-c", "kill -TERM $$", NULL},
-                      NULL, 128 + 15, NULL, NULL);
-    zc_test_expect_zc((const char *[]){"run", "--", "/nonexistent/program", NULL}, NULL, 127,
-                      NULL, "could not be started");
+    zc_test_expect_zc((const char *[]){"run", "-q", "--", "sh", "-c", "kill -TERM $$", NULL}, NULL,
+                      128 + 15, NULL, NULL);
+    zc_test_expect_zc((const char *[]){"run", "--", "/nonexistent/program", NULL}, NULL, 127, NULL,
+                      "could not be started");
     char plain[64];
     snprintf(plain, sizeof plain, "/tmp/zc-run-not-executable-%ld", (long)getpid());
     FILE *f = fopen(plain, "w");

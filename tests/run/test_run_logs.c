@@ -70,8 +70,8 @@ static void test_malformed(void **state)
 {
     (void)state;
     static const char *const bad[] = {
-        "count pageable-h2d 1 2 3 4 scaled\n",                                    /* no header */
-        "zcrun 2 pid=1 fixes=3 threads=1 chunk=1 buffers=2 min=1\n",              /* version */
+        "count pageable-h2d 1 2 3 4 scaled\n",                       /* no header */
+        "zcrun 2 pid=1 fixes=3 threads=1 chunk=1 buffers=2 min=1\n", /* version */
         "zcrun 1 pid=1 fixes=3 threads=1 chunk=1 buffers=2 min=1\ncount nope 1 2 3 4 none\n",
         "zcrun 1 pid=1 fixes=3 threads=1 chunk=1 buffers=2 min=1\ncount pinning-hit 1 2 3\n",
         "zcrun 1 pid=1 fixes=3 threads=1 chunk=1 buffers=2 min=1\ncount pinning-hit 1 2 3 4 odd\n",
@@ -121,8 +121,8 @@ static void test_fix_lists(void **state)
     assert_int_equal(fixes, 1u << ZC_RUN_FIX_PINNING);
     assert_int_equal(zc_run_fixes_parse("pinning,pageable", &fixes), ZC_OK);
     assert_int_equal(fixes, ZC_RUN_FIXES_ALL);
-    static const char *const bad[] = {"", "pin", "pageable,", ",pageable", "pageable,,pinning",
-                                      "PAGEABLE", "all,bogus"};
+    static const char *const bad[] = {
+        "", "pin", "pageable,", ",pageable", "pageable,,pinning", "PAGEABLE", "all,bogus"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         fixes = 99;
         if (zc_run_fixes_parse(bad[i], &fixes) != ZC_ERR_PARSE)
@@ -158,8 +158,10 @@ static void test_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sums_processes),   cmocka_unit_test(test_malformed),
-        cmocka_unit_test(test_empty_and_missing), cmocka_unit_test(test_fix_lists),
+        cmocka_unit_test(test_sums_processes),
+        cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_empty_and_missing),
+        cmocka_unit_test(test_fix_lists),
         cmocka_unit_test(test_names),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);

@@ -96,9 +96,12 @@ static int zc__preload(const char *library, char *out, size_t size)
 int zc_cli_cmd_run(int argc, char **argv)
 {
     static const struct option options[] = {
-        {"fix", required_argument, NULL, 'x'}, {"report", required_argument, NULL, 'r'},
-        {"lib", required_argument, NULL, 'l'}, {"force", no_argument, NULL, 'F'},
-        {"quiet", no_argument, NULL, 'q'},     {"help", no_argument, NULL, 'h'},
+        {"fix", required_argument, NULL, 'x'},
+        {"report", required_argument, NULL, 'r'},
+        {"lib", required_argument, NULL, 'l'},
+        {"force", no_argument, NULL, 'F'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     zc__run_options o = {0};

@@ -7,11 +7,11 @@
 #include <stddef.h>
 
 /*
- * Find the library called name (a kind of library: "injection library"): explicit (from --lib) if given, else $env, else next to the zc
- * binary, else in the install's library folder beside its bin folder. 0 and the absolute path in
- * path_p when found; else an exit code and why in one sentence (naming the path, or the places
- * looked at, then hint): ZC_EXIT_USAGE (2) when the library the user named cannot be read,
- * ZC_EXIT_FAILURE (1) when the installed one is not found.
+ * Find the library called name (a kind of library: "injection library"): explicit (from --lib) if
+ * given, else $env, else next to the zc binary, else in the install's library folder beside its bin
+ * folder. 0 and the absolute path in path_p when found; else an exit code and why in one sentence
+ * (naming the path, or the places looked at, then hint): ZC_EXIT_USAGE (2) when the library the
+ * user named cannot be read, ZC_EXIT_FAILURE (1) when the installed one is not found.
  */
 int zc_cli_find_library(const char *name, const char *kind, const char *env, const char *hint,
                         const char *explicit_path, char *path_p, size_t path_size, char *why,

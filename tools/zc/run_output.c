@@ -135,8 +135,8 @@ cJSON *zc_cli_run_json(const zc_cli_run *run)
         zc__add_seconds(row, "seconds", c->ns, 1);
         int priced = read && c->calls > 0 && c->pricing != ZC_RUN_PRICED_NONE;
         zc__add_seconds(row, "uncured_seconds", c->uncured_ns, priced);
-        cJSON_AddStringToObject(row, "pricing", zc_run_pricing_name(read ? c->pricing
-                                                                           : ZC_RUN_PRICED_NONE));
+        cJSON_AddStringToObject(row, "pricing",
+                                zc_run_pricing_name(read ? c->pricing : ZC_RUN_PRICED_NONE));
     }
     return doc;
 }

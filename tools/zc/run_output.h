@@ -10,13 +10,13 @@
 
 /* One zc run, as it went. */
 typedef struct zc_cli_run {
-    char *const *argv;      /* the program and its arguments */
-    unsigned fixes;         /* asked for */
+    char *const *argv; /* the program and its arguments */
+    unsigned fixes;    /* asked for */
     int exit_code;
-    int signal;             /* that ended it, or 0 */
-    int start_errno;        /* why it could not be started, or 0 */
-    int have_summary;       /* the logs were read */
-    char why_not[512];      /* when they were not, or there were none */
+    int signal;        /* that ended it, or 0 */
+    int start_errno;   /* why it could not be started, or 0 */
+    int have_summary;  /* the logs were read */
+    char why_not[512]; /* when they were not, or there were none */
     zc_run_summary summary;
 } zc_cli_run;
 

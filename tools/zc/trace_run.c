@@ -7,8 +7,9 @@
 int zc_cli_trace_find_library(const char *explicit_path, char *path_p, size_t path_size, char *why,
                               size_t why_size)
 {
-    return zc_cli_find_library(ZC_TRACE_LIB_NAME, "injection library", ZC_TRACE_LIB_ENV, " (built without CUPTI?)",
-                               explicit_path, path_p, path_size, why, why_size);
+    return zc_cli_find_library(ZC_TRACE_LIB_NAME, "injection library", ZC_TRACE_LIB_ENV,
+                               " (built without CUPTI?)", explicit_path, path_p, path_size, why,
+                               why_size);
 }
 
 const char *zc_cli_trace_log_base(void)
