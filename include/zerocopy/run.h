@@ -37,8 +37,9 @@ typedef enum zc_run_fix { ZC_RUN_FIX_MAP(ZC__RUN_FIX_ENUM) ZC_RUN_FIX_COUNT } zc
       "host-to-device copies from pageable memory cured")                                          \
     X(PAGEABLE_D2H, "pageable-d2h", PAGEABLE, 1, "device-to-host copies to pageable memory cured") \
     X(PAGEABLE_SAMPLE, "pageable-sample", PAGEABLE, 0,                                             \
-      "left as they were to measure them: the first copy of each direction and size class")        \
-    X(PAGEABLE_SMALL, "pageable-small", PAGEABLE, 0, "left as they were: below ZC_RUN_MIN_BYTES")  \
+      "left as they were to measure them: the second copy of each direction and size class")       \
+    X(PAGEABLE_SMALL, "pageable-small", PAGEABLE, 0,                                               \
+      "left as they were: smaller than the cure pays for")                                         \
     X(PAGEABLE_CAPTURE, "pageable-capture", PAGEABLE, 0,                                           \
       "left as they were: the stream was being captured into a graph")                             \
     X(PAGEABLE_UNSURE, "pageable-unsure", PAGEABLE, 0,                                             \
@@ -60,7 +61,7 @@ typedef enum zc_run_pricing {
     ZC_RUN_PRICED_NONE = 0, /* not known: nothing to compare with in this run */
     ZC_RUN_PRICED_MEASURED, /* the same calls, as they were, timed in this run */
     ZC_RUN_PRICED_SCALED    /* the rate of calls timed as they were in this run, applied to
-                               these bytes (pageable copies: each size class's first copy) */
+                               these bytes (pageable copies: each size class's second copy) */
 } zc_run_pricing;
 
 /* One counter, summed over a run's processes. */
@@ -82,7 +83,8 @@ typedef struct zc_run_summary {
     unsigned threads;       /* host threads copying, chunk bytes and staging buffers, as */
     uint64_t chunk_bytes;   /* the first process used them */
     unsigned staging_buffers;
-    uint64_t min_bytes;
+    uint64_t min_bytes;     /* pageable copies cured from this size, host to device */
+    uint64_t min_d2h_bytes; /* and device to host */
 } zc_run_summary;
 
 ZC_BEGIN_DECLS

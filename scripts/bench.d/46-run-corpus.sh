@@ -61,7 +61,8 @@ def read(path):
     except OSError:
         return None
 def masked(text):
-    return re.sub(r"[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?", "#", text or "")
+    # A number and the spaces before it (printf pads measured figures to a width).
+    return re.sub(r" *[-+]?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?", " #", text or "")
 rows, ok = [], 0
 for line in open(os.path.join(out, "rows.tsv")):
     name, repo, path, args, expected, what, outcome = line.rstrip("\n").split("\t")

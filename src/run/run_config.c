@@ -11,13 +11,17 @@
 
 #include "run_record.h"
 
-/* Defaults measured on the H200 machine (bench/results, scripts/bench.d/40-run.sh): 1 MiB
- * chunks keep the copy engine busy while the threads fill the next one; one thread fills pinned
- * memory at about 6.5 GB/s there, so several are needed to outrun the driver's own staging. */
-#define ZC__DEFAULT_CHUNK     ((size_t)1 << 20)
-#define ZC__DEFAULT_BUFFERS   4u
-#define ZC__DEFAULT_MIN_BYTES ((size_t)256 << 10)
-#define ZC__MAX_THREADS       16u
+/* Defaults measured on the H200 machine (bench/results/h200-20261203/run, scripts/bench.d/
+ * 41-run.sh): a copy is cut in chunks of a quarter of it, from 256 KiB to 4 MiB, so that four
+ * staging buffers keep the copy engine busy while the threads fill the next; one thread fills
+ * memory at about 8 GB/s there, so 12 are needed to outrun the driver's own staging. Below
+ * 1 MiB host to device and 256 KiB device to host the driver's own path is as fast. */
+#define ZC__DEFAULT_CHUNK         ((size_t)4 << 20)
+#define ZC__DEFAULT_BUFFERS       4u
+#define ZC__DEFAULT_MIN_BYTES     ((size_t)1 << 20)
+#define ZC__DEFAULT_MIN_D2H_BYTES ((size_t)256 << 10)
+#define ZC__DEFAULT_THREADS_MAX   12u
+#define ZC__MAX_THREADS           16u
 
 static pthread_once_t zc__once = PTHREAD_ONCE_INIT;
 static zc__run_config zc__config;
@@ -65,15 +69,18 @@ static void zc__read(void)
     const char *dir = getenv("ZC_RUN_DIR");
     c->log_dir = dir != NULL && dir[0] != '\0' ? dir : NULL;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    unsigned threads = cpus > 1 ? (unsigned)(cpus / 2) : 1u;
-    if (threads > 8)
-        threads = 8;
+    /* Three quarters of the cores, so that the program keeps some of its own. */
+    unsigned threads = cpus > 1 ? (unsigned)(cpus * 3 / 4) : 1u;
+    if (threads > ZC__DEFAULT_THREADS_MAX)
+        threads = ZC__DEFAULT_THREADS_MAX;
     c->threads = (unsigned)zc__env_number("ZC_RUN_THREADS", threads, 1, ZC__MAX_THREADS);
     c->chunk_bytes =
         (size_t)zc__env_number("ZC_RUN_CHUNK", ZC__DEFAULT_CHUNK, 4096, (size_t)1 << 30);
     c->staging_buffers = (unsigned)zc__env_number("ZC_RUN_BUFFERS", ZC__DEFAULT_BUFFERS, 2, 16);
     c->min_bytes =
         (size_t)zc__env_number("ZC_RUN_MIN_BYTES", ZC__DEFAULT_MIN_BYTES, 1, (size_t)1 << 40);
+    c->min_d2h_bytes = (size_t)zc__env_number("ZC_RUN_MIN_D2H_BYTES", ZC__DEFAULT_MIN_D2H_BYTES, 1,
+                                              (size_t)1 << 40);
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     unsigned long long ram = pages > 0 && page > 0 ? (unsigned long long)pages * page : 1ull << 32;
     c->cache_bytes = (size_t)zc__env_number("ZC_RUN_CACHE_BYTES", ram / 4, 0, ram);

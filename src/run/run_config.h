@@ -10,9 +10,11 @@ typedef struct zc__run_config {
     unsigned fixes;           /* bits of zc_run_fix (ZC_RUN_FIXES; all when unset) */
     const char *log_dir;      /* ZC_RUN_DIR: where "<pid>.run" goes; NULL: no log */
     unsigned threads;         /* ZC_RUN_THREADS: host threads copying a chunk, caller included */
-    size_t chunk_bytes;       /* ZC_RUN_CHUNK: bytes per staging buffer */
+    size_t chunk_bytes;       /* ZC_RUN_CHUNK: bytes per staging buffer, the largest chunk */
     unsigned staging_buffers; /* ZC_RUN_BUFFERS: staging buffers per context, 2 to 16 */
-    size_t min_bytes;         /* ZC_RUN_MIN_BYTES: pageable copies below it go as they were */
+    size_t min_bytes;         /* ZC_RUN_MIN_BYTES: host-to-device pageable copies below it go
+                                 as they were */
+    size_t min_d2h_bytes;     /* ZC_RUN_MIN_D2H_BYTES: the same device to host */
     size_t cache_bytes;       /* ZC_RUN_CACHE_BYTES: pinned memory kept for reuse, at most */
     int verbose;              /* ZC_RUN_VERBOSE=1: say on stderr what is hooked and why not */
 } zc__run_config;

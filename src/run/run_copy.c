@@ -68,7 +68,7 @@ static zc__plan zc__plan_for(const zc__run_driver *d, zc__copy *c)
 {
     const zc__run_config *config = zc__run_config_get();
     zc__run_log_start();
-    if (c->bytes < config->min_bytes)
+    if (c->bytes < (c->dir == ZC__RUN_H2D ? config->min_bytes : config->min_d2h_bytes))
         return zc__leave(ZC_RUN_COUNTER_PAGEABLE_SMALL, c);
     CUdeviceptr base = 0;
     size_t size = 0;
@@ -117,14 +117,30 @@ static zc__plan zc__plan_unified(CUdeviceptr dst, CUdeviceptr src, zc__copy *c)
     return zc__plan_for(d, c);
 }
 
+/* The smallest chunk: below it the copy engine's fixed cost per copy outweighs the overlap. */
+#define ZC__MIN_CHUNK ((size_t)256 << 10)
+
+/* A copy is cut in about four chunks, from ZC__MIN_CHUNK to a staging buffer's size, so that
+ * small copies still overlap filling with moving and large ones pay the per-chunk costs rarely
+ * (the grid of scripts/bench.d/41-run.sh: 256 KiB chunks are best for 1 MiB, 4 MiB for
+ * 64 MiB). Chunks are whole 64 KiB blocks. */
+static size_t zc__chunk_for(const zc__run_staging *s, size_t bytes)
+{
+    size_t chunk = bytes / 4 / ((size_t)64 << 10) * ((size_t)64 << 10);
+    if (chunk < ZC__MIN_CHUNK)
+        chunk = ZC__MIN_CHUNK;
+    return chunk < s->chunk_bytes ? chunk : s->chunk_bytes;
+}
+
 /* Host to device: fill a staging buffer with every thread, hand it to the copy engine, go on
  * with the next while it moves; a buffer is refilled only once its event says it has left. */
 static CUresult zc__stage_h2d(const zc__run_driver *d, zc__run_staging *s, const zc__copy *c)
 {
+    const size_t chunk = zc__chunk_for(s, c->bytes);
     CUresult r = CUDA_SUCCESS;
     unsigned last = 0;
     for (size_t done = 0; done < c->bytes && r == CUDA_SUCCESS;) {
-        size_t n = c->bytes - done < s->chunk_bytes ? c->bytes - done : s->chunk_bytes;
+        size_t n = c->bytes - done < chunk ? c->bytes - done : chunk;
         unsigned i = s->next;
         s->next = (s->next + 1) % s->count;
         r = zc__run_staging_wait(s, i);
@@ -148,7 +164,8 @@ static CUresult zc__stage_h2d(const zc__run_driver *d, zc__run_staging *s, const
  * thread as soon as its event fires, and refilled with the next chunk. */
 static CUresult zc__stage_d2h(const zc__run_driver *d, zc__run_staging *s, const zc__copy *c)
 {
-    size_t chunks = (c->bytes + s->chunk_bytes - 1) / s->chunk_bytes;
+    const size_t chunk = zc__chunk_for(s, c->bytes);
+    size_t chunks = (c->bytes + chunk - 1) / chunk;
     size_t queued = 0;
     unsigned first = s->next;
     CUresult r = CUDA_SUCCESS;
@@ -156,8 +173,8 @@ static CUresult zc__stage_d2h(const zc__run_driver *d, zc__run_staging *s, const
         /* Keep every buffer busy: queue chunks up to count ahead of the one drained next. */
         while (r == CUDA_SUCCESS && queued < chunks && queued < k + s->count) {
             unsigned i = (first + (unsigned)(queued % s->count)) % s->count;
-            size_t at = queued * s->chunk_bytes;
-            size_t n = c->bytes - at < s->chunk_bytes ? c->bytes - at : s->chunk_bytes;
+            size_t at = queued * chunk;
+            size_t n = c->bytes - at < chunk ? c->bytes - at : chunk;
             r = zc__run_staging_wait(s, i);
             if (r == CUDA_SUCCESS)
                 r = d->memcpy_dtoh_async(s->buffers[i], c->device + at, n, c->stream);
@@ -170,8 +187,8 @@ static CUresult zc__stage_d2h(const zc__run_driver *d, zc__run_staging *s, const
         if (r != CUDA_SUCCESS)
             break;
         unsigned i = (first + (unsigned)(k % s->count)) % s->count;
-        size_t at = k * s->chunk_bytes;
-        size_t n = c->bytes - at < s->chunk_bytes ? c->bytes - at : s->chunk_bytes;
+        size_t at = k * chunk;
+        size_t n = c->bytes - at < chunk ? c->bytes - at : chunk;
         r = zc__run_staging_wait(s, i);
         if (r == CUDA_SUCCESS)
             zc__run_parallel_copy(c->host + at, s->buffers[i], n);

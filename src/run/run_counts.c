@@ -20,8 +20,8 @@
 
 typedef struct zc__class {
     uint64_t sample_bytes, sample_ns; /* the copy left as it was and timed */
-    int claimed;
-    uint64_t cured_bytes; /* cured copies of this class */
+    unsigned seen;                    /* copies of this class that asked */
+    uint64_t cured_bytes;             /* cured copies of this class */
 } zc__class;
 
 static pthread_mutex_t zc__lock = PTHREAD_MUTEX_INITIALIZER;
@@ -68,10 +68,9 @@ int zc__run_pageable_claim_sample(zc__run_dir dir, size_t bytes)
 {
     pthread_mutex_lock(&zc__lock);
     zc__class *c = &zc__classes[dir][zc__class_of(bytes)];
-    int first = !c->claimed;
-    c->claimed = 1;
+    int second = ++c->seen == 2;
     pthread_mutex_unlock(&zc__lock);
-    return first;
+    return second;
 }
 
 void zc__run_pageable_sampled(zc__run_dir dir, size_t bytes, uint64_t ns)
@@ -144,7 +143,8 @@ void zc__run_log_start(void)
                                 .threads = config->threads,
                                 .chunk_bytes = config->chunk_bytes,
                                 .staging_buffers = config->staging_buffers,
-                                .min_bytes = config->min_bytes};
+                                .min_bytes = config->min_bytes,
+                                .min_d2h_bytes = config->min_d2h_bytes};
             zc__run_write_header(zc__log, &h);
             /* On disk now, so that a process killed later still leaves its header (and the
              * missing end says it was cut). */

@@ -23,8 +23,9 @@ void zc__run_log_start(void);
 void zc__run_count(zc_run_counter counter, uint64_t bytes, uint64_t ns, uint64_t uncured_ns,
                    zc_run_pricing pricing);
 
-/* Whether a pageable copy of this size is the first of its size class (powers of two) in its
- * direction, and so left as it was and timed (the claim is taken: a second caller gets 0). */
+/* Whether a pageable copy of this size is the second of its size class (powers of two) in its
+ * direction, and so left as it was and timed to price the others. The second, not the first:
+ * a program that copies each buffer once keeps all of its copies cured. */
 int zc__run_pageable_claim_sample(zc__run_dir dir, size_t bytes);
 
 /* A pageable copy left as it was and timed: the rate its size class is priced at. */

@@ -100,6 +100,7 @@ static zc_status zc__read_log(const char *path, zc_run_summary *summary)
                 summary->chunk_bytes = line.header.chunk_bytes;
                 summary->staging_buffers = line.header.staging_buffers;
                 summary->min_bytes = line.header.min_bytes;
+                summary->min_d2h_bytes = line.header.min_d2h_bytes;
             }
         } else if (line.tag == ZC__RUN_COUNT) {
             zc__add_count(&summary->counts[line.counter], &line.count);

@@ -22,6 +22,7 @@
 #include "run_config.h"
 #include "run_counts.h"
 #include "run_driver.h"
+#include "run_exit.h"
 #include "run_hooks.h"
 #include "run_staging.h"
 
@@ -197,25 +198,26 @@ CUresult zc__hook_MEM_FREE_HOST(void *p)
             }
         }
         pthread_mutex_unlock(&zc__lock);
+        zc__run_exit_arm();
         return CUDA_SUCCESS;
     }
     pthread_mutex_unlock(&zc__lock);
     return zc__driver_free(p);
 }
 
-/* Before a context goes (ctx, or every context of device when ctx is NULL): the blocks kept for
- * it are freed and those the program holds forgotten; the copy cure's staging goes too. */
-static void zc__forget(CUcontext ctx, CUdevice device)
+/* The blocks of ctx (every context of device when ctx is NULL; every block when all is set):
+ * those kept are freed, those the program holds forgotten, so that their later free goes to the
+ * driver as it was. */
+static void zc__drop(CUcontext ctx, CUdevice device, int all)
 {
     const zc__run_driver *d = zc__run_driver_get();
     if (d == NULL)
         return;
-    zc__run_staging_forget(ctx, device);
     pthread_mutex_lock(&zc__lock);
     zc__own();
     for (size_t i = 0; i < zc__count;) {
         zc__block *b = &zc__blocks[i];
-        if (ctx != NULL ? b->ctx != ctx : b->device != device) {
+        if (!all && (ctx != NULL ? b->ctx != ctx : b->device != device)) {
             i++;
             continue;
         }
@@ -230,6 +232,18 @@ static void zc__forget(CUcontext ctx, CUdevice device)
         zc__remove(i);
     }
     pthread_mutex_unlock(&zc__lock);
+}
+
+/* Before a context goes: its blocks, and the copy cure's staging in it. */
+static void zc__forget(CUcontext ctx, CUdevice device)
+{
+    zc__run_staging_forget(ctx, device);
+    zc__drop(ctx, device, 0);
+}
+
+void zc__run_pinning_release_kept(void)
+{
+    zc__drop(NULL, 0, 1);
 }
 
 typedef CUresult (*zc__ctx_fn)(CUcontext);

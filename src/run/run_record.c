@@ -96,9 +96,10 @@ int zc__run_fixes_from_list(const char *list, unsigned *fixes_p, const char **ba
 void zc__run_write_header(FILE *f, const zc__run_header *h)
 {
     fprintf(f,
-            "zcrun %d pid=%ld fixes=%u threads=%u chunk=%" PRIu64 " buffers=%u min=%" PRIu64 "\n",
+            "zcrun %d pid=%ld fixes=%u threads=%u chunk=%" PRIu64 " buffers=%u min=%" PRIu64
+            " min_d2h=%" PRIu64 "\n",
             ZC__RUN_LOG_VERSION, h->pid, h->fixes, h->threads, h->chunk_bytes, h->staging_buffers,
-            h->min_bytes);
+            h->min_bytes, h->min_d2h_bytes);
 }
 
 void zc__run_write_count(FILE *f, zc_run_counter counter, const zc_run_count *c)
@@ -125,15 +126,17 @@ static int zc__lookup(const char *word, const char *const *names, int count)
 static int zc__parse_header(const char *text, zc__run_header *h)
 {
     int version = 0;
-    unsigned long long chunk = 0, min = 0;
+    unsigned long long chunk = 0, min = 0, min_d2h = 0;
     int used = 0;
-    if (sscanf(text, "zcrun %d pid=%ld fixes=%u threads=%u chunk=%llu buffers=%u min=%llu%n",
+    if (sscanf(text,
+               "zcrun %d pid=%ld fixes=%u threads=%u chunk=%llu buffers=%u min=%llu min_d2h=%llu%n",
                &version, &h->pid, &h->fixes, &h->threads, &chunk, &h->staging_buffers, &min,
-               &used) != 7 ||
+               &min_d2h, &used) != 8 ||
         version != ZC__RUN_LOG_VERSION)
         return -1;
     h->chunk_bytes = chunk;
     h->min_bytes = min;
+    h->min_d2h_bytes = min_d2h;
     return text[used] == '\0' || text[used] == '\n' ? 0 : -1;
 }
 

@@ -11,7 +11,8 @@
 
 /*
  * Plain text, one record a line, so that people and tests can read and write it by hand:
- *   zcrun <version> pid=<pid> fixes=<bits> threads=<n> chunk=<bytes> buffers=<n> min=<bytes>
+ *   zcrun <version> pid=<pid> fixes=<bits> threads=<n> chunk=<bytes> buffers=<n>
+ *         min=<bytes> min_d2h=<bytes>
  *   count <counter name> <calls> <bytes> <ns> <uncured ns> <pricing name>
  *   end
  * A counter with no calls is not written.
@@ -39,7 +40,8 @@ typedef struct zc__run_header {
     unsigned threads;
     uint64_t chunk_bytes;
     unsigned staging_buffers;
-    uint64_t min_bytes;
+    uint64_t min_bytes;     /* host to device */
+    uint64_t min_d2h_bytes; /* device to host */
 } zc__run_header;
 
 /* Writers: each prints one whole line, newline included. */

@@ -7,6 +7,7 @@
 
 #include "run_config.h"
 #include "run_driver.h"
+#include "run_exit.h"
 
 /* Contexts with a staging of their own; a program with more copies the rest as it was. */
 #define ZC__CONTEXTS 8
@@ -82,6 +83,7 @@ zc__run_staging *zc__run_staging_acquire(CUcontext ctx)
                 break;
             zc__used[i] = 1;
             found = &zc__stagings[i];
+            zc__run_exit_arm();
         }
     }
     pthread_mutex_unlock(&zc__table);
@@ -105,6 +107,34 @@ CUresult zc__run_staging_wait(zc__run_staging *s, unsigned i)
     return r;
 }
 
+/* Give back staging s (a used entry of this process; caller holds the table). */
+static void zc__forget_one(const zc__run_driver *d, int i)
+{
+    zc__run_staging *s = &zc__stagings[i];
+    pthread_mutex_lock(&s->lock);
+    CUcontext popped;
+    int pushed = d->ctx_push(s->ctx) == CUDA_SUCCESS;
+    zc__free(d, s);
+    if (pushed)
+        (void)d->ctx_pop(&popped);
+    pthread_mutex_unlock(&s->lock);
+    zc__used[i] = 0;
+}
+
+void zc__run_staging_forget_all(void)
+{
+    const zc__run_driver *d = zc__run_driver_get();
+    if (d == NULL)
+        return;
+    long pid = (long)getpid();
+    pthread_mutex_lock(&zc__table);
+    for (int i = 0; i < ZC__CONTEXTS; i++) {
+        if (zc__used[i] && zc__stagings[i].pid == pid)
+            zc__forget_one(d, i);
+    }
+    pthread_mutex_unlock(&zc__table);
+}
+
 void zc__run_staging_forget(CUcontext ctx, CUdevice device)
 {
     const zc__run_driver *d = zc__run_driver_get();
@@ -116,14 +146,7 @@ void zc__run_staging_forget(CUcontext ctx, CUdevice device)
         zc__run_staging *s = &zc__stagings[i];
         if (!zc__used[i] || s->pid != pid || (ctx != NULL ? s->ctx != ctx : s->device != device))
             continue;
-        pthread_mutex_lock(&s->lock);
-        CUcontext popped;
-        int pushed = d->ctx_push(s->ctx) == CUDA_SUCCESS;
-        zc__free(d, s);
-        if (pushed)
-            (void)d->ctx_pop(&popped);
-        pthread_mutex_unlock(&s->lock);
-        zc__used[i] = 0;
+        zc__forget_one(d, i);
     }
     pthread_mutex_unlock(&zc__table);
 }

@@ -39,15 +39,19 @@ static void write_log(const char *name, const char *text)
 static void test_sums_processes(void **state)
 {
     (void)state;
-    write_log("100.run", "zcrun 1 pid=100 fixes=3 threads=8 chunk=1048576 buffers=4 min=262144\n"
-                         "count pageable-h2d 10 10485760 2000000 9000000 scaled\n"
-                         "count pinning-hit 4 4096 100 4000000 measured\n"
-                         "end\n");
-    write_log("101.run", "zcrun 1 pid=101 fixes=1 threads=2 chunk=65536 buffers=2 min=4096\n"
-                         "count pageable-h2d 5 5242880 1000000 0 none\n"
-                         "end\n");
+    write_log("100.run",
+              "zcrun 1 pid=100 fixes=3 threads=8 chunk=1048576 buffers=4 min=262144 min_d2h=4096\n"
+              "count pageable-h2d 10 10485760 2000000 9000000 scaled\n"
+              "count pinning-hit 4 4096 100 4000000 measured\n"
+              "end\n");
+    write_log("101.run",
+              "zcrun 1 pid=101 fixes=1 threads=2 chunk=65536 buffers=2 min=4096 min_d2h=4096\n"
+              "count pageable-h2d 5 5242880 1000000 0 none\n"
+              "end\n");
     /* A process killed after its header: counted, and said to be cut. */
-    write_log("102.run", "zcrun 1 pid=102 fixes=3 threads=8 chunk=1048576 buffers=4 min=262144\n");
+    write_log(
+        "102.run",
+        "zcrun 1 pid=102 fixes=3 threads=8 chunk=1048576 buffers=4 min=262144 min_d2h=4096\n");
     write_log("notes.txt", "not a log\n");
     zc_run_summary s;
     assert_int_equal(zc_run_logs_read(dir, &s), ZC_OK);
@@ -70,14 +74,18 @@ static void test_malformed(void **state)
 {
     (void)state;
     static const char *const bad[] = {
-        "count pageable-h2d 1 2 3 4 scaled\n",                       /* no header */
-        "zcrun 2 pid=1 fixes=3 threads=1 chunk=1 buffers=2 min=1\n", /* version */
-        "zcrun 1 pid=1 fixes=3 threads=1 chunk=1 buffers=2 min=1\ncount nope 1 2 3 4 none\n",
-        "zcrun 1 pid=1 fixes=3 threads=1 chunk=1 buffers=2 min=1\ncount pinning-hit 1 2 3\n",
-        "zcrun 1 pid=1 fixes=3 threads=1 chunk=1 buffers=2 min=1\ncount pinning-hit 1 2 3 4 odd\n",
-        "zcrun 1 pid=1 fixes=3 threads=1 chunk=1 buffers=2 min=1\nzcrun 1 pid=1 fixes=3 "
-        "threads=1 chunk=1 buffers=2 min=1\n",
-        "zcrun 1 pid=1 fixes=3 threads=1 chunk=1 buffers=2 min=1\nsomething else\n",
+        "count pageable-h2d 1 2 3 4 scaled\n",                                    /* no header */
+        "zcrun 2 pid=1 fixes=3 threads=1 chunk=1 buffers=2 min=1 min_d2h=4096\n", /* version */
+        "zcrun 1 pid=1 fixes=3 threads=1 chunk=1 buffers=2 min=1 min_d2h=4096\ncount nope 1 2 3 4 "
+        "none\n",
+        "zcrun 1 pid=1 fixes=3 threads=1 chunk=1 buffers=2 min=1 min_d2h=4096\ncount pinning-hit 1 "
+        "2 3\n",
+        "zcrun 1 pid=1 fixes=3 threads=1 chunk=1 buffers=2 min=1 min_d2h=4096\ncount pinning-hit 1 "
+        "2 3 4 odd\n",
+        "zcrun 1 pid=1 fixes=3 threads=1 chunk=1 buffers=2 min=1 min_d2h=4096\nzcrun 1 pid=1 "
+        "fixes=3 "
+        "threads=1 chunk=1 buffers=2 min=1 min_d2h=4096\n",
+        "zcrun 1 pid=1 fixes=3 threads=1 chunk=1 buffers=2 min=1 min_d2h=4096\nsomething else\n",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         write_log("7.run", bad[i]);

@@ -38,7 +38,7 @@ static void zc__run_help(void)
 #undef ZC__HELP_FIX
     printf("\nWhen the program ends, a summary on stderr says what each cure did: calls,\n"
            "bytes and time, beside what the same calls would have taken as they were (the\n"
-           "first copy of each size class runs as it was, timed, to price the rest), and\n"
+           "second copy of each size class runs as it was, timed, to price the rest), and\n"
            "what was left as it was and why.\n"
            "zc run exits with the program's exit code (128 + N when signal N killed it, 127\n"
            "when it could not start, 126 when it is not executable); when the program exited\n"
@@ -56,7 +56,8 @@ static void zc__run_help(void)
            "  -q, --quiet       no summary on stderr\n"
            "  -h, --help        this help\n\n"
            "Tuning (environment, read by the library; docs/run.md): ZC_RUN_THREADS,\n"
-           "ZC_RUN_CHUNK, ZC_RUN_BUFFERS, ZC_RUN_MIN_BYTES, ZC_RUN_CACHE_BYTES, ZC_RUN_VERBOSE.\n",
+           "ZC_RUN_CHUNK, ZC_RUN_BUFFERS, ZC_RUN_MIN_BYTES, ZC_RUN_MIN_D2H_BYTES,\n"
+           "ZC_RUN_CACHE_BYTES, ZC_RUN_VERBOSE.\n",
            ZC_RUN_SCHEMA, ZC__RUN_LIB_ENV, ZC__RUN_LIB_NAME);
 }
 

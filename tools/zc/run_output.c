@@ -45,9 +45,10 @@ void zc_cli_run_print_summary(FILE *out, const zc_cli_run *run)
     if (s->processes_cut > 0)
         fprintf(out, ", %u of them ended before writing their counts (killed, or _exit)",
                 s->processes_cut);
-    fprintf(out, "; %u copying threads, %s chunks x %u, copies from %s\n", s->threads,
-            zc_size_format(s->chunk_bytes, (char[32]){0}, 32), s->staging_buffers,
-            zc_size_format(s->min_bytes, (char[32]){0}, 32));
+    fprintf(out, "; %u copying threads, chunks up to %s x %u, copies from %s (h2d) and %s (d2h)\n",
+            s->threads, zc_size_format(s->chunk_bytes, (char[32]){0}, 32), s->staging_buffers,
+            zc_size_format(s->min_bytes, (char[32]){0}, 32),
+            zc_size_format(s->min_d2h_bytes, (char[32]){0}, 32));
     fprintf(out, "  %-18s %9s %12s %11s %14s  %s\n", "cured", "calls", "bytes", "time ms",
             "as it was ms", "priced");
     int any = 0;
@@ -117,6 +118,7 @@ cJSON *zc_cli_run_json(const zc_cli_run *run)
         cJSON_AddNumberToObject(settings, "chunk_bytes", (double)s->chunk_bytes);
         cJSON_AddNumberToObject(settings, "staging_buffers", s->staging_buffers);
         cJSON_AddNumberToObject(settings, "min_bytes", (double)s->min_bytes);
+        cJSON_AddNumberToObject(settings, "min_d2h_bytes", (double)s->min_d2h_bytes);
     }
     cJSON *counters = cJSON_AddArrayToObject(doc, "counters");
     for (int i = 0; counters && i < ZC_RUN_COUNTER_COUNT; i++) {

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Internal to the interposition library: what is ours is given back before the program's CUDA
+ * goes away at exit, so that a memory checker finds no pinned memory the program did not
+ * leave itself. */
+#ifndef ZC_RUN_EXIT_H
+#define ZC_RUN_EXIT_H
+
+/*
+ * Ask for the exit cleanup: called each time the library pins memory of its own (staging) or
+ * keeps the program's (cache). The first call registers it with atexit, after the CUDA runtime
+ * and driver have started, so that it runs before their own teardown.
+ */
+void zc__run_exit_arm(void);
+
+/* The parts the cleanup calls: every staging given back, every kept block freed. */
+void zc__run_staging_forget_all(void);
+void zc__run_pinning_release_kept(void);
+
+#endif
