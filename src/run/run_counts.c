@@ -125,6 +125,10 @@ void zc__run_log_start(void)
     if (config->log_dir == NULL)
         return;
     long pid = (long)getpid();
+    /* Started already in this process: the common case, without the lock (a stale read only
+     * sends the caller to the locked check below). */
+    if (__atomic_load_n(&zc__log_pid, __ATOMIC_ACQUIRE) == pid)
+        return;
     pthread_mutex_lock(&zc__lock);
     if (zc__log == NULL || zc__log_pid != pid) {
         char path[PATH_MAX];
@@ -150,7 +154,7 @@ void zc__run_log_start(void)
              * missing end says it was cut). */
             fflush(zc__log);
         }
-        zc__log_pid = pid;
+        __atomic_store_n(&zc__log_pid, pid, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&zc__lock);
 }

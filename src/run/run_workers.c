@@ -13,9 +13,10 @@
 #include "run_counts.h"
 
 /* A worker that finished a part spins this long for the next one before it sleeps: a staged
- * copy hands out a chunk every few tens of microseconds, and waking a sleeping thread costs
- * about as much as copying 64 KiB. */
-#define ZC__SPIN_NS 200000ull
+ * copy hands out its chunks back to back, and waking a sleeping thread costs about as much as
+ * copying 64 KiB; longer, the spinning threads slowed the program's own copies that followed
+ * (256 KiB left as they were ran 20% slower beside them on the H200). */
+#define ZC__SPIN_NS 50000ull
 
 /* The caller spins this long for the workers' parts before it copies those nobody took. */
 #define ZC__WAIT_SPIN_NS 2000000ull
