@@ -259,20 +259,23 @@ CUresult zc__hook_CTX_DESTROY(CUcontext ctx)
     return real(ctx);
 }
 
-CUresult zc__hook_PRIMARY_RESET(CUdevice dev)
+/* A device's primary context may go (reset, or its last release): everything of ours on the
+ * device goes first, then the driver's own call. */
+static CUresult zc__before_primary_goes(zc__run_hook_id id, CUdevice dev)
 {
-    zc__dev_fn real = (zc__dev_fn)zc__run_real(ZC__HOOK_PRIMARY_RESET);
+    zc__dev_fn real = (zc__dev_fn)zc__run_real(id);
     if (real == NULL)
         return CUDA_ERROR_NOT_INITIALIZED;
     zc__forget(NULL, dev);
     return real(dev);
 }
 
+CUresult zc__hook_PRIMARY_RESET(CUdevice dev)
+{
+    return zc__before_primary_goes(ZC__HOOK_PRIMARY_RESET, dev);
+}
+
 CUresult zc__hook_PRIMARY_RELEASE(CUdevice dev)
 {
-    zc__dev_fn real = (zc__dev_fn)zc__run_real(ZC__HOOK_PRIMARY_RELEASE);
-    if (real == NULL)
-        return CUDA_ERROR_NOT_INITIALIZED;
-    zc__forget(NULL, dev);
-    return real(dev);
+    return zc__before_primary_goes(ZC__HOOK_PRIMARY_RELEASE, dev);
 }

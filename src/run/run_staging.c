@@ -121,21 +121,9 @@ static void zc__forget_one(const zc__run_driver *d, int i)
     zc__used[i] = 0;
 }
 
-void zc__run_staging_forget_all(void)
-{
-    const zc__run_driver *d = zc__run_driver_get();
-    if (d == NULL)
-        return;
-    long pid = (long)getpid();
-    pthread_mutex_lock(&zc__table);
-    for (int i = 0; i < ZC__CONTEXTS; i++) {
-        if (zc__used[i] && zc__stagings[i].pid == pid)
-            zc__forget_one(d, i);
-    }
-    pthread_mutex_unlock(&zc__table);
-}
-
-void zc__run_staging_forget(CUcontext ctx, CUdevice device)
+/* Give back the stagings of ctx (every context of device when ctx is NULL; all of them when
+ * all is set). */
+static void zc__forget_matching(CUcontext ctx, CUdevice device, int all)
 {
     const zc__run_driver *d = zc__run_driver_get();
     if (d == NULL)
@@ -144,9 +132,20 @@ void zc__run_staging_forget(CUcontext ctx, CUdevice device)
     pthread_mutex_lock(&zc__table);
     for (int i = 0; i < ZC__CONTEXTS; i++) {
         zc__run_staging *s = &zc__stagings[i];
-        if (!zc__used[i] || s->pid != pid || (ctx != NULL ? s->ctx != ctx : s->device != device))
+        if (!zc__used[i] || s->pid != pid ||
+            (!all && (ctx != NULL ? s->ctx != ctx : s->device != device)))
             continue;
         zc__forget_one(d, i);
     }
     pthread_mutex_unlock(&zc__table);
+}
+
+void zc__run_staging_forget_all(void)
+{
+    zc__forget_matching(NULL, 0, 1);
+}
+
+void zc__run_staging_forget(CUcontext ctx, CUdevice device)
+{
+    zc__forget_matching(ctx, device, 0);
 }

@@ -125,16 +125,9 @@ static void copies_of(size_t n, cudaStream_t stream, unsigned seed)
 static int copies(void)
 {
     /* Below the cure's threshold, at it, across chunk edges, odd sizes, and large. */
-    static const size_t sizes[] = {1,
-                                   4096,
-                                   (64u << 10) + 3,
-                                   256u << 10,
-                                   (1u << 20) - 1,
-                                   1u << 20,
-                                   (1u << 20) + 1,
-                                   (3u << 20) + 4097,
-                                   8u << 20,
-                                   (37u << 20) + 11};
+    static const size_t sizes[] = {
+        1,        4096,           (64u << 10) + 3,   256u << 10, (1u << 20) - 1,
+        1u << 20, (1u << 20) + 1, (3u << 20) + 4097, 8u << 20,   (37u << 20) + 11};
     cudaStream_t stream;
     CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     double start = now_s();

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "zerocopy/json.h"
+#include "zerocopy/version.h"
 
 int zc_cli_json_commit(const char *command, cJSON *doc, zc_cli_output *out)
 {
@@ -58,4 +59,22 @@ int zc_cli_write_json(const char *command, cJSON *doc, const char *path, int for
         return code;
     }
     return zc_cli_json_commit(command, doc, &out);
+}
+
+cJSON *zc_cli_program_doc(const char *schema, char *const *argv, int exit_code, int signal)
+{
+    cJSON *doc = cJSON_CreateObject();
+    if (doc == NULL)
+        return NULL;
+    cJSON_AddStringToObject(doc, "schema", schema);
+    cJSON_AddStringToObject(doc, "zerocopy_version", zc_version_string());
+    cJSON *args = cJSON_AddArrayToObject(doc, "program");
+    for (size_t i = 0; args && argv && argv[i]; i++)
+        cJSON_AddItemToArray(args, cJSON_CreateString(argv[i]));
+    cJSON_AddNumberToObject(doc, "exit_code", exit_code);
+    if (signal)
+        cJSON_AddNumberToObject(doc, "signal", signal);
+    else
+        cJSON_AddNullToObject(doc, "signal");
+    return doc;
 }

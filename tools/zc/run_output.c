@@ -4,8 +4,8 @@
 
 #include <string.h>
 
+#include "cli_json.h"
 #include "zerocopy/size.h"
-#include "zerocopy/version.h"
 
 static double zc__ms(uint64_t ns)
 {
@@ -87,19 +87,9 @@ static void zc__add_seconds(cJSON *o, const char *key, uint64_t ns, int known)
 
 cJSON *zc_cli_run_json(const zc_cli_run *run)
 {
-    cJSON *doc = cJSON_CreateObject();
+    cJSON *doc = zc_cli_program_doc(ZC_RUN_SCHEMA, run->argv, run->exit_code, run->signal);
     if (doc == NULL)
         return NULL;
-    cJSON_AddStringToObject(doc, "schema", ZC_RUN_SCHEMA);
-    cJSON_AddStringToObject(doc, "zerocopy_version", zc_version_string());
-    cJSON *argv = cJSON_AddArrayToObject(doc, "program");
-    for (size_t i = 0; argv && run->argv && run->argv[i]; i++)
-        cJSON_AddItemToArray(argv, cJSON_CreateString(run->argv[i]));
-    cJSON_AddNumberToObject(doc, "exit_code", run->exit_code);
-    if (run->signal)
-        cJSON_AddNumberToObject(doc, "signal", run->signal);
-    else
-        cJSON_AddNullToObject(doc, "signal");
     cJSON *fixes = cJSON_AddArrayToObject(doc, "fixes");
     for (int i = 0; fixes && i < ZC_RUN_FIX_COUNT; i++) {
         if (run->fixes & (1u << i))

@@ -8,7 +8,7 @@
 
 #include "zerocopy/size.h"
 #include "zerocopy/text.h"
-#include "zerocopy/version.h"
+#include "cli_json.h"
 
 /*
  * Text for a terminal. Kernel names, notes and the program's name come from the traced program
@@ -328,19 +328,9 @@ static void zc__report_json(cJSON *doc, const zc_cli_trace_run *run, const zc_tr
 cJSON *zc_cli_trace_json(const zc_cli_trace_run *run, const zc_trace_log *log,
                          const zc_trace_report *report)
 {
-    cJSON *doc = cJSON_CreateObject();
+    cJSON *doc = zc_cli_program_doc(ZC_TRACE_SCHEMA, run->argv, run->exit_code, run->signal);
     if (doc == NULL)
         return NULL;
-    cJSON_AddStringToObject(doc, "schema", ZC_TRACE_SCHEMA);
-    cJSON_AddStringToObject(doc, "zerocopy_version", zc_version_string());
-    cJSON *argv = cJSON_AddArrayToObject(doc, "program");
-    for (size_t i = 0; argv && run->argv && run->argv[i]; i++)
-        cJSON_AddItemToArray(argv, cJSON_CreateString(run->argv[i]));
-    cJSON_AddNumberToObject(doc, "exit_code", run->exit_code);
-    if (run->signal)
-        cJSON_AddNumberToObject(doc, "signal", run->signal);
-    else
-        cJSON_AddNullToObject(doc, "signal");
     int recorded = log != NULL && report != NULL && log->process_count > 0;
     cJSON_AddBoolToObject(doc, "traced", recorded);
     if (!recorded)
