@@ -1,0 +1,406 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * A stand-in for the CUDA driver (built as libcuda.so.1) for the CPU test of zc run's library: no
+ * GPU, but the parts of the driver the cures lean on behave as they must. "Device" memory is host
+ * memory the fake hands out and knows; pinned memory is the same, known as host memory; every
+ * asynchronous copy and event goes through one queue that runs only when somebody waits on it
+ * (an event, a synchronous call, a free): as late as a real copy engine could, so that a cure
+ * which reused a staging buffer before waiting for its copy would copy the wrong bytes, and the
+ * test would see it.
+ * Counters of what the program asked of it are read through fake_cuda_stats.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda.h>
+
+#include "fake_cuda.h"
+
+#define FAKE_EXPORT      __attribute__((visibility("default")))
+#define FAKE_ALLOCATIONS 4096
+#define FAKE_QUEUE       4096
+
+typedef struct fake_allocation {
+    char *base;
+    size_t bytes;
+    int device; /* 1: device memory, 0: pinned host memory */
+} fake_allocation;
+
+typedef enum fake_op_kind { FAKE_COPY, FAKE_EVENT } fake_op_kind;
+
+typedef struct fake_op {
+    fake_op_kind kind;
+    char *dst;
+    const char *src;
+    size_t bytes;
+    uint64_t *event_done; /* FAKE_EVENT: the sequence it completes */
+    uint64_t sequence;
+} fake_op;
+
+static pthread_mutex_t fake_lock = PTHREAD_MUTEX_INITIALIZER;
+static fake_allocation fake_allocations[FAKE_ALLOCATIONS];
+static fake_op fake_queue[FAKE_QUEUE];
+static size_t fake_head, fake_tail; /* ops [head, tail) are waiting */
+static uint64_t fake_sequence;      /* of the last op queued */
+static uint64_t fake_executed;      /* of the last op done */
+static fake_cuda_counts fake_counts;
+static int fake_capturing;
+static char fake_context_token;
+
+/* Run the ops queued up to sequence, in order (caller holds the lock). */
+static void fake_execute_to(uint64_t sequence)
+{
+    while (fake_executed < sequence && fake_head != fake_tail) {
+        fake_op op = fake_queue[fake_head % FAKE_QUEUE];
+        if (op.kind == FAKE_COPY)
+            memcpy(op.dst, op.src, op.bytes);
+        else
+            *op.event_done = op.sequence;
+        fake_head++;
+        fake_executed = op.sequence;
+    }
+}
+
+/* Queue an op (caller holds the lock); gives its sequence. A full queue runs its oldest. */
+static uint64_t fake_enqueue(fake_op op)
+{
+    if (fake_tail - fake_head == FAKE_QUEUE)
+        fake_execute_to(fake_queue[fake_head % FAKE_QUEUE].sequence);
+    op.sequence = ++fake_sequence;
+    fake_queue[fake_tail++ % FAKE_QUEUE] = op;
+    return op.sequence;
+}
+
+/* Wait until every op queued up to sequence is done: the fake's copy engine runs only when
+ * somebody waits for it, the latest a real one could finish (caller holds the lock). */
+static void fake_wait(uint64_t sequence)
+{
+    fake_execute_to(sequence);
+}
+
+static fake_allocation *fake_find(const void *p)
+{
+    for (int i = 0; i < FAKE_ALLOCATIONS; i++) {
+        fake_allocation *a = &fake_allocations[i];
+        if (a->base != NULL && (const char *)p >= a->base && (const char *)p < a->base + a->bytes)
+            return a;
+    }
+    return NULL;
+}
+
+static CUresult fake_add(size_t bytes, int device, void **p)
+{
+    if (bytes == 0 || p == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    char *base = malloc(bytes);
+    if (base == NULL)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    pthread_mutex_lock(&fake_lock);
+    for (int i = 0; i < FAKE_ALLOCATIONS; i++) {
+        if (fake_allocations[i].base == NULL) {
+            fake_allocations[i] = (fake_allocation){base, bytes, device};
+            if (!device) {
+                fake_counts.host_allocs++;
+                fake_counts.host_live++;
+            }
+            pthread_mutex_unlock(&fake_lock);
+            *p = base;
+            return CUDA_SUCCESS;
+        }
+    }
+    pthread_mutex_unlock(&fake_lock);
+    free(base);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+static CUresult fake_remove(void *p, int device)
+{
+    pthread_mutex_lock(&fake_lock);
+    fake_wait(fake_sequence); /* freeing waits for the work queued, as the driver's does */
+    fake_allocation *a = fake_find(p);
+    if (a == NULL || a->base != p || a->device != device) {
+        pthread_mutex_unlock(&fake_lock);
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    free(a->base);
+    a->base = NULL;
+    if (!device) {
+        fake_counts.host_frees++;
+        fake_counts.host_live--;
+    }
+    pthread_mutex_unlock(&fake_lock);
+    return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT void fake_cuda_stats(fake_cuda_counts *counts_p)
+{
+    pthread_mutex_lock(&fake_lock);
+    *counts_p = fake_counts;
+    pthread_mutex_unlock(&fake_lock);
+}
+
+FAKE_EXPORT void fake_cuda_set_capturing(int capturing)
+{
+    fake_capturing = capturing;
+}
+
+/* At exit: what pinned memory is still allocated, for the test to read on stderr. */
+__attribute__((destructor)) static void fake_report(void)
+{
+    fprintf(stderr, "fake cuda: %llu pinned allocations live at exit\n",
+            (unsigned long long)fake_counts.host_live);
+}
+
+FAKE_EXPORT CUresult cuInit(unsigned int flags)
+{
+    (void)flags;
+    return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuCtxGetCurrent(CUcontext *ctx)
+{
+    *ctx = (CUcontext)&fake_context_token;
+    return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuCtxGetDevice(CUdevice *dev)
+{
+    *dev = 0;
+    return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuCtxPushCurrent_v2(CUcontext ctx)
+{
+    return ctx == (CUcontext)&fake_context_token ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+}
+
+FAKE_EXPORT CUresult cuCtxPopCurrent_v2(CUcontext *ctx)
+{
+    *ctx = (CUcontext)&fake_context_token;
+    return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuCtxSynchronize(void)
+{
+    pthread_mutex_lock(&fake_lock);
+    fake_counts.ctx_syncs++;
+    fake_wait(fake_sequence);
+    pthread_mutex_unlock(&fake_lock);
+    return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx)
+{
+    (void)ctx;
+    fake_counts.ctx_destroys++;
+    return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
+{
+    (void)dev;
+    return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
+{
+    (void)dev;
+    return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuPointerGetAttributes(unsigned count, CUpointer_attribute *attributes,
+                                            void **data, CUdeviceptr ptr)
+{
+    pthread_mutex_lock(&fake_lock);
+    fake_allocation *a = fake_find((const void *)(uintptr_t)ptr);
+    unsigned type = a == NULL ? 0 : a->device ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
+    pthread_mutex_unlock(&fake_lock);
+    for (unsigned i = 0; i < count; i++) {
+        if (attributes[i] == CU_POINTER_ATTRIBUTE_MEMORY_TYPE)
+            *(unsigned *)data[i] = type;
+        else if (attributes[i] == CU_POINTER_ATTRIBUTE_IS_MANAGED)
+            *(unsigned *)data[i] = 0;
+        else
+            return CUDA_ERROR_INVALID_VALUE;
+    }
+    return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuMemGetAddressRange_v2(CUdeviceptr *base, size_t *size, CUdeviceptr ptr)
+{
+    pthread_mutex_lock(&fake_lock);
+    fake_allocation *a = fake_find((const void *)(uintptr_t)ptr);
+    if (a != NULL) {
+        *base = (CUdeviceptr)(uintptr_t)a->base;
+        *size = a->bytes;
+    }
+    pthread_mutex_unlock(&fake_lock);
+    return a != NULL ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
+}
+
+FAKE_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes)
+{
+    void *p = NULL;
+    CUresult r = fake_add(bytes, 1, &p);
+    *dptr = (CUdeviceptr)(uintptr_t)p;
+    return r;
+}
+
+FAKE_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
+{
+    return fake_remove((void *)(uintptr_t)dptr, 1);
+}
+
+FAKE_EXPORT CUresult cuMemHostAlloc(void **p, size_t bytes, unsigned int flags)
+{
+    (void)flags;
+    return fake_add(bytes, 0, p);
+}
+
+FAKE_EXPORT CUresult cuMemAllocHost_v2(void **p, size_t bytes)
+{
+    return fake_add(bytes, 0, p);
+}
+
+FAKE_EXPORT CUresult cuMemFreeHost(void *p)
+{
+    return fake_remove(p, 0);
+}
+
+/* A copy the driver would refuse: a device side outside its allocation. */
+static int fake_device_range_ok(CUdeviceptr d, size_t bytes)
+{
+    pthread_mutex_lock(&fake_lock);
+    fake_allocation *a = fake_find((const void *)(uintptr_t)d);
+    int ok = a != NULL && a->device && (char *)(uintptr_t)d + bytes <= a->base + a->bytes;
+    pthread_mutex_unlock(&fake_lock);
+    return ok;
+}
+
+/* Queue a copy; wait for it when sync. Pageable sources are read now for async copies, as the
+ * driver stages them before it returns. */
+static CUresult fake_copy(void *dst, const void *src, size_t bytes, int sync)
+{
+    pthread_mutex_lock(&fake_lock);
+    fake_counts.copies++;
+    const fake_allocation *from = fake_find(src);
+    char *staged = NULL;
+    if (from == NULL && !sync) {
+        staged = malloc(bytes); /* the driver's staging of a pageable source: leaked, a test */
+        if (staged == NULL) {
+            pthread_mutex_unlock(&fake_lock);
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        }
+        memcpy(staged, src, bytes);
+    }
+    uint64_t s = fake_enqueue(
+        (fake_op){.kind = FAKE_COPY, .dst = dst, .src = staged ? staged : src, .bytes = bytes});
+    if (sync)
+        fake_wait(s);
+    pthread_mutex_unlock(&fake_lock);
+    return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t bytes)
+{
+    if (!fake_device_range_ok(dst, bytes))
+        return CUDA_ERROR_INVALID_VALUE;
+    return fake_copy((void *)(uintptr_t)dst, src, bytes, 1);
+}
+
+FAKE_EXPORT CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t bytes)
+{
+    if (!fake_device_range_ok(src, bytes))
+        return CUDA_ERROR_INVALID_VALUE;
+    return fake_copy(dst, (const void *)(uintptr_t)src, bytes, 1);
+}
+
+FAKE_EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t bytes,
+                                          CUstream s)
+{
+    (void)s;
+    if (!fake_device_range_ok(dst, bytes))
+        return CUDA_ERROR_INVALID_VALUE;
+    return fake_copy((void *)(uintptr_t)dst, src, bytes, 0);
+}
+
+FAKE_EXPORT CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t bytes, CUstream s)
+{
+    (void)s;
+    if (!fake_device_range_ok(src, bytes))
+        return CUDA_ERROR_INVALID_VALUE;
+    /* To pageable memory the driver's copy is synchronous; to pinned it is queued. */
+    int pinned = 0;
+    pthread_mutex_lock(&fake_lock);
+    pinned = fake_find(dst) != NULL;
+    pthread_mutex_unlock(&fake_lock);
+    return fake_copy(dst, (const void *)(uintptr_t)src, bytes, !pinned);
+}
+
+FAKE_EXPORT CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t bytes)
+{
+    return fake_copy((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, bytes, 1);
+}
+
+FAKE_EXPORT CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream s)
+{
+    (void)s;
+    return fake_copy((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, bytes, 0);
+}
+
+FAKE_EXPORT CUresult cuEventCreate(CUevent *event, unsigned int flags)
+{
+    (void)flags;
+    uint64_t *done = calloc(2, sizeof *done); /* [0]: done up to, [1]: recorded as */
+    if (done == NULL)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    *event = (CUevent)done;
+    return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuEventRecord(CUevent event, CUstream s)
+{
+    (void)s;
+    uint64_t *e = (uint64_t *)event;
+    pthread_mutex_lock(&fake_lock);
+    e[1] = fake_enqueue((fake_op){.kind = FAKE_EVENT, .event_done = &e[0]});
+    pthread_mutex_unlock(&fake_lock);
+    return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuEventQuery(CUevent event)
+{
+    uint64_t *e = (uint64_t *)event;
+    pthread_mutex_lock(&fake_lock);
+    int done = e[0] >= e[1];
+    pthread_mutex_unlock(&fake_lock);
+    return done ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+}
+
+FAKE_EXPORT CUresult cuEventSynchronize(CUevent event)
+{
+    uint64_t *e = (uint64_t *)event;
+    pthread_mutex_lock(&fake_lock);
+    fake_wait(e[1]);
+    pthread_mutex_unlock(&fake_lock);
+    return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuEventDestroy_v2(CUevent event)
+{
+    pthread_mutex_lock(&fake_lock);
+    fake_wait(((uint64_t *)event)[1]);
+    pthread_mutex_unlock(&fake_lock);
+    free(event);
+    return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus *status)
+{
+    (void)s;
+    *status = fake_capturing ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
+    return CUDA_SUCCESS;
+}

@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * zc run's interposition library on the CPU, against a stand-in for the CUDA driver
+ * (fake_cuda.c) whose copies and events complete later, on a thread of their own: every cured
+ * copy lands whole and in order through staging buffers reused many times; an asynchronous
+ * copy's source may be overwritten at once; copies the cure must leave (a stream being captured,
+ * a range beyond its allocation) go to the driver, which gives its own answer; pinned memory
+ * freed and asked for again is served from what was kept, waits for the context first, and goes
+ * with its context and at exit. Each case runs in a child process of this program with the
+ * library preloaded, as zc run would start it; the parent reads what the child printed and the
+ * log the library wrote.
+ */
+#include "test_support.h"
+
+#include <fcntl.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cuda.h>
+
+#include "fake_cuda.h"
+#include "zerocopy/run.h"
+
+#define CHECK_CU(call)                                                                             \
+    do {                                                                                           \
+        CUresult check_r = (call);                                                                 \
+        if (check_r != CUDA_SUCCESS) {                                                             \
+            printf("FAIL %s: %d\n", #call, (int)check_r);                                          \
+            return 1;                                                                              \
+        }                                                                                          \
+    } while (0)
+
+/* ---- the child's cases ---- */
+
+/* Bytes that never repeat with a period a chunk could share, so that a chunk copied from the
+ * wrong place cannot match by chance. */
+static void fill(unsigned char *p, size_t n, unsigned seed)
+{
+    zc_test_fill_pattern(p, n, seed + 1);
+}
+
+static int copies_of(size_t n, unsigned seed)
+{
+    unsigned char *in = malloc(n), *out = malloc(n), *keep = malloc(n);
+    CUdeviceptr dev;
+    if (in == NULL || out == NULL || keep == NULL)
+        return 1;
+    CHECK_CU(cuMemAlloc_v2(&dev, n));
+    fill(in, n, seed);
+    CHECK_CU(cuMemcpyHtoD_v2(dev, in, n));
+    memset(out, 0, n);
+    CHECK_CU(cuMemcpyDtoH_v2(out, dev, n));
+    if (memcmp(in, out, n) != 0) {
+        printf("FAIL sync round trip of %zu bytes\n", n);
+        return 1;
+    }
+    fill(in, n, seed + 1);
+    memcpy(keep, in, n);
+    CHECK_CU(cuMemcpyHtoDAsync_v2(dev, in, n, NULL));
+    memset(in, 0x5A, n); /* returned: the pageable source may be reused */
+    memset(out, 0, n);
+    CHECK_CU(cuMemcpyDtoHAsync_v2(out, dev, n, NULL));
+    if (memcmp(keep, out, n) != 0) {
+        printf("FAIL async round trip of %zu bytes\n", n);
+        return 1;
+    }
+    fill(in, n, seed + 2);
+    CHECK_CU(cuMemcpy(dev, (CUdeviceptr)(uintptr_t)in, n));
+    memset(out, 0, n);
+    CHECK_CU(cuMemcpy((CUdeviceptr)(uintptr_t)out, dev, n));
+    if (memcmp(in, out, n) != 0) {
+        printf("FAIL unified round trip of %zu bytes\n", n);
+        return 1;
+    }
+    CHECK_CU(cuMemFree_v2(dev));
+    free(keep);
+    free(out);
+    free(in);
+    return 0;
+}
+
+static int child_copies(void)
+{
+    static const size_t sizes[] = {4096, (1u << 20) + 1, (5u << 20) + 3, (17u << 20) + 5};
+    for (int round = 0; round < 3; round++) {
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+            if (copies_of(sizes[i], (unsigned)(round * 8 + i)) != 0)
+                return 1;
+        }
+    }
+    printf("copies ok\n");
+    return 0;
+}
+
+static int child_left(void)
+{
+    const size_t n = 2u << 20;
+    unsigned char *in = malloc(n), *out = malloc(n);
+    CUdeviceptr dev;
+    if (in == NULL || out == NULL)
+        return 1;
+    CHECK_CU(cuMemAlloc_v2(&dev, n));
+    fill(in, n, 3);
+    fake_cuda_set_capturing(1);
+    CHECK_CU(cuMemcpyHtoD_v2(dev, in, n));
+    fake_cuda_set_capturing(0);
+    CHECK_CU(cuMemcpyDtoH_v2(out, dev, n));
+    if (memcmp(in, out, n) != 0) {
+        printf("FAIL the copy left during capture\n");
+        return 1;
+    }
+    /* Beyond the allocation: the driver's own error comes back. */
+    CUresult r = cuMemcpyHtoD_v2(dev + 4096, in, n);
+    printf("outside %d\n", (int)r);
+    CHECK_CU(cuMemFree_v2(dev));
+    return 0;
+}
+
+static int child_pin(void)
+{
+    for (int i = 0; i < 10; i++) {
+        void *p = NULL;
+        CHECK_CU(cuMemHostAlloc(&p, 1u << 20, CU_MEMHOSTALLOC_PORTABLE));
+        memset(p, i, 1u << 20);
+        CHECK_CU(cuMemFreeHost(p));
+    }
+    void *other = NULL, *held = NULL;
+    CHECK_CU(cuMemHostAlloc(&other, 2u << 20, 0)); /* another size: the driver's */
+    CHECK_CU(cuMemAllocHost_v2(&held, 1u << 20));  /* another entry point: the driver's */
+    CHECK_CU(cuMemFreeHost(other));
+    fake_cuda_counts c;
+    fake_cuda_stats(&c);
+    printf("pin allocs %llu frees %llu live %llu syncs %llu\n", (unsigned long long)c.host_allocs,
+           (unsigned long long)c.host_frees, (unsigned long long)c.host_live,
+           (unsigned long long)c.ctx_syncs);
+    CUcontext ctx;
+    CHECK_CU(cuCtxGetCurrent(&ctx));
+    CHECK_CU(cuCtxDestroy_v2(ctx)); /* the kept blocks go first */
+    fake_cuda_stats(&c);
+    printf("after destroy live %llu\n", (unsigned long long)c.host_live);
+    return 0;
+}
+
+/* ---- the parent ---- */
+
+typedef struct child_run {
+    char out[4096];
+    char err[8192];
+    int exit_code;
+    zc_run_summary summary;
+} child_run;
+
+static void slurp(const char *path, char *text, size_t size)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = fread(text, 1, size - 1, f);
+    text[n] = '\0';
+    fclose(f);
+}
+
+static void run_child(const char *mode, const char *const *extra_env, child_run *r)
+{
+    char dir[] = "/tmp/zc-run-fake-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char out_path[64], err_path[64];
+    snprintf(out_path, sizeof out_path, "%s/out", dir);
+    snprintf(err_path, sizeof err_path, "%s/err", dir);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        dup2(out, 1);
+        dup2(err, 2);
+        setenv("LD_PRELOAD", ZC_TEST_RUN_LIB, 1);
+        setenv("ZC_RUN_DIR", dir, 1);
+        /* Small chunks and two buffers, so that every buffer is refilled many times. */
+        setenv("ZC_RUN_CHUNK", "262144", 1);
+        setenv("ZC_RUN_BUFFERS", "2", 1);
+        setenv("ZC_RUN_THREADS", "3", 1);
+        setenv("ZC_RUN_MIN_BYTES", "65536", 1);
+        setenv("ZC_RUN_MIN_D2H_BYTES", "65536", 1);
+        for (size_t i = 0; extra_env != NULL && extra_env[i] != NULL; i += 2)
+            setenv(extra_env[i], extra_env[i + 1], 1);
+        execl("/proc/self/exe", "test_run_fake", mode, (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    r->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    slurp(out_path, r->out, sizeof r->out);
+    slurp(err_path, r->err, sizeof r->err);
+    unlink(out_path);
+    unlink(err_path);
+    assert_int_equal(zc_run_logs_read(dir, &r->summary), ZC_OK);
+    char cmd[96];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+    fprintf(stderr, "-- %s: exit %d\n%s%s", mode, r->exit_code, r->out, r->err);
+}
+
+static uint64_t calls(const child_run *r, zc_run_counter c)
+{
+    return r->summary.counts[c].calls;
+}
+
+static void test_copies_through_staging(void **state)
+{
+    (void)state;
+    child_run r;
+    run_child("copies", NULL, &r);
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.out, "copies ok"));
+    assert_int_equal(r.summary.processes, 1);
+    assert_int_equal(r.summary.processes_cut, 0);
+    /* 3 rounds x 4 sizes x 3 kinds x 2 directions = 72; 4 KiB ones are small (18); the second
+     * copy of each of the 3 classes that are cured is sampled in each direction (6). */
+    assert_int_equal(calls(&r, ZC_RUN_COUNTER_PAGEABLE_SMALL), 18);
+    assert_int_equal(calls(&r, ZC_RUN_COUNTER_PAGEABLE_SAMPLE), 6);
+    assert_int_equal(calls(&r, ZC_RUN_COUNTER_PAGEABLE_H2D), 27 - 3);
+    assert_int_equal(calls(&r, ZC_RUN_COUNTER_PAGEABLE_D2H), 27 - 3);
+    assert_int_equal(r.summary.counts[ZC_RUN_COUNTER_PAGEABLE_H2D].pricing, ZC_RUN_PRICED_SCALED);
+    assert_true(r.summary.counts[ZC_RUN_COUNTER_PAGEABLE_H2D].uncured_ns > 0);
+    /* The staging the library pinned was given back at exit. */
+    assert_non_null(strstr(r.err, "fake cuda: 0 pinned allocations live at exit"));
+}
+
+static void test_cure_off(void **state)
+{
+    (void)state;
+    child_run r;
+    run_child("copies", (const char *[]){"ZC_RUN_FIXES", "pinning", NULL}, &r);
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.out, "copies ok"));
+    assert_int_equal(r.summary.processes, 0); /* nothing a cure looked at */
+}
+
+static void test_left_as_they_were(void **state)
+{
+    (void)state;
+    child_run r;
+    run_child("left", NULL, &r);
+    assert_int_equal(r.exit_code, 0);
+    char expected[32];
+    snprintf(expected, sizeof expected, "outside %d\n", (int)CUDA_ERROR_INVALID_VALUE);
+    assert_non_null(strstr(r.out, expected));
+    assert_int_equal(calls(&r, ZC_RUN_COUNTER_PAGEABLE_CAPTURE), 1);
+    assert_int_equal(calls(&r, ZC_RUN_COUNTER_PAGEABLE_UNSURE), 1);
+    assert_int_equal(calls(&r, ZC_RUN_COUNTER_PAGEABLE_D2H), 1);
+}
+
+static void test_pinning_kept(void **state)
+{
+    (void)state;
+    child_run r;
+    run_child("pin", NULL, &r);
+    assert_int_equal(r.exit_code, 0);
+    /* One 1 MiB block pinned by the driver for ten rounds, one of 2 MiB, one through
+     * cuMemAllocHost; only the 2 MiB one freed, kept; each free waited for the context. */
+    assert_non_null(strstr(r.out, "pin allocs 3 frees 0 live 3 syncs 11"));
+    /* Destroying the context freed the two kept blocks; the one the program holds stays. */
+    assert_non_null(strstr(r.out, "after destroy live 1"));
+    assert_int_equal(calls(&r, ZC_RUN_COUNTER_PINNING_HIT), 9);
+    assert_int_equal(calls(&r, ZC_RUN_COUNTER_PINNING_MISS), 3);
+    assert_int_equal(r.summary.counts[ZC_RUN_COUNTER_PINNING_HIT].pricing, ZC_RUN_PRICED_MEASURED);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 2 && strcmp(argv[1], "copies") == 0)
+        return child_copies();
+    if (argc == 2 && strcmp(argv[1], "left") == 0)
+        return child_left();
+    if (argc == 2 && strcmp(argv[1], "pin") == 0)
+        return child_pin();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_copies_through_staging),
+        cmocka_unit_test(test_cure_off),
+        cmocka_unit_test(test_left_as_they_were),
+        cmocka_unit_test(test_pinning_kept),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
