@@ -16,17 +16,13 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "run_copy.h"
+
 #include "run_config.h"
-#include "run_counts.h"
-#include "run_driver.h"
 #include "run_hooks.h"
-#include "run_staging.h"
 #include "run_workers.h"
 
-/* What a pointer is, as far as the copy cure cares. */
-typedef enum zc__where { ZC__UNKNOWN, ZC__PAGEABLE, ZC__DEVICE, ZC__OTHER } zc__where;
-
-static zc__where zc__classify(const zc__run_driver *d, CUdeviceptr ptr)
+zc__where zc__run_classify(const zc__run_driver *d, CUdeviceptr ptr)
 {
     unsigned int type = 0, managed = 0;
     CUpointer_attribute attributes[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
@@ -53,41 +49,49 @@ typedef struct zc__copy {
     CUcontext ctx;
 } zc__copy;
 
-/* What to do with a copy. */
-typedef enum zc__plan { ZC__AS_IT_WAS, ZC__SAMPLE, ZC__CURE } zc__plan;
+zc__plan zc__run_copy_leave(zc_run_counter why, size_t bytes)
+{
+    zc__run_count(why, bytes, 0, 0, ZC_RUN_PRICED_NONE);
+    return ZC__AS_IT_WAS;
+}
 
 /* Counted as left as it was, for the reason given. */
 static zc__plan zc__leave(zc_run_counter why, const zc__copy *c)
 {
-    zc__run_count(why, c->bytes, 0, 0, ZC_RUN_PRICED_NONE);
-    return ZC__AS_IT_WAS;
+    return zc__run_copy_leave(why, c->bytes);
 }
 
 /* Whether this copy (its host side already known to be pageable) is cured, sampled or left. */
-/* Whether a copy is below the size the cure pays for in its direction. */
-static int zc__small(const zc__copy *c)
+int zc__run_copy_small(zc__run_dir dir, size_t bytes)
 {
     const zc__run_config *config = zc__run_config_get();
-    return c->bytes < (c->dir == ZC__RUN_H2D ? config->min_bytes : config->min_d2h_bytes);
+    return bytes < (dir == ZC__RUN_H2D ? config->min_bytes : config->min_d2h_bytes);
+}
+
+zc__plan zc__run_copy_plan(const zc__run_driver *d, zc__run_dir dir, size_t bytes,
+                           CUdeviceptr device, size_t extent, CUstream stream, CUcontext *ctx_p)
+{
+    zc__run_log_start();
+    if (zc__run_copy_small(dir, bytes))
+        return zc__run_copy_leave(ZC_RUN_COUNTER_PAGEABLE_SMALL, bytes);
+    CUdeviceptr base = 0;
+    size_t size = 0;
+    if (d->ctx_get_current(ctx_p) != CUDA_SUCCESS || *ctx_p == NULL ||
+        d->mem_get_address_range(&base, &size, device) != CUDA_SUCCESS || device - base > size ||
+        size - (device - base) < extent)
+        return zc__run_copy_leave(ZC_RUN_COUNTER_PAGEABLE_UNSURE, bytes);
+    CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+    if (d->stream_is_capturing(stream, &capture) != CUDA_SUCCESS ||
+        capture != CU_STREAM_CAPTURE_STATUS_NONE)
+        return zc__run_copy_leave(ZC_RUN_COUNTER_PAGEABLE_CAPTURE, bytes);
+    return zc__run_pageable_claim_sample(dir, bytes) ? ZC__SAMPLE : ZC__CURE;
 }
 
 static zc__plan zc__plan_for(const zc__run_driver *d, zc__copy *c)
 {
-    zc__run_log_start();
-    if (zc__small(c))
-        return zc__leave(ZC_RUN_COUNTER_PAGEABLE_SMALL, c);
-    CUdeviceptr base = 0;
-    size_t size = 0;
-    if (d->ctx_get_current(&c->ctx) != CUDA_SUCCESS || c->ctx == NULL ||
-        d->mem_get_address_range(&base, &size, c->device) != CUDA_SUCCESS ||
-        c->device - base > size || size - (c->device - base) < c->bytes ||
-        (uintptr_t)c->host + c->bytes < (uintptr_t)c->host)
+    if ((uintptr_t)c->host + c->bytes < (uintptr_t)c->host)
         return zc__leave(ZC_RUN_COUNTER_PAGEABLE_UNSURE, c);
-    CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
-    if (d->stream_is_capturing(c->stream, &capture) != CUDA_SUCCESS ||
-        capture != CU_STREAM_CAPTURE_STATUS_NONE)
-        return zc__leave(ZC_RUN_COUNTER_PAGEABLE_CAPTURE, c);
-    return zc__run_pageable_claim_sample(c->dir, c->bytes) ? ZC__SAMPLE : ZC__CURE;
+    return zc__run_copy_plan(d, c->dir, c->bytes, c->device, c->bytes, c->stream, &c->ctx);
 }
 
 /* The plan for a copy with one host and one device side (HtoD, DtoH). */
@@ -96,14 +100,14 @@ static zc__plan zc__plan_directed(zc__copy *c)
     const zc__run_driver *d = zc__run_driver_get();
     if (d == NULL || !zc__run_fix_on(ZC_RUN_FIX_PAGEABLE) || c->bytes == 0)
         return ZC__AS_IT_WAS;
-    if (zc__classify(d, (CUdeviceptr)(uintptr_t)c->host) != ZC__PAGEABLE)
+    if (zc__run_classify(d, (CUdeviceptr)(uintptr_t)c->host) != ZC__PAGEABLE)
         return ZC__AS_IT_WAS; /* not a pageable copy: nothing to cure */
     /* A copy too small to cure costs one pointer query more than it did, no second one. */
-    if (zc__small(c)) {
+    if (zc__run_copy_small(c->dir, c->bytes)) {
         zc__run_log_start();
         return zc__leave(ZC_RUN_COUNTER_PAGEABLE_SMALL, c);
     }
-    if (zc__classify(d, c->device) != ZC__DEVICE)
+    if (zc__run_classify(d, c->device) != ZC__DEVICE)
         return ZC__AS_IT_WAS;
     return zc__plan_for(d, c);
 }
@@ -114,7 +118,7 @@ static zc__plan zc__plan_unified(CUdeviceptr dst, CUdeviceptr src, zc__copy *c)
     const zc__run_driver *d = zc__run_driver_get();
     if (d == NULL || !zc__run_fix_on(ZC_RUN_FIX_PAGEABLE) || c->bytes == 0)
         return ZC__AS_IT_WAS;
-    zc__where to = zc__classify(d, dst), from = zc__classify(d, src);
+    zc__where to = zc__run_classify(d, dst), from = zc__run_classify(d, src);
     if (from == ZC__PAGEABLE && to == ZC__DEVICE) {
         c->dir = ZC__RUN_H2D;
         c->host = (char *)(uintptr_t)src;
@@ -137,7 +141,7 @@ static zc__plan zc__plan_unified(CUdeviceptr dst, CUdeviceptr src, zc__copy *c)
  * pay the per-chunk costs rarely (the grid of scripts/bench.d/41-run.sh: 256 KiB chunks are
  * best for 1 MiB, 4 MiB for 64 MiB; with four chunks 16 MiB ran at 22.7 GB/s where 64 MiB in
  * sixteen ran at 36.8). Chunks are whole 64 KiB blocks. */
-static size_t zc__chunk_for(const zc__run_staging *s, size_t bytes)
+size_t zc__run_chunk_for(const zc__run_staging *s, size_t bytes)
 {
     size_t chunk = bytes / 8 / ((size_t)64 << 10) * ((size_t)64 << 10);
     if (chunk < ZC__MIN_CHUNK)
@@ -149,7 +153,7 @@ static size_t zc__chunk_for(const zc__run_staging *s, size_t bytes)
  * with the next while it moves; a buffer is refilled only once its event says it has left. */
 static CUresult zc__stage_h2d(const zc__run_driver *d, zc__run_staging *s, const zc__copy *c)
 {
-    const size_t chunk = zc__chunk_for(s, c->bytes);
+    const size_t chunk = zc__run_chunk_for(s, c->bytes);
     CUresult r = CUDA_SUCCESS;
     unsigned last = 0;
     for (size_t done = 0; done < c->bytes && r == CUDA_SUCCESS;) {
@@ -177,7 +181,7 @@ static CUresult zc__stage_h2d(const zc__run_driver *d, zc__run_staging *s, const
  * thread as soon as its event fires, and refilled with the next chunk. */
 static CUresult zc__stage_d2h(const zc__run_driver *d, zc__run_staging *s, const zc__copy *c)
 {
-    const size_t chunk = zc__chunk_for(s, c->bytes);
+    const size_t chunk = zc__run_chunk_for(s, c->bytes);
     size_t chunks = (c->bytes + chunk - 1) / chunk;
     size_t queued = 0;
     unsigned first = s->next;

@@ -58,6 +58,7 @@ static void zc__resolve(void)
     ZC__RESOLVE(mem_get_address_range, "cuMemGetAddressRange_v2");
     ZC__RESOLVE(memcpy_htod_async, "cuMemcpyHtoDAsync_v2");
     ZC__RESOLVE(memcpy_dtoh_async, "cuMemcpyDtoHAsync_v2");
+    ZC__RESOLVE(memcpy_2d_async, "cuMemcpy2DAsync_v2");
     ZC__RESOLVE(event_create, "cuEventCreate");
     ZC__RESOLVE(event_record, "cuEventRecord");
     ZC__RESOLVE(event_synchronize, "cuEventSynchronize");

@@ -21,6 +21,7 @@ typedef struct zc__run_driver {
     CUresult (*mem_get_address_range)(CUdeviceptr *base, size_t *size, CUdeviceptr ptr);
     CUresult (*memcpy_htod_async)(CUdeviceptr dst, const void *src, size_t bytes, CUstream s);
     CUresult (*memcpy_dtoh_async)(void *dst, CUdeviceptr src, size_t bytes, CUstream s);
+    CUresult (*memcpy_2d_async)(const CUDA_MEMCPY2D *copy, CUstream s);
     CUresult (*event_create)(CUevent *event, unsigned flags);
     CUresult (*event_record)(CUevent event, CUstream stream);
     CUresult (*event_synchronize)(CUevent event);

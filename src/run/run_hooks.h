@@ -20,6 +20,9 @@
     X(MEMCPY_DTOH_ASYNC, "cuMemcpyDtoHAsync", "cuMemcpyDtoHAsync_v2", 3020, 1)                     \
     X(MEMCPY, "cuMemcpy", "cuMemcpy", 4000, 1)                                                     \
     X(MEMCPY_ASYNC, "cuMemcpyAsync", "cuMemcpyAsync", 4000, 1)                                     \
+    X(MEMCPY_2D, "cuMemcpy2D", "cuMemcpy2D_v2", 3020, 1)                                           \
+    X(MEMCPY_2D_UNALIGNED, "cuMemcpy2DUnaligned", "cuMemcpy2DUnaligned_v2", 3020, 1)               \
+    X(MEMCPY_2D_ASYNC, "cuMemcpy2DAsync", "cuMemcpy2DAsync_v2", 3020, 1)                           \
     X(MEM_HOST_ALLOC, "cuMemHostAlloc", "cuMemHostAlloc", 2020, 0)                                 \
     X(MEM_ALLOC_HOST, "cuMemAllocHost", "cuMemAllocHost_v2", 3020, 0)                              \
     X(MEM_FREE_HOST, "cuMemFreeHost", "cuMemFreeHost", 2000, 0)                                    \
@@ -39,7 +42,7 @@ void *zc__run_real(zc__run_hook_id id);
  * program linked with -lcuda reaches them too. */
 #define ZC__RUN_EXPORT(symbol) __asm__(symbol) __attribute__((visibility("default")))
 
-/* The replacements (run_copy.c, run_pinning.c). */
+/* The replacements (run_copy.c, run_copy_2d.c, run_pinning.c). */
 CUresult zc__hook_MEMCPY_HTOD(CUdeviceptr dst, const void *src, size_t bytes)
     ZC__RUN_EXPORT("cuMemcpyHtoD_v2");
 CUresult zc__hook_MEMCPY_DTOH(void *dst, CUdeviceptr src, size_t bytes)
@@ -51,6 +54,11 @@ CUresult zc__hook_MEMCPY_DTOH_ASYNC(void *dst, CUdeviceptr src, size_t bytes, CU
 CUresult zc__hook_MEMCPY(CUdeviceptr dst, CUdeviceptr src, size_t bytes) ZC__RUN_EXPORT("cuMemcpy");
 CUresult zc__hook_MEMCPY_ASYNC(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream s)
     ZC__RUN_EXPORT("cuMemcpyAsync");
+CUresult zc__hook_MEMCPY_2D(const CUDA_MEMCPY2D *p) ZC__RUN_EXPORT("cuMemcpy2D_v2");
+CUresult zc__hook_MEMCPY_2D_UNALIGNED(const CUDA_MEMCPY2D *p)
+    ZC__RUN_EXPORT("cuMemcpy2DUnaligned_v2");
+CUresult zc__hook_MEMCPY_2D_ASYNC(const CUDA_MEMCPY2D *p, CUstream stream)
+    ZC__RUN_EXPORT("cuMemcpy2DAsync_v2");
 CUresult zc__hook_MEM_HOST_ALLOC(void **p, size_t bytes, unsigned int flags)
     ZC__RUN_EXPORT("cuMemHostAlloc");
 CUresult zc__hook_MEM_ALLOC_HOST(void **p, size_t bytes) ZC__RUN_EXPORT("cuMemAllocHost_v2");

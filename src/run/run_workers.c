@@ -26,10 +26,13 @@
 
 #define ZC__MAX_WORKERS 16
 
+/* rows of width bytes, each at its pitch; one row of bytes for a plain copy, cut by bytes
+ * then, by rows otherwise. */
 typedef struct zc__job {
     char *dst;
     const char *src;
-    size_t bytes;
+    size_t width, rows;
+    size_t dst_pitch, src_pitch;
     unsigned parts; /* the caller's part 0, the workers' 1..parts-1 */
 } zc__job;
 
@@ -49,13 +52,21 @@ static long zc__owner_pid;              /* the process whose threads they are */
 
 static void zc__copy_part(const zc__job *job, unsigned part)
 {
-    size_t share =
-        ((job->bytes + job->parts - 1) / job->parts + ZC__ALIGN - 1) / ZC__ALIGN * ZC__ALIGN;
-    size_t start = (size_t)part * share;
-    if (start >= job->bytes)
+    if (job->rows == 1) {
+        size_t bytes = job->width;
+        size_t share =
+            ((bytes + job->parts - 1) / job->parts + ZC__ALIGN - 1) / ZC__ALIGN * ZC__ALIGN;
+        size_t start = (size_t)part * share;
+        if (start >= bytes)
+            return;
+        size_t n = bytes - start < share ? bytes - start : share;
+        memcpy(job->dst + start, job->src + start, n);
         return;
-    size_t n = job->bytes - start < share ? job->bytes - start : share;
-    memcpy(job->dst + start, job->src + start, n);
+    }
+    size_t share = (job->rows + job->parts - 1) / job->parts;
+    for (size_t row = (size_t)part * share; row < job->rows && row < (size_t)(part + 1) * share;
+         row++)
+        memcpy(job->dst + row * job->dst_pitch, job->src + row * job->src_pitch, job->width);
 }
 
 /* Copy part of job number generation if nobody has taken it yet. Part numbers only move up: a
@@ -132,21 +143,25 @@ __attribute__((constructor)) static void zc__workers_init(void)
     pthread_atfork(NULL, NULL, zc__after_fork_child);
 }
 
-void zc__run_parallel_copy(void *dst, const void *src, size_t bytes)
+/* Run job over every thread, the caller's included. */
+static void zc__run_job(zc__job job)
 {
     /* Below a few pages the threads cost more than they save. */
-    if (bytes < (size_t)64 << 10) {
-        memcpy(dst, src, bytes);
+    if (job.width * job.rows < (size_t)64 << 10) {
+        job.parts = 1;
+        zc__copy_part(&job, 0);
         return;
     }
     pthread_mutex_lock(&zc__turn);
     zc__start();
     if (zc__workers == 0) {
         pthread_mutex_unlock(&zc__turn);
-        memcpy(dst, src, bytes);
+        job.parts = 1;
+        zc__copy_part(&job, 0);
         return;
     }
-    zc__current = (zc__job){.dst = dst, .src = src, .bytes = bytes, .parts = zc__workers + 1};
+    job.parts = zc__workers + 1;
+    zc__current = job;
     atomic_store_explicit(&zc__parts_done, 0, memory_order_relaxed);
     pthread_mutex_lock(&zc__lock);
     uint64_t generation = atomic_fetch_add_explicit(&zc__generation, 1, memory_order_release) + 1;
@@ -164,4 +179,26 @@ void zc__run_parallel_copy(void *dst, const void *src, size_t bytes)
     while (atomic_load_explicit(&zc__parts_done, memory_order_acquire) < zc__workers)
         sched_yield();
     pthread_mutex_unlock(&zc__turn);
+}
+
+void zc__run_parallel_copy(void *dst, const void *src, size_t bytes)
+{
+    zc__run_job((zc__job){.dst = dst, .src = src, .width = bytes, .rows = 1});
+}
+
+void zc__run_parallel_copy_2d(void *dst, size_t dst_pitch, const void *src, size_t src_pitch,
+                              size_t width, size_t rows)
+{
+    if (rows == 0 || width == 0)
+        return;
+    if (rows == 1 || (dst_pitch == width && src_pitch == width)) {
+        zc__run_parallel_copy(dst, src, width * rows); /* contiguous: cut by bytes */
+        return;
+    }
+    zc__run_job((zc__job){.dst = dst,
+                          .src = src,
+                          .width = width,
+                          .rows = rows,
+                          .dst_pitch = dst_pitch,
+                          .src_pitch = src_pitch});
 }

@@ -13,4 +13,9 @@
  */
 void zc__run_parallel_copy(void *dst, const void *src, size_t bytes);
 
+/* rows rows of width bytes from src (a row every src_pitch bytes) to dst (every dst_pitch),
+ * split by rows over the threads as above. */
+void zc__run_parallel_copy_2d(void *dst, size_t dst_pitch, const void *src, size_t src_pitch,
+                              size_t width, size_t rows);
+
 #endif

@@ -35,8 +35,9 @@ typedef struct fake_op {
     fake_op_kind kind;
     char *dst;
     const char *src;
-    size_t bytes;
-    uint64_t *event_done; /* FAKE_EVENT: the sequence it completes */
+    size_t bytes;                      /* of a row */
+    size_t rows, dst_pitch, src_pitch; /* rows 1 for a plain copy */
+    uint64_t *event_done;              /* FAKE_EVENT: the sequence it completes */
     uint64_t sequence;
 } fake_op;
 
@@ -55,10 +56,10 @@ static void fake_execute_to(uint64_t sequence)
 {
     while (fake_executed < sequence && fake_head != fake_tail) {
         fake_op op = fake_queue[fake_head % FAKE_QUEUE];
-        if (op.kind == FAKE_COPY)
-            memcpy(op.dst, op.src, op.bytes);
-        else
+        if (op.kind == FAKE_EVENT)
             *op.event_done = op.sequence;
+        for (size_t row = 0; op.kind == FAKE_COPY && row < op.rows; row++)
+            memcpy(op.dst + row * op.dst_pitch, op.src + row * op.src_pitch, op.bytes);
         fake_head++;
         fake_executed = op.sequence;
     }
@@ -296,8 +297,8 @@ static CUresult fake_copy(void *dst, const void *src, size_t bytes, int sync)
         }
         memcpy(staged, src, bytes);
     }
-    uint64_t s = fake_enqueue(
-        (fake_op){.kind = FAKE_COPY, .dst = dst, .src = staged ? staged : src, .bytes = bytes});
+    uint64_t s = fake_enqueue((fake_op){
+        .kind = FAKE_COPY, .dst = dst, .src = staged ? staged : src, .bytes = bytes, .rows = 1});
     if (sync)
         fake_wait(s);
     pthread_mutex_unlock(&fake_lock);
@@ -349,6 +350,81 @@ FAKE_EXPORT CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t byte
 {
     (void)s;
     return fake_copy((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, bytes, 0);
+}
+
+/* A side of a 2D copy as a pointer: host or device memory are both the fake's host memory. */
+static char *fake_side(CUmemorytype type, const void *host, CUdeviceptr device, size_t x, size_t y,
+                       size_t pitch)
+{
+    char *base = type == CU_MEMORYTYPE_HOST ? (char *)host : (char *)(uintptr_t)device;
+    return base == NULL ? NULL : base + y * pitch + x;
+}
+
+static CUresult fake_copy_2d(const CUDA_MEMCPY2D *p, int sync)
+{
+    if (p->srcMemoryType == CU_MEMORYTYPE_ARRAY || p->dstMemoryType == CU_MEMORYTYPE_ARRAY)
+        return CUDA_ERROR_NOT_SUPPORTED;
+    char *src =
+        fake_side(p->srcMemoryType, p->srcHost, p->srcDevice, p->srcXInBytes, p->srcY, p->srcPitch);
+    char *dst =
+        fake_side(p->dstMemoryType, p->dstHost, p->dstDevice, p->dstXInBytes, p->dstY, p->dstPitch);
+    size_t w = p->WidthInBytes, h = p->Height;
+    if (src == NULL || dst == NULL || p->srcPitch < w || p->dstPitch < w)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (w == 0 || h == 0)
+        return CUDA_SUCCESS;
+    /* A device side must lie inside one allocation, as the driver checks. */
+    if ((p->srcMemoryType == CU_MEMORYTYPE_DEVICE &&
+         !fake_device_range_ok((CUdeviceptr)(uintptr_t)src, (h - 1) * p->srcPitch + w)) ||
+        (p->dstMemoryType == CU_MEMORYTYPE_DEVICE &&
+         !fake_device_range_ok((CUdeviceptr)(uintptr_t)dst, (h - 1) * p->dstPitch + w)))
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&fake_lock);
+    fake_counts.copies++;
+    size_t src_pitch = p->srcPitch;
+    char *staged = NULL;
+    if (fake_find(src) == NULL && !sync) {
+        staged = malloc(w * h); /* the driver's staging of a pageable source: leaked, a test */
+        if (staged == NULL) {
+            pthread_mutex_unlock(&fake_lock);
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        }
+        for (size_t row = 0; row < h; row++)
+            memcpy(staged + row * w, src + row * src_pitch, w);
+        src = staged;
+        src_pitch = w;
+    }
+    uint64_t s = fake_enqueue((fake_op){.kind = FAKE_COPY,
+                                        .dst = dst,
+                                        .src = src,
+                                        .bytes = w,
+                                        .rows = h,
+                                        .dst_pitch = p->dstPitch,
+                                        .src_pitch = src_pitch});
+    if (sync)
+        fake_wait(s);
+    pthread_mutex_unlock(&fake_lock);
+    return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *p)
+{
+    return fake_copy_2d(p, 1);
+}
+
+FAKE_EXPORT CUresult cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *p)
+{
+    return fake_copy_2d(p, 1);
+}
+
+FAKE_EXPORT CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *p, CUstream s)
+{
+    (void)s;
+    /* To pageable memory the copy is synchronous, as the driver's is. */
+    pthread_mutex_lock(&fake_lock);
+    int to_pageable = p->dstMemoryType == CU_MEMORYTYPE_HOST && fake_find(p->dstHost) == NULL;
+    pthread_mutex_unlock(&fake_lock);
+    return fake_copy_2d(p, to_pageable);
 }
 
 FAKE_EXPORT CUresult cuEventCreate(CUevent *event, unsigned int flags)

@@ -5,6 +5,7 @@
 // stderr, except in the "rate" mode, whose stdout is the measurement.
 //
 //   run_subject copies        pageable copies of many sizes, sync, async, cudaMemcpyDefault
+//   run_subject copies2d      pitched pageable copies (cudaMemcpy2D, cudaMemcpy2DAsync)
 //   run_subject pin N BYTES   cudaHostAlloc and cudaFreeHost of one size, N times
 //   run_subject rate BYTES N  median GB/s of N pageable copies each way
 //   run_subject spawn         runs "copies" in a child process (fork and exec)
@@ -142,6 +143,64 @@ static int copies(void)
     return 0;
 }
 
+/* An image of width x height bytes in pageable memory with a pitch of its own, to pitched device
+ * memory and back, synchronously and on a stream, at a column and row offset on both sides; the
+ * bytes between the rows must come back untouched. */
+static void copies_2d_of(size_t width, size_t height, cudaStream_t stream, unsigned seed)
+{
+    const size_t host_pitch = width + 1096, x = 5, y = 3;
+    unsigned char *in = (unsigned char *)malloc(host_pitch * height),
+                  *out = (unsigned char *)malloc(host_pitch * height), *dev = NULL;
+    VERIFY(in != NULL && out != NULL, "malloc");
+    size_t dev_pitch = 0;
+    CHECK(cudaMallocPitch((void **)&dev, &dev_pitch, width + x, height + y));
+    for (int async = 0; async < 2; async++) {
+        fill(in, host_pitch * height, seed + async);
+        memset(out, 0xEE, host_pitch * height);
+        unsigned char *d = dev + y * dev_pitch + x;
+        if (async) {
+            CHECK(cudaMemcpy2DAsync(d, dev_pitch, in + 5, host_pitch, width, height,
+                                    cudaMemcpyHostToDevice, stream));
+            CHECK(cudaMemcpy2DAsync(out + 5, host_pitch, d, dev_pitch, width, height,
+                                    cudaMemcpyDeviceToHost, stream));
+            CHECK(cudaStreamSynchronize(stream));
+        } else {
+            CHECK(cudaMemcpy2D(d, dev_pitch, in + 5, host_pitch, width, height,
+                               cudaMemcpyHostToDevice));
+            CHECK(cudaMemcpy2D(out + 5, host_pitch, d, dev_pitch, width, height,
+                               cudaMemcpyDeviceToHost));
+        }
+        uint64_t h = 1469598103934665603ull;
+        for (size_t row = 0; row < height; row++) {
+            VERIFY(memcmp(in + row * host_pitch + 5, out + row * host_pitch + 5, width) == 0,
+                   "a row came back changed");
+            VERIFY(out[row * host_pitch + 4] == 0xEE && out[row * host_pitch + 5 + width] == 0xEE,
+                   "bytes beside a row were written");
+            h = (h ^ fnv1a(out + row * host_pitch + 5, width)) * 1099511628211ull;
+        }
+        printf("%s2d %zux%zu %016llx\n", async ? "async" : "sync", width, height,
+               (unsigned long long)h);
+    }
+    CHECK(cudaFree(dev));
+    free(out);
+    free(in);
+}
+
+static int copies_2d(void)
+{
+    cudaStream_t stream;
+    CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    /* A 4K frame of 8-bit pixels (cured), a small one (left), and rows wider than a staging
+     * buffer (left). */
+    static const size_t shapes[][2] = {{3840, 2160}, {640, 48}, {(5u << 20) + 3, 4}};
+    for (int round = 0; round < 2; round++) {
+        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+            copies_2d_of(shapes[i][0], shapes[i][1], stream, (unsigned)(round * 4 + i));
+    }
+    CHECK(cudaStreamDestroy(stream));
+    return 0;
+}
+
 static int pin(long count, size_t n)
 {
     unsigned char *dev = NULL;
@@ -229,6 +288,8 @@ int main(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "copies") == 0)
         return copies();
+    if (argc == 2 && strcmp(argv[1], "copies2d") == 0)
+        return copies_2d();
     if (argc == 4 && strcmp(argv[1], "pin") == 0)
         return pin(atol(argv[2]), (size_t)atoll(argv[3]));
     if (argc == 4 && strcmp(argv[1], "rate") == 0)
@@ -240,6 +301,7 @@ int main(int argc, char **argv)
         fflush(NULL);
         raise(SIGKILL);
     }
-    fprintf(stderr, "usage: run_subject copies | pin N BYTES | rate BYTES N | spawn | kill\n");
+    fprintf(stderr,
+            "usage: run_subject copies | copies2d | pin N BYTES | rate BYTES N | spawn | kill\n");
     return 64;
 }

@@ -93,6 +93,96 @@ static int child_copies(void)
     return 0;
 }
 
+/* A pitched copy from (or to) host memory at hx, hy with pitch hp, to (or from) device memory
+ * at dx, dy with pitch dp: the CUDA_MEMCPY2D of it. */
+static CUDA_MEMCPY2D copy_2d(int to_device, unsigned char *host, size_t hp, CUdeviceptr dev,
+                             size_t dp, size_t width, size_t height)
+{
+    CUDA_MEMCPY2D m;
+    memset(&m, 0, sizeof m);
+    m.WidthInBytes = width;
+    m.Height = height;
+    if (to_device) {
+        m.srcMemoryType = CU_MEMORYTYPE_HOST;
+        m.srcHost = host;
+        m.srcXInBytes = 5;
+        m.srcPitch = hp;
+        m.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+        m.dstDevice = dev;
+        m.dstY = 3;
+        m.dstPitch = dp;
+    } else {
+        m.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+        m.srcDevice = dev;
+        m.srcY = 3;
+        m.srcPitch = dp;
+        m.dstMemoryType = CU_MEMORYTYPE_HOST;
+        m.dstHost = host;
+        m.dstXInBytes = 5;
+        m.dstPitch = hp;
+    }
+    return m;
+}
+
+/* Rows of width bytes at x 5 of host pitch hp: the same in a and b, and b's bytes between the
+ * rows still 0xEE (nothing written outside the rows). */
+static int same_rows(const unsigned char *a, const unsigned char *b, size_t hp, size_t width,
+                     size_t height)
+{
+    for (size_t row = 0; row < height; row++) {
+        if (memcmp(a + row * hp + 5, b + row * hp + 5, width) != 0)
+            return 0;
+        if (b[row * hp + 4] != 0xEE || (5 + width < hp && b[row * hp + 5 + width] != 0xEE))
+            return 0;
+    }
+    return 1;
+}
+
+/* Each kind of 2D call three times each way, then a row wider than a staging buffer. */
+static int child_copies_2d(void)
+{
+    static const size_t widths[] = {3000, 300000};
+    for (size_t w = 0; w < 2; w++) {
+        size_t width = widths[w], height = w == 0 ? 700 : 10, hp = width + 1096, dp = width + 584;
+        unsigned char *in = malloc(hp * height), *out = malloc(hp * height),
+                      *keep = malloc(hp * height);
+        CUdeviceptr dev;
+        if (in == NULL || out == NULL || keep == NULL)
+            return 1;
+        CHECK_CU(cuMemAlloc_v2(&dev, dp * (height + 3)));
+        for (int round = 0; round < (w == 0 ? 3 : 1); round++) {
+            for (int kind = 0; kind < 3; kind++) {
+                fill(in, hp * height, (unsigned)(round * 3 + kind));
+                memcpy(keep, in, hp * height);
+                memset(out, 0xEE, hp * height);
+                CUDA_MEMCPY2D up = copy_2d(1, in, hp, dev, dp, width, height);
+                CUDA_MEMCPY2D down = copy_2d(0, out, hp, dev, dp, width, height);
+                if (kind == 0) {
+                    CHECK_CU(cuMemcpy2D_v2(&up));
+                    CHECK_CU(cuMemcpy2D_v2(&down));
+                } else if (kind == 1) {
+                    CHECK_CU(cuMemcpy2DUnaligned_v2(&up));
+                    CHECK_CU(cuMemcpy2DUnaligned_v2(&down));
+                } else {
+                    CHECK_CU(cuMemcpy2DAsync_v2(&up, NULL));
+                    memset(in, 0x5A, hp * height); /* returned: the source may be reused */
+                    CHECK_CU(cuMemcpy2DAsync_v2(&down, NULL));
+                }
+                if (!same_rows(keep, out, hp, width, height)) {
+                    printf("FAIL 2D kind %d of %zu x %zu\n", kind, width, height);
+                    return 1;
+                }
+            }
+        }
+        CHECK_CU(cuMemFree_v2(dev));
+        free(keep);
+        free(out);
+        free(in);
+    }
+    printf("copies 2d ok\n");
+    return 0;
+}
+
 static int child_left(void)
 {
     const size_t n = 2u << 20;
@@ -227,6 +317,22 @@ static void test_copies_through_staging(void **state)
     assert_non_null(strstr(r.err, "fake cuda: 0 pinned allocations live at exit"));
 }
 
+static void test_copies_2d(void **state)
+{
+    (void)state;
+    child_run r;
+    run_child("copies2d", NULL, &r);
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.out, "copies 2d ok"));
+    /* 3 rounds x 3 kinds, each way, of 3000 x 700: the second of each way sampled; the rows of
+     * 300000 bytes, wider than a staging buffer, left (3 kinds each way). */
+    assert_int_equal(calls(&r, ZC_RUN_COUNTER_PAGEABLE_SAMPLE), 2);
+    assert_int_equal(calls(&r, ZC_RUN_COUNTER_PAGEABLE_H2D), 8);
+    assert_int_equal(calls(&r, ZC_RUN_COUNTER_PAGEABLE_D2H), 8);
+    assert_int_equal(calls(&r, ZC_RUN_COUNTER_PAGEABLE_UNSURE), 6);
+    assert_int_equal(r.summary.counts[ZC_RUN_COUNTER_PAGEABLE_H2D].bytes, 8 * 3000 * 700);
+}
+
 static void test_cure_off(void **state)
 {
     (void)state;
@@ -271,12 +377,15 @@ int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "copies") == 0)
         return child_copies();
+    if (argc == 2 && strcmp(argv[1], "copies2d") == 0)
+        return child_copies_2d();
     if (argc == 2 && strcmp(argv[1], "left") == 0)
         return child_left();
     if (argc == 2 && strcmp(argv[1], "pin") == 0)
         return child_pin();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_copies_through_staging),
+        cmocka_unit_test(test_copies_2d),
         cmocka_unit_test(test_cure_off),
         cmocka_unit_test(test_left_as_they_were),
         cmocka_unit_test(test_pinning_kept),

@@ -132,6 +132,20 @@ static void test_copies(void **state)
     cJSON_Delete(doc);
 }
 
+/* cudaMemcpy2D and cudaMemcpy2DAsync: 2 rounds x 2 kinds each way. The 4K frame is cured
+ * (its second copy each way sampled), the small frame left as small, the rows wider than a
+ * staging buffer left as unsure. */
+static void test_copies_2d(void **state)
+{
+    (void)state;
+    cJSON *doc = same_output(NULL, (const char *[]){ZC_RUN_SUBJECT, "copies2d", NULL}, 0);
+    assert_true(calls(doc, "pageable-sample") == 2);
+    assert_true(calls(doc, "pageable-h2d") == 3 && calls(doc, "pageable-d2h") == 3);
+    assert_true(calls(doc, "pageable-small") == 8);
+    assert_true(calls(doc, "pageable-unsure") == 8);
+    cJSON_Delete(doc);
+}
+
 static void test_cures_switch_off(void **state)
 {
     (void)state;
@@ -253,6 +267,7 @@ int main(void)
         return cmocka_run_group_tests(sanitized, NULL, NULL);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_copies),
+        cmocka_unit_test(test_copies_2d),
         cmocka_unit_test(test_cures_switch_off),
         cmocka_unit_test(test_pinning_loop),
         cmocka_unit_test(test_driver_api_by_symbol),

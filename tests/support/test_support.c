@@ -98,10 +98,21 @@ static void zc__zc_argv(const char *const *args, const char *const *env, char **
         extra++;
     char **envp = calloc(env_count + extra + 1, sizeof *envp);
     assert_non_null(envp);
-    for (size_t i = 0; i < env_count; i++)
-        envp[i] = environ[i];
+    /* An extra entry replaces the variable of that name (the child's getenv would find the
+     * first of two). */
+    size_t kept = 0;
+    for (size_t i = 0; i < env_count; i++) {
+        int replaced = 0;
+        for (size_t j = 0; j < extra && !replaced; j++) {
+            const char *equals = strchr(env[j], '=');
+            size_t name = equals != NULL ? (size_t)(equals - env[j]) + 1 : strlen(env[j]);
+            replaced = strncmp(environ[i], env[j], name) == 0;
+        }
+        if (!replaced)
+            envp[kept++] = environ[i];
+    }
     for (size_t i = 0; i < extra; i++)
-        envp[env_count + i] = (char *)env[i];
+        envp[kept + i] = (char *)env[i];
     *argv_p = argv;
     *envp_p = envp;
 }
