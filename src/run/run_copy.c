@@ -256,50 +256,136 @@ typedef CUresult (*zc__dtoh_async_fn)(void *, CUdeviceptr, size_t, CUstream);
 typedef CUresult (*zc__copy_fn)(CUdeviceptr, CUdeviceptr, size_t);
 typedef CUresult (*zc__copy_async_fn)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
 
-CUresult zc__hook_MEMCPY_HTOD(CUdeviceptr dst, const void *src, size_t bytes)
+/* The stream a cured copy goes on: the per-thread forms' stream 0 is the calling thread's
+ * default stream, which the legacy entry points the cure calls reach as CU_STREAM_PER_THREAD. */
+static CUstream zc__stream(CUstream s, int per_thread)
 {
-    zc__copy c = {.dir = ZC__RUN_H2D, .host = (char *)src, .device = dst, .bytes = bytes};
-    zc__plan plan = zc__plan_directed(&c);
-    ZC__DISPATCH(c, plan, ZC__HOOK_MEMCPY_HTOD, zc__htod_fn, dst, src, bytes);
+    return per_thread && s == NULL ? CU_STREAM_PER_THREAD : s;
 }
 
-CUresult zc__hook_MEMCPY_DTOH(void *dst, CUdeviceptr src, size_t bytes)
-{
-    zc__copy c = {.dir = ZC__RUN_D2H, .host = dst, .device = src, .bytes = bytes};
-    zc__plan plan = zc__plan_directed(&c);
-    ZC__DISPATCH(c, plan, ZC__HOOK_MEMCPY_DTOH, zc__dtoh_fn, dst, src, bytes);
-}
-
-CUresult zc__hook_MEMCPY_HTOD_ASYNC(CUdeviceptr dst, const void *src, size_t bytes, CUstream s)
+/* Each body serves the legacy and the per-thread form of its entry point (id says which). */
+static CUresult zc__htod(zc__run_hook_id id, int per_thread, CUdeviceptr dst, const void *src,
+                         size_t bytes)
 {
     zc__copy c = {.dir = ZC__RUN_H2D,
                   .host = (char *)src,
                   .device = dst,
                   .bytes = bytes,
-                  .stream = s,
+                  .stream = zc__stream(NULL, per_thread)};
+    zc__plan plan = zc__plan_directed(&c);
+    ZC__DISPATCH(c, plan, id, zc__htod_fn, dst, src, bytes);
+}
+
+static CUresult zc__dtoh(zc__run_hook_id id, int per_thread, void *dst, CUdeviceptr src,
+                         size_t bytes)
+{
+    zc__copy c = {.dir = ZC__RUN_D2H,
+                  .host = dst,
+                  .device = src,
+                  .bytes = bytes,
+                  .stream = zc__stream(NULL, per_thread)};
+    zc__plan plan = zc__plan_directed(&c);
+    ZC__DISPATCH(c, plan, id, zc__dtoh_fn, dst, src, bytes);
+}
+
+static CUresult zc__htod_async(zc__run_hook_id id, int per_thread, CUdeviceptr dst, const void *src,
+                               size_t bytes, CUstream s)
+{
+    zc__copy c = {.dir = ZC__RUN_H2D,
+                  .host = (char *)src,
+                  .device = dst,
+                  .bytes = bytes,
+                  .stream = zc__stream(s, per_thread),
                   .async = 1};
     zc__plan plan = zc__plan_directed(&c);
-    ZC__DISPATCH(c, plan, ZC__HOOK_MEMCPY_HTOD_ASYNC, zc__htod_async_fn, dst, src, bytes, s);
+    ZC__DISPATCH(c, plan, id, zc__htod_async_fn, dst, src, bytes, s);
+}
+
+static CUresult zc__dtoh_async(zc__run_hook_id id, int per_thread, void *dst, CUdeviceptr src,
+                               size_t bytes, CUstream s)
+{
+    zc__copy c = {.dir = ZC__RUN_D2H,
+                  .host = dst,
+                  .device = src,
+                  .bytes = bytes,
+                  .stream = zc__stream(s, per_thread),
+                  .async = 1};
+    zc__plan plan = zc__plan_directed(&c);
+    ZC__DISPATCH(c, plan, id, zc__dtoh_async_fn, dst, src, bytes, s);
+}
+
+static CUresult zc__unified(zc__run_hook_id id, int per_thread, CUdeviceptr dst, CUdeviceptr src,
+                            size_t bytes)
+{
+    zc__copy c = {.bytes = bytes, .stream = zc__stream(NULL, per_thread)};
+    zc__plan plan = zc__plan_unified(dst, src, &c);
+    ZC__DISPATCH(c, plan, id, zc__copy_fn, dst, src, bytes);
+}
+
+static CUresult zc__unified_async(zc__run_hook_id id, int per_thread, CUdeviceptr dst,
+                                  CUdeviceptr src, size_t bytes, CUstream s)
+{
+    zc__copy c = {.bytes = bytes, .stream = zc__stream(s, per_thread), .async = 1};
+    zc__plan plan = zc__plan_unified(dst, src, &c);
+    ZC__DISPATCH(c, plan, id, zc__copy_async_fn, dst, src, bytes, s);
+}
+
+CUresult zc__hook_MEMCPY_HTOD(CUdeviceptr dst, const void *src, size_t bytes)
+{
+    return zc__htod(ZC__HOOK_MEMCPY_HTOD, 0, dst, src, bytes);
+}
+
+CUresult zc__hook_MEMCPY_HTOD_PTDS(CUdeviceptr dst, const void *src, size_t bytes)
+{
+    return zc__htod(ZC__HOOK_MEMCPY_HTOD_PTDS, 1, dst, src, bytes);
+}
+
+CUresult zc__hook_MEMCPY_DTOH(void *dst, CUdeviceptr src, size_t bytes)
+{
+    return zc__dtoh(ZC__HOOK_MEMCPY_DTOH, 0, dst, src, bytes);
+}
+
+CUresult zc__hook_MEMCPY_DTOH_PTDS(void *dst, CUdeviceptr src, size_t bytes)
+{
+    return zc__dtoh(ZC__HOOK_MEMCPY_DTOH_PTDS, 1, dst, src, bytes);
+}
+
+CUresult zc__hook_MEMCPY_HTOD_ASYNC(CUdeviceptr dst, const void *src, size_t bytes, CUstream s)
+{
+    return zc__htod_async(ZC__HOOK_MEMCPY_HTOD_ASYNC, 0, dst, src, bytes, s);
+}
+
+CUresult zc__hook_MEMCPY_HTOD_ASYNC_PTSZ(CUdeviceptr dst, const void *src, size_t bytes, CUstream s)
+{
+    return zc__htod_async(ZC__HOOK_MEMCPY_HTOD_ASYNC_PTSZ, 1, dst, src, bytes, s);
 }
 
 CUresult zc__hook_MEMCPY_DTOH_ASYNC(void *dst, CUdeviceptr src, size_t bytes, CUstream s)
 {
-    zc__copy c = {
-        .dir = ZC__RUN_D2H, .host = dst, .device = src, .bytes = bytes, .stream = s, .async = 1};
-    zc__plan plan = zc__plan_directed(&c);
-    ZC__DISPATCH(c, plan, ZC__HOOK_MEMCPY_DTOH_ASYNC, zc__dtoh_async_fn, dst, src, bytes, s);
+    return zc__dtoh_async(ZC__HOOK_MEMCPY_DTOH_ASYNC, 0, dst, src, bytes, s);
+}
+
+CUresult zc__hook_MEMCPY_DTOH_ASYNC_PTSZ(void *dst, CUdeviceptr src, size_t bytes, CUstream s)
+{
+    return zc__dtoh_async(ZC__HOOK_MEMCPY_DTOH_ASYNC_PTSZ, 1, dst, src, bytes, s);
 }
 
 CUresult zc__hook_MEMCPY(CUdeviceptr dst, CUdeviceptr src, size_t bytes)
 {
-    zc__copy c = {.bytes = bytes};
-    zc__plan plan = zc__plan_unified(dst, src, &c);
-    ZC__DISPATCH(c, plan, ZC__HOOK_MEMCPY, zc__copy_fn, dst, src, bytes);
+    return zc__unified(ZC__HOOK_MEMCPY, 0, dst, src, bytes);
+}
+
+CUresult zc__hook_MEMCPY_PTDS(CUdeviceptr dst, CUdeviceptr src, size_t bytes)
+{
+    return zc__unified(ZC__HOOK_MEMCPY_PTDS, 1, dst, src, bytes);
 }
 
 CUresult zc__hook_MEMCPY_ASYNC(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream s)
 {
-    zc__copy c = {.bytes = bytes, .stream = s, .async = 1};
-    zc__plan plan = zc__plan_unified(dst, src, &c);
-    ZC__DISPATCH(c, plan, ZC__HOOK_MEMCPY_ASYNC, zc__copy_async_fn, dst, src, bytes, s);
+    return zc__unified_async(ZC__HOOK_MEMCPY_ASYNC, 0, dst, src, bytes, s);
+}
+
+CUresult zc__hook_MEMCPY_ASYNC_PTSZ(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream s)
+{
+    return zc__unified_async(ZC__HOOK_MEMCPY_ASYNC_PTSZ, 1, dst, src, bytes, s);
 }

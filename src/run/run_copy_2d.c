@@ -220,11 +220,14 @@ static int zc__cure_2d(const zc__copy_2d *c, CUresult *result_p)
 typedef CUresult (*zc__copy_2d_fn)(const CUDA_MEMCPY2D *);
 typedef CUresult (*zc__copy_2d_async_fn)(const CUDA_MEMCPY2D *, CUstream);
 
-/* Plan, then cure, or time the driver's own call as the sample, or pass it on untouched. */
+/* Plan, then cure, or time the driver's own call as the sample, or pass it on untouched. The
+ * per-thread forms' stream 0 is the calling thread's default stream (CU_STREAM_PER_THREAD to the
+ * legacy entry points the cure calls). */
 static CUresult zc__dispatch_2d(zc__run_hook_id id, const CUDA_MEMCPY2D *p, CUstream stream,
-                                int async)
+                                int async, int per_thread)
 {
-    zc__copy_2d c = {.stream = stream, .async = async};
+    zc__copy_2d c = {.stream = per_thread && stream == NULL ? CU_STREAM_PER_THREAD : stream,
+                     .async = async};
     zc__plan plan = zc__plan_2d(p, &c);
     CUresult r;
     if (plan == ZC__CURE && zc__cure_2d(&c, &r))
@@ -241,15 +244,30 @@ static CUresult zc__dispatch_2d(zc__run_hook_id id, const CUDA_MEMCPY2D *p, CUst
 
 CUresult zc__hook_MEMCPY_2D(const CUDA_MEMCPY2D *p)
 {
-    return zc__dispatch_2d(ZC__HOOK_MEMCPY_2D, p, NULL, 0);
+    return zc__dispatch_2d(ZC__HOOK_MEMCPY_2D, p, NULL, 0, 0);
+}
+
+CUresult zc__hook_MEMCPY_2D_PTDS(const CUDA_MEMCPY2D *p)
+{
+    return zc__dispatch_2d(ZC__HOOK_MEMCPY_2D_PTDS, p, NULL, 0, 1);
 }
 
 CUresult zc__hook_MEMCPY_2D_UNALIGNED(const CUDA_MEMCPY2D *p)
 {
-    return zc__dispatch_2d(ZC__HOOK_MEMCPY_2D_UNALIGNED, p, NULL, 0);
+    return zc__dispatch_2d(ZC__HOOK_MEMCPY_2D_UNALIGNED, p, NULL, 0, 0);
+}
+
+CUresult zc__hook_MEMCPY_2D_UNALIGNED_PTDS(const CUDA_MEMCPY2D *p)
+{
+    return zc__dispatch_2d(ZC__HOOK_MEMCPY_2D_UNALIGNED_PTDS, p, NULL, 0, 1);
 }
 
 CUresult zc__hook_MEMCPY_2D_ASYNC(const CUDA_MEMCPY2D *p, CUstream stream)
 {
-    return zc__dispatch_2d(ZC__HOOK_MEMCPY_2D_ASYNC, p, stream, 1);
+    return zc__dispatch_2d(ZC__HOOK_MEMCPY_2D_ASYNC, p, stream, 1, 0);
+}
+
+CUresult zc__hook_MEMCPY_2D_ASYNC_PTSZ(const CUDA_MEMCPY2D *p, CUstream stream)
+{
+    return zc__dispatch_2d(ZC__HOOK_MEMCPY_2D_ASYNC_PTSZ, p, stream, 1, 1);
 }

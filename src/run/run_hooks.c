@@ -15,12 +15,12 @@ typedef struct zc__run_hook {
     const char *proc_name;
     const char *symbol;
     int min_version;
-    int default_stream;
+    int stream; /* ZC__RUN_ANY_STREAM, _LEGACY_STREAM or _THREAD_STREAM */
     void *replacement;
 } zc__run_hook;
 
-#define ZC__RUN_HOOK_ROW(id, proc, symbol, version, default_stream)                                \
-    {proc, symbol, version, default_stream, (void *)zc__hook_##id},
+#define ZC__RUN_HOOK_ROW(id, proc, symbol, version, stream)                                        \
+    {proc, symbol, version, stream, (void *)zc__hook_##id},
 static const zc__run_hook zc__hooks[ZC__HOOK_COUNT] = {ZC__RUN_HOOK_MAP(ZC__RUN_HOOK_ROW)};
 #undef ZC__RUN_HOOK_ROW
 
@@ -56,12 +56,16 @@ static void *zc__replace(const char *name, int proc, void *fn, int version, cuui
 {
     if (fn == NULL || zc__is_replacement(fn))
         return fn;
+    int per_thread = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0;
     for (int i = 0; i < ZC__HOOK_COUNT; i++) {
         const zc__run_hook *h = &zc__hooks[i];
         if (strcmp(name, proc ? h->proc_name : h->symbol) != 0)
             continue;
-        int per_thread = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0;
-        if ((proc && version < h->min_version) || (per_thread && h->default_stream)) {
+        /* By name, the row of the default stream asked for; by symbol, the one row. */
+        if (proc && h->stream != ZC__RUN_ANY_STREAM &&
+            h->stream != (per_thread ? ZC__RUN_THREAD_STREAM : ZC__RUN_LEGACY_STREAM))
+            continue;
+        if (proc && version < h->min_version) {
             if (zc__run_config_get()->verbose)
                 fprintf(stderr, "zerocopy run: %s (version %d%s) left as it is\n", name, version,
                         per_thread ? ", per-thread default stream" : "");

@@ -7,28 +7,50 @@
 
 #include <cuda.h>
 
+/* Which default stream a row's entry point uses: none (no stream in it), the legacy one, or
+ * the calling thread's (the _ptds and _ptsz forms, what cuGetProcAddress gives for
+ * CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM and programs built with --default-stream
+ * per-thread call). */
+#define ZC__RUN_ANY_STREAM    0
+#define ZC__RUN_LEGACY_STREAM 1
+#define ZC__RUN_THREAD_STREAM 2
+
 /*
  * X(id, name asked of cuGetProcAddress, exported symbol, first CUDA version with this ABI,
- *   depends on the default stream). The rows that depend on the default stream are not replaced
- * when the program asks for per-thread default-stream versions: their stream 0 means another
- * stream, which the cure would not see.
+ *   default stream). cuGetProcAddress answers a name with the row of its default stream.
  */
 #define ZC__RUN_HOOK_MAP(X)                                                                        \
-    X(MEMCPY_HTOD, "cuMemcpyHtoD", "cuMemcpyHtoD_v2", 3020, 1)                                     \
-    X(MEMCPY_DTOH, "cuMemcpyDtoH", "cuMemcpyDtoH_v2", 3020, 1)                                     \
-    X(MEMCPY_HTOD_ASYNC, "cuMemcpyHtoDAsync", "cuMemcpyHtoDAsync_v2", 3020, 1)                     \
-    X(MEMCPY_DTOH_ASYNC, "cuMemcpyDtoHAsync", "cuMemcpyDtoHAsync_v2", 3020, 1)                     \
-    X(MEMCPY, "cuMemcpy", "cuMemcpy", 4000, 1)                                                     \
-    X(MEMCPY_ASYNC, "cuMemcpyAsync", "cuMemcpyAsync", 4000, 1)                                     \
-    X(MEMCPY_2D, "cuMemcpy2D", "cuMemcpy2D_v2", 3020, 1)                                           \
-    X(MEMCPY_2D_UNALIGNED, "cuMemcpy2DUnaligned", "cuMemcpy2DUnaligned_v2", 3020, 1)               \
-    X(MEMCPY_2D_ASYNC, "cuMemcpy2DAsync", "cuMemcpy2DAsync_v2", 3020, 1)                           \
-    X(MEM_HOST_ALLOC, "cuMemHostAlloc", "cuMemHostAlloc", 2020, 0)                                 \
-    X(MEM_ALLOC_HOST, "cuMemAllocHost", "cuMemAllocHost_v2", 3020, 0)                              \
-    X(MEM_FREE_HOST, "cuMemFreeHost", "cuMemFreeHost", 2000, 0)                                    \
-    X(CTX_DESTROY, "cuCtxDestroy", "cuCtxDestroy_v2", 4000, 0)                                     \
-    X(PRIMARY_RESET, "cuDevicePrimaryCtxReset", "cuDevicePrimaryCtxReset_v2", 7000, 0)             \
-    X(PRIMARY_RELEASE, "cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxRelease_v2", 7000, 0)
+    X(MEMCPY_HTOD, "cuMemcpyHtoD", "cuMemcpyHtoD_v2", 3020, ZC__RUN_LEGACY_STREAM)                 \
+    X(MEMCPY_HTOD_PTDS, "cuMemcpyHtoD", "cuMemcpyHtoD_v2_ptds", 7000, ZC__RUN_THREAD_STREAM)       \
+    X(MEMCPY_DTOH, "cuMemcpyDtoH", "cuMemcpyDtoH_v2", 3020, ZC__RUN_LEGACY_STREAM)                 \
+    X(MEMCPY_DTOH_PTDS, "cuMemcpyDtoH", "cuMemcpyDtoH_v2_ptds", 7000, ZC__RUN_THREAD_STREAM)       \
+    X(MEMCPY_HTOD_ASYNC, "cuMemcpyHtoDAsync", "cuMemcpyHtoDAsync_v2", 3020, ZC__RUN_LEGACY_STREAM) \
+    X(MEMCPY_HTOD_ASYNC_PTSZ, "cuMemcpyHtoDAsync", "cuMemcpyHtoDAsync_v2_ptsz", 7000,              \
+      ZC__RUN_THREAD_STREAM)                                                                       \
+    X(MEMCPY_DTOH_ASYNC, "cuMemcpyDtoHAsync", "cuMemcpyDtoHAsync_v2", 3020, ZC__RUN_LEGACY_STREAM) \
+    X(MEMCPY_DTOH_ASYNC_PTSZ, "cuMemcpyDtoHAsync", "cuMemcpyDtoHAsync_v2_ptsz", 7000,              \
+      ZC__RUN_THREAD_STREAM)                                                                       \
+    X(MEMCPY, "cuMemcpy", "cuMemcpy", 4000, ZC__RUN_LEGACY_STREAM)                                 \
+    X(MEMCPY_PTDS, "cuMemcpy", "cuMemcpy_ptds", 7000, ZC__RUN_THREAD_STREAM)                       \
+    X(MEMCPY_ASYNC, "cuMemcpyAsync", "cuMemcpyAsync", 4000, ZC__RUN_LEGACY_STREAM)                 \
+    X(MEMCPY_ASYNC_PTSZ, "cuMemcpyAsync", "cuMemcpyAsync_ptsz", 7000, ZC__RUN_THREAD_STREAM)       \
+    X(MEMCPY_2D, "cuMemcpy2D", "cuMemcpy2D_v2", 3020, ZC__RUN_LEGACY_STREAM)                       \
+    X(MEMCPY_2D_PTDS, "cuMemcpy2D", "cuMemcpy2D_v2_ptds", 7000, ZC__RUN_THREAD_STREAM)             \
+    X(MEMCPY_2D_UNALIGNED, "cuMemcpy2DUnaligned", "cuMemcpy2DUnaligned_v2", 3020,                  \
+      ZC__RUN_LEGACY_STREAM)                                                                       \
+    X(MEMCPY_2D_UNALIGNED_PTDS, "cuMemcpy2DUnaligned", "cuMemcpy2DUnaligned_v2_ptds", 7000,        \
+      ZC__RUN_THREAD_STREAM)                                                                       \
+    X(MEMCPY_2D_ASYNC, "cuMemcpy2DAsync", "cuMemcpy2DAsync_v2", 3020, ZC__RUN_LEGACY_STREAM)       \
+    X(MEMCPY_2D_ASYNC_PTSZ, "cuMemcpy2DAsync", "cuMemcpy2DAsync_v2_ptsz", 7000,                    \
+      ZC__RUN_THREAD_STREAM)                                                                       \
+    X(MEM_HOST_ALLOC, "cuMemHostAlloc", "cuMemHostAlloc", 2020, ZC__RUN_ANY_STREAM)                \
+    X(MEM_ALLOC_HOST, "cuMemAllocHost", "cuMemAllocHost_v2", 3020, ZC__RUN_ANY_STREAM)             \
+    X(MEM_FREE_HOST, "cuMemFreeHost", "cuMemFreeHost", 2000, ZC__RUN_ANY_STREAM)                   \
+    X(CTX_DESTROY, "cuCtxDestroy", "cuCtxDestroy_v2", 4000, ZC__RUN_ANY_STREAM)                    \
+    X(PRIMARY_RESET, "cuDevicePrimaryCtxReset", "cuDevicePrimaryCtxReset_v2", 7000,                \
+      ZC__RUN_ANY_STREAM)                                                                          \
+    X(PRIMARY_RELEASE, "cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxRelease_v2", 7000,          \
+      ZC__RUN_ANY_STREAM)
 
 #define ZC__RUN_HOOK_ENUM(id, proc, symbol, version, default_stream) ZC__HOOK_##id,
 typedef enum zc__run_hook_id { ZC__RUN_HOOK_MAP(ZC__RUN_HOOK_ENUM) ZC__HOOK_COUNT } zc__run_hook_id;
@@ -54,6 +76,23 @@ CUresult zc__hook_MEMCPY_DTOH_ASYNC(void *dst, CUdeviceptr src, size_t bytes, CU
 CUresult zc__hook_MEMCPY(CUdeviceptr dst, CUdeviceptr src, size_t bytes) ZC__RUN_EXPORT("cuMemcpy");
 CUresult zc__hook_MEMCPY_ASYNC(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream s)
     ZC__RUN_EXPORT("cuMemcpyAsync");
+CUresult zc__hook_MEMCPY_HTOD_PTDS(CUdeviceptr dst, const void *src, size_t bytes)
+    ZC__RUN_EXPORT("cuMemcpyHtoD_v2_ptds");
+CUresult zc__hook_MEMCPY_DTOH_PTDS(void *dst, CUdeviceptr src, size_t bytes)
+    ZC__RUN_EXPORT("cuMemcpyDtoH_v2_ptds");
+CUresult zc__hook_MEMCPY_HTOD_ASYNC_PTSZ(CUdeviceptr dst, const void *src, size_t bytes, CUstream s)
+    ZC__RUN_EXPORT("cuMemcpyHtoDAsync_v2_ptsz");
+CUresult zc__hook_MEMCPY_DTOH_ASYNC_PTSZ(void *dst, CUdeviceptr src, size_t bytes, CUstream s)
+    ZC__RUN_EXPORT("cuMemcpyDtoHAsync_v2_ptsz");
+CUresult zc__hook_MEMCPY_PTDS(CUdeviceptr dst, CUdeviceptr src, size_t bytes)
+    ZC__RUN_EXPORT("cuMemcpy_ptds");
+CUresult zc__hook_MEMCPY_ASYNC_PTSZ(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream s)
+    ZC__RUN_EXPORT("cuMemcpyAsync_ptsz");
+CUresult zc__hook_MEMCPY_2D_PTDS(const CUDA_MEMCPY2D *p) ZC__RUN_EXPORT("cuMemcpy2D_v2_ptds");
+CUresult zc__hook_MEMCPY_2D_UNALIGNED_PTDS(const CUDA_MEMCPY2D *p)
+    ZC__RUN_EXPORT("cuMemcpy2DUnaligned_v2_ptds");
+CUresult zc__hook_MEMCPY_2D_ASYNC_PTSZ(const CUDA_MEMCPY2D *p, CUstream stream)
+    ZC__RUN_EXPORT("cuMemcpy2DAsync_v2_ptsz");
 CUresult zc__hook_MEMCPY_2D(const CUDA_MEMCPY2D *p) ZC__RUN_EXPORT("cuMemcpy2D_v2");
 CUresult zc__hook_MEMCPY_2D_UNALIGNED(const CUDA_MEMCPY2D *p)
     ZC__RUN_EXPORT("cuMemcpy2DUnaligned_v2");

@@ -319,10 +319,18 @@ FAKE_EXPORT CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t bytes)
     return fake_copy(dst, (const void *)(uintptr_t)src, bytes, 1);
 }
 
+/* The stream an asynchronous call named, for the test to read. */
+static void fake_note_stream(CUstream s)
+{
+    pthread_mutex_lock(&fake_lock);
+    fake_counts.last_stream = (uintptr_t)s;
+    pthread_mutex_unlock(&fake_lock);
+}
+
 FAKE_EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t bytes,
                                           CUstream s)
 {
-    (void)s;
+    fake_note_stream(s);
     if (!fake_device_range_ok(dst, bytes))
         return CUDA_ERROR_INVALID_VALUE;
     return fake_copy((void *)(uintptr_t)dst, src, bytes, 0);
@@ -330,7 +338,7 @@ FAKE_EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size
 
 FAKE_EXPORT CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t bytes, CUstream s)
 {
-    (void)s;
+    fake_note_stream(s);
     if (!fake_device_range_ok(src, bytes))
         return CUDA_ERROR_INVALID_VALUE;
     /* To pageable memory the driver's copy is synchronous; to pinned it is queued. */
@@ -425,6 +433,29 @@ FAKE_EXPORT CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *p, CUstream s)
     int to_pageable = p->dstMemoryType == CU_MEMORYTYPE_HOST && fake_find(p->dstHost) == NULL;
     pthread_mutex_unlock(&fake_lock);
     return fake_copy_2d(p, to_pageable);
+}
+
+/* The per-thread default-stream forms: the same copies (the fake has one queue for every
+ * stream). */
+FAKE_EXPORT CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr dst, const void *src, size_t bytes)
+{
+    return cuMemcpyHtoD_v2(dst, src, bytes);
+}
+
+FAKE_EXPORT CUresult cuMemcpyDtoH_v2_ptds(void *dst, CUdeviceptr src, size_t bytes)
+{
+    return cuMemcpyDtoH_v2(dst, src, bytes);
+}
+
+FAKE_EXPORT CUresult cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dst, const void *src, size_t bytes,
+                                               CUstream s)
+{
+    return cuMemcpyHtoDAsync_v2(dst, src, bytes, s);
+}
+
+FAKE_EXPORT CUresult cuMemcpyDtoHAsync_v2_ptsz(void *dst, CUdeviceptr src, size_t bytes, CUstream s)
+{
+    return cuMemcpyDtoHAsync_v2(dst, src, bytes, s);
 }
 
 FAKE_EXPORT CUresult cuEventCreate(CUevent *event, unsigned int flags)

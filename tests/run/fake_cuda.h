@@ -3,7 +3,10 @@
 #ifndef ZC_TESTS_RUN_FAKE_CUDA_H
 #define ZC_TESTS_RUN_FAKE_CUDA_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+#include <cuda.h>
 
 typedef struct fake_cuda_counts {
     uint64_t host_allocs; /* pinned allocations the driver made */
@@ -11,12 +14,20 @@ typedef struct fake_cuda_counts {
     uint64_t host_live;
     uint64_t ctx_syncs;
     uint64_t ctx_destroys;
-    uint64_t copies; /* copies the driver was asked for, any kind */
+    uint64_t copies;       /* copies the driver was asked for, any kind */
+    uintptr_t last_stream; /* the stream of the last asynchronous copy or event asked for */
 } fake_cuda_counts;
 
 void fake_cuda_stats(fake_cuda_counts *counts_p);
 
 /* Make cuStreamIsCapturing say every stream is being captured (1) or none (0). */
 void fake_cuda_set_capturing(int capturing);
+
+/* The per-thread default-stream forms, which cuda.h declares only for programs built with
+ * CUDA_API_PER_THREAD_DEFAULT_STREAM (under the plain names). */
+CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr dst, const void *src, size_t bytes);
+CUresult cuMemcpyDtoH_v2_ptds(void *dst, CUdeviceptr src, size_t bytes);
+CUresult cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dst, const void *src, size_t bytes, CUstream s);
+CUresult cuMemcpyDtoHAsync_v2_ptsz(void *dst, CUdeviceptr src, size_t bytes, CUstream s);
 
 #endif

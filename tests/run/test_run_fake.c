@@ -183,6 +183,33 @@ static int child_copies_2d(void)
     return 0;
 }
 
+/* The per-thread default-stream forms, as a program built with --default-stream per-thread
+ * calls them: cured, on the calling thread's stream. */
+static int child_per_thread(void)
+{
+    const size_t n = (3u << 20) + 7;
+    unsigned char *in = malloc(n), *out = malloc(n);
+    CUdeviceptr dev;
+    if (in == NULL || out == NULL)
+        return 1;
+    CHECK_CU(cuMemAlloc_v2(&dev, n));
+    for (int round = 0; round < 3; round++) {
+        fill(in, n, (unsigned)round);
+        memset(out, 0, n);
+        CHECK_CU(cuMemcpyHtoD_v2_ptds(dev, in, n));
+        fake_cuda_counts c;
+        fake_cuda_stats(&c);
+        printf("stream %lu\n", (unsigned long)c.last_stream);
+        CHECK_CU(cuMemcpyDtoHAsync_v2_ptsz(out, dev, n, NULL));
+        if (memcmp(in, out, n) != 0) {
+            printf("FAIL per-thread round trip %d\n", round);
+            return 1;
+        }
+    }
+    CHECK_CU(cuMemFree_v2(dev));
+    return 0;
+}
+
 static int child_left(void)
 {
     const size_t n = 2u << 20;
@@ -333,6 +360,23 @@ static void test_copies_2d(void **state)
     assert_int_equal(r.summary.counts[ZC_RUN_COUNTER_PAGEABLE_H2D].bytes, 8 * 3000 * 700);
 }
 
+static void test_per_thread_stream(void **state)
+{
+    (void)state;
+    child_run r;
+    run_child("ptds", NULL, &r);
+    assert_int_equal(r.exit_code, 0);
+    assert_int_equal(calls(&r, ZC_RUN_COUNTER_PAGEABLE_SAMPLE), 2);
+    assert_int_equal(calls(&r, ZC_RUN_COUNTER_PAGEABLE_H2D), 2);
+    assert_int_equal(calls(&r, ZC_RUN_COUNTER_PAGEABLE_D2H), 2);
+    /* The first and third rounds were cured, on CU_STREAM_PER_THREAD. */
+    char expected[32];
+    snprintf(expected, sizeof expected, "stream %lu\n",
+             (unsigned long)(uintptr_t)CU_STREAM_PER_THREAD);
+    assert_non_null(strstr(r.out, expected));
+    assert_null(strstr(r.out, "FAIL"));
+}
+
 static void test_cure_off(void **state)
 {
     (void)state;
@@ -379,16 +423,16 @@ int main(int argc, char **argv)
         return child_copies();
     if (argc == 2 && strcmp(argv[1], "copies2d") == 0)
         return child_copies_2d();
+    if (argc == 2 && strcmp(argv[1], "ptds") == 0)
+        return child_per_thread();
     if (argc == 2 && strcmp(argv[1], "left") == 0)
         return child_left();
     if (argc == 2 && strcmp(argv[1], "pin") == 0)
         return child_pin();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_copies_through_staging),
-        cmocka_unit_test(test_copies_2d),
-        cmocka_unit_test(test_cure_off),
-        cmocka_unit_test(test_left_as_they_were),
-        cmocka_unit_test(test_pinning_kept),
+        cmocka_unit_test(test_copies_through_staging), cmocka_unit_test(test_copies_2d),
+        cmocka_unit_test(test_per_thread_stream),      cmocka_unit_test(test_cure_off),
+        cmocka_unit_test(test_left_as_they_were),      cmocka_unit_test(test_pinning_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

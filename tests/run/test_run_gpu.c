@@ -106,10 +106,10 @@ static cJSON *same_output(const char *const *options, const char *const *argv, i
     return doc;
 }
 
-static void test_copies(void **state)
+/* The copies of run_subject (program), counted. */
+static void expect_copies_cured(const char *program)
 {
-    (void)state;
-    cJSON *doc = same_output(NULL, (const char *[]){ZC_RUN_SUBJECT, "copies", NULL}, 0);
+    cJSON *doc = same_output(NULL, (const char *[]){program, "copies", NULL}, 0);
     assert_true(cJSON_IsTrue(cJSON_GetObjectItem(doc, "cured")));
     assert_int_equal(cJSON_GetObjectItem(doc, "processes")->valueint, 1);
     assert_int_equal(cJSON_GetObjectItem(doc, "processes_cut")->valueint, 0);
@@ -135,6 +135,20 @@ static void test_copies(void **state)
 /* cudaMemcpy2D and cudaMemcpy2DAsync: 2 rounds x 2 kinds each way. The 4K frame is cured
  * (its second copy each way sampled), the small frame left as small, the rows wider than a
  * staging buffer left as unsure. */
+static void test_copies(void **state)
+{
+    (void)state;
+    expect_copies_cured(ZC_RUN_SUBJECT);
+}
+
+/* The same program built with --default-stream per-thread: the runtime asks for the _ptds and
+ * _ptsz forms, and they are cured alike. */
+static void test_copies_per_thread_stream(void **state)
+{
+    (void)state;
+    expect_copies_cured(ZC_RUN_SUBJECT_PTDS);
+}
+
 static void test_copies_2d(void **state)
 {
     (void)state;
@@ -268,6 +282,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_copies),
         cmocka_unit_test(test_copies_2d),
+        cmocka_unit_test(test_copies_per_thread_stream),
         cmocka_unit_test(test_cures_switch_off),
         cmocka_unit_test(test_pinning_loop),
         cmocka_unit_test(test_driver_api_by_symbol),
