@@ -20,6 +20,7 @@
 
 #include "run_config.h"
 #include "run_hooks.h"
+#include "run_pipeline.h"
 #include "run_workers.h"
 
 zc__where zc__run_classify(const zc__run_driver *d, CUdeviceptr ptr)
@@ -61,7 +62,6 @@ static zc__plan zc__leave(zc_run_counter why, const zc__copy *c)
     return zc__run_copy_leave(why, c->bytes);
 }
 
-/* Whether this copy (its host side already known to be pageable) is cured, sampled or left. */
 int zc__run_copy_small(zc__run_dir dir, size_t bytes)
 {
     const zc__run_config *config = zc__run_config_get();
@@ -87,6 +87,7 @@ zc__plan zc__run_copy_plan(const zc__run_driver *d, zc__run_dir dir, size_t byte
     return zc__run_pageable_claim_sample(dir, bytes) ? ZC__SAMPLE : ZC__CURE;
 }
 
+/* Whether this copy (its host side already known to be pageable) is cured, sampled or left. */
 static zc__plan zc__plan_for(const zc__run_driver *d, zc__copy *c)
 {
     if ((uintptr_t)c->host + c->bytes < (uintptr_t)c->host)
@@ -149,69 +150,37 @@ size_t zc__run_chunk_for(const zc__run_staging *s, size_t bytes)
     return chunk < s->chunk_bytes ? chunk : s->chunk_bytes;
 }
 
-/* Host to device: fill a staging buffer with every thread, hand it to the copy engine, go on
- * with the next while it moves; a buffer is refilled only once its event says it has left. */
-static CUresult zc__stage_h2d(const zc__run_driver *d, zc__run_staging *s, const zc__copy *c)
+/* A plain copy cut in chunks: piece k is the chunk at k * chunk. */
+typedef struct zc__chunks {
+    const zc__copy *c;
+    size_t chunk;
+} zc__chunks;
+
+static size_t zc__piece(const zc__chunks *p, size_t k, size_t *at_p)
 {
-    const size_t chunk = zc__run_chunk_for(s, c->bytes);
-    CUresult r = CUDA_SUCCESS;
-    unsigned last = 0;
-    for (size_t done = 0; done < c->bytes && r == CUDA_SUCCESS;) {
-        size_t n = c->bytes - done < chunk ? c->bytes - done : chunk;
-        unsigned i = s->next;
-        s->next = (s->next + 1) % s->count;
-        r = zc__run_staging_wait(s, i);
-        if (r != CUDA_SUCCESS)
-            break;
-        zc__run_parallel_copy(s->buffers[i], c->host + done, n);
-        r = d->memcpy_htod_async(c->device + done, s->buffers[i], n, c->stream);
-        if (r == CUDA_SUCCESS)
-            r = d->event_record(s->events[i], c->stream);
-        if (r == CUDA_SUCCESS)
-            s->pending[i] = 1;
-        last = i;
-        done += n;
-    }
-    if (r == CUDA_SUCCESS && !c->async)
-        r = zc__run_staging_wait(s, last);
-    return r;
+    *at_p = k * p->chunk;
+    return p->c->bytes - *at_p < p->chunk ? p->c->bytes - *at_p : p->chunk;
 }
 
-/* Device to host: up to every staging buffer in flight at once; each is drained by every
- * thread as soon as its event fires, and refilled with the next chunk. */
-static CUresult zc__stage_d2h(const zc__run_driver *d, zc__run_staging *s, const zc__copy *c)
+/* Fill a staging buffer from the pageable source, or drain one into the destination, with
+ * every thread. */
+static void zc__host_side(const void *copy, size_t k, void *staging)
 {
-    const size_t chunk = zc__run_chunk_for(s, c->bytes);
-    size_t chunks = (c->bytes + chunk - 1) / chunk;
-    size_t queued = 0;
-    unsigned first = s->next;
-    CUresult r = CUDA_SUCCESS;
-    for (size_t k = 0; k < chunks && r == CUDA_SUCCESS; k++) {
-        /* Keep every buffer busy: queue chunks up to count ahead of the one drained next. */
-        while (r == CUDA_SUCCESS && queued < chunks && queued < k + s->count) {
-            unsigned i = (first + (unsigned)(queued % s->count)) % s->count;
-            size_t at = queued * chunk;
-            size_t n = c->bytes - at < chunk ? c->bytes - at : chunk;
-            r = zc__run_staging_wait(s, i);
-            if (r == CUDA_SUCCESS)
-                r = d->memcpy_dtoh_async(s->buffers[i], c->device + at, n, c->stream);
-            if (r == CUDA_SUCCESS)
-                r = d->event_record(s->events[i], c->stream);
-            if (r == CUDA_SUCCESS)
-                s->pending[i] = 1;
-            queued++;
-        }
-        if (r != CUDA_SUCCESS)
-            break;
-        unsigned i = (first + (unsigned)(k % s->count)) % s->count;
-        size_t at = k * chunk;
-        size_t n = c->bytes - at < chunk ? c->bytes - at : chunk;
-        r = zc__run_staging_wait(s, i);
-        if (r == CUDA_SUCCESS)
-            zc__run_parallel_copy(c->host + at, s->buffers[i], n);
-    }
-    s->next = (first + (unsigned)(chunks % s->count)) % s->count;
-    return r;
+    const zc__chunks *p = copy;
+    size_t at, n = zc__piece(p, k, &at);
+    if (p->c->dir == ZC__RUN_H2D)
+        zc__run_parallel_copy(staging, p->c->host + at, n);
+    else
+        zc__run_parallel_copy(p->c->host + at, staging, n);
+}
+
+static CUresult zc__device_side(const zc__run_driver *d, const void *copy, size_t k, void *staging,
+                                CUstream stream)
+{
+    const zc__chunks *p = copy;
+    size_t at, n = zc__piece(p, k, &at);
+    return p->c->dir == ZC__RUN_H2D ? d->memcpy_htod_async(p->c->device + at, staging, n, stream)
+                                    : d->memcpy_dtoh_async(staging, p->c->device + at, n, stream);
 }
 
 /* Run a cured copy; 0 when no staging could be had (the caller then leaves it as it was). */
@@ -223,8 +192,16 @@ static int zc__cure(const zc__copy *c, CUresult *result_p)
         zc__leave(ZC_RUN_COUNTER_PAGEABLE_UNSURE, c);
         return 0;
     }
+    zc__chunks chunks = {.c = c, .chunk = zc__run_chunk_for(s, c->bytes)};
+    zc__run_pipeline p = {.dir = c->dir,
+                          .pieces = (c->bytes + chunks.chunk - 1) / chunks.chunk,
+                          .stream = c->stream,
+                          .async = c->async,
+                          .host_side = zc__host_side,
+                          .device_side = zc__device_side,
+                          .copy = &chunks};
     uint64_t start = zc__run_now_ns();
-    CUresult r = c->dir == ZC__RUN_H2D ? zc__stage_h2d(d, s, c) : zc__stage_d2h(d, s, c);
+    CUresult r = zc__run_pipeline_run(d, s, &p);
     zc__run_staging_release(s);
     if (r == CUDA_SUCCESS)
         zc__run_pageable_cured(c->dir, c->bytes, zc__run_now_ns() - start);

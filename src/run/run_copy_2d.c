@@ -14,6 +14,7 @@
 #include "run_config.h"
 #include "run_copy.h"
 #include "run_hooks.h"
+#include "run_pipeline.h"
 #include "run_workers.h"
 
 /* One 2D copy the cure may take: the first byte of each side and its pitch. */
@@ -102,11 +103,39 @@ static zc__plan zc__plan_2d(const CUDA_MEMCPY2D *p, zc__copy_2d *c)
     return zc__run_copy_plan(d, c->dir, bytes, c->device, extent, c->stream, &c->ctx);
 }
 
-/* The rows [row, row + rows) of the copy between a staging buffer (packed at the width) and
- * the device, queued on the copy's stream. */
-static CUresult zc__queue_rows(const zc__run_driver *d, const zc__copy_2d *c, void *staging,
-                               size_t row, size_t rows)
+/* A 2D copy cut in blocks of whole rows: piece k is the block from row k * block. */
+typedef struct zc__blocks {
+    const zc__copy_2d *c;
+    size_t block;
+} zc__blocks;
+
+static size_t zc__block_rows(const zc__blocks *p, size_t k, size_t *row_p)
 {
+    *row_p = k * p->block;
+    return p->c->height - *row_p < p->block ? p->c->height - *row_p : p->block;
+}
+
+/* Pack a block's rows into a staging buffer at the copy's width, or unpack them, with every
+ * thread. */
+static void zc__host_side(const void *copy, size_t k, void *staging)
+{
+    const zc__blocks *p = copy;
+    const zc__copy_2d *c = p->c;
+    size_t row, rows = zc__block_rows(p, k, &row);
+    char *host = c->host + row * c->host_pitch;
+    if (c->dir == ZC__RUN_H2D)
+        zc__run_parallel_copy_2d(staging, c->width, host, c->host_pitch, c->width, rows);
+    else
+        zc__run_parallel_copy_2d(host, c->host_pitch, staging, c->width, c->width, rows);
+}
+
+/* Queue a block between a staging buffer (packed at the width) and the device (its pitch). */
+static CUresult zc__device_side(const zc__run_driver *d, const void *copy, size_t k, void *staging,
+                                CUstream stream)
+{
+    const zc__blocks *p = copy;
+    const zc__copy_2d *c = p->c;
+    size_t row, rows = zc__block_rows(p, k, &row);
     CUDA_MEMCPY2D m;
     memset(&m, 0, sizeof m);
     m.WidthInBytes = c->width;
@@ -126,71 +155,7 @@ static CUresult zc__queue_rows(const zc__run_driver *d, const zc__copy_2d *c, vo
         m.dstHost = staging;
         m.dstPitch = c->width;
     }
-    return d->memcpy_2d_async(&m, c->stream);
-}
-
-/* Host to device: pack a block of rows into a staging buffer with every thread, queue it, go
- * on with the next while it moves. */
-static CUresult zc__stage_h2d(const zc__run_driver *d, zc__run_staging *s, const zc__copy_2d *c,
-                              size_t block)
-{
-    CUresult r = CUDA_SUCCESS;
-    unsigned last = 0;
-    for (size_t row = 0; row < c->height && r == CUDA_SUCCESS; row += block) {
-        size_t rows = c->height - row < block ? c->height - row : block;
-        unsigned i = s->next;
-        s->next = (s->next + 1) % s->count;
-        r = zc__run_staging_wait(s, i);
-        if (r != CUDA_SUCCESS)
-            break;
-        zc__run_parallel_copy_2d(s->buffers[i], c->width, c->host + row * c->host_pitch,
-                                 c->host_pitch, c->width, rows);
-        r = zc__queue_rows(d, c, s->buffers[i], row, rows);
-        if (r == CUDA_SUCCESS)
-            r = d->event_record(s->events[i], c->stream);
-        if (r == CUDA_SUCCESS)
-            s->pending[i] = 1;
-        last = i;
-    }
-    if (r == CUDA_SUCCESS && !c->async)
-        r = zc__run_staging_wait(s, last);
-    return r;
-}
-
-/* Device to host: every staging buffer in flight at once; each drained into the rows by every
- * thread as its event fires, then refilled with the next block. */
-static CUresult zc__stage_d2h(const zc__run_driver *d, zc__run_staging *s, const zc__copy_2d *c,
-                              size_t block)
-{
-    size_t blocks = (c->height + block - 1) / block, queued = 0;
-    unsigned first = s->next;
-    CUresult r = CUDA_SUCCESS;
-    for (size_t k = 0; k < blocks && r == CUDA_SUCCESS; k++) {
-        while (r == CUDA_SUCCESS && queued < blocks && queued < k + s->count) {
-            unsigned i = (first + (unsigned)(queued % s->count)) % s->count;
-            size_t row = queued * block;
-            size_t rows = c->height - row < block ? c->height - row : block;
-            r = zc__run_staging_wait(s, i);
-            if (r == CUDA_SUCCESS)
-                r = zc__queue_rows(d, c, s->buffers[i], row, rows);
-            if (r == CUDA_SUCCESS)
-                r = d->event_record(s->events[i], c->stream);
-            if (r == CUDA_SUCCESS)
-                s->pending[i] = 1;
-            queued++;
-        }
-        if (r != CUDA_SUCCESS)
-            break;
-        unsigned i = (first + (unsigned)(k % s->count)) % s->count;
-        size_t row = k * block;
-        size_t rows = c->height - row < block ? c->height - row : block;
-        r = zc__run_staging_wait(s, i);
-        if (r == CUDA_SUCCESS)
-            zc__run_parallel_copy_2d(c->host + row * c->host_pitch, c->host_pitch, s->buffers[i],
-                                     c->width, c->width, rows);
-    }
-    s->next = (first + (unsigned)(blocks % s->count)) % s->count;
-    return r;
+    return d->memcpy_2d_async(&m, stream);
 }
 
 /* Run a cured 2D copy; 0 when no staging could be had (the caller leaves it as it was). */
@@ -204,12 +169,18 @@ static int zc__cure_2d(const zc__copy_2d *c, CUresult *result_p)
         return 0;
     }
     /* Whole rows per block, about the chunk a plain copy of these bytes would take. */
-    size_t block = zc__run_chunk_for(s, bytes) / c->width;
-    if (block == 0)
-        block = 1;
+    zc__blocks blocks = {.c = c, .block = zc__run_chunk_for(s, bytes) / c->width};
+    if (blocks.block == 0)
+        blocks.block = 1;
+    zc__run_pipeline p = {.dir = c->dir,
+                          .pieces = (c->height + blocks.block - 1) / blocks.block,
+                          .stream = c->stream,
+                          .async = c->async,
+                          .host_side = zc__host_side,
+                          .device_side = zc__device_side,
+                          .copy = &blocks};
     uint64_t start = zc__run_now_ns();
-    CUresult r =
-        c->dir == ZC__RUN_H2D ? zc__stage_h2d(d, s, c, block) : zc__stage_d2h(d, s, c, block);
+    CUresult r = zc__run_pipeline_run(d, s, &p);
     zc__run_staging_release(s);
     if (r == CUDA_SUCCESS)
         zc__run_pageable_cured(c->dir, bytes, zc__run_now_ns() - start);
