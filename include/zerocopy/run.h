@@ -17,9 +17,8 @@
  * (libzerocopy_run.so) applies those named in ZC_RUN_FIXES (all of them when it is unset).
  */
 #define ZC_RUN_FIX_MAP(X)                                                                          \
-    X(PAGEABLE, "pageable",                                                                        \
-      "copies from or to pageable memory go through pinned staging, several threads at once")      \
-    X(PINNING, "pinning", "pinned host memory freed is kept and handed out again for the same size")
+    X(PAGEABLE, "pageable", "pageable copies staged through pinned memory by several threads")     \
+    X(PINNING, "pinning", "pinned memory freed is kept and handed out again for the same size")
 
 #define ZC__RUN_FIX_ENUM(name, text, what) ZC_RUN_FIX_##name,
 typedef enum zc_run_fix { ZC_RUN_FIX_MAP(ZC__RUN_FIX_ENUM) ZC_RUN_FIX_COUNT } zc_run_fix;
