@@ -175,6 +175,16 @@ wait $reader
 check "a FIFO with a reader gets every sample in place" \
   test $rc = 0 -a -p fifo -a "$(stat -c %s fifo.out)" = $(((4 + 1) * 1024 * 4))
 
+cat fifo >run.out &
+reader=$!
+printf 'piped\n' | "$zc" run -q --report fifo -- cat >run.stdout 2>err
+rc=$?
+wait $reader
+check "zc run --report to a FIFO with a reader: the report in place, the program's stdin and stdout its own" \
+  test $rc = 0 -a -p fifo -a "$(cat run.stdout)" = piped
+python3 -c 'import json, sys; assert json.load(open("run.out"))["schema"] == "zerocopy-run/1"' ||
+  fail "the report through the FIFO is not a zc run document"
+
 # --- text that is not UTF-8 --------------------------------------------------------------------
 odd=$(printf 'tru\xff\x1b')
 cp /bin/true "$odd"
@@ -204,6 +214,28 @@ for sig in INT TERM HUP; do
   check "SIG$sig mid-run: the process ends by it, the old file is kept, no temporary left" \
     test $rc -gt 128 -a "$(cat "sig-$sig.f32")" = old -a "$left" = ""
 done
+
+# SIGTERM to zc run alone while its program runs: passed on to the program, which ends by it;
+# zc run then reports that end (exit 143, the report says signal 15) and leaves no temporary
+# and no log folder.
+export TMPDIR=$work/tmp
+mkdir -p "$TMPDIR"
+"$zc" run -q --report run-sig.json --force -- sleep 30 >/dev/null 2>err &
+pid=$!
+for _ in $(seq 50); do
+  [ -n "$(find "$work" -name '.zc-*' -print -quit)" ] && [ -n "$(ls "$TMPDIR")" ] && break
+  sleep 0.1
+done
+started=$SECONDS
+kill -TERM $pid
+wait $pid
+rc=$?
+left=$(find "$work" -name '.zc-*')
+check "SIGTERM to zc run: the program ends by it at once, zc run exits 143, no temporary left" \
+  test $rc = 143 -a $((SECONDS - started)) -lt 10 -a "$left" = "" -a -z "$(ls "$TMPDIR")"
+python3 -c 'import json; assert json.load(open("run-sig.json"))["signal"] == 15' ||
+  fail "the report of a program ended by SIGTERM says signal 15: $(head -c 300 run-sig.json)"
+unset TMPDIR
 
 echo "$failures failure(s)"
 [ $failures = 0 ]

@@ -118,6 +118,15 @@ void zc_cli_remove_private_dir(const char *dir, const char *suffix)
     rmdir(dir);
 }
 
+/* The program being waited for, to which SIGTERM and SIGHUP sent to zc are passed on. */
+static volatile sig_atomic_t zc__child;
+
+static void zc__pass_on(int sig)
+{
+    if (zc__child > 0)
+        kill((pid_t)zc__child, sig);
+}
+
 int zc_cli_run_program(char *const *argv, const zc_cli_env_pair *env, size_t env_count,
                        int *signal_p, int *start_errno_p)
 {
@@ -135,6 +144,18 @@ int zc_cli_run_program(char *const *argv, const zc_cli_env_pair *env, size_t env
     sigemptyset(&ignore.sa_mask);
     sigaction(SIGINT, &ignore, &old_int);
     sigaction(SIGQUIT, &ignore, &old_quit);
+    /* SIGTERM and SIGHUP sent to zc alone (kill, a closed terminal) end the program, and zc
+     * then reports and cleans up as for any end; held back across fork so that none arrives
+     * before the child's pid is known. */
+    struct sigaction pass = {.sa_handler = zc__pass_on}, old_term, old_hup;
+    sigemptyset(&pass.sa_mask);
+    sigset_t held, before;
+    sigemptyset(&held);
+    sigaddset(&held, SIGTERM);
+    sigaddset(&held, SIGHUP);
+    sigprocmask(SIG_BLOCK, &held, &before);
+    sigaction(SIGTERM, &pass, &old_term);
+    sigaction(SIGHUP, &pass, &old_hup);
     fflush(NULL);
     pid_t pid = fork();
     const int fork_error = errno;
@@ -142,6 +163,9 @@ int zc_cli_run_program(char *const *argv, const zc_cli_env_pair *env, size_t env
         close(failed[0]);
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGQUIT, &old_quit, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+        sigaction(SIGHUP, &old_hup, NULL);
+        sigprocmask(SIG_SETMASK, &before, NULL);
         for (size_t i = 0; i < env_count; i++)
             setenv(env[i].name, env[i].value, 1);
         execvp(argv[0], argv);
@@ -151,6 +175,8 @@ int zc_cli_run_program(char *const *argv, const zc_cli_env_pair *env, size_t env
         _exit(error == ENOENT ? 127 : 126);
     }
     close(failed[1]);
+    zc__child = pid > 0 ? pid : 0;
+    sigprocmask(SIG_SETMASK, &before, NULL);
     int code;
     if (pid < 0) {
         *start_errno_p = fork_error;
@@ -178,6 +204,11 @@ int zc_cli_run_program(char *const *argv, const zc_cli_env_pair *env, size_t env
         }
     }
     close(failed[0]);
+    sigprocmask(SIG_BLOCK, &held, NULL);
+    zc__child = 0;
+    sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGHUP, &old_hup, NULL);
+    sigprocmask(SIG_SETMASK, &before, NULL);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGQUIT, &old_quit, NULL);
     return code;
