@@ -36,10 +36,10 @@ typedef struct zc_cli_env_pair {
 /*
  * Run argv (searched on PATH) with the same stdin, stdout and stderr and the env_count variables
  * of env set. Waits for it while ignoring SIGINT and SIGQUIT (the terminal sends them to the
- * program too) and passing SIGTERM and SIGHUP on to it, so that the caller reports its end. Gives the exit code as a shell would: the program's own, 128 + signal when
- * killed (and *signal_p set); 127 (not found) or 126 (found, not executable) when it could not
- * be started, and then the reason in *start_errno_p (0 when it started), said by nobody: the
- * caller says it.
+ * program too) and passing SIGTERM and SIGHUP on to it, so that the caller reports its end. Gives
+ * the exit code as a shell would: the program's own, 128 + signal when killed (and *signal_p set);
+ * 127 (not found) or 126 (found, not executable) when it could not be started, and then the reason
+ * in *start_errno_p (0 when it started), said by nobody: the caller says it.
  */
 int zc_cli_run_program(char *const *argv, const zc_cli_env_pair *env, size_t env_count,
                        int *signal_p, int *start_errno_p);
