@@ -11,11 +11,12 @@
 
 #include "run_record.h"
 
-/* Defaults measured on the H200 machine (bench/results/h200-20261203/run, scripts/bench.d/
- * 41-run.sh): a copy is cut in chunks of a quarter of it, from 256 KiB to 4 MiB, so that four
- * staging buffers keep the copy engine busy while the threads fill the next; one thread fills
- * memory at about 8 GB/s there, so 12 are needed to outrun the driver's own staging. Below
- * 1 MiB host to device and 256 KiB device to host the driver's own path is as fast. */
+/* Defaults measured on the H200 machine (bench/results/h200-20261203/run-README.md,
+ * scripts/bench.d/41-run.sh): staging buffers of 4 MiB, the best chunk for large copies there
+ * (run_copy.c cuts smaller ones finer), four of them to keep the copy engine busy while the
+ * threads fill the next; one thread fills memory at about 8 GB/s there, so 12 are needed to
+ * outrun the driver's own staging. Below 1 MiB host to device and 256 KiB device to host the
+ * driver's own path is as fast. */
 #define ZC__DEFAULT_CHUNK         ((size_t)4 << 20)
 #define ZC__DEFAULT_BUFFERS       4u
 #define ZC__DEFAULT_MIN_BYTES     ((size_t)1 << 20)
