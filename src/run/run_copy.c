@@ -56,12 +56,6 @@ zc__plan zc__run_copy_leave(zc_run_counter why, size_t bytes)
     return ZC__AS_IT_WAS;
 }
 
-/* Counted as left as it was, for the reason given. */
-static zc__plan zc__leave(zc_run_counter why, const zc__copy *c)
-{
-    return zc__run_copy_leave(why, c->bytes);
-}
-
 int zc__run_copy_small(zc__run_dir dir, size_t bytes)
 {
     const zc__run_config *config = zc__run_config_get();
@@ -71,7 +65,6 @@ int zc__run_copy_small(zc__run_dir dir, size_t bytes)
 zc__plan zc__run_copy_plan(const zc__run_driver *d, zc__run_dir dir, size_t bytes,
                            CUdeviceptr device, size_t extent, CUstream stream, CUcontext *ctx_p)
 {
-    zc__run_log_start();
     if (zc__run_copy_small(dir, bytes))
         return zc__run_copy_leave(ZC_RUN_COUNTER_PAGEABLE_SMALL, bytes);
     CUdeviceptr base = 0;
@@ -91,7 +84,7 @@ zc__plan zc__run_copy_plan(const zc__run_driver *d, zc__run_dir dir, size_t byte
 static zc__plan zc__plan_for(const zc__run_driver *d, zc__copy *c)
 {
     if ((uintptr_t)c->host + c->bytes < (uintptr_t)c->host)
-        return zc__leave(ZC_RUN_COUNTER_PAGEABLE_UNSURE, c);
+        return zc__run_copy_leave(ZC_RUN_COUNTER_PAGEABLE_UNSURE, c->bytes);
     return zc__run_copy_plan(d, c->dir, c->bytes, c->device, c->bytes, c->stream, &c->ctx);
 }
 
@@ -104,10 +97,8 @@ static zc__plan zc__plan_directed(zc__copy *c)
     if (zc__run_classify(d, (CUdeviceptr)(uintptr_t)c->host) != ZC__PAGEABLE)
         return ZC__AS_IT_WAS; /* not a pageable copy: nothing to cure */
     /* A copy too small to cure costs one pointer query more than it did, no second one. */
-    if (zc__run_copy_small(c->dir, c->bytes)) {
-        zc__run_log_start();
-        return zc__leave(ZC_RUN_COUNTER_PAGEABLE_SMALL, c);
-    }
+    if (zc__run_copy_small(c->dir, c->bytes))
+        return zc__run_copy_leave(ZC_RUN_COUNTER_PAGEABLE_SMALL, c->bytes);
     if (zc__run_classify(d, c->device) != ZC__DEVICE)
         return ZC__AS_IT_WAS;
     return zc__plan_for(d, c);
@@ -189,7 +180,7 @@ static int zc__cure(const zc__copy *c, CUresult *result_p)
     const zc__run_driver *d = zc__run_driver_get();
     zc__run_staging *s = zc__run_staging_acquire(c->ctx);
     if (s == NULL) {
-        zc__leave(ZC_RUN_COUNTER_PAGEABLE_UNSURE, c);
+        zc__run_copy_leave(ZC_RUN_COUNTER_PAGEABLE_UNSURE, c->bytes);
         return 0;
     }
     zc__chunks chunks = {.c = c, .chunk = zc__run_chunk_for(s, c->bytes)};

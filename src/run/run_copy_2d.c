@@ -92,12 +92,10 @@ static zc__plan zc__plan_2d(const CUDA_MEMCPY2D *p, zc__copy_2d *c)
         (c->height - 1) > (SIZE_MAX - c->width) / c->host_pitch ||
         (c->height - 1) > (SIZE_MAX - c->width) / c->device_pitch ||
         (uintptr_t)c->host + (c->height - 1) * c->host_pitch + c->width < (uintptr_t)c->host) {
-        zc__run_log_start();
         return zc__run_copy_leave(ZC_RUN_COUNTER_PAGEABLE_UNSURE, bytes);
     }
     size_t extent = (c->height - 1) * c->device_pitch + c->width;
     if (c->width > zc__run_config_get()->chunk_bytes && !zc__run_copy_small(c->dir, bytes)) {
-        zc__run_log_start();
         return zc__run_copy_leave(ZC_RUN_COUNTER_PAGEABLE_UNSURE, bytes); /* a row too wide */
     }
     return zc__run_copy_plan(d, c->dir, bytes, c->device, extent, c->stream, &c->ctx);

@@ -45,81 +45,10 @@ static unsigned zc__class_of(size_t bytes)
     return c;
 }
 
-static void zc__add(zc_run_count *sum, uint64_t bytes, uint64_t ns, uint64_t uncured_ns,
-                    zc_run_pricing pricing)
-{
-    if (sum->calls == 0 || pricing < sum->pricing)
-        sum->pricing = pricing;
-    sum->calls++;
-    sum->bytes += bytes;
-    sum->ns += ns;
-    sum->uncured_ns += uncured_ns;
-}
-
-void zc__run_count(zc_run_counter counter, uint64_t bytes, uint64_t ns, uint64_t uncured_ns,
-                   zc_run_pricing pricing)
-{
-    pthread_mutex_lock(&zc__lock);
-    zc__add(&zc__counts[counter], bytes, ns, uncured_ns, pricing);
-    pthread_mutex_unlock(&zc__lock);
-}
-
-int zc__run_pageable_claim_sample(zc__run_dir dir, size_t bytes)
-{
-    pthread_mutex_lock(&zc__lock);
-    zc__class *c = &zc__classes[dir][zc__class_of(bytes)];
-    int second = ++c->seen == 2;
-    pthread_mutex_unlock(&zc__lock);
-    return second;
-}
-
-void zc__run_pageable_sampled(zc__run_dir dir, size_t bytes, uint64_t ns)
-{
-    pthread_mutex_lock(&zc__lock);
-    zc__class *c = &zc__classes[dir][zc__class_of(bytes)];
-    c->sample_bytes += bytes;
-    c->sample_ns += ns;
-    zc__add(&zc__counts[ZC_RUN_COUNTER_PAGEABLE_SAMPLE], bytes, ns, ns, ZC_RUN_PRICED_MEASURED);
-    pthread_mutex_unlock(&zc__lock);
-}
-
-void zc__run_pageable_cured(zc__run_dir dir, size_t bytes, uint64_t ns)
-{
-    pthread_mutex_lock(&zc__lock);
-    zc__classes[dir][zc__class_of(bytes)].cured_bytes += bytes;
-    zc_run_counter counter =
-        dir == ZC__RUN_H2D ? ZC_RUN_COUNTER_PAGEABLE_H2D : ZC_RUN_COUNTER_PAGEABLE_D2H;
-    zc__add(&zc__counts[counter], bytes, ns, 0, ZC_RUN_PRICED_SCALED);
-    pthread_mutex_unlock(&zc__lock);
-}
-
-/* The cured copies of a direction priced at their class's sampled rate, or the nearest class's
- * that has one (caller holds the lock). No sample at all leaves them unpriced. */
-static void zc__price(zc__run_dir dir, zc_run_count *count)
-{
-    double uncured = 0;
-    for (int k = 0; k < ZC__CLASSES; k++) {
-        const zc__class *c = &zc__classes[dir][k];
-        if (c->cured_bytes == 0)
-            continue;
-        const zc__class *rate = NULL;
-        for (int d = 0; d < ZC__CLASSES && rate == NULL; d++) {
-            if (k - d >= 0 && zc__classes[dir][k - d].sample_bytes > 0)
-                rate = &zc__classes[dir][k - d];
-            else if (k + d < ZC__CLASSES && zc__classes[dir][k + d].sample_bytes > 0)
-                rate = &zc__classes[dir][k + d];
-        }
-        if (rate == NULL) {
-            count->uncured_ns = 0;
-            count->pricing = ZC_RUN_PRICED_NONE;
-            return;
-        }
-        uncured += (double)c->cured_bytes * (double)rate->sample_ns / (double)rate->sample_bytes;
-    }
-    count->uncured_ns = (uint64_t)uncured;
-}
-
-void zc__run_log_start(void)
+/* Start this process's log (its header) if ZC_RUN_DIR asks for one and it is not started yet:
+ * done by every count, so that nothing counted is lost for want of a log; the counts and the
+ * end line are written at exit. */
+static void zc__log_start(void)
 {
     const zc__run_config *config = zc__run_config_get();
     if (config->log_dir == NULL)
@@ -157,6 +86,83 @@ void zc__run_log_start(void)
         __atomic_store_n(&zc__log_pid, pid, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&zc__lock);
+}
+
+static void zc__add(zc_run_count *sum, uint64_t bytes, uint64_t ns, uint64_t uncured_ns,
+                    zc_run_pricing pricing)
+{
+    if (sum->calls == 0 || pricing < sum->pricing)
+        sum->pricing = pricing;
+    sum->calls++;
+    sum->bytes += bytes;
+    sum->ns += ns;
+    sum->uncured_ns += uncured_ns;
+}
+
+void zc__run_count(zc_run_counter counter, uint64_t bytes, uint64_t ns, uint64_t uncured_ns,
+                   zc_run_pricing pricing)
+{
+    zc__log_start();
+    pthread_mutex_lock(&zc__lock);
+    zc__add(&zc__counts[counter], bytes, ns, uncured_ns, pricing);
+    pthread_mutex_unlock(&zc__lock);
+}
+
+int zc__run_pageable_claim_sample(zc__run_dir dir, size_t bytes)
+{
+    pthread_mutex_lock(&zc__lock);
+    zc__class *c = &zc__classes[dir][zc__class_of(bytes)];
+    int second = ++c->seen == 2;
+    pthread_mutex_unlock(&zc__lock);
+    return second;
+}
+
+void zc__run_pageable_sampled(zc__run_dir dir, size_t bytes, uint64_t ns)
+{
+    zc__log_start();
+    pthread_mutex_lock(&zc__lock);
+    zc__class *c = &zc__classes[dir][zc__class_of(bytes)];
+    c->sample_bytes += bytes;
+    c->sample_ns += ns;
+    zc__add(&zc__counts[ZC_RUN_COUNTER_PAGEABLE_SAMPLE], bytes, ns, ns, ZC_RUN_PRICED_MEASURED);
+    pthread_mutex_unlock(&zc__lock);
+}
+
+void zc__run_pageable_cured(zc__run_dir dir, size_t bytes, uint64_t ns)
+{
+    zc__log_start();
+    pthread_mutex_lock(&zc__lock);
+    zc__classes[dir][zc__class_of(bytes)].cured_bytes += bytes;
+    zc_run_counter counter =
+        dir == ZC__RUN_H2D ? ZC_RUN_COUNTER_PAGEABLE_H2D : ZC_RUN_COUNTER_PAGEABLE_D2H;
+    zc__add(&zc__counts[counter], bytes, ns, 0, ZC_RUN_PRICED_SCALED);
+    pthread_mutex_unlock(&zc__lock);
+}
+
+/* The cured copies of a direction priced at their class's sampled rate, or the nearest class's
+ * that has one (caller holds the lock). No sample at all leaves them unpriced. */
+static void zc__price(zc__run_dir dir, zc_run_count *count)
+{
+    double uncured = 0;
+    for (int k = 0; k < ZC__CLASSES; k++) {
+        const zc__class *c = &zc__classes[dir][k];
+        if (c->cured_bytes == 0)
+            continue;
+        const zc__class *rate = NULL;
+        for (int d = 0; d < ZC__CLASSES && rate == NULL; d++) {
+            if (k - d >= 0 && zc__classes[dir][k - d].sample_bytes > 0)
+                rate = &zc__classes[dir][k - d];
+            else if (k + d < ZC__CLASSES && zc__classes[dir][k + d].sample_bytes > 0)
+                rate = &zc__classes[dir][k + d];
+        }
+        if (rate == NULL) {
+            count->uncured_ns = 0;
+            count->pricing = ZC_RUN_PRICED_NONE;
+            return;
+        }
+        uncured += (double)c->cured_bytes * (double)rate->sample_ns / (double)rate->sample_bytes;
+    }
+    count->uncured_ns = (uint64_t)uncured;
 }
 
 /* At exit: every counter with calls, then the end line. */

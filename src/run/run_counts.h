@@ -14,12 +14,10 @@ typedef enum zc__run_dir { ZC__RUN_H2D = 0, ZC__RUN_D2H = 1 } zc__run_dir;
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t zc__run_now_ns(void);
 
-/* Start this process's log (its header) if ZC_RUN_DIR asks for one and it is not started yet;
- * the counts and the end line are written at exit. */
-void zc__run_log_start(void);
-
 /* One call of counter, its bytes and time; uncured_ns and pricing say what it would have cost as
- * it was where the caller knows (ZC_RUN_PRICED_NONE otherwise). */
+ * it was where the caller knows (ZC_RUN_PRICED_NONE otherwise). Every count (this one, and the
+ * pageable ones below) starts the process's log (ZC_RUN_DIR) if it is not started yet; the
+ * counts and the end line are written at exit. */
 void zc__run_count(zc_run_counter counter, uint64_t bytes, uint64_t ns, uint64_t uncured_ns,
                    zc_run_pricing pricing);
 

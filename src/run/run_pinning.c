@@ -103,7 +103,6 @@ static CUresult zc__alloc(zc__via via, void **p, size_t bytes, unsigned flags)
     if (d == NULL || !zc__run_fix_on(ZC_RUN_FIX_PINNING) || p == NULL || bytes == 0 ||
         d->ctx_get_current(&ctx) != CUDA_SUCCESS || ctx == NULL)
         return zc__driver_alloc(via, p, bytes, flags);
-    zc__run_log_start();
     uint64_t start = zc__run_now_ns();
     pthread_mutex_lock(&zc__lock);
     zc__own();
