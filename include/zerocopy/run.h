@@ -110,6 +110,10 @@ ZC_EXTERN const char *zc_run_pricing_name(zc_run_pricing pricing);
  */
 ZC_EXTERN zc_status zc_run_fixes_parse(const char *list, unsigned *fixes_p);
 
+/* The cures of fixes as zc_run_fixes_parse reads them back ("pageable,pinning"; "none" for
+ * none) into out, of size bytes (a list that does not fit is cut). */
+ZC_EXTERN zc_status zc_run_fixes_format(unsigned fixes, char *out, size_t size);
+
 /*
  * Read every "<pid>.run" log in dir (as the library writes them when ZC_RUN_DIR names dir) and
  * sum them. ZC_ERR_PARSE names the file and line of a malformed log; a folder without logs

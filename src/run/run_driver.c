@@ -62,7 +62,6 @@ static void zc__resolve(void)
     ZC__RESOLVE(event_create, "cuEventCreate");
     ZC__RESOLVE(event_record, "cuEventRecord");
     ZC__RESOLVE(event_synchronize, "cuEventSynchronize");
-    ZC__RESOLVE(event_query, "cuEventQuery");
     ZC__RESOLVE(event_destroy, "cuEventDestroy_v2");
     ZC__RESOLVE(stream_is_capturing, "cuStreamIsCapturing");
     ZC__RESOLVE(mem_host_alloc, "cuMemHostAlloc");

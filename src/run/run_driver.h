@@ -25,7 +25,6 @@ typedef struct zc__run_driver {
     CUresult (*event_create)(CUevent *event, unsigned flags);
     CUresult (*event_record)(CUevent event, CUstream stream);
     CUresult (*event_synchronize)(CUevent event);
-    CUresult (*event_query)(CUevent event);
     CUresult (*event_destroy)(CUevent event);
     CUresult (*stream_is_capturing)(CUstream stream, CUstreamCaptureStatus *status);
     CUresult (*mem_host_alloc)(void **p, size_t bytes, unsigned flags);

@@ -61,6 +61,24 @@ ZC_EXTERN zc_status zc_run_fixes_parse(const char *list, unsigned *fixes_p)
     return ZC_OK;
 }
 
+ZC_EXTERN zc_status zc_run_fixes_format(unsigned fixes, char *out, size_t size)
+{
+    ZC_REQUIRE_ARG(out);
+    if (size == 0)
+        return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_run_fixes_format: no room (size 0)");
+    out[0] = '\0';
+    for (int i = 0; i < ZC_RUN_FIX_COUNT; i++) {
+        if (!(fixes & (1u << i)))
+            continue;
+        if (out[0] != '\0')
+            strncat(out, ",", size - strlen(out) - 1);
+        strncat(out, zc__run_fix_name((zc_run_fix)i), size - strlen(out) - 1);
+    }
+    if (out[0] == '\0')
+        snprintf(out, size, "none");
+    return ZC_OK;
+}
+
 /* A log's counts added to the summary; the pricing kept is the weakest of those with calls. */
 static void zc__add_count(zc_run_count *sum, const zc_run_count *c)
 {

@@ -478,15 +478,6 @@ FAKE_EXPORT CUresult cuEventRecord(CUevent event, CUstream s)
     return CUDA_SUCCESS;
 }
 
-FAKE_EXPORT CUresult cuEventQuery(CUevent event)
-{
-    uint64_t *e = (uint64_t *)event;
-    pthread_mutex_lock(&fake_lock);
-    int done = e[0] >= e[1];
-    pthread_mutex_unlock(&fake_lock);
-    return done ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
-}
-
 FAKE_EXPORT CUresult cuEventSynchronize(CUevent event)
 {
     uint64_t *e = (uint64_t *)event;

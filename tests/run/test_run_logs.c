@@ -138,6 +138,18 @@ static void test_fix_lists(void **state)
         assert_int_equal(fixes, 99);
         assert_non_null(strstr(zc_last_error(), "known: pageable, pinning"));
     }
+    /* What format writes, parse reads back. */
+    char text[64];
+    for (unsigned set = 0; set <= ZC_RUN_FIXES_ALL; set++) {
+        assert_int_equal(zc_run_fixes_format(set, text, sizeof text), ZC_OK);
+        assert_int_equal(zc_run_fixes_parse(text, &fixes), ZC_OK);
+        assert_int_equal(fixes, set);
+    }
+    assert_int_equal(zc_run_fixes_format(0, text, sizeof text), ZC_OK);
+    assert_string_equal(text, "none");
+    assert_int_equal(zc_run_fixes_format(ZC_RUN_FIXES_ALL, text, sizeof text), ZC_OK);
+    assert_string_equal(text, "pageable,pinning");
+    assert_int_equal(zc_run_fixes_format(1, text, 0), ZC_ERR_INVALID_ARG);
     assert_int_equal(zc_run_fixes_parse(NULL, &fixes), ZC_ERR_INVALID_ARG);
     assert_int_equal(zc_run_fixes_parse("all", NULL), ZC_ERR_INVALID_ARG);
 }

@@ -71,21 +71,6 @@ typedef struct zc__run_options {
     zc_cli_output report_out;
 } zc__run_options;
 
-/* "a,b" for fixes, as the library reads ZC_RUN_FIXES ("none" for none). */
-static void zc__fixes_text(unsigned fixes, char *out, size_t size)
-{
-    out[0] = '\0';
-    for (int i = 0; i < ZC_RUN_FIX_COUNT; i++) {
-        if (!(fixes & (1u << i)))
-            continue;
-        if (out[0] != '\0')
-            strncat(out, ",", size - strlen(out) - 1);
-        strncat(out, zc_run_fix_name((zc_run_fix)i), size - strlen(out) - 1);
-    }
-    if (out[0] == '\0')
-        snprintf(out, size, "none");
-}
-
 /* LD_PRELOAD with our library first, the program's own preloads kept after it. */
 static int zc__preload(const char *library, char *out, size_t size)
 {
@@ -165,7 +150,7 @@ int zc_cli_cmd_run(int argc, char **argv)
         zc_cli_output_abort(&o.report_out);
         return ZC_EXIT_FAILURE;
     }
-    zc__fixes_text(run.fixes, fixes, sizeof fixes);
+    zc_run_fixes_format(run.fixes, fixes, sizeof fixes);
     const zc_cli_env_pair env[] = {
         {"LD_PRELOAD", preload}, {"ZC_RUN_DIR", log_dir}, {"ZC_RUN_FIXES", fixes}};
     run.exit_code = zc_cli_run_program(run.argv, env, sizeof env / sizeof env[0], &run.signal,

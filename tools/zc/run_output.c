@@ -12,25 +12,10 @@ static double zc__ms(uint64_t ns)
     return (double)ns / 1e6;
 }
 
-/* "a,b" for the bits of a fix set; "none" for none. */
-static void zc__fix_list(unsigned fixes, char *out, size_t size)
-{
-    out[0] = '\0';
-    for (int i = 0; i < ZC_RUN_FIX_COUNT; i++) {
-        if (fixes & (1u << i)) {
-            if (out[0] != '\0')
-                strncat(out, ",", size - strlen(out) - 1);
-            strncat(out, zc_run_fix_name((zc_run_fix)i), size - strlen(out) - 1);
-        }
-    }
-    if (out[0] == '\0')
-        snprintf(out, size, "none");
-}
-
 void zc_cli_run_print_summary(FILE *out, const zc_cli_run *run)
 {
     char fixes[64];
-    zc__fix_list(run->fixes, fixes, sizeof fixes);
+    zc_run_fixes_format(run->fixes, fixes, sizeof fixes);
     if (run->start_errno != 0) {
         fprintf(out, "zc run: %s\n", run->why_not);
         return;
