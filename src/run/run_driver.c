@@ -69,6 +69,15 @@ static void zc__resolve(void)
     zc__driver_ok = ok;
 }
 
+void zc__run_in_context(const zc__run_driver *d, CUcontext ctx, void (*fn)(void *arg), void *arg)
+{
+    CUcontext popped;
+    int pushed = d->ctx_push(ctx) == CUDA_SUCCESS;
+    fn(arg);
+    if (pushed)
+        (void)d->ctx_pop(&popped);
+}
+
 const zc__run_driver *zc__run_driver_get(void)
 {
     pthread_once(&zc__once, zc__resolve);

@@ -35,6 +35,10 @@ typedef struct zc__run_driver {
  * (then no cure runs and every call goes through as it was). */
 const zc__run_driver *zc__run_driver_get(void);
 
+/* Teardown work of a context: fn(arg) with ctx pushed current around it, and run even when it
+ * cannot be (the context may be on its way out; fn ignores the driver's answers). */
+void zc__run_in_context(const zc__run_driver *d, CUcontext ctx, void (*fn)(void *arg), void *arg);
+
 /* The driver's own definition of a symbol ("cuMemcpyHtoD_v2"), or NULL. */
 void *zc__run_driver_symbol(const char *name);
 

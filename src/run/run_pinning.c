@@ -204,6 +204,13 @@ CUresult zc__hook_MEM_FREE_HOST(void *p)
     return zc__driver_free(p);
 }
 
+/* A kept block given back, for zc__run_in_context (the driver's answer is ignored: its context
+ * is going). */
+static void zc__free_block(void *p)
+{
+    (void)zc__driver_free(p);
+}
+
 /* The blocks of ctx (every context of device when ctx is NULL; every block when all is set):
  * those kept are freed, those the program holds forgotten, so that their later free goes to the
  * driver as it was. */
@@ -221,11 +228,7 @@ static void zc__drop(CUcontext ctx, CUdevice device, int all)
             continue;
         }
         if (!b->in_use) {
-            CUcontext popped;
-            int pushed = d->ctx_push(b->ctx) == CUDA_SUCCESS;
-            (void)zc__driver_free(b->ptr);
-            if (pushed)
-                (void)d->ctx_pop(&popped);
+            zc__run_in_context(d, b->ctx, zc__free_block, b->ptr);
             zc__cached_bytes -= b->bytes;
         }
         zc__remove(i);

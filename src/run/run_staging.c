@@ -107,16 +107,18 @@ CUresult zc__run_staging_wait(zc__run_staging *s, unsigned i)
     return r;
 }
 
-/* Give back staging s (a used entry of this process; caller holds the table). */
+/* zc__free for zc__run_in_context. */
+static void zc__free_staging(void *staging)
+{
+    zc__free(zc__run_driver_get(), staging);
+}
+
+/* Give back staging i (a used entry of this process; caller holds the table). */
 static void zc__forget_one(const zc__run_driver *d, int i)
 {
     zc__run_staging *s = &zc__stagings[i];
     pthread_mutex_lock(&s->lock);
-    CUcontext popped;
-    int pushed = d->ctx_push(s->ctx) == CUDA_SUCCESS;
-    zc__free(d, s);
-    if (pushed)
-        (void)d->ctx_pop(&popped);
+    zc__run_in_context(d, s->ctx, zc__free_staging, s);
     pthread_mutex_unlock(&s->lock);
     zc__used[i] = 0;
 }
