@@ -18,7 +18,9 @@
  */
 #define ZC_RUN_FIX_MAP(X)                                                                          \
     X(PAGEABLE, "pageable", "pageable copies staged through pinned memory by several threads")     \
-    X(PINNING, "pinning", "pinned memory freed is kept and handed out again for the same size")
+    X(PINNING, "pinning", "pinned memory freed is kept and handed out again for the same size")    \
+    X(REGISTER, "register",                                                                        \
+      "pageable buffers copied again and again pinned in place until they are freed")
 
 #define ZC__RUN_FIX_ENUM(name, text, what) ZC_RUN_FIX_##name,
 typedef enum zc_run_fix { ZC_RUN_FIX_MAP(ZC__RUN_FIX_ENUM) ZC_RUN_FIX_COUNT } zc_run_fix;
@@ -29,7 +31,8 @@ typedef enum zc_run_fix { ZC_RUN_FIX_MAP(ZC__RUN_FIX_ENUM) ZC_RUN_FIX_COUNT } zc
 
 /*
  * What the library counted, one row each: X(ENUM, "name", fix, cured, "meaning"). cured is 1
- * for calls a cure served, 0 for calls it saw and left exactly as they were (with the reason).
+ * for calls a cure served, 0 for calls it saw and left exactly as they were (with the reason)
+ * and for a cure's own work that is no call of the program's (pinning buffers in place).
  */
 #define ZC_RUN_COUNTER_MAP(X)                                                                      \
     X(PAGEABLE_H2D, "pageable-h2d", PAGEABLE, 1,                                                   \
@@ -47,7 +50,17 @@ typedef enum zc_run_fix { ZC_RUN_FIX_MAP(ZC__RUN_FIX_ENUM) ZC_RUN_FIX_COUNT } zc
     X(PINNING_MISS, "pinning-miss", PINNING, 0,                                                    \
       "pinned allocations made by the driver (and kept)")                                          \
     X(PINNING_LEFT, "pinning-left", PINNING, 0,                                                    \
-      "pinned allocations left as they were: over the cache's bound or a failed call")
+      "pinned allocations left as they were: over the cache's bound or a failed call")             \
+    X(REGISTERED_H2D, "registered-h2d", REGISTER, 1,                                               \
+      "host-to-device copies from pageable buffers pinned in place (time includes the pinning)")   \
+    X(REGISTERED_D2H, "registered-d2h", REGISTER, 1,                                               \
+      "device-to-host copies into pageable buffers pinned in place (time includes the pinning)")   \
+    X(REGISTER_PIN, "register-pin", REGISTER, 0,                                                   \
+      "buffers pinned in place once copies from their start had moved twice their size")           \
+    X(REGISTER_UNPIN, "register-unpin", REGISTER, 0,                                               \
+      "buffers unpinned before they were freed, unmapped or given back (time: the unpinning)")     \
+    X(REGISTER_REFUSED, "register-refused", REGISTER, 0,                                           \
+      "buffers that could not be pinned in place (the driver refused, or over the bound): staged")
 
 #define ZC__RUN_COUNTER_ENUM(name, text, fix, cured, what) ZC_RUN_COUNTER_##name,
 typedef enum zc_run_counter {
@@ -60,7 +73,8 @@ typedef enum zc_run_pricing {
     ZC_RUN_PRICED_NONE = 0, /* not known: nothing to compare with in this run */
     ZC_RUN_PRICED_MEASURED, /* the same calls, as they were, timed in this run */
     ZC_RUN_PRICED_SCALED    /* the rate of calls timed as they were in this run, applied to
-                               these bytes (pageable copies: each size class's second copy) */
+                               these bytes (pageable and registered copies: each size class's
+                               second copy) */
 } zc_run_pricing;
 
 /* One counter, summed over a run's processes. */

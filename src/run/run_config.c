@@ -85,6 +85,7 @@ static void zc__read(void)
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     unsigned long long ram = pages > 0 && page > 0 ? (unsigned long long)pages * page : 1ull << 32;
     c->cache_bytes = (size_t)zc__env_number("ZC_RUN_CACHE_BYTES", ram / 4, 0, ram);
+    c->register_bytes = (size_t)zc__env_number("ZC_RUN_REGISTER_BYTES", ram / 4, 0, ram);
     c->verbose = zc__env_number("ZC_RUN_VERBOSE", 0, 0, 1) != 0;
 }
 

@@ -16,6 +16,8 @@ typedef struct zc__run_config {
                                  as they were */
     size_t min_d2h_bytes;     /* ZC_RUN_MIN_D2H_BYTES: the same device to host */
     size_t cache_bytes;       /* ZC_RUN_CACHE_BYTES: pinned memory kept for reuse, at most */
+    size_t register_bytes;    /* ZC_RUN_REGISTER_BYTES: pageable memory pinned in place, at
+                                 most */
     int verbose;              /* ZC_RUN_VERBOSE=1: say on stderr what is hooked and why not */
 } zc__run_config;
 

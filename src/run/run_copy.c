@@ -12,6 +12,11 @@
  * A copy zc run cannot place exactly (a pointer it cannot classify, a range beyond its
  * allocation, a stream being captured into a graph, no current context) goes as it was, so the
  * driver gives the program its own answer, errors included.
+ * The register cure's copies (a buffer pinned in place, run_register.h) go to the driver's own
+ * entry point, which now sees page-locked memory and would return before an asynchronous copy
+ * is done; CUDA allows a pageable copy to be synchronous, so the cure waits for the stream, and
+ * takes that way for an asynchronous copy to the device only while the stream is idle (the
+ * driver's own staging would not have waited for the work queued before it).
  */
 #include <stdint.h>
 #include <string.h>
@@ -48,7 +53,14 @@ typedef struct zc__copy {
     CUstream stream;
     int async;
     CUcontext ctx;
+    zc__run_pin_use pin; /* ZC__PINNED: the pin it uses */
+    uint64_t pin_ns;     /* ZC__PINNED: the time it took to pin the buffer, if this copy did */
 } zc__copy;
+
+int zc__run_copy_cures_on(void)
+{
+    return zc__run_fix_on(ZC_RUN_FIX_PAGEABLE) || zc__run_fix_on(ZC_RUN_FIX_REGISTER);
+}
 
 zc__plan zc__run_copy_leave(zc_run_counter why, size_t bytes)
 {
@@ -80,49 +92,87 @@ zc__plan zc__run_copy_plan(const zc__run_driver *d, zc__run_dir dir, size_t byte
     return zc__run_pageable_claim_sample(dir, bytes) ? ZC__SAMPLE : ZC__CURE;
 }
 
-/* Whether this copy (its host side already known to be pageable) is cured, sampled or left. */
+/* Whether this copy (its host side already known to be pageable) is cured, sampled, pinned in
+ * place or left. */
 static zc__plan zc__plan_for(const zc__run_driver *d, zc__copy *c)
 {
     if ((uintptr_t)c->host + c->bytes < (uintptr_t)c->host)
         return zc__run_copy_leave(ZC_RUN_COUNTER_PAGEABLE_UNSURE, c->bytes);
-    return zc__run_copy_plan(d, c->dir, c->bytes, c->device, c->bytes, c->stream, &c->ctx);
+    zc__plan plan = zc__run_copy_plan(d, c->dir, c->bytes, c->device, c->bytes, c->stream, &c->ctx);
+    return zc__run_copy_pin_plan(d, plan, c->dir, c->host, c->bytes, c->stream, c->async, c->ctx,
+                                 &c->pin, &c->pin_ns);
+}
+
+/* The plan of a copy between host memory (host_where: what it is) and device memory, once its
+ * sides are known: buffers pinned in place first, then the pageable cures. */
+static zc__plan zc__plan_sides(const zc__run_driver *d, zc__copy *c, zc__where host_where)
+{
+    switch (
+        zc__run_copy_touch(d, c->host, c->bytes, c->dir, c->stream, c->async, &c->ctx, &c->pin)) {
+    case ZC__TOUCH_USE:
+        return ZC__PINNED;
+    case ZC__TOUCH_STAGE:
+        return zc__run_copy_plan_forced(d, c->device, c->bytes, &c->ctx);
+    case ZC__TOUCH_WAIT:
+        return ZC__WAIT;
+    case ZC__TOUCH_NONE:
+        break;
+    }
+    if (host_where != ZC__PAGEABLE)
+        return ZC__AS_IT_WAS; /* not a pageable copy: nothing to cure */
+    return zc__plan_for(d, c);
 }
 
 /* The plan for a copy with one host and one device side (HtoD, DtoH). */
 static zc__plan zc__plan_directed(zc__copy *c)
 {
     const zc__run_driver *d = zc__run_driver_get();
-    if (d == NULL || !zc__run_fix_on(ZC_RUN_FIX_PAGEABLE) || c->bytes == 0)
+    c->pin.slot = -1;
+    if (d == NULL || c->bytes == 0)
         return ZC__AS_IT_WAS;
-    if (zc__run_classify(d, (CUdeviceptr)(uintptr_t)c->host) != ZC__PAGEABLE)
-        return ZC__AS_IT_WAS; /* not a pageable copy: nothing to cure */
+    if (!zc__run_copy_cures_on())
+        return zc__run_copy_guard(d, c->host, c->bytes, c->stream, c->async);
+    zc__where host = zc__run_classify(d, (CUdeviceptr)(uintptr_t)c->host);
     /* A copy too small to cure costs one pointer query more than it did, no second one. */
-    if (zc__run_copy_small(c->dir, c->bytes))
+    if (host == ZC__PAGEABLE && zc__run_copy_small(c->dir, c->bytes))
         return zc__run_copy_leave(ZC_RUN_COUNTER_PAGEABLE_SMALL, c->bytes);
-    if (zc__run_classify(d, c->device) != ZC__DEVICE)
+    if (host != ZC__PAGEABLE && host != ZC__OTHER)
         return ZC__AS_IT_WAS;
-    return zc__plan_for(d, c);
+    if (zc__run_classify(d, c->device) != ZC__DEVICE)
+        return zc__run_copy_guard(d, c->host, c->bytes, c->stream, c->async);
+    return zc__plan_sides(d, c, host);
 }
 
 /* The plan for cuMemcpy's unified form: the direction is found from the two pointers. */
 static zc__plan zc__plan_unified(CUdeviceptr dst, CUdeviceptr src, zc__copy *c)
 {
     const zc__run_driver *d = zc__run_driver_get();
-    if (d == NULL || !zc__run_fix_on(ZC_RUN_FIX_PAGEABLE) || c->bytes == 0)
+    c->pin.slot = -1;
+    if (d == NULL || c->bytes == 0)
         return ZC__AS_IT_WAS;
     zc__where to = zc__run_classify(d, dst), from = zc__run_classify(d, src);
-    if (from == ZC__PAGEABLE && to == ZC__DEVICE) {
+    zc__where host_where;
+    if (to == ZC__DEVICE && (from == ZC__PAGEABLE || from == ZC__OTHER)) {
         c->dir = ZC__RUN_H2D;
         c->host = (char *)(uintptr_t)src;
         c->device = dst;
-    } else if (from == ZC__DEVICE && to == ZC__PAGEABLE) {
+        host_where = from;
+    } else if (from == ZC__DEVICE && (to == ZC__PAGEABLE || to == ZC__OTHER)) {
         c->dir = ZC__RUN_D2H;
         c->host = (char *)(uintptr_t)dst;
         c->device = src;
+        host_where = to;
     } else {
-        return ZC__AS_IT_WAS;
+        /* Host to host: either side may be a buffer of ours pinned in place. */
+        zc__plan plan =
+            zc__run_copy_guard(d, (void *)(uintptr_t)src, c->bytes, c->stream, c->async);
+        return plan != ZC__AS_IT_WAS
+                   ? plan
+                   : zc__run_copy_guard(d, (void *)(uintptr_t)dst, c->bytes, c->stream, c->async);
     }
-    return zc__plan_for(d, c);
+    if (!zc__run_copy_cures_on())
+        return zc__run_copy_guard(d, c->host, c->bytes, c->stream, c->async);
+    return zc__plan_sides(d, c, host_where);
 }
 
 /* The smallest chunk: below it the copy engine's fixed cost per copy outweighs the overlap. */
@@ -195,26 +245,33 @@ static int zc__cure(const zc__copy *c, CUresult *result_p)
     CUresult r = zc__run_pipeline_run(d, s, &p);
     zc__run_staging_release(s);
     if (r == CUDA_SUCCESS)
-        zc__run_pageable_cured(c->dir, c->bytes, zc__run_now_ns() - start);
+        zc__run_pageable_cured(ZC__RUN_STAGED, c->dir, c->bytes, zc__run_now_ns() - start);
     *result_p = r;
     return 1;
 }
 
-/* Each replacement: plan, then cure, or time the driver's own call as the sample, or pass it
- * on untouched. */
+/* Each replacement: plan, then cure, or time the driver's own call as the sample, or give it to
+ * the driver on a buffer pinned in place, or pass it on untouched. */
 #define ZC__DISPATCH(copy, plan, hook_id, fn_type, ...)                                            \
     do {                                                                                           \
         CUresult zc__r;                                                                            \
         if ((plan) == ZC__CURE && zc__cure(&(copy), &zc__r))                                       \
             return zc__r;                                                                          \
         fn_type zc__real_fn = (fn_type)zc__run_real(hook_id);                                      \
-        if (zc__real_fn == NULL)                                                                   \
+        if (zc__real_fn == NULL) {                                                                 \
+            zc__run_pin_done(&(copy).pin);                                                         \
             return CUDA_ERROR_NOT_INITIALIZED;                                                     \
+        }                                                                                          \
         uint64_t zc__start = zc__run_now_ns();                                                     \
         zc__r = zc__real_fn(__VA_ARGS__);                                                          \
+        if ((plan) == ZC__PINNED)                                                                  \
+            return zc__run_copy_pinned_done(zc__run_driver_get(), zc__r, (copy).dir, (copy).bytes, \
+                                            (copy).stream, (copy).async, &(copy).pin,              \
+                                            (copy).pin_ns, zc__start);                             \
         if ((plan) == ZC__SAMPLE && zc__r == CUDA_SUCCESS)                                         \
             zc__run_pageable_sampled((copy).dir, (copy).bytes, zc__run_now_ns() - zc__start);      \
-        return zc__r;                                                                              \
+        return zc__run_copy_after(zc__run_driver_get(), (plan), zc__r, (copy).host, (copy).bytes,  \
+                                  (copy).stream, (copy).async);                                    \
     } while (0)
 
 typedef CUresult (*zc__htod_fn)(CUdeviceptr, const void *, size_t);

@@ -21,8 +21,13 @@
 typedef struct zc__class {
     uint64_t sample_bytes, sample_ns; /* the copy left as it was and timed */
     unsigned seen;                    /* copies of this class that asked */
-    uint64_t cured_bytes;             /* cured copies of this class */
+    uint64_t cured_bytes[2];          /* cured copies of this class, by zc__run_way */
 } zc__class;
+
+/* The counter of each way and direction of a cured copy. */
+static const zc_run_counter zc__cured_counter[2][2] = {
+    [ZC__RUN_STAGED] = {ZC_RUN_COUNTER_PAGEABLE_H2D, ZC_RUN_COUNTER_PAGEABLE_D2H},
+    [ZC__RUN_PINNED] = {ZC_RUN_COUNTER_REGISTERED_H2D, ZC_RUN_COUNTER_REGISTERED_D2H}};
 
 static pthread_mutex_t zc__lock = PTHREAD_MUTEX_INITIALIZER;
 static zc_run_count zc__counts[ZC_RUN_COUNTER_COUNT];
@@ -128,25 +133,24 @@ void zc__run_pageable_sampled(zc__run_dir dir, size_t bytes, uint64_t ns)
     pthread_mutex_unlock(&zc__lock);
 }
 
-void zc__run_pageable_cured(zc__run_dir dir, size_t bytes, uint64_t ns)
+void zc__run_pageable_cured(zc__run_way way, zc__run_dir dir, size_t bytes, uint64_t ns)
 {
     zc__log_start();
     pthread_mutex_lock(&zc__lock);
-    zc__classes[dir][zc__class_of(bytes)].cured_bytes += bytes;
-    zc_run_counter counter =
-        dir == ZC__RUN_H2D ? ZC_RUN_COUNTER_PAGEABLE_H2D : ZC_RUN_COUNTER_PAGEABLE_D2H;
-    zc__add(&zc__counts[counter], bytes, ns, 0, ZC_RUN_PRICED_SCALED);
+    zc__classes[dir][zc__class_of(bytes)].cured_bytes[way] += bytes;
+    zc__add(&zc__counts[zc__cured_counter[way][dir]], bytes, ns, 0, ZC_RUN_PRICED_SCALED);
     pthread_mutex_unlock(&zc__lock);
 }
 
-/* The cured copies of a direction priced at their class's sampled rate, or the nearest class's
- * that has one (caller holds the lock). No sample at all leaves them unpriced. */
-static void zc__price(zc__run_dir dir, zc_run_count *count)
+/* The copies cured one way in one direction priced at their class's sampled rate, or the
+ * nearest class's that has one (caller holds the lock). No sample at all leaves them unpriced. */
+static void zc__price(zc__run_way way, zc__run_dir dir)
 {
+    zc_run_count *count = &zc__counts[zc__cured_counter[way][dir]];
     double uncured = 0;
     for (int k = 0; k < ZC__CLASSES; k++) {
         const zc__class *c = &zc__classes[dir][k];
-        if (c->cured_bytes == 0)
+        if (c->cured_bytes[way] == 0)
             continue;
         const zc__class *rate = NULL;
         for (int d = 0; d < ZC__CLASSES && rate == NULL; d++) {
@@ -160,7 +164,8 @@ static void zc__price(zc__run_dir dir, zc_run_count *count)
             count->pricing = ZC_RUN_PRICED_NONE;
             return;
         }
-        uncured += (double)c->cured_bytes * (double)rate->sample_ns / (double)rate->sample_bytes;
+        uncured +=
+            (double)c->cured_bytes[way] * (double)rate->sample_ns / (double)rate->sample_bytes;
     }
     count->uncured_ns = (uint64_t)uncured;
 }
@@ -170,8 +175,10 @@ static void zc__log_finish(void)
 {
     pthread_mutex_lock(&zc__lock);
     if (zc__log != NULL && zc__log_pid == (long)getpid()) {
-        zc__price(ZC__RUN_H2D, &zc__counts[ZC_RUN_COUNTER_PAGEABLE_H2D]);
-        zc__price(ZC__RUN_D2H, &zc__counts[ZC_RUN_COUNTER_PAGEABLE_D2H]);
+        for (int way = ZC__RUN_STAGED; way <= ZC__RUN_PINNED; way++) {
+            zc__price((zc__run_way)way, ZC__RUN_H2D);
+            zc__price((zc__run_way)way, ZC__RUN_D2H);
+        }
         for (int i = 0; i < ZC_RUN_COUNTER_COUNT; i++) {
             if (zc__counts[i].calls > 0)
                 zc__run_write_count(zc__log, (zc_run_counter)i, &zc__counts[i]);

@@ -29,7 +29,10 @@ int zc__run_pageable_claim_sample(zc__run_dir dir, size_t bytes);
 /* A pageable copy left as it was and timed: the rate its size class is priced at. */
 void zc__run_pageable_sampled(zc__run_dir dir, size_t bytes, uint64_t ns);
 
+/* How a pageable copy was cured: through staging, or straight from its buffer pinned in place. */
+typedef enum zc__run_way { ZC__RUN_STAGED = 0, ZC__RUN_PINNED = 1 } zc__run_way;
+
 /* A cured pageable copy; its uncured time is priced at exit from the samples. */
-void zc__run_pageable_cured(zc__run_dir dir, size_t bytes, uint64_t ns);
+void zc__run_pageable_cured(zc__run_way way, zc__run_dir dir, size_t bytes, uint64_t ns);
 
 #endif

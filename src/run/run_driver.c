@@ -66,6 +66,10 @@ static void zc__resolve(void)
     ZC__RESOLVE(stream_is_capturing, "cuStreamIsCapturing");
     ZC__RESOLVE(mem_host_alloc, "cuMemHostAlloc");
     ZC__RESOLVE(mem_free_host, "cuMemFreeHost");
+    ZC__RESOLVE(mem_host_register, "cuMemHostRegister_v2");
+    ZC__RESOLVE(mem_host_unregister, "cuMemHostUnregister");
+    ZC__RESOLVE(stream_query, "cuStreamQuery");
+    ZC__RESOLVE(stream_synchronize, "cuStreamSynchronize");
     zc__driver_ok = ok;
 }
 

@@ -29,6 +29,10 @@ typedef struct zc__run_driver {
     CUresult (*stream_is_capturing)(CUstream stream, CUstreamCaptureStatus *status);
     CUresult (*mem_host_alloc)(void **p, size_t bytes, unsigned flags);
     CUresult (*mem_free_host)(void *p);
+    CUresult (*mem_host_register)(void *p, size_t bytes, unsigned flags);
+    CUresult (*mem_host_unregister)(void *p);
+    CUresult (*stream_query)(CUstream stream);
+    CUresult (*stream_synchronize)(CUstream stream);
 } zc__run_driver;
 
 /* The driver's entry points, or NULL when libcuda.so.1 cannot be loaded or lacks one of them

@@ -6,9 +6,10 @@
 #define ZC_RUN_EXIT_H
 
 /*
- * Ask for the exit cleanup: called each time the library pins memory of its own (staging) or
- * keeps the program's (cache). The first call registers it with atexit, after the CUDA runtime
- * and driver have started, so that it runs before their own teardown.
+ * Ask for the exit cleanup: called each time the library pins memory of its own (staging),
+ * keeps the program's (cache) or pins the program's in place (register). The first call registers
+ * it with atexit, after the CUDA runtime and driver have started, so that it runs before their own
+ * teardown.
  */
 void zc__run_exit_arm(void);
 

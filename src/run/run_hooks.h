@@ -43,9 +43,52 @@
     X(MEMCPY_2D_ASYNC, "cuMemcpy2DAsync", "cuMemcpy2DAsync_v2", 3020, ZC__RUN_LEGACY_STREAM)       \
     X(MEMCPY_2D_ASYNC_PTSZ, "cuMemcpy2DAsync", "cuMemcpy2DAsync_v2_ptsz", 7000,                    \
       ZC__RUN_THREAD_STREAM)                                                                       \
+    X(MEMCPY_3D, "cuMemcpy3D", "cuMemcpy3D_v2", 3020, ZC__RUN_LEGACY_STREAM)                       \
+    X(MEMCPY_3D_PTDS, "cuMemcpy3D", "cuMemcpy3D_v2_ptds", 7000, ZC__RUN_THREAD_STREAM)             \
+    X(MEMCPY_3D_ASYNC, "cuMemcpy3DAsync", "cuMemcpy3DAsync_v2", 3020, ZC__RUN_LEGACY_STREAM)       \
+    X(MEMCPY_3D_ASYNC_PTSZ, "cuMemcpy3DAsync", "cuMemcpy3DAsync_v2_ptsz", 7000,                    \
+      ZC__RUN_THREAD_STREAM)                                                                       \
+    X(MEMCPY_HTOA_ASYNC, "cuMemcpyHtoAAsync", "cuMemcpyHtoAAsync_v2", 3020, ZC__RUN_LEGACY_STREAM) \
+    X(MEMCPY_HTOA_ASYNC_PTSZ, "cuMemcpyHtoAAsync", "cuMemcpyHtoAAsync_v2_ptsz", 7000,              \
+      ZC__RUN_THREAD_STREAM)                                                                       \
+    X(MEMCPY_ATOH_ASYNC, "cuMemcpyAtoHAsync", "cuMemcpyAtoHAsync_v2", 3020, ZC__RUN_LEGACY_STREAM) \
+    X(MEMCPY_ATOH_ASYNC_PTSZ, "cuMemcpyAtoHAsync", "cuMemcpyAtoHAsync_v2_ptsz", 7000,              \
+      ZC__RUN_THREAD_STREAM)                                                                       \
+    X(MEMCPY_3D_PEER_ASYNC, "cuMemcpy3DPeerAsync", "cuMemcpy3DPeerAsync", 4000,                    \
+      ZC__RUN_LEGACY_STREAM)                                                                       \
+    X(MEMCPY_3D_PEER_ASYNC_PTSZ, "cuMemcpy3DPeerAsync", "cuMemcpy3DPeerAsync_ptsz", 7000,          \
+      ZC__RUN_THREAD_STREAM)                                                                       \
+    X(MEMCPY_BATCH_ASYNC, "cuMemcpyBatchAsync", "cuMemcpyBatchAsync_v2", 13000,                    \
+      ZC__RUN_LEGACY_STREAM)                                                                       \
+    X(MEMCPY_BATCH_ASYNC_PTSZ, "cuMemcpyBatchAsync", "cuMemcpyBatchAsync_v2_ptsz", 13000,          \
+      ZC__RUN_THREAD_STREAM)                                                                       \
+    X(MEMCPY_3D_BATCH_ASYNC, "cuMemcpy3DBatchAsync", "cuMemcpy3DBatchAsync_v2", 13000,             \
+      ZC__RUN_LEGACY_STREAM)                                                                       \
+    X(MEMCPY_3D_BATCH_ASYNC_PTSZ, "cuMemcpy3DBatchAsync", "cuMemcpy3DBatchAsync_v2_ptsz", 13000,   \
+      ZC__RUN_THREAD_STREAM)                                                                       \
+    X(GRAPH_ADD_MEMCPY_NODE, "cuGraphAddMemcpyNode", "cuGraphAddMemcpyNode", 10000,                \
+      ZC__RUN_ANY_STREAM)                                                                          \
+    X(GRAPH_MEMCPY_NODE_SET_PARAMS, "cuGraphMemcpyNodeSetParams", "cuGraphMemcpyNodeSetParams",    \
+      10000, ZC__RUN_ANY_STREAM)                                                                   \
+    X(GRAPH_EXEC_MEMCPY_NODE_SET_PARAMS, "cuGraphExecMemcpyNodeSetParams",                         \
+      "cuGraphExecMemcpyNodeSetParams", 10020, ZC__RUN_ANY_STREAM)                                 \
+    X(GRAPH_ADD_NODE, "cuGraphAddNode", "cuGraphAddNode_v2", 12030, ZC__RUN_ANY_STREAM)            \
+    X(GRAPH_NODE_SET_PARAMS, "cuGraphNodeSetParams", "cuGraphNodeSetParams", 12020,                \
+      ZC__RUN_ANY_STREAM)                                                                          \
+    X(GRAPH_EXEC_NODE_SET_PARAMS, "cuGraphExecNodeSetParams", "cuGraphExecNodeSetParams", 12020,   \
+      ZC__RUN_ANY_STREAM)                                                                          \
     X(MEM_HOST_ALLOC, "cuMemHostAlloc", "cuMemHostAlloc", 2020, ZC__RUN_ANY_STREAM)                \
     X(MEM_ALLOC_HOST, "cuMemAllocHost", "cuMemAllocHost_v2", 3020, ZC__RUN_ANY_STREAM)             \
     X(MEM_FREE_HOST, "cuMemFreeHost", "cuMemFreeHost", 2000, ZC__RUN_ANY_STREAM)                   \
+    X(MEM_HOST_REGISTER, "cuMemHostRegister", "cuMemHostRegister_v2", 6050, ZC__RUN_ANY_STREAM)    \
+    X(MEM_HOST_UNREGISTER, "cuMemHostUnregister", "cuMemHostUnregister", 4000, ZC__RUN_ANY_STREAM) \
+    X(POINTER_GET_ATTRIBUTE, "cuPointerGetAttribute", "cuPointerGetAttribute", 4000,               \
+      ZC__RUN_ANY_STREAM)                                                                          \
+    X(POINTER_GET_ATTRIBUTES, "cuPointerGetAttributes", "cuPointerGetAttributes", 7000,            \
+      ZC__RUN_ANY_STREAM)                                                                          \
+    X(MEM_HOST_GET_FLAGS, "cuMemHostGetFlags", "cuMemHostGetFlags", 2030, ZC__RUN_ANY_STREAM)      \
+    X(MEM_HOST_GET_DEVICE_POINTER, "cuMemHostGetDevicePointer", "cuMemHostGetDevicePointer_v2",    \
+      3020, ZC__RUN_ANY_STREAM)                                                                    \
     X(CTX_DESTROY, "cuCtxDestroy", "cuCtxDestroy_v2", 4000, ZC__RUN_ANY_STREAM)                    \
     X(PRIMARY_RESET, "cuDevicePrimaryCtxReset", "cuDevicePrimaryCtxReset_v2", 7000,                \
       ZC__RUN_ANY_STREAM)                                                                          \
@@ -64,7 +107,8 @@ void *zc__run_real(zc__run_hook_id id);
  * program linked with -lcuda reaches them too. */
 #define ZC__RUN_EXPORT(symbol) __asm__(symbol) __attribute__((visibility("default")))
 
-/* The replacements (run_copy.c, run_copy_2d.c, run_pinning.c). */
+/* The replacements (run_copy.c, run_copy_pitched.c, run_pinning.c, run_guards.c,
+ * run_pins_view.c). */
 CUresult zc__hook_MEMCPY_HTOD(CUdeviceptr dst, const void *src, size_t bytes)
     ZC__RUN_EXPORT("cuMemcpyHtoD_v2");
 CUresult zc__hook_MEMCPY_DTOH(void *dst, CUdeviceptr src, size_t bytes)
@@ -98,6 +142,65 @@ CUresult zc__hook_MEMCPY_2D_UNALIGNED(const CUDA_MEMCPY2D *p)
     ZC__RUN_EXPORT("cuMemcpy2DUnaligned_v2");
 CUresult zc__hook_MEMCPY_2D_ASYNC(const CUDA_MEMCPY2D *p, CUstream stream)
     ZC__RUN_EXPORT("cuMemcpy2DAsync_v2");
+CUresult zc__hook_MEMCPY_3D(const CUDA_MEMCPY3D *p) ZC__RUN_EXPORT("cuMemcpy3D_v2");
+CUresult zc__hook_MEMCPY_3D_PTDS(const CUDA_MEMCPY3D *p) ZC__RUN_EXPORT("cuMemcpy3D_v2_ptds");
+CUresult zc__hook_MEMCPY_3D_ASYNC(const CUDA_MEMCPY3D *p, CUstream stream)
+    ZC__RUN_EXPORT("cuMemcpy3DAsync_v2");
+CUresult zc__hook_MEMCPY_3D_ASYNC_PTSZ(const CUDA_MEMCPY3D *p, CUstream stream)
+    ZC__RUN_EXPORT("cuMemcpy3DAsync_v2_ptsz");
+CUresult zc__hook_MEMCPY_HTOA_ASYNC(CUarray a, size_t offset, const void *src, size_t bytes,
+                                    CUstream s) ZC__RUN_EXPORT("cuMemcpyHtoAAsync_v2");
+CUresult zc__hook_MEMCPY_HTOA_ASYNC_PTSZ(CUarray a, size_t offset, const void *src, size_t bytes,
+                                         CUstream s) ZC__RUN_EXPORT("cuMemcpyHtoAAsync_v2_ptsz");
+CUresult zc__hook_MEMCPY_ATOH_ASYNC(void *dst, CUarray a, size_t offset, size_t bytes, CUstream s)
+    ZC__RUN_EXPORT("cuMemcpyAtoHAsync_v2");
+CUresult zc__hook_MEMCPY_ATOH_ASYNC_PTSZ(void *dst, CUarray a, size_t offset, size_t bytes,
+                                         CUstream s) ZC__RUN_EXPORT("cuMemcpyAtoHAsync_v2_ptsz");
+CUresult zc__hook_MEMCPY_3D_PEER_ASYNC(const CUDA_MEMCPY3D_PEER *p, CUstream s)
+    ZC__RUN_EXPORT("cuMemcpy3DPeerAsync");
+CUresult zc__hook_MEMCPY_3D_PEER_ASYNC_PTSZ(const CUDA_MEMCPY3D_PEER *p, CUstream s)
+    ZC__RUN_EXPORT("cuMemcpy3DPeerAsync_ptsz");
+CUresult zc__hook_MEMCPY_BATCH_ASYNC(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes,
+                                     size_t count, CUmemcpyAttributes *attrs, size_t *attrs_idxs,
+                                     size_t num_attrs, CUstream s)
+    ZC__RUN_EXPORT("cuMemcpyBatchAsync_v2");
+CUresult zc__hook_MEMCPY_BATCH_ASYNC_PTSZ(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes,
+                                          size_t count, CUmemcpyAttributes *attrs,
+                                          size_t *attrs_idxs, size_t num_attrs, CUstream s)
+    ZC__RUN_EXPORT("cuMemcpyBatchAsync_v2_ptsz");
+CUresult zc__hook_MEMCPY_3D_BATCH_ASYNC(size_t count, CUDA_MEMCPY3D_BATCH_OP *ops,
+                                        unsigned long long flags, CUstream s)
+    ZC__RUN_EXPORT("cuMemcpy3DBatchAsync_v2");
+CUresult zc__hook_MEMCPY_3D_BATCH_ASYNC_PTSZ(size_t count, CUDA_MEMCPY3D_BATCH_OP *ops,
+                                             unsigned long long flags, CUstream s)
+    ZC__RUN_EXPORT("cuMemcpy3DBatchAsync_v2_ptsz");
+CUresult zc__hook_GRAPH_ADD_MEMCPY_NODE(CUgraphNode *node, CUgraph graph, const CUgraphNode *deps,
+                                        size_t count, const CUDA_MEMCPY3D *p, CUcontext ctx)
+    ZC__RUN_EXPORT("cuGraphAddMemcpyNode");
+CUresult zc__hook_GRAPH_MEMCPY_NODE_SET_PARAMS(CUgraphNode node, const CUDA_MEMCPY3D *p)
+    ZC__RUN_EXPORT("cuGraphMemcpyNodeSetParams");
+CUresult zc__hook_GRAPH_EXEC_MEMCPY_NODE_SET_PARAMS(CUgraphExec exec, CUgraphNode node,
+                                                    const CUDA_MEMCPY3D *p, CUcontext ctx)
+    ZC__RUN_EXPORT("cuGraphExecMemcpyNodeSetParams");
+CUresult zc__hook_GRAPH_ADD_NODE(CUgraphNode *node, CUgraph graph, const CUgraphNode *deps,
+                                 const CUgraphEdgeData *edges, size_t count, CUgraphNodeParams *p)
+    ZC__RUN_EXPORT("cuGraphAddNode_v2");
+CUresult zc__hook_GRAPH_NODE_SET_PARAMS(CUgraphNode node, CUgraphNodeParams *p)
+    ZC__RUN_EXPORT("cuGraphNodeSetParams");
+CUresult zc__hook_GRAPH_EXEC_NODE_SET_PARAMS(CUgraphExec exec, CUgraphNode node,
+                                             CUgraphNodeParams *p)
+    ZC__RUN_EXPORT("cuGraphExecNodeSetParams");
+CUresult zc__hook_MEM_HOST_REGISTER(void *p, size_t bytes, unsigned flags)
+    ZC__RUN_EXPORT("cuMemHostRegister_v2");
+CUresult zc__hook_MEM_HOST_UNREGISTER(void *p) ZC__RUN_EXPORT("cuMemHostUnregister");
+CUresult zc__hook_POINTER_GET_ATTRIBUTE(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)
+    ZC__RUN_EXPORT("cuPointerGetAttribute");
+CUresult zc__hook_POINTER_GET_ATTRIBUTES(unsigned count, CUpointer_attribute *attributes,
+                                         void **data, CUdeviceptr ptr)
+    ZC__RUN_EXPORT("cuPointerGetAttributes");
+CUresult zc__hook_MEM_HOST_GET_FLAGS(unsigned *flags, void *p) ZC__RUN_EXPORT("cuMemHostGetFlags");
+CUresult zc__hook_MEM_HOST_GET_DEVICE_POINTER(CUdeviceptr *dptr, void *p, unsigned flags)
+    ZC__RUN_EXPORT("cuMemHostGetDevicePointer_v2");
 CUresult zc__hook_MEM_HOST_ALLOC(void **p, size_t bytes, unsigned int flags)
     ZC__RUN_EXPORT("cuMemHostAlloc");
 CUresult zc__hook_MEM_ALLOC_HOST(void **p, size_t bytes) ZC__RUN_EXPORT("cuMemAllocHost_v2");

@@ -24,6 +24,7 @@
 #include "run_driver.h"
 #include "run_exit.h"
 #include "run_hooks.h"
+#include "run_register.h"
 #include "run_staging.h"
 
 /* How the program asked: the two entry points give different memory (flags), kept apart. */
@@ -236,10 +237,12 @@ static void zc__drop(CUcontext ctx, CUdevice device, int all)
     pthread_mutex_unlock(&zc__lock);
 }
 
-/* Before a context goes: its blocks, and the copy cure's staging in it. */
+/* Before a context goes: its blocks, the copy cure's staging in it, and the buffers pinned in
+ * place in it. */
 static void zc__forget(CUcontext ctx, CUdevice device)
 {
     zc__run_staging_forget(ctx, device);
+    zc__run_pins_forget(ctx, device);
     zc__drop(ctx, device, 0);
 }
 

@@ -26,7 +26,8 @@
 typedef struct fake_allocation {
     char *base;
     size_t bytes;
-    int device; /* 1: device memory, 0: pinned host memory */
+    int device;     /* 1: device memory, 0: pinned host memory */
+    int registered; /* the program's own memory, registered in place (not the fake's to free) */
 } fake_allocation;
 
 typedef enum fake_op_kind { FAKE_COPY, FAKE_EVENT } fake_op_kind;
@@ -102,7 +103,7 @@ static CUresult fake_add(size_t bytes, int device, void **p)
     pthread_mutex_lock(&fake_lock);
     for (int i = 0; i < FAKE_ALLOCATIONS; i++) {
         if (fake_allocations[i].base == NULL) {
-            fake_allocations[i] = (fake_allocation){base, bytes, device};
+            fake_allocations[i] = (fake_allocation){base, bytes, device, 0};
             if (!device) {
                 fake_counts.host_allocs++;
                 fake_counts.host_live++;
@@ -122,7 +123,7 @@ static CUresult fake_remove(void *p, int device)
     pthread_mutex_lock(&fake_lock);
     fake_wait(fake_sequence); /* freeing waits for the work queued, as the driver's does */
     fake_allocation *a = fake_find(p);
-    if (a == NULL || a->base != p || a->device != device) {
+    if (a == NULL || a->base != p || a->device != device || a->registered) {
         pthread_mutex_unlock(&fake_lock);
         return CUDA_ERROR_INVALID_VALUE;
     }
@@ -153,6 +154,8 @@ __attribute__((destructor)) static void fake_report(void)
 {
     fprintf(stderr, "fake cuda: %llu pinned allocations live at exit\n",
             (unsigned long long)fake_counts.host_live);
+    fprintf(stderr, "fake cuda: %llu registrations live at exit\n",
+            (unsigned long long)fake_counts.registered_live);
 }
 
 FAKE_EXPORT CUresult cuInit(unsigned int flags)
@@ -493,6 +496,88 @@ FAKE_EXPORT CUresult cuEventDestroy_v2(CUevent event)
     fake_wait(((uint64_t *)event)[1]);
     pthread_mutex_unlock(&fake_lock);
     free(event);
+    return CUDA_SUCCESS;
+}
+
+/* Registering pageable memory in place: known as pinned host memory until unregistered. An
+ * overlap with memory registered already is refused, as the driver does. Unregistering reads
+ * the first and last byte of the range: memory given back to the system before its
+ * registration was dropped makes the test's child crash there. */
+FAKE_EXPORT CUresult cuMemHostRegister_v2(void *p, size_t bytes, unsigned int flags)
+{
+    (void)flags;
+    if (p == NULL || bytes == 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&fake_lock);
+    for (int i = 0; i < FAKE_ALLOCATIONS; i++) {
+        fake_allocation *a = &fake_allocations[i];
+        if (a->base != NULL && !a->device && (char *)p < a->base + a->bytes &&
+            a->base < (char *)p + bytes) {
+            pthread_mutex_unlock(&fake_lock);
+            return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+        }
+    }
+    for (int i = 0; i < FAKE_ALLOCATIONS; i++) {
+        if (fake_allocations[i].base == NULL) {
+            fake_allocations[i] = (fake_allocation){p, bytes, 0, 1};
+            fake_counts.registers++;
+            fake_counts.registered_live++;
+            pthread_mutex_unlock(&fake_lock);
+            return CUDA_SUCCESS;
+        }
+    }
+    pthread_mutex_unlock(&fake_lock);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+FAKE_EXPORT CUresult cuMemHostUnregister(void *p)
+{
+    pthread_mutex_lock(&fake_lock);
+    fake_wait(fake_sequence); /* as the driver's: the work queued on it is done first */
+    fake_allocation *a = fake_find(p);
+    if (a == NULL || a->base != p || !a->registered) {
+        pthread_mutex_unlock(&fake_lock);
+        return CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+    }
+    volatile char first = a->base[0], last = a->base[a->bytes - 1];
+    (void)first;
+    (void)last;
+    a->base = NULL;
+    fake_counts.unregisters++;
+    fake_counts.registered_live--;
+    pthread_mutex_unlock(&fake_lock);
+    return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuMemHostGetFlags(unsigned int *flags, void *p)
+{
+    pthread_mutex_lock(&fake_lock);
+    fake_allocation *a = fake_find(p);
+    int host = a != NULL && !a->device;
+    pthread_mutex_unlock(&fake_lock);
+    if (!host)
+        return CUDA_ERROR_INVALID_VALUE;
+    *flags = 0;
+    return CUDA_SUCCESS;
+}
+
+/* Every stream is the one queue: busy while anything is queued and not run. */
+FAKE_EXPORT CUresult cuStreamQuery(CUstream s)
+{
+    (void)s;
+    pthread_mutex_lock(&fake_lock);
+    int busy = fake_head != fake_tail;
+    pthread_mutex_unlock(&fake_lock);
+    return busy ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuStreamSynchronize(CUstream s)
+{
+    (void)s;
+    pthread_mutex_lock(&fake_lock);
+    fake_counts.stream_syncs++;
+    fake_wait(fake_sequence);
+    pthread_mutex_unlock(&fake_lock);
     return CUDA_SUCCESS;
 }
 

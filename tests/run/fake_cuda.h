@@ -16,6 +16,10 @@ typedef struct fake_cuda_counts {
     uint64_t ctx_destroys;
     uint64_t copies;       /* copies the driver was asked for, any kind */
     uintptr_t last_stream; /* the stream of the last asynchronous copy or event asked for */
+    uint64_t registers;    /* pageable memory registered in place */
+    uint64_t unregisters;
+    uint64_t registered_live;
+    uint64_t stream_syncs;
 } fake_cuda_counts;
 
 void fake_cuda_stats(fake_cuda_counts *counts_p);

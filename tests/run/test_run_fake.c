@@ -19,26 +19,11 @@
 
 #include <cuda.h>
 
+#include "fake_child.h"
 #include "fake_cuda.h"
 #include "zerocopy/run.h"
 
-#define CHECK_CU(call)                                                                             \
-    do {                                                                                           \
-        CUresult check_r = (call);                                                                 \
-        if (check_r != CUDA_SUCCESS) {                                                             \
-            printf("FAIL %s: %d\n", #call, (int)check_r);                                          \
-            return 1;                                                                              \
-        }                                                                                          \
-    } while (0)
-
 /* ---- the child's cases ---- */
-
-/* Bytes that never repeat with a period a chunk could share, so that a chunk copied from the
- * wrong place cannot match by chance. */
-static void fill(unsigned char *p, size_t n, unsigned seed)
-{
-    zc_test_fill_pattern(p, n, seed + 1);
-}
 
 static int copies_of(size_t n, unsigned seed)
 {
@@ -47,7 +32,7 @@ static int copies_of(size_t n, unsigned seed)
     if (in == NULL || out == NULL || keep == NULL)
         return 1;
     CHECK_CU(cuMemAlloc_v2(&dev, n));
-    fill(in, n, seed);
+    fake_child_fill(in, n, seed);
     CHECK_CU(cuMemcpyHtoD_v2(dev, in, n));
     memset(out, 0, n);
     CHECK_CU(cuMemcpyDtoH_v2(out, dev, n));
@@ -55,7 +40,7 @@ static int copies_of(size_t n, unsigned seed)
         printf("FAIL sync round trip of %zu bytes\n", n);
         return 1;
     }
-    fill(in, n, seed + 1);
+    fake_child_fill(in, n, seed + 1);
     memcpy(keep, in, n);
     CHECK_CU(cuMemcpyHtoDAsync_v2(dev, in, n, NULL));
     memset(in, 0x5A, n); /* returned: the pageable source may be reused */
@@ -65,7 +50,7 @@ static int copies_of(size_t n, unsigned seed)
         printf("FAIL async round trip of %zu bytes\n", n);
         return 1;
     }
-    fill(in, n, seed + 2);
+    fake_child_fill(in, n, seed + 2);
     CHECK_CU(cuMemcpy(dev, (CUdeviceptr)(uintptr_t)in, n));
     memset(out, 0, n);
     CHECK_CU(cuMemcpy((CUdeviceptr)(uintptr_t)out, dev, n));
@@ -152,7 +137,7 @@ static int child_copies_2d(void)
         CHECK_CU(cuMemAlloc_v2(&dev, dp * (height + 3)));
         for (int round = 0; round < (w == 0 ? 3 : 1); round++) {
             for (int kind = 0; kind < 3; kind++) {
-                fill(in, hp * height, (unsigned)(round * 3 + kind));
+                fake_child_fill(in, hp * height, (unsigned)(round * 3 + kind));
                 memcpy(keep, in, hp * height);
                 memset(out, 0xEE, hp * height);
                 CUDA_MEMCPY2D up = copy_2d(1, in, hp, dev, dp, width, height);
@@ -194,7 +179,7 @@ static int child_per_thread(void)
         return 1;
     CHECK_CU(cuMemAlloc_v2(&dev, n));
     for (int round = 0; round < 3; round++) {
-        fill(in, n, (unsigned)round);
+        fake_child_fill(in, n, (unsigned)round);
         memset(out, 0, n);
         CHECK_CU(cuMemcpyHtoD_v2_ptds(dev, in, n));
         fake_cuda_counts c;
@@ -218,7 +203,7 @@ static int child_left(void)
     if (in == NULL || out == NULL)
         return 1;
     CHECK_CU(cuMemAlloc_v2(&dev, n));
-    fill(in, n, 3);
+    fake_child_fill(in, n, 3);
     fake_cuda_set_capturing(1);
     CHECK_CU(cuMemcpyHtoD_v2(dev, in, n));
     fake_cuda_set_capturing(0);
@@ -261,83 +246,24 @@ static int child_pin(void)
 
 /* ---- the parent ---- */
 
-typedef struct child_run {
-    char out[4096];
-    char err[8192];
-    int exit_code;
-    zc_run_summary summary;
-} child_run;
-
-static void slurp(const char *path, char *text, size_t size)
-{
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    size_t n = fread(text, 1, size - 1, f);
-    text[n] = '\0';
-    fclose(f);
-}
-
-static void run_child(const char *mode, const char *const *extra_env, child_run *r)
-{
-    char dir[] = "/tmp/zc-run-fake-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char out_path[64], err_path[64];
-    snprintf(out_path, sizeof out_path, "%s/out", dir);
-    snprintf(err_path, sizeof err_path, "%s/err", dir);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        int err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        dup2(out, 1);
-        dup2(err, 2);
-        setenv("LD_PRELOAD", ZC_TEST_RUN_LIB, 1);
-        setenv("ZC_RUN_DIR", dir, 1);
-        /* Small chunks and two buffers, so that every buffer is refilled many times. */
-        setenv("ZC_RUN_CHUNK", "262144", 1);
-        setenv("ZC_RUN_BUFFERS", "2", 1);
-        setenv("ZC_RUN_THREADS", "3", 1);
-        setenv("ZC_RUN_MIN_BYTES", "65536", 1);
-        setenv("ZC_RUN_MIN_D2H_BYTES", "65536", 1);
-        for (size_t i = 0; extra_env != NULL && extra_env[i] != NULL; i += 2)
-            setenv(extra_env[i], extra_env[i + 1], 1);
-        execl("/proc/self/exe", "test_run_fake", mode, (char *)NULL);
-        _exit(127);
-    }
-    int status = 0;
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    r->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    slurp(out_path, r->out, sizeof r->out);
-    slurp(err_path, r->err, sizeof r->err);
-    unlink(out_path);
-    unlink(err_path);
-    assert_int_equal(zc_run_logs_read(dir, &r->summary), ZC_OK);
-    char cmd[96];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
-    fprintf(stderr, "-- %s: exit %d\n%s%s", mode, r->exit_code, r->out, r->err);
-}
-
-static uint64_t calls(const child_run *r, zc_run_counter c)
-{
-    return r->summary.counts[c].calls;
-}
+/* The staging cure alone: the register cure would pin the buffers copied again and again. */
+static const char *const staging_only[] = {"ZC_RUN_FIXES", "pageable,pinning", NULL};
 
 static void test_copies_through_staging(void **state)
 {
     (void)state;
     child_run r;
-    run_child("copies", NULL, &r);
+    run_child("copies", staging_only, &r);
     assert_int_equal(r.exit_code, 0);
     assert_non_null(strstr(r.out, "copies ok"));
     assert_int_equal(r.summary.processes, 1);
     assert_int_equal(r.summary.processes_cut, 0);
     /* 3 rounds x 4 sizes x 3 kinds x 2 directions = 72; 4 KiB ones are small (18); the second
      * copy of each of the 3 classes that are cured is sampled in each direction (6). */
-    assert_int_equal(calls(&r, ZC_RUN_COUNTER_PAGEABLE_SMALL), 18);
-    assert_int_equal(calls(&r, ZC_RUN_COUNTER_PAGEABLE_SAMPLE), 6);
-    assert_int_equal(calls(&r, ZC_RUN_COUNTER_PAGEABLE_H2D), 27 - 3);
-    assert_int_equal(calls(&r, ZC_RUN_COUNTER_PAGEABLE_D2H), 27 - 3);
+    assert_int_equal(child_calls(&r, ZC_RUN_COUNTER_PAGEABLE_SMALL), 18);
+    assert_int_equal(child_calls(&r, ZC_RUN_COUNTER_PAGEABLE_SAMPLE), 6);
+    assert_int_equal(child_calls(&r, ZC_RUN_COUNTER_PAGEABLE_H2D), 27 - 3);
+    assert_int_equal(child_calls(&r, ZC_RUN_COUNTER_PAGEABLE_D2H), 27 - 3);
     assert_int_equal(r.summary.counts[ZC_RUN_COUNTER_PAGEABLE_H2D].pricing, ZC_RUN_PRICED_SCALED);
     assert_true(r.summary.counts[ZC_RUN_COUNTER_PAGEABLE_H2D].uncured_ns > 0);
     /* The staging the library pinned was given back at exit. */
@@ -353,10 +279,10 @@ static void test_copies_2d(void **state)
     assert_non_null(strstr(r.out, "copies 2d ok"));
     /* 3 rounds x 3 kinds, each way, of 3000 x 700: the second of each way sampled; the rows of
      * 300000 bytes, wider than a staging buffer, left (3 kinds each way). */
-    assert_int_equal(calls(&r, ZC_RUN_COUNTER_PAGEABLE_SAMPLE), 2);
-    assert_int_equal(calls(&r, ZC_RUN_COUNTER_PAGEABLE_H2D), 8);
-    assert_int_equal(calls(&r, ZC_RUN_COUNTER_PAGEABLE_D2H), 8);
-    assert_int_equal(calls(&r, ZC_RUN_COUNTER_PAGEABLE_UNSURE), 6);
+    assert_int_equal(child_calls(&r, ZC_RUN_COUNTER_PAGEABLE_SAMPLE), 2);
+    assert_int_equal(child_calls(&r, ZC_RUN_COUNTER_PAGEABLE_H2D), 8);
+    assert_int_equal(child_calls(&r, ZC_RUN_COUNTER_PAGEABLE_D2H), 8);
+    assert_int_equal(child_calls(&r, ZC_RUN_COUNTER_PAGEABLE_UNSURE), 6);
     assert_int_equal(r.summary.counts[ZC_RUN_COUNTER_PAGEABLE_H2D].bytes, 8 * 3000 * 700);
 }
 
@@ -364,11 +290,11 @@ static void test_per_thread_stream(void **state)
 {
     (void)state;
     child_run r;
-    run_child("ptds", NULL, &r);
+    run_child("ptds", staging_only, &r);
     assert_int_equal(r.exit_code, 0);
-    assert_int_equal(calls(&r, ZC_RUN_COUNTER_PAGEABLE_SAMPLE), 2);
-    assert_int_equal(calls(&r, ZC_RUN_COUNTER_PAGEABLE_H2D), 2);
-    assert_int_equal(calls(&r, ZC_RUN_COUNTER_PAGEABLE_D2H), 2);
+    assert_int_equal(child_calls(&r, ZC_RUN_COUNTER_PAGEABLE_SAMPLE), 2);
+    assert_int_equal(child_calls(&r, ZC_RUN_COUNTER_PAGEABLE_H2D), 2);
+    assert_int_equal(child_calls(&r, ZC_RUN_COUNTER_PAGEABLE_D2H), 2);
     /* The first and third rounds were cured, on CU_STREAM_PER_THREAD. */
     char expected[32];
     snprintf(expected, sizeof expected, "stream %lu\n",
@@ -396,9 +322,9 @@ static void test_left_as_they_were(void **state)
     char expected[32];
     snprintf(expected, sizeof expected, "outside %d\n", (int)CUDA_ERROR_INVALID_VALUE);
     assert_non_null(strstr(r.out, expected));
-    assert_int_equal(calls(&r, ZC_RUN_COUNTER_PAGEABLE_CAPTURE), 1);
-    assert_int_equal(calls(&r, ZC_RUN_COUNTER_PAGEABLE_UNSURE), 1);
-    assert_int_equal(calls(&r, ZC_RUN_COUNTER_PAGEABLE_D2H), 1);
+    assert_int_equal(child_calls(&r, ZC_RUN_COUNTER_PAGEABLE_CAPTURE), 1);
+    assert_int_equal(child_calls(&r, ZC_RUN_COUNTER_PAGEABLE_UNSURE), 1);
+    assert_int_equal(child_calls(&r, ZC_RUN_COUNTER_PAGEABLE_D2H), 1);
 }
 
 static void test_pinning_kept(void **state)
@@ -412,8 +338,8 @@ static void test_pinning_kept(void **state)
     assert_non_null(strstr(r.out, "pin allocs 3 frees 0 live 3 syncs 11"));
     /* Destroying the context freed the two kept blocks; the one the program holds stays. */
     assert_non_null(strstr(r.out, "after destroy live 1"));
-    assert_int_equal(calls(&r, ZC_RUN_COUNTER_PINNING_HIT), 9);
-    assert_int_equal(calls(&r, ZC_RUN_COUNTER_PINNING_MISS), 3);
+    assert_int_equal(child_calls(&r, ZC_RUN_COUNTER_PINNING_HIT), 9);
+    assert_int_equal(child_calls(&r, ZC_RUN_COUNTER_PINNING_MISS), 3);
     assert_int_equal(r.summary.counts[ZC_RUN_COUNTER_PINNING_HIT].pricing, ZC_RUN_PRICED_MEASURED);
 }
 

@@ -1,0 +1,369 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The program's allocation and release entry points, replaced so that the register cure sees
+ * every large allocation made and every release of one before it happens: malloc, calloc,
+ * realloc, reallocarray, posix_memalign, aligned_alloc, memalign, valloc, pvalloc and free;
+ * mmap (anonymous private mappings), munmap, mremap and madvise (advice that gives pages back).
+ * Each one calls the next definition in the process (glibc's, or an allocator the program
+ * preloads after this library) and only tells run_track.c what happened; while the register
+ * cure is off, or before the library's constructor has armed the tracking, they pass through.
+ *
+ * Where these replacements are not the ones the program reaches (it defines malloc or free
+ * itself, so its own come first), the cure is never armed: a release it could not see would
+ * leave pages pinned that the program has given back.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "run_config.h"
+#include "run_driver.h"
+#include "run_register.h"
+#include "run_track.h"
+#include "zerocopy/run.h"
+
+#define ZC__EXPORT __attribute__((visibility("default")))
+
+typedef void *(*zc__malloc_fn)(size_t);
+typedef void *(*zc__calloc_fn)(size_t, size_t);
+typedef void *(*zc__realloc_fn)(void *, size_t);
+typedef void *(*zc__reallocarray_fn)(void *, size_t, size_t);
+typedef void (*zc__free_fn)(void *);
+typedef int (*zc__posix_memalign_fn)(void **, size_t, size_t);
+typedef void *(*zc__aligned_fn)(size_t, size_t);
+typedef void *(*zc__valloc_fn)(size_t);
+typedef void *(*zc__mmap_fn)(void *, size_t, int, int, int, off_t);
+typedef int (*zc__munmap_fn)(void *, size_t);
+typedef void *(*zc__mremap_fn)(void *, size_t, size_t, int, ...);
+typedef int (*zc__madvise_fn)(void *, size_t, int);
+
+/* The next definitions, found once (a pointer store is atomic here). */
+static struct {
+    zc__malloc_fn malloc;
+    zc__calloc_fn calloc;
+    zc__realloc_fn realloc;
+    zc__reallocarray_fn reallocarray;
+    zc__free_fn free;
+    zc__posix_memalign_fn posix_memalign;
+    zc__aligned_fn aligned_alloc;
+    zc__aligned_fn memalign;
+    zc__valloc_fn valloc;
+    zc__valloc_fn pvalloc;
+    zc__mmap_fn mmap;
+    zc__munmap_fn munmap;
+    zc__mremap_fn mremap;
+    zc__madvise_fn madvise;
+} zc__next;
+
+/*
+ * Finding them calls dlsym, which may allocate: an allocation made meanwhile by this thread
+ * comes from a small static arena (never given back; free of it does nothing). Initial-exec TLS,
+ * so that reading the flag never allocates.
+ */
+static __thread int zc__resolving __attribute__((tls_model("initial-exec")));
+static _Alignas(16) unsigned char zc__arena[16384];
+static size_t zc__arena_used;
+
+static void *zc__arena_alloc(size_t bytes)
+{
+    size_t need = (bytes + 15u) & ~(size_t)15u;
+    size_t at = __atomic_fetch_add(&zc__arena_used, need, __ATOMIC_RELAXED);
+    if (need < bytes || at + need > sizeof zc__arena || at + need < at)
+        return NULL;
+    return zc__arena + at;
+}
+
+static int zc__in_arena(const void *p)
+{
+    return (const unsigned char *)p >= zc__arena &&
+           (const unsigned char *)p < zc__arena + sizeof zc__arena;
+}
+
+#define ZC__FIND(field, name) *(void **)&zc__next.field = zc__run_real_dlsym(RTLD_NEXT, name)
+
+static void zc__resolve(void)
+{
+    if (zc__resolving)
+        return;
+    zc__resolving = 1;
+    ZC__FIND(malloc, "malloc");
+    ZC__FIND(calloc, "calloc");
+    ZC__FIND(realloc, "realloc");
+    ZC__FIND(reallocarray, "reallocarray");
+    ZC__FIND(free, "free");
+    ZC__FIND(posix_memalign, "posix_memalign");
+    ZC__FIND(aligned_alloc, "aligned_alloc");
+    ZC__FIND(memalign, "memalign");
+    ZC__FIND(valloc, "valloc");
+    ZC__FIND(pvalloc, "pvalloc");
+    ZC__FIND(mmap, "mmap");
+    ZC__FIND(munmap, "munmap");
+    ZC__FIND(mremap, "mremap");
+    ZC__FIND(madvise, "madvise");
+    zc__resolving = 0;
+}
+
+/* The next definition of field, found first if need be; NULL while it is being found. */
+#define ZC__NEXT(field) (zc__next.field != NULL ? zc__next.field : (zc__resolve(), zc__next.field))
+
+/* Tell the tracker of a new block (only big ones count; a no-op until armed). */
+static void *zc__made(void *p, size_t bytes)
+{
+    size_t min = zc__run_track_min_bytes();
+    if (p != NULL && min != 0 && bytes >= min)
+        zc__run_track_add(p, bytes);
+    return p;
+}
+
+/* A release runs the tracker's bookkeeping (and may unpin through the driver), which must not
+ * change the errno the program sees from the call itself. */
+#define ZC__KEEP_ERRNO(stmt)                                                                       \
+    do {                                                                                           \
+        int zc__saved_errno = errno;                                                               \
+        stmt;                                                                                      \
+        errno = zc__saved_errno;                                                                   \
+    } while (0)
+
+ZC__EXPORT void *malloc(size_t bytes)
+{
+    zc__malloc_fn next = ZC__NEXT(malloc);
+    if (next == NULL)
+        return zc__arena_alloc(bytes);
+    return zc__made(next(bytes), bytes);
+}
+
+ZC__EXPORT void *calloc(size_t count, size_t size)
+{
+    zc__calloc_fn next = ZC__NEXT(calloc);
+    if (next == NULL) {
+        /* The arena is static, so zeroed; an overflowing product gets NULL. */
+        size_t bytes = count * size;
+        return size != 0 && bytes / size != count ? NULL : zc__arena_alloc(bytes);
+    }
+    void *p = next(count, size);
+    size_t bytes = count * size; /* next refused an overflow: p is NULL then */
+    return zc__made(p, bytes);
+}
+
+ZC__EXPORT void free(void *p)
+{
+    if (p == NULL || zc__in_arena(p))
+        return;
+    ZC__KEEP_ERRNO(zc__run_track_release(p));
+    zc__free_fn next = ZC__NEXT(free);
+    if (next != NULL)
+        next(p);
+}
+
+ZC__EXPORT void *realloc(void *p, size_t bytes)
+{
+    if (zc__in_arena(p)) {
+        /* Arena blocks keep no size: copy what can be there (never past the arena's end). */
+        void *q = malloc(bytes);
+        size_t room = (size_t)(zc__arena + sizeof zc__arena - (unsigned char *)p);
+        if (q != NULL)
+            memcpy(q, p, bytes < room ? bytes : room);
+        return q;
+    }
+    zc__realloc_fn next = ZC__NEXT(realloc);
+    if (next == NULL)
+        return NULL;
+    /* The block may move or shrink: whatever was pinned in it goes first. */
+    if (p != NULL)
+        ZC__KEEP_ERRNO(zc__run_track_release(p));
+    return zc__made(next(p, bytes), bytes);
+}
+
+ZC__EXPORT void *reallocarray(void *p, size_t count, size_t size)
+{
+    zc__reallocarray_fn next = ZC__NEXT(reallocarray);
+    if (next == NULL || zc__in_arena(p)) {
+        size_t bytes = count * size;
+        if (size != 0 && bytes / size != count) {
+            errno = ENOMEM;
+            return NULL;
+        }
+        return realloc(p, bytes);
+    }
+    if (p != NULL)
+        ZC__KEEP_ERRNO(zc__run_track_release(p));
+    return zc__made(next(p, count, size), count * size);
+}
+
+ZC__EXPORT int posix_memalign(void **p, size_t alignment, size_t bytes)
+{
+    zc__posix_memalign_fn next = ZC__NEXT(posix_memalign);
+    if (next == NULL)
+        return ENOMEM;
+    int r = next(p, alignment, bytes);
+    if (r == 0)
+        zc__made(*p, bytes);
+    return r;
+}
+
+ZC__EXPORT void *aligned_alloc(size_t alignment, size_t bytes)
+{
+    zc__aligned_fn next = ZC__NEXT(aligned_alloc);
+    return next != NULL ? zc__made(next(alignment, bytes), bytes) : NULL;
+}
+
+ZC__EXPORT void *memalign(size_t alignment, size_t bytes)
+{
+    zc__aligned_fn next = ZC__NEXT(memalign);
+    return next != NULL ? zc__made(next(alignment, bytes), bytes) : NULL;
+}
+
+ZC__EXPORT void *valloc(size_t bytes)
+{
+    zc__valloc_fn next = ZC__NEXT(valloc);
+    return next != NULL ? zc__made(next(bytes), bytes) : NULL;
+}
+
+ZC__EXPORT void *pvalloc(size_t bytes)
+{
+    zc__valloc_fn next = ZC__NEXT(pvalloc);
+    return next != NULL ? zc__made(next(bytes), bytes) : NULL;
+}
+
+/* An anonymous private mapping is memory of the program's own, like a malloc block; a shared
+ * or file mapping is left alone (its pages are not the process's alone to pin). */
+static void *zc__mmap(void *addr, size_t length, int prot, int flags, int fd, off_t offset)
+{
+    zc__mmap_fn next = ZC__NEXT(mmap);
+    if (next == NULL) {
+        errno = ENOMEM;
+        return MAP_FAILED;
+    }
+    /* MAP_FIXED replaces what was mapped there: pins in it go first. */
+    if ((flags & MAP_FIXED) && zc__run_track_armed())
+        ZC__KEEP_ERRNO(zc__run_track_release_range((uintptr_t)addr, length));
+    void *p = next(addr, length, prot, flags, fd, offset);
+    if (p != MAP_FAILED && (flags & MAP_ANONYMOUS) && (flags & MAP_TYPE) == MAP_PRIVATE)
+        zc__made(p, length);
+    return p;
+}
+
+ZC__EXPORT void *mmap(void *addr, size_t length, int prot, int flags, int fd, off_t offset)
+{
+    return zc__mmap(addr, length, prot, flags, fd, offset);
+}
+
+ZC__EXPORT void *mmap64(void *addr, size_t length, int prot, int flags, int fd, off_t offset)
+{
+    return zc__mmap(addr, length, prot, flags, fd, offset);
+}
+
+ZC__EXPORT int munmap(void *addr, size_t length)
+{
+    zc__munmap_fn next = ZC__NEXT(munmap);
+    if (next == NULL) {
+        errno = ENOSYS;
+        return -1;
+    }
+    if (zc__run_track_armed())
+        ZC__KEEP_ERRNO(zc__run_track_release_range((uintptr_t)addr, length));
+    return next(addr, length);
+}
+
+ZC__EXPORT void *mremap(void *old, size_t old_length, size_t new_length, int flags, ...)
+{
+    void *new_address = NULL;
+    if (flags & MREMAP_FIXED) {
+        va_list ap;
+        va_start(ap, flags);
+        new_address = va_arg(ap, void *);
+        va_end(ap);
+    }
+    zc__mremap_fn next = ZC__NEXT(mremap);
+    if (next == NULL) {
+        errno = ENOSYS;
+        return MAP_FAILED;
+    }
+    /* The old pages move (or go), and a fixed target's are replaced; the result is not
+     * tracked (a remapped region is never pinned). */
+    if (zc__run_track_armed()) {
+        ZC__KEEP_ERRNO(zc__run_track_release_range((uintptr_t)old, old_length));
+        if (flags & MREMAP_FIXED)
+            ZC__KEEP_ERRNO(zc__run_track_release_range((uintptr_t)new_address, new_length));
+    }
+    return (flags & MREMAP_FIXED) ? next(old, old_length, new_length, flags, new_address)
+                                  : next(old, old_length, new_length, flags);
+}
+
+/* Advice after which the pages the program reads are no longer the ones pinned. */
+static int zc__gives_pages_back(int advice)
+{
+    switch (advice) {
+    case MADV_DONTNEED:
+#ifdef MADV_FREE
+    case MADV_FREE:
+#endif
+#ifdef MADV_REMOVE
+    case MADV_REMOVE:
+#endif
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+ZC__EXPORT int madvise(void *addr, size_t length, int advice)
+{
+    zc__madvise_fn next = ZC__NEXT(madvise);
+    if (next == NULL) {
+        errno = ENOSYS;
+        return -1;
+    }
+    if (zc__gives_pages_back(advice) && zc__run_track_armed())
+        ZC__KEEP_ERRNO(zc__run_pins_drop((uintptr_t)addr, length));
+    return next(addr, length, advice);
+}
+
+/* Whether every replacement above is what the process reaches by name: the definition found
+ * first is in this library (compared by the object holding it, not by address, which a call
+ * from here could see through the program's own definition). */
+static int zc__reached(void)
+{
+    static const char *const names[] = {"malloc", "calloc", "realloc", "free",   "posix_memalign",
+                                        "mmap",   "munmap", "mremap",  "madvise"};
+    Dl_info mine, found;
+    if (dladdr((void *)zc__resolve, &mine) == 0)
+        return 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        void *fn = zc__run_real_dlsym(RTLD_DEFAULT, names[i]);
+        if (fn == NULL || dladdr(fn, &found) == 0 || found.dli_fbase != mine.dli_fbase) {
+            if (zc__run_config_get()->verbose)
+                fprintf(stderr,
+                        "zerocopy run: the program reaches another %s than this "
+                        "library's; the register cure is off\n",
+                        names[i]);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static void zc__after_fork_child(void)
+{
+    zc__run_pins_after_fork();
+    zc__run_track_after_fork();
+}
+
+/* Arm the tracking once the configuration can be read: only when the register cure is on and
+ * the replacements are the ones the program reaches. */
+__attribute__((constructor)) static void zc__alloc_hooks_init(void)
+{
+    zc__resolve();
+    const zc__run_config *c = zc__run_config_get();
+    if (!zc__run_fix_on(ZC_RUN_FIX_REGISTER) || !zc__reached())
+        return;
+    pthread_atfork(NULL, NULL, zc__after_fork_child);
+    zc__run_track_arm(c->min_bytes < c->min_d2h_bytes ? c->min_bytes : c->min_d2h_bytes);
+}

@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The program's large allocations (run_track.h): a hash table split into stripes, each behind
+ * its own lock, so that frees from many threads rarely meet. Every free of the program asks
+ * here whether its block was tracked, so the common answer (no) costs one lock and a probe or
+ * two; while nothing is tracked it costs one atomic load.
+ * Nothing here allocates or calls the driver while holding a lock: both can call free, which
+ * comes back here.
+ */
+#include "run_track.h"
+
+#include <pthread.h>
+#include <string.h>
+
+#include "run_register.h"
+
+#define ZC__STRIPES      64u
+#define ZC__STRIPE_SLOTS 256u /* a power of two */
+#define ZC__EMPTY        ((uintptr_t)0)
+#define ZC__GONE         ((uintptr_t)1) /* a slot whose allocation was released */
+
+typedef enum zc__alloc_state {
+    ZC__ALLOC_PLAIN,   /* copies are counted towards pinning it */
+    ZC__ALLOC_PINNING, /* a copy is pinning it now */
+    ZC__ALLOC_PINNED,
+    ZC__ALLOC_REFUSED /* the driver would not pin it, or over the bound: never asked again */
+} zc__alloc_state;
+
+typedef struct zc__alloc {
+    uintptr_t base; /* ZC__EMPTY, ZC__GONE or the allocation's first byte */
+    size_t size;
+    uint64_t copied; /* bytes of copies that started at base */
+    unsigned char state;
+} zc__alloc;
+
+typedef struct zc__stripe {
+    pthread_mutex_t lock;
+    unsigned used; /* slots that are not EMPTY (GONE included) */
+    unsigned live;
+    zc__alloc slots[ZC__STRIPE_SLOTS];
+} zc__stripe;
+
+static zc__stripe zc__stripes[ZC__STRIPES];
+static size_t zc__min_bytes;      /* 0: not armed */
+static unsigned long zc__tracked; /* live allocations over all stripes */
+
+void zc__run_track_arm(size_t min_bytes)
+{
+    for (unsigned i = 0; i < ZC__STRIPES; i++)
+        pthread_mutex_init(&zc__stripes[i].lock, NULL);
+    __atomic_store_n(&zc__min_bytes, min_bytes > 0 ? min_bytes : 1, __ATOMIC_RELEASE);
+}
+
+int zc__run_track_armed(void)
+{
+    return __atomic_load_n(&zc__min_bytes, __ATOMIC_ACQUIRE) != 0;
+}
+
+size_t zc__run_track_min_bytes(void)
+{
+    return __atomic_load_n(&zc__min_bytes, __ATOMIC_ACQUIRE);
+}
+
+/* Pointers from malloc are 16-byte aligned and mmaps page-aligned: the bits above those mix. */
+static unsigned zc__hash(uintptr_t base)
+{
+    uint64_t h = (uint64_t)(base >> 4) * 0x9E3779B97F4A7C15ull;
+    return (unsigned)(h >> 32);
+}
+
+static zc__stripe *zc__stripe_of(uintptr_t base)
+{
+    return &zc__stripes[zc__hash(base) % ZC__STRIPES];
+}
+
+/* The slot holding base in s, or NULL (caller holds s's lock). */
+static zc__alloc *zc__find(zc__stripe *s, uintptr_t base)
+{
+    unsigned at = (zc__hash(base) / ZC__STRIPES) & (ZC__STRIPE_SLOTS - 1u);
+    for (unsigned probe = 0; probe < ZC__STRIPE_SLOTS; probe++) {
+        zc__alloc *a = &s->slots[(at + probe) & (ZC__STRIPE_SLOTS - 1u)];
+        if (a->base == base)
+            return a;
+        if (a->base == ZC__EMPTY)
+            return NULL;
+    }
+    return NULL;
+}
+
+/* Rehash a stripe whose released slots lengthen every probe (caller holds its lock). */
+static void zc__compact(zc__stripe *s)
+{
+    zc__alloc live[ZC__STRIPE_SLOTS];
+    unsigned n = 0;
+    for (unsigned i = 0; i < ZC__STRIPE_SLOTS; i++) {
+        if (s->slots[i].base > ZC__GONE)
+            live[n++] = s->slots[i];
+    }
+    memset(s->slots, 0, sizeof s->slots);
+    for (unsigned i = 0; i < n; i++) {
+        unsigned at = (zc__hash(live[i].base) / ZC__STRIPES) & (ZC__STRIPE_SLOTS - 1u);
+        while (s->slots[at].base != ZC__EMPTY)
+            at = (at + 1u) & (ZC__STRIPE_SLOTS - 1u);
+        s->slots[at] = live[i];
+    }
+    s->used = n;
+}
+
+/* Forget slot a of s (caller holds the lock); gives what it held. */
+static zc__alloc zc__forget(zc__stripe *s, zc__alloc *a)
+{
+    zc__alloc was = *a;
+    a->base = ZC__GONE;
+    s->live--;
+    __atomic_sub_fetch(&zc__tracked, 1, __ATOMIC_RELAXED);
+    return was;
+}
+
+void zc__run_track_add(void *base, size_t size)
+{
+    size_t min = zc__run_track_min_bytes();
+    if (min == 0 || size < min || base == NULL)
+        return;
+    uintptr_t b = (uintptr_t)base;
+    zc__stripe *s = zc__stripe_of(b);
+    pthread_mutex_lock(&s->lock);
+    zc__alloc *a = zc__find(s, b);
+    zc__alloc stale = {0};
+    if (a != NULL) {
+        /* A block at this address that was released where no hook saw it: the new one
+         * replaces it, and a pin of the old one goes (its pages are not these). */
+        stale = zc__forget(s, a);
+    }
+    if (s->used + 1 > ZC__STRIPE_SLOTS * 3 / 4)
+        zc__compact(s);
+    if (s->used + 1 <= ZC__STRIPE_SLOTS * 3 / 4) {
+        unsigned at = (zc__hash(b) / ZC__STRIPES) & (ZC__STRIPE_SLOTS - 1u);
+        while (s->slots[at].base > ZC__GONE)
+            at = (at + 1u) & (ZC__STRIPE_SLOTS - 1u);
+        if (s->slots[at].base == ZC__EMPTY)
+            s->used++;
+        s->slots[at] = (zc__alloc){.base = b, .size = size};
+        s->live++;
+        __atomic_add_fetch(&zc__tracked, 1, __ATOMIC_RELAXED);
+    }
+    /* A full stripe leaves the allocation untracked: it is never pinned, which is safe. */
+    pthread_mutex_unlock(&s->lock);
+    if (stale.state == ZC__ALLOC_PINNED || stale.state == ZC__ALLOC_PINNING)
+        zc__run_pins_drop(stale.base, stale.size);
+}
+
+void zc__run_track_release(void *base)
+{
+    if (base == NULL || __atomic_load_n(&zc__tracked, __ATOMIC_RELAXED) == 0)
+        return;
+    uintptr_t b = (uintptr_t)base;
+    zc__stripe *s = zc__stripe_of(b);
+    pthread_mutex_lock(&s->lock);
+    zc__alloc *a = zc__find(s, b);
+    zc__alloc was = {0};
+    if (a != NULL)
+        was = zc__forget(s, a);
+    pthread_mutex_unlock(&s->lock);
+    if (was.state == ZC__ALLOC_PINNED || was.state == ZC__ALLOC_PINNING)
+        zc__run_pins_drop(b, was.size);
+}
+
+void zc__run_track_release_range(uintptr_t start, size_t length)
+{
+    if (length == 0)
+        return;
+    uintptr_t end = start + length < start ? UINTPTR_MAX : start + length;
+    /* Pins first, whatever the table says: they are what must never outlive the pages. */
+    zc__run_pins_drop(start, end - start);
+    if (__atomic_load_n(&zc__tracked, __ATOMIC_RELAXED) == 0)
+        return;
+    /* The common case, a mapping unmapped whole: found where it starts. */
+    zc__stripe *s = zc__stripe_of(start);
+    pthread_mutex_lock(&s->lock);
+    zc__alloc *a = zc__find(s, start);
+    int whole = a != NULL && a->size == length;
+    if (a != NULL && a->size <= length)
+        zc__forget(s, a);
+    pthread_mutex_unlock(&s->lock);
+    if (whole)
+        return;
+    /* Anything else inside the range: a part of a mapping, or a mapping that is not where the
+     * range starts. Rare enough to look everywhere. */
+    for (unsigned i = 0; i < ZC__STRIPES; i++) {
+        zc__stripe *t = &zc__stripes[i];
+        pthread_mutex_lock(&t->lock);
+        for (unsigned k = 0; k < ZC__STRIPE_SLOTS && t->live > 0; k++) {
+            zc__alloc *x = &t->slots[k];
+            if (x->base > ZC__GONE && x->base < end && x->base + x->size > start)
+                zc__forget(t, x);
+        }
+        pthread_mutex_unlock(&t->lock);
+    }
+}
+
+int zc__run_track_count_copy(const void *host, size_t bytes, void **base_p, size_t *size_p)
+{
+    if (__atomic_load_n(&zc__tracked, __ATOMIC_RELAXED) == 0)
+        return 0;
+    uintptr_t b = (uintptr_t)host;
+    zc__stripe *s = zc__stripe_of(b);
+    int pin = 0;
+    pthread_mutex_lock(&s->lock);
+    zc__alloc *a = zc__find(s, b);
+    if (a != NULL && a->state == ZC__ALLOC_PLAIN) {
+        a->copied += bytes;
+        if (a->copied / 2 >= a->size) {
+            a->state = ZC__ALLOC_PINNING;
+            *base_p = (void *)a->base;
+            *size_p = a->size;
+            pin = 1;
+        }
+    }
+    pthread_mutex_unlock(&s->lock);
+    return pin;
+}
+
+int zc__run_track_pinned(void *base, int pinned)
+{
+    uintptr_t b = (uintptr_t)base;
+    zc__stripe *s = zc__stripe_of(b);
+    pthread_mutex_lock(&s->lock);
+    zc__alloc *a = zc__find(s, b);
+    int still = a != NULL && a->state == ZC__ALLOC_PINNING;
+    if (still)
+        a->state = pinned ? ZC__ALLOC_PINNED : ZC__ALLOC_REFUSED;
+    pthread_mutex_unlock(&s->lock);
+    return still;
+}
+
+void zc__run_track_unpinned(void *base, int again)
+{
+    uintptr_t b = (uintptr_t)base;
+    zc__stripe *s = zc__stripe_of(b);
+    pthread_mutex_lock(&s->lock);
+    zc__alloc *a = zc__find(s, b);
+    if (a != NULL && a->state == ZC__ALLOC_PINNED) {
+        a->state = again ? ZC__ALLOC_PLAIN : ZC__ALLOC_REFUSED;
+        a->copied = 0;
+    }
+    pthread_mutex_unlock(&s->lock);
+}
+
+void zc__run_track_after_fork(void)
+{
+    /* Only this thread runs in the child: no lock is held by anybody else. */
+    for (unsigned i = 0; i < ZC__STRIPES; i++) {
+        zc__stripe *s = &zc__stripes[i];
+        pthread_mutex_init(&s->lock, NULL);
+        for (unsigned k = 0; k < ZC__STRIPE_SLOTS; k++) {
+            if (s->slots[k].base > ZC__GONE && s->slots[k].state != ZC__ALLOC_REFUSED)
+                s->slots[k].state = ZC__ALLOC_PLAIN;
+        }
+    }
+}

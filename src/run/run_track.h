@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Internal to the interposition library: the program's large allocations as it makes and
+ * releases them (run_alloc_hooks.c tells), so that the register cure pins in place only memory
+ * whose every release it will see first. */
+#ifndef ZC_RUN_TRACK_H
+#define ZC_RUN_TRACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Nothing is tracked until zc__run_track_arm: the hooks run from the first malloc of the
+ * process, long before the configuration can be read (reading it may allocate), so they pass
+ * every call through until the library's constructor arms them.
+ */
+void zc__run_track_arm(size_t min_bytes);
+
+/* Whether allocations are being tracked (armed). */
+int zc__run_track_armed(void);
+
+/* The smallest allocation tracked (0 when not armed). */
+size_t zc__run_track_min_bytes(void);
+
+/* An allocation the program made, [base, base + size): a malloc-family block (released by free
+ * or realloc) or an anonymous private mapping (released by munmap or mremap). */
+void zc__run_track_add(void *base, size_t size);
+
+/*
+ * A malloc-family block is given back (free, realloc): forgotten, and unpinned first if the
+ * register cure pinned it. Cheap when base was never tracked.
+ */
+void zc__run_track_release(void *base);
+
+/*
+ * The pages of [start, start + length) are unmapped or remapped (munmap, mremap, mmap over
+ * them with MAP_FIXED): every allocation inside is forgotten and every pin touching the range
+ * dropped first.
+ */
+void zc__run_track_release_range(uintptr_t start, size_t length);
+
+/*
+ * A copy of bytes starting at host: count it towards its allocation (when host is where a
+ * tracked allocation starts). Gives 1, with the allocation's extent, when the allocation has
+ * now been copied twice its size over and should be pinned in place; the caller then reports
+ * with zc__run_track_pinned. 0 otherwise.
+ */
+int zc__run_track_count_copy(const void *host, size_t bytes, void **base_p, size_t *size_p);
+
+/* The outcome of the pinning that count_copy asked for: pinned (1) or refused (0, never asked
+ * again). Gives 0 when the allocation was released in the meantime (the caller then unpins). */
+int zc__run_track_pinned(void *base, int pinned);
+
+/* The pin of base was dropped while the allocation lives on: with again (the bound, its
+ * context going) its copies count towards pinning it again from nothing; without (the program
+ * uses it in a graph, or registers it itself) it is never pinned again. */
+void zc__run_track_unpinned(void *base, int again);
+
+/* A forked child's tables: the pins are its parent's, forgotten without a driver call. */
+void zc__run_track_after_fork(void);
+
+#endif
