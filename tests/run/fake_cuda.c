@@ -438,6 +438,49 @@ FAKE_EXPORT CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *p, CUstream s)
     return fake_copy_2d(p, to_pageable);
 }
 
+/* A 3D copy: one 2D copy per slice, each with the slice's start on both sides. */
+static CUresult fake_copy_3d(const CUDA_MEMCPY3D *p, int sync)
+{
+    if (p->srcLOD != 0 || p->dstLOD != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    for (size_t z = 0; z < p->Depth; z++) {
+        CUDA_MEMCPY2D m;
+        memset(&m, 0, sizeof m);
+        m.srcXInBytes = p->srcXInBytes;
+        m.srcY = p->srcY + (p->srcZ + z) * p->srcHeight;
+        m.srcMemoryType = p->srcMemoryType;
+        m.srcHost = p->srcHost;
+        m.srcDevice = p->srcDevice;
+        m.srcPitch = p->srcPitch;
+        m.dstXInBytes = p->dstXInBytes;
+        m.dstY = p->dstY + (p->dstZ + z) * p->dstHeight;
+        m.dstMemoryType = p->dstMemoryType;
+        m.dstHost = p->dstHost;
+        m.dstDevice = p->dstDevice;
+        m.dstPitch = p->dstPitch;
+        m.WidthInBytes = p->WidthInBytes;
+        m.Height = p->Height;
+        CUresult r = fake_copy_2d(&m, sync);
+        if (r != CUDA_SUCCESS)
+            return r;
+    }
+    return CUDA_SUCCESS;
+}
+
+FAKE_EXPORT CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *p)
+{
+    return fake_copy_3d(p, 1);
+}
+
+FAKE_EXPORT CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *p, CUstream s)
+{
+    (void)s;
+    pthread_mutex_lock(&fake_lock);
+    int to_pageable = p->dstMemoryType == CU_MEMORYTYPE_HOST && fake_find(p->dstHost) == NULL;
+    pthread_mutex_unlock(&fake_lock);
+    return fake_copy_3d(p, to_pageable);
+}
+
 /* The per-thread default-stream forms: the same copies (the fake has one queue for every
  * stream). */
 FAKE_EXPORT CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr dst, const void *src, size_t bytes)

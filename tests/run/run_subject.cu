@@ -6,6 +6,10 @@
 //
 //   run_subject copies        pageable copies of many sizes, sync, async, cudaMemcpyDefault
 //   run_subject copies2d      pitched pageable copies (cudaMemcpy2D, cudaMemcpy2DAsync)
+//   run_subject copies3d      3D pageable copies (cudaMemcpy3D, cudaMemcpy3DAsync)
+//   run_subject reuse         the same pageable buffers copied again and again, then given
+//                             back every way a program can (free, realloc, munmap, madvise,
+//                             mmap over them), and read by a forked child while pinned
 //   run_subject pin N BYTES   cudaHostAlloc and cudaFreeHost of one size, N times
 //   run_subject rate BYTES N  median GB/s of N pageable copies each way
 //   run_subject spawn         runs "copies" in a child process (fork and exec)
@@ -16,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -201,6 +206,181 @@ static int copies_2d(void)
     return 0;
 }
 
+/* A box of width x height x depth bytes inside a pageable host volume with a pitch and slice
+ * height of its own, to a 3D device allocation and back, at an offset on both sides; the bytes
+ * around the box must come back untouched. */
+static void copies_3d_of(size_t width, size_t height, size_t depth, cudaStream_t stream,
+                         unsigned seed)
+{
+    const size_t pitch = width + 328, rows = height + 5, bytes = pitch * rows * (depth + 2);
+    unsigned char *in = (unsigned char *)malloc(bytes), *out = (unsigned char *)malloc(bytes);
+    VERIFY(in != NULL && out != NULL, "malloc");
+    cudaPitchedPtr dev;
+    CHECK(cudaMalloc3D(&dev, make_cudaExtent(width + 7, height + 2, depth + 1)));
+    for (int async = 0; async < 2; async++) {
+        fill(in, bytes, seed + async);
+        memset(out, 0xEE, bytes);
+        cudaMemcpy3DParms up = {}, down = {};
+        up.srcPtr = make_cudaPitchedPtr(in, pitch, width, rows);
+        up.srcPos = make_cudaPos(3, 2, 1);
+        up.dstPtr = dev;
+        up.dstPos = make_cudaPos(7, 2, 1);
+        up.extent = make_cudaExtent(width, height, depth);
+        up.kind = cudaMemcpyHostToDevice;
+        down.srcPtr = dev;
+        down.srcPos = up.dstPos;
+        down.dstPtr = make_cudaPitchedPtr(out, pitch, width, rows);
+        down.dstPos = up.srcPos;
+        down.extent = up.extent;
+        down.kind = cudaMemcpyDeviceToHost;
+        if (async) {
+            CHECK(cudaMemcpy3DAsync(&up, stream));
+            CHECK(cudaMemcpy3DAsync(&down, stream));
+            CHECK(cudaStreamSynchronize(stream));
+        } else {
+            CHECK(cudaMemcpy3D(&up));
+            CHECK(cudaMemcpy3D(&down));
+        }
+        uint64_t h = 1469598103934665603ull;
+        for (size_t z = 0; z < depth + 2; z++) {
+            for (size_t y = 0; y < rows; y++) {
+                const size_t at = (z * rows + y) * pitch;
+                int inside = z >= 1 && z < 1 + depth && y >= 2 && y < 2 + height;
+                for (size_t x = 0; x < pitch; x++) {
+                    int in_box = inside && x >= 3 && x < 3 + width;
+                    VERIFY(in_box ? out[at + x] == in[at + x] : out[at + x] == 0xEE,
+                           in_box ? "a byte of the box came back changed"
+                                  : "a byte outside the box was written");
+                }
+                if (inside)
+                    h = (h ^ fnv1a(out + at + 3, width)) * 1099511628211ull;
+            }
+        }
+        printf("%s3d %zux%zux%zu %016llx\n", async ? "async" : "sync", width, height, depth,
+               (unsigned long long)h);
+    }
+    CHECK(cudaFree(dev.ptr));
+    free(out);
+    free(in);
+}
+
+static int copies_3d(void)
+{
+    cudaStream_t stream;
+    CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    /* A volume that is cured, and a small one left as it was. */
+    static const size_t shapes[][3] = {{1000, 300, 12}, {64, 8, 3}};
+    for (int round = 0; round < 2; round++) {
+        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+            copies_3d_of(shapes[i][0], shapes[i][1], shapes[i][2], stream,
+                         (unsigned)(round * 4 + i));
+    }
+    CHECK(cudaStreamDestroy(stream));
+    return 0;
+}
+
+/* host to the device, scaled there, back into out (synchronous, or asynchronous on stream with
+ * host overwritten at once), checked; its checksum printed. */
+static void scaled_round_trip(unsigned char *host, unsigned char *out, unsigned char *dev,
+                              size_t n, cudaStream_t stream, const char *what)
+{
+    unsigned char *keep = (unsigned char *)malloc(n);
+    VERIFY(keep != NULL, "malloc");
+    memcpy(keep, host, n);
+    if (stream == NULL) {
+        CHECK(cudaMemcpy(dev, host, n, cudaMemcpyHostToDevice));
+        scale<<<120, 256>>>(dev, n);
+        CHECK(cudaGetLastError());
+        CHECK(cudaMemcpy(out, dev, n, cudaMemcpyDeviceToHost));
+    } else {
+        CHECK(cudaMemcpyAsync(dev, host, n, cudaMemcpyHostToDevice, stream));
+        memset(host, 0xA5, n); /* returned: the pageable source may be reused */
+        scale<<<120, 256, 0, stream>>>(dev, n);
+        CHECK(cudaGetLastError());
+        CHECK(cudaMemcpyAsync(out, dev, n, cudaMemcpyDeviceToHost, stream));
+        CHECK(cudaStreamSynchronize(stream));
+    }
+    expect_scaled(keep, out, n, what);
+    printf("%s %zu %016llx\n", what, n, (unsigned long long)fnv1a(out, n));
+    free(keep);
+}
+
+/* The register cure's ground: buffers copied again and again (pinned in place under zc run),
+ * read by a forked child, then given back every way a program can while the program goes on
+ * copying what takes their place. */
+static int reuse(void)
+{
+    const size_t n = (16u << 20) + 5;
+    unsigned char *in = (unsigned char *)malloc(n), *out = (unsigned char *)malloc(n), *dev;
+    VERIFY(in != NULL && out != NULL, "malloc");
+    CHECK(cudaMalloc((void **)&dev, 2 * n));
+    cudaStream_t stream;
+    CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    for (unsigned round = 0; round < 8; round++) {
+        fill(in, n, round);
+        scaled_round_trip(in, out, dev, n, round % 2 ? stream : NULL, "reuse");
+    }
+    /* A child made by fork reads the buffers as the parent left them. */
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        printf("child %016llx\n", (unsigned long long)fnv1a(out, n));
+        fflush(NULL);
+        _exit(0);
+    }
+    int status = 0;
+    VERIFY(pid > 0 && waitpid(pid, &status, 0) == pid && status == 0, "the forked child");
+    /* Grown in place or moved: the copies see the new block. */
+    in = (unsigned char *)realloc(in, 2 * n);
+    VERIFY(in != NULL, "realloc");
+    fill(in, 2 * n, 77);
+    scaled_round_trip(in, out, dev, n, NULL, "realloc");
+    free(in);
+    free(out);
+    /* Mappings of the program's own, copied until pinned, then given back or replaced: the
+     * copies after must see the pages the program sees (zeros), not the ones pinned. */
+    static const char *const ways[] = {"munmap", "madvise", "map-fixed"};
+    unsigned char *back = (unsigned char *)malloc(n);
+    VERIFY(back != NULL, "malloc");
+    for (int way = 0; way < 3; way++) {
+        unsigned char *m = (unsigned char *)mmap(NULL, n, PROT_READ | PROT_WRITE,
+                                                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        VERIFY(m != MAP_FAILED, "mmap");
+        for (unsigned round = 0; round < 4; round++) {
+            fill(m, n, round + 20);
+            CHECK(cudaMemcpy(dev, m, n, cudaMemcpyHostToDevice));
+        }
+        if (way == 0) {
+            VERIFY(munmap(m, n) == 0, "munmap");
+            /* The same addresses again where nothing took them meanwhile, the sharpest test. */
+            unsigned char *again = (unsigned char *)mmap(
+                m, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+                -1, 0);
+            if (again == MAP_FAILED)
+                again = (unsigned char *)mmap(NULL, n, PROT_READ | PROT_WRITE,
+                                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            VERIFY(again != MAP_FAILED, "mmap again");
+            m = again;
+        } else if (way == 1) {
+            VERIFY(madvise(m, n, MADV_DONTNEED) == 0, "madvise");
+        } else {
+            VERIFY(mmap(m, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
+                        0) == m,
+                   "mmap over");
+        }
+        CHECK(cudaMemcpy(dev, m, n, cudaMemcpyHostToDevice));
+        CHECK(cudaMemcpy(back, dev, n, cudaMemcpyDeviceToHost));
+        for (size_t i = 0; i < n; i++)
+            VERIFY(back[i] == 0, "the pages given back were copied, not the program's");
+        printf("%s ok\n", ways[way]);
+        munmap(m, n);
+    }
+    free(back);
+    CHECK(cudaStreamDestroy(stream));
+    CHECK(cudaFree(dev));
+    return 0;
+}
+
 static int pin(long count, size_t n)
 {
     unsigned char *dev = NULL;
@@ -290,6 +470,10 @@ int main(int argc, char **argv)
         return copies();
     if (argc == 2 && strcmp(argv[1], "copies2d") == 0)
         return copies_2d();
+    if (argc == 2 && strcmp(argv[1], "copies3d") == 0)
+        return copies_3d();
+    if (argc == 2 && strcmp(argv[1], "reuse") == 0)
+        return reuse();
     if (argc == 4 && strcmp(argv[1], "pin") == 0)
         return pin(atol(argv[2]), (size_t)atoll(argv[3]));
     if (argc == 4 && strcmp(argv[1], "rate") == 0)
@@ -302,6 +486,7 @@ int main(int argc, char **argv)
         raise(SIGKILL);
     }
     fprintf(stderr,
-            "usage: run_subject copies | copies2d | pin N BYTES | rate BYTES N | spawn | kill\n");
+            "usage: run_subject copies | copies2d | copies3d | reuse | pin N BYTES | rate BYTES N | "
+            "spawn | kill\n");
     return 64;
 }

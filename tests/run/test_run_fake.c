@@ -168,6 +168,89 @@ static int child_copies_2d(void)
     return 0;
 }
 
+/* A box of a host volume (its own pitch and slice height) to a device volume (others) and
+ * back, synchronously and not, three times, at offsets on both sides; the bytes around the box
+ * must come back untouched. */
+static int child_copies_3d(void)
+{
+    const size_t w = 3000, h = 70, d = 9, hp = w + 333, hh = h + 4, dp = w + 584, dh = h + 6;
+    const size_t host_bytes = hp * hh * (d + 1);
+    unsigned char *in = malloc(host_bytes), *out = malloc(host_bytes), *keep = malloc(host_bytes);
+    CUdeviceptr dev;
+    if (in == NULL || out == NULL || keep == NULL)
+        return 1;
+    CHECK_CU(cuMemAlloc_v2(&dev, dp * dh * (d + 2)));
+    for (int round = 0; round < 3; round++) {
+        for (int async = 0; async < 2; async++) {
+            fake_child_fill(in, host_bytes, (unsigned)(round * 2 + async));
+            memcpy(keep, in, host_bytes);
+            memset(out, 0xEE, host_bytes);
+            CUDA_MEMCPY3D up, down;
+            memset(&up, 0, sizeof up);
+            up.srcMemoryType = CU_MEMORYTYPE_HOST;
+            up.srcHost = in;
+            up.srcXInBytes = 5;
+            up.srcY = 2;
+            up.srcZ = 1;
+            up.srcPitch = hp;
+            up.srcHeight = hh;
+            up.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+            up.dstDevice = dev;
+            up.dstY = 3;
+            up.dstZ = 1;
+            up.dstPitch = dp;
+            up.dstHeight = dh;
+            up.WidthInBytes = w;
+            up.Height = h;
+            up.Depth = d;
+            down = up;
+            down.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+            down.srcDevice = dev;
+            down.srcHost = NULL;
+            down.srcXInBytes = 0;
+            down.srcY = 3;
+            down.srcPitch = dp;
+            down.srcHeight = dh;
+            down.dstMemoryType = CU_MEMORYTYPE_HOST;
+            down.dstHost = out;
+            down.dstDevice = 0;
+            down.dstXInBytes = 5;
+            down.dstY = 2;
+            down.dstPitch = hp;
+            down.dstHeight = hh;
+            if (async) {
+                CHECK_CU(cuMemcpy3DAsync_v2(&up, NULL));
+                memset(in, 0x5A, host_bytes); /* returned: the source may be reused */
+                CHECK_CU(cuMemcpy3DAsync_v2(&down, NULL));
+            } else {
+                CHECK_CU(cuMemcpy3D_v2(&up));
+                CHECK_CU(cuMemcpy3D_v2(&down));
+            }
+            for (size_t z = 0; z <= d; z++) {
+                for (size_t y = 0; y < hh; y++) {
+                    const unsigned char *a = keep + (z * hh + y) * hp,
+                                        *b = out + (z * hh + y) * hp;
+                    int inside = z >= 1 && y >= 2 && y < 2 + h;
+                    for (size_t x = 0; x < hp; x++) {
+                        int in_box = inside && x >= 5 && x < 5 + w;
+                        if (in_box ? b[x] != a[x] : b[x] != 0xEE) {
+                            printf("FAIL 3D round %d async %d at %zu,%zu,%zu\n", round, async, x,
+                                   y, z);
+                            return 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    CHECK_CU(cuMemFree_v2(dev));
+    free(keep);
+    free(out);
+    free(in);
+    printf("copies 3d ok\n");
+    return 0;
+}
+
 /* The per-thread default-stream forms, as a program built with --default-stream per-thread
  * calls them: cured, on the calling thread's stream. */
 static int child_per_thread(void)
@@ -286,6 +369,20 @@ static void test_copies_2d(void **state)
     assert_int_equal(r.summary.counts[ZC_RUN_COUNTER_PAGEABLE_H2D].bytes, 8 * 3000 * 700);
 }
 
+static void test_copies_3d(void **state)
+{
+    (void)state;
+    child_run r;
+    run_child("copies3d", NULL, &r);
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.out, "copies 3d ok"));
+    /* 3 rounds x 2 kinds each way: the second each way sampled, the others cured. */
+    assert_int_equal(child_calls(&r, ZC_RUN_COUNTER_PAGEABLE_SAMPLE), 2);
+    assert_int_equal(child_calls(&r, ZC_RUN_COUNTER_PAGEABLE_H2D), 5);
+    assert_int_equal(child_calls(&r, ZC_RUN_COUNTER_PAGEABLE_D2H), 5);
+    assert_int_equal(r.summary.counts[ZC_RUN_COUNTER_PAGEABLE_H2D].bytes, 5 * 3000 * 70 * 9);
+}
+
 static void test_per_thread_stream(void **state)
 {
     (void)state;
@@ -349,6 +446,8 @@ int main(int argc, char **argv)
         return child_copies();
     if (argc == 2 && strcmp(argv[1], "copies2d") == 0)
         return child_copies_2d();
+    if (argc == 2 && strcmp(argv[1], "copies3d") == 0)
+        return child_copies_3d();
     if (argc == 2 && strcmp(argv[1], "ptds") == 0)
         return child_per_thread();
     if (argc == 2 && strcmp(argv[1], "left") == 0)
@@ -357,6 +456,7 @@ int main(int argc, char **argv)
         return child_pin();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_copies_through_staging), cmocka_unit_test(test_copies_2d),
+        cmocka_unit_test(test_copies_3d),
         cmocka_unit_test(test_per_thread_stream),      cmocka_unit_test(test_cure_off),
         cmocka_unit_test(test_left_as_they_were),      cmocka_unit_test(test_pinning_kept),
     };

@@ -106,10 +106,14 @@ static cJSON *same_output(const char *const *options, const char *const *argv, i
     return doc;
 }
 
+/* The staging cure alone: with the register cure, the third copy of each buffer would find it
+ * copied twice its size over and pin it. */
+static const char *const staging_only[] = {"--fix", "pageable,pinning", NULL};
+
 /* The copies of run_subject (program), counted. */
 static void expect_copies_cured(const char *program)
 {
-    cJSON *doc = same_output(NULL, (const char *[]){program, "copies", NULL}, 0);
+    cJSON *doc = same_output(staging_only, (const char *[]){program, "copies", NULL}, 0);
     assert_true(cJSON_IsTrue(cJSON_GetObjectItem(doc, "cured")));
     assert_int_equal(cJSON_GetObjectItem(doc, "processes")->valueint, 1);
     assert_int_equal(cJSON_GetObjectItem(doc, "processes_cut")->valueint, 0);
@@ -149,6 +153,21 @@ static void test_copies_per_thread_stream(void **state)
     expect_copies_cured(ZC_RUN_SUBJECT_PTDS);
 }
 
+/* Every cure on: each copy still counted once, some of them from buffers pinned in place. */
+static void test_copies_all_cures(void **state)
+{
+    (void)state;
+    cJSON *doc = same_output(NULL, (const char *[]){ZC_RUN_SUBJECT, "copies", NULL}, 0);
+    double seen = calls(doc, "pageable-h2d") + calls(doc, "pageable-d2h") +
+                  calls(doc, "registered-h2d") + calls(doc, "registered-d2h") +
+                  calls(doc, "pageable-sample") + calls(doc, "pageable-small") +
+                  calls(doc, "pageable-capture") + calls(doc, "pageable-unsure");
+    assert_true(seen == 120);
+    assert_true(calls(doc, "registered-h2d") > 0 && calls(doc, "registered-d2h") > 0);
+    assert_true(calls(doc, "register-pin") == calls(doc, "register-unpin"));
+    cJSON_Delete(doc);
+}
+
 static void test_copies_2d(void **state)
 {
     (void)state;
@@ -157,6 +176,35 @@ static void test_copies_2d(void **state)
     assert_true(calls(doc, "pageable-h2d") == 3 && calls(doc, "pageable-d2h") == 3);
     assert_true(calls(doc, "pageable-small") == 8);
     assert_true(calls(doc, "pageable-unsure") == 8);
+    cJSON_Delete(doc);
+}
+
+/* cudaMemcpy3D and cudaMemcpy3DAsync: 2 rounds x 2 kinds each way; the large volume cured (its
+ * second copy each way sampled), the small one left. */
+static void test_copies_3d(void **state)
+{
+    (void)state;
+    cJSON *doc = same_output(NULL, (const char *[]){ZC_RUN_SUBJECT, "copies3d", NULL}, 0);
+    assert_true(calls(doc, "pageable-sample") == 2);
+    assert_true(calls(doc, "pageable-h2d") == 3 && calls(doc, "pageable-d2h") == 3);
+    assert_true(calls(doc, "pageable-small") == 8);
+    cJSON_Delete(doc);
+}
+
+/* Buffers copied again and again are pinned in place: the program's output is the same, its
+ * forked child reads the pinned buffer, and every way it gives pages back unpins first (the
+ * program checks that the copies after see its new pages). */
+static void test_register(void **state)
+{
+    (void)state;
+    cJSON *doc = same_output(NULL, (const char *[]){ZC_RUN_SUBJECT, "reuse", NULL}, 0);
+    assert_true(calls(doc, "register-pin") >= 5);
+    assert_true(calls(doc, "register-pin") == calls(doc, "register-unpin"));
+    assert_true(calls(doc, "registered-h2d") >= 6 && calls(doc, "registered-d2h") >= 5);
+    assert_true(calls(doc, "register-refused") == 0);
+    assert_string_equal(
+        cJSON_GetStringValue(cJSON_GetObjectItem(counter(doc, "registered-h2d"), "pricing")),
+        "scaled");
     cJSON_Delete(doc);
 }
 
@@ -196,7 +244,7 @@ static void test_pinning_loop(void **state)
 static void test_driver_api_by_symbol(void **state)
 {
     (void)state;
-    cJSON *doc = same_output(NULL, (const char *[]){ZC_RUN_SUBJECT_DRIVER, NULL}, 0);
+    cJSON *doc = same_output(staging_only, (const char *[]){ZC_RUN_SUBJECT_DRIVER, NULL}, 0);
     /* 3 round trips of 9 MiB: the first each way runs as it was to price the others. */
     assert_true(calls(doc, "pageable-sample") == 2);
     assert_true(calls(doc, "pageable-h2d") == 2);
@@ -208,7 +256,7 @@ static void test_driver_api_by_symbol(void **state)
 static void test_child_process(void **state)
 {
     (void)state;
-    cJSON *doc = same_output(NULL, (const char *[]){ZC_RUN_SUBJECT, "spawn", NULL}, 0);
+    cJSON *doc = same_output(staging_only, (const char *[]){ZC_RUN_SUBJECT, "spawn", NULL}, 0);
     assert_true(cJSON_GetObjectItem(doc, "processes")->valueint >= 1);
     assert_true(calls(doc, "pageable-h2d") == 30 - 4); /* the child's, as in test_copies */
     cJSON_Delete(doc);
@@ -274,6 +322,7 @@ int main(void)
      * add CUPTI (zc trace) or kill processes, which the sanitizer cannot share. */
     const struct CMUnitTest sanitized[] = {
         cmocka_unit_test(test_copies),
+        cmocka_unit_test(test_register),
         cmocka_unit_test(test_pinning_loop),
         cmocka_unit_test(test_driver_api_by_symbol),
     };
@@ -281,7 +330,10 @@ int main(void)
         return cmocka_run_group_tests(sanitized, NULL, NULL);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_copies),
+        cmocka_unit_test(test_copies_all_cures),
         cmocka_unit_test(test_copies_2d),
+        cmocka_unit_test(test_copies_3d),
+        cmocka_unit_test(test_register),
         cmocka_unit_test(test_copies_per_thread_stream),
         cmocka_unit_test(test_cures_switch_off),
         cmocka_unit_test(test_pinning_loop),
