@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Benchmark: zc run's cures beside the same programs uncured, in one call. Pageable copies of
-# 64 KiB to 256 MiB each way (tests/run/run_subject rate: median of N timed cudaMemcpy calls, data
-# verified), uncured and cured, runs alternated, three of each; a program that pins and frees
-# in a loop, uncured and cured; a grid of copying threads and chunk sizes at 1 and 64 MiB; a
-# PyTorch script of pageable tensor copies when torch is installed. Writes RESULTS_DIR/run/:
-# run.json (every run) and run.md (the tables).
+# 64 KiB to 256 MiB each way (tests/run/run_subject rate: median of N timed cudaMemcpy calls of
+# one buffer, data verified), uncured, cured by staging alone (--fix pageable,pinning: what a
+# buffer copied once gets) and with every cure (the buffer, copied again and again, pinned in
+# place), runs alternated, three of each; a program that pins and frees in a loop, uncured and
+# cured; a PyTorch script of pageable tensor copies when torch is installed; with
+# ZC_BENCH_RUN_GRID=1, a grid of copying threads and chunk sizes at 1 and 64 MiB. Writes
+# RESULTS_DIR/run/: run.json (every run) and run.md (the tables).
 #   bash scripts/bench.d/41-run.sh ZC_BINARY RESULTS_DIR
 set -uo pipefail
 zc=${1:?usage: 41-run.sh ZC_BINARY RESULTS_DIR}
@@ -44,6 +46,8 @@ for size in $sizes; do
   [ "$size" -ge 67108864 ] && n=8
   for repeat in 1 2 3; do
     one "rate uncured $size $repeat" -- "$subject" rate "$size" "$n"
+    one "rate staged $size $repeat" -- "$zc" run -q --fix pageable,pinning -- \
+      "$subject" rate "$size" "$n"
     one "rate cured $size $repeat" -- "$zc" run -q -- "$subject" rate "$size" "$n"
   done
 done
@@ -55,14 +59,16 @@ for repeat in 1 2 3; do
   one "pin cured 1MiB $repeat" -- "$zc" run -q -- "$subject" pin 200 1048576
 done
 
-for threads in 1 2 4 8 12; do
-  for chunk in 262144 1048576 4194304; do
-    for size in 1048576 67108864; do
-      one "grid $threads $chunk $size" ZC_RUN_THREADS=$threads ZC_RUN_CHUNK=$chunk -- \
-        "$zc" run -q -- "$subject" rate "$size" 8
+if [ "${ZC_BENCH_RUN_GRID:-0}" = 1 ]; then
+  for threads in 1 2 4 8 12; do
+    for chunk in 262144 1048576 4194304; do
+      for size in 1048576 67108864; do
+        one "grid $threads $chunk $size" ZC_RUN_THREADS=$threads ZC_RUN_CHUNK=$chunk -- \
+          "$zc" run -q --fix pageable,pinning -- "$subject" rate "$size" 8
+      done
     done
   done
-done
+fi
 
 if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
   for repeat in 1 2 3; do

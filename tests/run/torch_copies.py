@@ -28,5 +28,7 @@ for size in (1 << 20, 16 << 20, 128 << 20):
     expect = (x.to(torch.int32) * 3 + 1).remainder(256).to(torch.uint8)
     assert torch.equal(z, expect), f"{size}: wrong result"
     print(size, hashlib.sha256(z.numpy().tobytes()).hexdigest()[:16])
+    # A tensor zc run pinned in place must still look pageable to the program.
+    print(size, "pinned", x.is_pinned())
     print(f"torch {size} h2d {size / statistics.median(h2d[1:]) / 1e9:.3f} "
           f"d2h {size / statistics.median(d2h[1:]) / 1e9:.3f}", file=sys.stderr)
