@@ -24,13 +24,18 @@ typedef enum zc_stream_mode {
     ZC_STREAM_CPU = 5,              /* the filter on the host: no GPU, the pipeline's baseline */
     ZC_STREAM_CLASSIC_OVERLAP = 6,  /* pinned copies and kernels of consecutive frames on three
                                        streams, so that copy-in, kernel and copy-out overlap */
-    ZC_STREAM_STREAM_WAIT = 7       /* no persistent kernel: each frame's kernel is queued ahead
+    ZC_STREAM_STREAM_WAIT = 7,      /* no persistent kernel: each frame's kernel is queued ahead
                                        behind a stream wait on a word the CPU stores in mapped
                                        memory (cuStreamWaitValue64); ZC_ERR_UNSUPPORTED where
                                        the device lacks 64-bit stream memory operations */
+    ZC_STREAM_HYBRID = 8            /* the zerocopy mode's persistent kernel reads frames from
+                                       the mapped ring through the SMs; its results leave by the
+                                       copy engine into pinned memory (ZC_RING_RESULTS_COPY), so
+                                       the two directions ride two engines; ZC_ERR_UNSUPPORTED
+                                       where the device lacks 64-bit stream memory operations */
 } zc_stream_mode;
 
-#define ZC_STREAM_MODE_COUNT 8
+#define ZC_STREAM_MODE_COUNT 9
 
 /* The most taps a filter may have. */
 #define ZC_FIR_MAX_TAPS 1024
@@ -79,8 +84,12 @@ typedef struct zc_synth {
 ZC_BEGIN_DECLS
 
 /* "zerocopy", "mapped-launch", "classic-pageable", "classic-pinned", "graph", "cpu",
- * "classic-overlap", "stream-wait". */
+ * "classic-overlap", "stream-wait", "hybrid". */
 ZC_EXTERN const char *zc_stream_mode_name(zc_stream_mode mode);
+
+/* Whether a mode runs a persistent kernel on a frame ring (zerocopy, hybrid): such a mode
+ * takes a ring protocol (zc_stream_config.protocol) and can keep a time budget. */
+ZC_EXTERN int zc_stream_mode_on_ring(zc_stream_mode mode);
 
 /* The mode named name (as zc_stream_mode_name gives it). */
 ZC_EXTERN zc_status zc_stream_mode_parse(const char *name, zc_stream_mode *mode_p);

@@ -19,6 +19,20 @@ typedef enum zc_ring_full_policy {
     ZC_RING_FULL_DROP = 1  /* refuse the frame at once (ZC_ERR_DROPPED) and count it dropped */
 } zc_ring_full_policy;
 
+/* Where the kernel's results go. */
+typedef enum zc_ring_results {
+    ZC_RING_RESULTS_MAPPED = 0, /* the SMs write them into mapped host memory, in the ring's
+                                   protocol: both directions on the SMs */
+    ZC_RING_RESULTS_COPY = 1    /* the SMs write them into device memory and stamp them there;
+                                   the copy engine moves each into pinned host memory, queued
+                                   ahead behind a stream wait on its stamp
+                                   (cuStreamWaitValue64): frames in by the SMs, results out by
+                                   the copy engine, two engines instead of one. Results are in
+                                   the FLAG form whatever the input's protocol.
+                                   ZC_ERR_UNSUPPORTED where the device lacks 64-bit stream
+                                   memory operations */
+} zc_ring_results;
+
 typedef struct zc_ring_config {
     int device;                 /* CUDA device number */
     uint32_t slots;             /* slots per direction, a power of two, 2..65536 */
@@ -31,6 +45,7 @@ typedef struct zc_ring_config {
     uint64_t poll_check_ns;     /* a waiting kernel reads stop and heartbeat this often */
     uint64_t budget_frames;     /* keep the time budget of frames 0..budget_frames-1
                                    (zerocopy/ring_budget.h); 0: none */
+    zc_ring_results results;    /* where results go (default: mapped) */
 } zc_ring_config;
 
 /* Counters of one ring since creation. Nothing is dropped without being counted here. */

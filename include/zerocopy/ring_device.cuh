@@ -457,16 +457,16 @@ __device__ __forceinline__ void zc_ring_dev_release(const zc_ring_dev *ring, uin
 }
 
 /*
- * Write 32-bit result words [first, first + count) of result seq from src. LL: each word goes
- * out with its flag in one 8-byte store and is complete by itself. FLAG: plain stores, made
- * visible by zc_ring_dev_publish.
+ * Write 32-bit result words [first, first + count) of result seq from src, in the results'
+ * protocol (out_protocol). LL: each word goes out with its flag in one 8-byte store and is
+ * complete by itself. FLAG: plain stores, made visible by zc_ring_dev_publish.
  */
 __device__ __forceinline__ void zc_ring_dev_write(const zc_ring_dev *ring, uint64_t seq,
                                                   uint64_t first, uint32_t count,
                                                   const uint32_t *src)
 {
     unsigned char *slot = ring->out + (uint64_t)zc_ring_slot(seq, ring->slots) * ring->out_stride;
-    if (ring->protocol == ZC_RING_PROTO_LL) {
+    if (ring->out_protocol == ZC_RING_PROTO_LL) {
         uint64_t *dst = (uint64_t *)slot + first;
         uint32_t flag = zc_ring_ll_flag(seq);
         if ((first & 1u) == 0 && (count & 1u) == 0) {
@@ -504,7 +504,7 @@ __device__ __forceinline__ void zc_ring_dev_write(const zc_ring_dev *ring, uint6
  */
 __device__ __forceinline__ void zc_ring_dev_publish(const zc_ring_dev *ring, uint64_t seq)
 {
-    if (ring->protocol == ZC_RING_PROTO_LL)
+    if (ring->out_protocol == ZC_RING_PROTO_LL)
         return;
     __syncthreads();
     if (threadIdx.x == 0) {

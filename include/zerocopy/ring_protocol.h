@@ -74,19 +74,23 @@ typedef struct zc_ring_ctrl {
  * device pointers (cudaHostGetDevicePointer), never assumed equal to the host's.
  */
 typedef struct zc_ring_dev {
-    uint32_t protocol;   /* zc_ring_protocol */
-    uint32_t slots;      /* a power of two */
-    uint32_t consumers;  /* blocks that release input frames: the kernel's grid size */
-    uint32_t launch;     /* the number stored in ctrl->started */
+    uint32_t protocol;     /* zc_ring_protocol of the input frames */
+    uint32_t out_protocol; /* of the results: the input's, or FLAG when they go to device
+                              memory for the copy engine (zc_ring_results) */
+    uint32_t slots;        /* a power of two */
+    uint32_t consumers;    /* blocks that release input frames: the kernel's grid size */
+    uint32_t launch;       /* the number stored in ctrl->started */
+    uint32_t pad0;
     uint64_t in_bytes;   /* payload bytes of an input frame */
     uint64_t out_bytes;  /* payload bytes of a result */
     uint64_t in_stride;  /* bytes between input slots (LL: twice in_bytes) */
     uint64_t out_stride; /* bytes between result slots */
     unsigned char *in;   /* input slots */
     uint64_t *in_stamp;  /* FLAG: [slot * ZC_RING_WORD_STRIDE], one stamp per input slot */
-    unsigned char *out;  /* result slots */
+    unsigned char *out;  /* result slots (device memory when results go by copy) */
     uint64_t *out_stamp; /* FLAG: [slot * ZC_RING_WORD_STRIDE], stored by the last block to
-                            finish its part of the result in the slot */
+                            finish its part of the result in the slot (device memory when
+                            results go by copy: the copy engine's stream waits on it) */
     uint64_t *released;  /* [block * ZC_RING_WORD_STRIDE]: frames below this sequence number
                             are free to reuse, as far as that block is concerned */
     uint64_t *arrivals;  /* device memory, [slot]: blocks that have finished their part of a

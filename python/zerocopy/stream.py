@@ -132,7 +132,8 @@ class Stream:
 
     taps: the filter's coefficients (1..1024). mode: "zerocopy" (persistent kernel polling a
     mapped ring), "mapped-launch", "classic-pageable", "classic-pinned", "classic-overlap",
-    "graph", "stream-wait" (kernels queued behind a stream wait on a word the CPU writes), or
+    "graph", "stream-wait" (kernels queued behind a stream wait on a word the CPU writes),
+    "hybrid" (zerocopy's kernel reads frames in place, results leave by the copy engine), or
     "cpu" (the filter on the host: no GPU needed). devices: the GPUs frames are
     dealt to (default GPU 0); lanes: the number of host lanes of the cpu mode. Times in seconds.
     channels 2 means complex samples, I and Q interleaved (or complex64 arrays).

@@ -10,13 +10,13 @@
 #include "zerocopy/filter.h"
 #include "core/c_locale.h"
 
-/* The rows of the ranking: every mode of zc_stream_mode, zerocopy once per protocol. A new
- * mode is a new row without a change here; only a mode with protocols of its own needs one. */
+/* The rows of the ranking: every mode of zc_stream_mode, those on a ring (zerocopy, hybrid)
+ * once per protocol. A new mode is a new row without a change here. */
 static size_t zc__rows(int *modes, int *protocols, size_t cap)
 {
     size_t n = 0;
     for (int m = 0; m < ZC_STREAM_MODE_COUNT && n < cap; m++) {
-        if (m == ZC_STREAM_ZEROCOPY) {
+        if (zc_stream_mode_on_ring((zc_stream_mode)m)) {
             modes[n] = m;
             protocols[n++] = ZC_RING_PROTO_LL;
             if (n < cap) {
@@ -38,7 +38,7 @@ ZC_EXTERN zc_status zc_stream_option_name(int mode, int protocol, char *out, siz
         mode >= 0 && mode < ZC_STREAM_MODE_COUNT ? zc_stream_mode_name((zc_stream_mode)mode) : NULL;
     if (name == NULL)
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_stream_option_name: unknown mode %d", mode);
-    if (mode == ZC_STREAM_ZEROCOPY)
+    if (zc_stream_mode_on_ring((zc_stream_mode)mode))
         zc__snprintf_c(out, size, "%s-%s", name, protocol == ZC_RING_PROTO_LL ? "ll" : "flag");
     else
         zc__snprintf_c(out, size, "%s", name);
@@ -135,7 +135,8 @@ static void zc__price(const zc_profile *p, const zc_stream_workload *w, zc_strea
     memset(&thr, 0, sizeof thr);
     for (size_t i = 0; i < p->stream_count; i++) {
         const zc_stream_point *pt = &p->stream[i];
-        if (pt->mode != o->mode || (o->mode == ZC_STREAM_ZEROCOPY && pt->protocol != o->protocol))
+        if (pt->mode != o->mode ||
+            (zc_stream_mode_on_ring((zc_stream_mode)o->mode) && pt->protocol != o->protocol))
             continue;
         /* Latency at each size from its run with the fewest frames in flight: queued frames
          * wait for each other, which a paced stream below its limit does not. */

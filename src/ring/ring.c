@@ -60,6 +60,9 @@ ZC_EXTERN zc_status zc_ring_config_check(const zc_ring_config *c)
     if (c->policy != ZC_RING_FULL_WAIT && c->policy != ZC_RING_FULL_DROP)
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_ring_config_check: unknown full policy %d",
                        (int)c->policy);
+    if (c->results != ZC_RING_RESULTS_MAPPED && c->results != ZC_RING_RESULTS_COPY)
+        return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_ring_config_check: unknown results %d",
+                       (int)c->results);
     if (c->watchdog_ns < 10000000ull)
         return ZC_FAIL(ZC_ERR_INVALID_ARG,
                        "zc_ring_config_check: watchdog_ns %llu is below 10 ms; the heartbeat "
@@ -111,7 +114,9 @@ static zc_status zc__ring_plan(const zc_ring_config *c, size_t in_stride, size_t
     l->in = at;
     ok = ok && zc__size_mul(c->slots, in_stride, &n) && zc__size_add(at, n, &at);
     l->out = at;
-    ok = ok && zc__size_mul(c->slots, out_stride, &n) && zc__size_add(at, n, &at);
+    /* Results that go by copy live in device memory and pinned host memory of their own. */
+    if (c->results == ZC_RING_RESULTS_MAPPED)
+        ok = ok && zc__size_mul(c->slots, out_stride, &n) && zc__size_add(at, n, &at);
     l->total = at;
     if (!ok)
         return ZC_FAIL(ZC_ERR_OVERFLOW, "zc_ring_create: ring size overflows size_t");
@@ -167,12 +172,19 @@ static void zc__ring_ll_init(unsigned char *slots, size_t stride, size_t words, 
     }
 }
 
+/* The results' protocol: the input's, or FLAG when they go by copy (plain words, one stamp). */
+static zc_ring_protocol zc__ring_out_protocol(const zc_ring_config *c)
+{
+    return c->results == ZC_RING_RESULTS_COPY ? ZC_RING_PROTO_FLAG : c->protocol;
+}
+
 /* Slot strides for a configuration. */
 static zc_status zc__ring_strides(const zc_ring_config *c, size_t *in_p, size_t *out_p)
 {
     int ll = c->protocol == ZC_RING_PROTO_LL;
+    int out_ll = zc__ring_out_protocol(c) == ZC_RING_PROTO_LL;
     if (!zc__ring_round(ll ? c->in_bytes * 2 : c->in_bytes, in_p) ||
-        !zc__ring_round(ll ? c->out_bytes * 2 : c->out_bytes, out_p))
+        !zc__ring_round(out_ll ? c->out_bytes * 2 : c->out_bytes, out_p))
         return ZC_FAIL(ZC_ERR_OVERFLOW, "zc_ring_create: slot size overflows");
     return ZC_OK;
 }
@@ -221,12 +233,13 @@ zc_status zc__ring_setup(zc_ring *ring, const zc_ring_config *config, unsigned c
         ring->out_stamp[at] = zc_ring_stamp(seq - config->slots);
     }
     ring->head = ring->tail = ring->released_seen = first_seq;
-    if (config->protocol == ZC_RING_PROTO_LL) {
+    if (config->protocol == ZC_RING_PROTO_LL)
         zc__ring_ll_init(ring->in, ring->in_stride, ring->in_words, config->slots, first_seq);
+    if (zc__ring_out_protocol(config) == ZC_RING_PROTO_LL)
         zc__ring_ll_init(ring->out, ring->out_stride, ring->out_words, config->slots, first_seq);
-    }
     zc_ring_dev *v = &ring->view;
     v->protocol = (uint32_t)config->protocol;
+    v->out_protocol = (uint32_t)zc__ring_out_protocol(config);
     v->slots = config->slots;
     v->consumers = config->consumers;
     v->launch = 1;
@@ -311,6 +324,8 @@ ZC_EXTERN zc_status zc_ring_create(const zc_ring_config *config, zc_ring **ring_
                  fail_arrivals);
     if (config->budget_frames > 0)
         ZC_CHECK_GOTO(zc__ring_budget_open(ring), st, fail_stream);
+    if (config->results == ZC_RING_RESULTS_COPY)
+        ZC_CHECK_GOTO(zc__ring_copy_open(ring), st, fail_copy); /* close undoes a part */
 
     ring->heartbeat_period_ns = config->watchdog_ns / 8;
     if (ring->heartbeat_period_ns > 50000000ull)
@@ -320,13 +335,14 @@ ZC_EXTERN zc_status zc_ring_create(const zc_ring_config *config, zc_ring **ring_
     pthread_getaffinity_np(pthread_self(), sizeof ring->creator_cpus, &ring->creator_cpus);
     if (pthread_create(&ring->heartbeat_thread, NULL, zc__ring_heartbeat_main, ring) != 0) {
         st = ZC_FAIL(ZC_ERR_NO_MEMORY, "zc_ring_create: cannot start the heartbeat thread");
-        goto fail_budget;
+        goto fail_copy;
     }
     ring->heartbeat_running = 1;
     *ring_p = ring;
     return ZC_OK;
 
-fail_budget:
+fail_copy:
+    zc__ring_copy_close(ring, 0);
     zc__ring_budget_close(ring, 0);
 fail_stream:
     zc__cuda_ignore(cudaStreamDestroy(ring->stream));
@@ -368,6 +384,7 @@ ZC_EXTERN void zc_ring_destroy(zc_ring *ring)
         pthread_join(ring->heartbeat_thread, NULL);
     }
     zc__ring_budget_close(ring, leak);
+    zc__ring_copy_close(ring, leak);
     if (!leak) {
         zc__cuda_ignore(cudaStreamDestroy(ring->stream));
         zc__mem_exact_free(ZC_BUFFER_DEVICE, ring->arrivals);

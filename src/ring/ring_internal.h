@@ -28,6 +28,7 @@ struct zc_ring {
     uint64_t *arrivals;       /* device memory: FLAG results' arrival counters (view.arrivals) */
     zc_ring_dev view;         /* device addresses */
     struct zc__ring_budget *budget; /* the frame time budget's stamps; NULL when not kept */
+    struct zc__ring_copy *copy;     /* results by copy (ring_copy.c); NULL when mapped */
     cudaStream_t stream;
 
     uint64_t head;          /* next sequence number to publish */
@@ -66,6 +67,25 @@ cudaError_t zc__ring_stream_settle(cudaStream_t stream, uint64_t timeout_ns, lon
 
 /* Spin-wait hint for loops that may wait long. */
 void zc__ring_relax(void);
+
+/*
+ * Results by copy (ZC_RING_RESULTS_COPY, ring_copy.c). open: device result slots and stamps,
+ * pinned host result slots, the copy stream, and each slot's first copy queued (the kernel then
+ * writes results and stamps into device memory; ring->out becomes the pinned slots, and the
+ * mapped out_stamp words are stored by the copy stream once each result has landed, so the
+ * host waits for results as under FLAG). queue: result seq's copy, behind a wait on its stamp;
+ * a slot's next copy is queued when its result is taken. close: lets every queued wait pass,
+ * waits (bounded) for the stream, frees; leak leaves the memory the kernel may still touch.
+ */
+zc_status zc__ring_copy_open(zc_ring *ring);
+zc_status zc__ring_copy_queue(zc_ring *ring, uint64_t seq);
+void zc__ring_copy_close(zc_ring *ring, int leak);
+
+/* The results' protocol (the form zc_ring_result_wait reads): the input's, or FLAG. */
+static inline zc_ring_protocol zc__ring_results_protocol(const zc_ring *ring)
+{
+    return (zc_ring_protocol)ring->view.out_protocol;
+}
 
 /* Tests: stop (1) or resume (0) the heartbeat without ending the thread. */
 void zc__ring_heartbeat_pause(zc_ring *ring, int paused);

@@ -259,7 +259,7 @@ static zc_status zc__ring_wait_result(zc_ring *ring, uint64_t timeout_ns, uint32
         return ZC_FAIL(ZC_ERR_STATE, "%s: no frame outstanding (all %llu results taken)", fn,
                        (unsigned long long)ring->tail);
     uint64_t seq = ring->tail;
-    const int ll = ring->config.protocol == ZC_RING_PROTO_LL;
+    const int ll = zc__ring_results_protocol(ring) == ZC_RING_PROTO_LL;
     const uint64_t *words =
         (const uint64_t *)(ring->out +
                            (size_t)zc_ring_slot(seq, ring->config.slots) * ring->out_stride);
@@ -307,7 +307,7 @@ ZC_EXTERN zc_status zc_ring_result_wait(zc_ring *ring, uint64_t timeout_ns, cons
     if (st != ZC_OK)
         return st;
     ring->result_held = 1;
-    if (ring->config.protocol == ZC_RING_PROTO_LL)
+    if (zc__ring_results_protocol(ring) == ZC_RING_PROTO_LL)
         *result_p = ring->out_stage;
     else
         *result_p =
@@ -317,15 +317,24 @@ ZC_EXTERN zc_status zc_ring_result_wait(zc_ring *ring, uint64_t timeout_ns, cons
     return ZC_OK;
 }
 
+/* Result tail is taken: its slot may be reused. Results by copy queue the slot's next copy
+ * first, so that it is in the stream before the producer can publish the frame it serves. */
+static zc_status zc__ring_taken(zc_ring *ring)
+{
+    zc_status st =
+        ring->copy != NULL ? zc__ring_copy_queue(ring, ring->tail + ring->config.slots) : ZC_OK;
+    __atomic_store_n(&ring->tail, ring->tail + 1, __ATOMIC_RELEASE);
+    ring->counters.results++;
+    return st;
+}
+
 ZC_EXTERN zc_status zc_ring_result_release(zc_ring *ring)
 {
     ZC_REQUIRE_ARG(ring);
     if (!ring->result_held)
         return ZC_FAIL(ZC_ERR_STATE, "zc_ring_result_release: no result held");
     ring->result_held = 0;
-    __atomic_store_n(&ring->tail, ring->tail + 1, __ATOMIC_RELEASE);
-    ring->counters.results++;
-    return ZC_OK;
+    return zc__ring_taken(ring);
 }
 
 ZC_EXTERN zc_status zc_ring_pop(zc_ring *ring, void *data, size_t bytes, uint64_t timeout_ns,
@@ -337,14 +346,12 @@ ZC_EXTERN zc_status zc_ring_pop(zc_ring *ring, void *data, size_t bytes, uint64_
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_ring_pop: %zu bytes, the ring's results hold %zu",
                        bytes, ring->config.out_bytes);
     ZC_CHECK(zc__ring_wait_result(ring, timeout_ns, data, "zc_ring_pop"));
-    if (ring->config.protocol == ZC_RING_PROTO_FLAG)
+    if (zc__ring_results_protocol(ring) == ZC_RING_PROTO_FLAG)
         memcpy(data,
                ring->out + (size_t)zc_ring_slot(ring->tail, ring->config.slots) * ring->out_stride,
                bytes);
     zc__ring_budget_mark(ring, ring->tail, ZC__BUDGET_HOST_READ);
     if (seq_p != NULL)
         *seq_p = ring->tail;
-    __atomic_store_n(&ring->tail, ring->tail + 1, __ATOMIC_RELEASE);
-    ring->counters.results++;
-    return ZC_OK;
+    return zc__ring_taken(ring);
 }

@@ -53,17 +53,17 @@ ZC_EXTERN zc_status zc_filter_config_check(const zc_filter_config *c)
                        c->in_flight);
     if (c->timeout_ns == 0)
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_filter_config_check: timeout_ns is 0");
-    if (c->budget_frames > 0 && c->mode != ZC_STREAM_ZEROCOPY)
+    if (c->budget_frames > 0 && !zc_stream_mode_on_ring(c->mode))
         return ZC_FAIL(ZC_ERR_UNSUPPORTED,
-                       "zc_filter_config_check: the time budget is the zerocopy mode's (its "
-                       "persistent kernel stamps each frame); mode %s keeps none",
+                       "zc_filter_config_check: the time budget is the zerocopy and hybrid "
+                       "modes' (their persistent kernel stamps each frame); mode %s keeps none",
                        zc_stream_mode_name(c->mode));
     return ZC_OK;
 }
 
 static const zc__filter_ops *zc__filter_ops_of(zc_stream_mode mode)
 {
-    if (mode == ZC_STREAM_ZEROCOPY)
+    if (zc_stream_mode_on_ring(mode))
         return &zc__filter_ring_ops;
     if (mode == ZC_STREAM_CPU)
         return &zc__filter_host_ops;

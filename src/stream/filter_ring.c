@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The zerocopy transport of a filter: a mapped-memory ring sized for in_flight frames plus the
- * one kept as history, and the persistent FIR kernel running on it. */
+/* The zerocopy and hybrid transports of a filter: a mapped-memory ring sized for in_flight
+ * frames plus the one kept as history, and the persistent FIR kernel running on it; hybrid's
+ * results leave by the copy engine (ZC_RING_RESULTS_COPY). */
 #include "stream/filter_internal.h"
 
 #include "device/cuda_check.h"
@@ -37,6 +38,7 @@ static zc_status zc__ring_setup(zc_filter *f)
     rc.policy = c->policy;
     rc.watchdog_ns = c->watchdog_ns;
     rc.budget_frames = c->budget_frames;
+    rc.results = c->mode == ZC_STREAM_HYBRID ? ZC_RING_RESULTS_COPY : ZC_RING_RESULTS_MAPPED;
     zc_status st = zc_ring_create(&rc, &f->ring);
     if (st != ZC_OK)
         return st;

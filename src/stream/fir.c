@@ -10,14 +10,19 @@
 #include "core/error.h"
 
 static const char *const zc__mode_names[ZC_STREAM_MODE_COUNT] = {
-    "zerocopy", "mapped-launch", "classic-pageable", "classic-pinned",
-    "graph",    "cpu",           "classic-overlap",  "stream-wait"};
+    "zerocopy", "mapped-launch",   "classic-pageable", "classic-pinned", "graph",
+    "cpu",      "classic-overlap", "stream-wait",      "hybrid"};
 
 ZC_EXTERN const char *zc_stream_mode_name(zc_stream_mode mode)
 {
     if ((int)mode < 0 || (int)mode >= ZC_STREAM_MODE_COUNT)
         return "unknown";
     return zc__mode_names[mode];
+}
+
+ZC_EXTERN int zc_stream_mode_on_ring(zc_stream_mode mode)
+{
+    return mode == ZC_STREAM_ZEROCOPY || mode == ZC_STREAM_HYBRID;
 }
 
 ZC_EXTERN zc_status zc_stream_mode_parse(const char *name, zc_stream_mode *mode_p)
@@ -32,7 +37,8 @@ ZC_EXTERN zc_status zc_stream_mode_parse(const char *name, zc_stream_mode *mode_
     }
     return ZC_FAIL(ZC_ERR_PARSE,
                    "zc_stream_mode_parse: unknown mode '%s' (zerocopy, mapped-launch, "
-                   "classic-pageable, classic-pinned, graph, cpu, classic-overlap, stream-wait)",
+                   "classic-pageable, classic-pinned, graph, cpu, classic-overlap, stream-wait, "
+                   "hybrid)",
                    name);
 }
 

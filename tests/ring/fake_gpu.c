@@ -98,6 +98,7 @@ static void *zc__fake_main(void *arg)
     zc_fake_gpu *gpu = arg;
     const zc_ring_dev *v = &gpu->view;
     const int ll = v->protocol == ZC_RING_PROTO_LL;
+    const int out_ll = v->out_protocol == ZC_RING_PROTO_LL;
     const size_t words = v->in_bytes / 4;
     uint64_t first, count;
     zc_ring_split(v->out_bytes / 4, v->consumers, gpu->block, &first, &count);
@@ -170,15 +171,16 @@ static void *zc__fake_main(void *arg)
         for (uint64_t k = 0; k < count; k++) {
             uint64_t i = first + (gpu->reverse_writes ? count - 1 - k : k);
             uint32_t value = (i < words ? in[i] : 0) ^ ZC_FAKE_MASK;
-            if (ll)
+            if (out_ll)
                 __atomic_store_n((uint64_t *)dst + i, zc_ring_ll_pack(value, zc_ring_ll_flag(seq)),
                                  __ATOMIC_RELAXED);
             else
                 __atomic_store_n((uint32_t *)dst + i, value, __ATOMIC_RELAXED);
         }
         /* FLAG: count in; the last consumer of the frame stamps it, as on the GPU. */
-        if (!ll && zc_ring_last_arrival(__atomic_fetch_add(&v->arrivals[slot], 1, __ATOMIC_ACQ_REL),
-                                        v->consumers))
+        if (!out_ll &&
+            zc_ring_last_arrival(__atomic_fetch_add(&v->arrivals[slot], 1, __ATOMIC_ACQ_REL),
+                                 v->consumers))
             __atomic_store_n(&v->out_stamp[(size_t)slot * ZC_RING_WORD_STRIDE], zc_ring_stamp(seq),
                              __ATOMIC_RELEASE);
         __atomic_store_n(&gpu->processed, seq - gpu->first_seq + 1, __ATOMIC_RELEASE);
@@ -202,9 +204,12 @@ zc_ring *zc_fake_ring(const zc_ring_config *config, uint64_t first_seq, void **m
     size_t bytes = 0;
     assert_int_equal(zc_ring_config_check(config), ZC_OK);
     assert_int_equal(zc__ring_bytes(config, &bytes), ZC_OK);
-    /* The arrival counters (device memory on a GPU) after the ring. */
+    /* The arrival counters (device memory on a GPU) after the ring, and results that go by copy
+     * after those: where the copy engine would land them (the ring has no slots for them). */
     size_t ring_bytes = (bytes + 63) / 64 * 64;
-    bytes = ring_bytes + (size_t)config->slots * sizeof(uint64_t);
+    size_t results_at = ring_bytes + ((size_t)config->slots * sizeof(uint64_t) + 127) / 128 * 128;
+    size_t out_stride = (config->out_bytes + 127) / 128 * 128;
+    bytes = results_at + (config->results == ZC_RING_RESULTS_COPY ? config->slots * out_stride : 0);
     void *memory = aligned_alloc(4096, (bytes + 4095) / 4096 * 4096);
     assert_non_null(memory);
     zc_ring *ring = calloc(1, sizeof *ring);
@@ -214,6 +219,11 @@ zc_ring *zc_fake_ring(const zc_ring_config *config, uint64_t first_seq, void **m
     ring->arrivals = (uint64_t *)((unsigned char *)memory + ring_bytes);
     memset(ring->arrivals, 0, (size_t)config->slots * sizeof(uint64_t));
     ring->view.arrivals = ring->arrivals;
+    if (config->results == ZC_RING_RESULTS_COPY) {
+        assert_int_equal(ring->out_stride, out_stride);
+        ring->out = (unsigned char *)memory + results_at;
+        ring->view.out = ring->out;
+    }
     *memory_p = memory;
     return ring;
 }

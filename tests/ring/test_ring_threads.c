@@ -21,6 +21,7 @@ typedef struct run_spec {
     uint64_t frames;
     uint32_t in_flight;
     int lag;
+    zc_ring_results results; /* COPY: results in the FLAG form whatever the input's protocol */
 } run_spec;
 
 static zc_ring_config config_for(const run_spec *s)
@@ -32,6 +33,7 @@ static zc_ring_config config_for(const run_spec *s)
     c.out_bytes = WORDS * 4;
     c.consumers = s->consumers;
     c.protocol = s->protocol;
+    c.results = s->results;
     return c;
 }
 
@@ -115,7 +117,7 @@ static void run_frames(const run_spec *s, int reverse_writes)
 static void test_flag_one_consumer(void **state)
 {
     (void)state;
-    run_spec s = {ZC_RING_PROTO_FLAG, 8, 1, 0, 100000, 6, 0};
+    run_spec s = {ZC_RING_PROTO_FLAG, 8, 1, 0, 100000, 6, 0, ZC_RING_RESULTS_MAPPED};
     run_frames(&s, 0);
 }
 
@@ -123,21 +125,23 @@ static void test_ll_across_flag_wrap(void **state)
 {
     (void)state;
     /* Crosses frame 2^32 - 1, whose LL flag is 0, and 2^32, where the flag restarts. */
-    run_spec s = {ZC_RING_PROTO_LL, 8, 1, ((uint64_t)1 << 32) - 50000, 100000, 8, 0};
+    run_spec s = {ZC_RING_PROTO_LL, 8, 1, ((uint64_t)1 << 32) - 50000,
+                  100000,           8, 0, ZC_RING_RESULTS_MAPPED};
     run_frames(&s, 1);
 }
 
 static void test_ll_one_in_flight(void **state)
 {
     (void)state;
-    run_spec s = {ZC_RING_PROTO_LL, 2, 1, 0, 30000, 1, 0};
+    run_spec s = {ZC_RING_PROTO_LL, 2, 1, 0, 30000, 1, 0, ZC_RING_RESULTS_MAPPED};
     run_frames(&s, 0);
 }
 
 static void test_flag_across_64bit_wrap_three_consumers(void **state)
 {
     (void)state;
-    run_spec s = {ZC_RING_PROTO_FLAG, 4, 3, UINT64_MAX - 10000, 20000, 3, 0};
+    run_spec s = {ZC_RING_PROTO_FLAG,    4, 3, UINT64_MAX - 10000, 20000, 3, 0,
+                  ZC_RING_RESULTS_MAPPED};
     run_frames(&s, 1);
 }
 
@@ -145,22 +149,33 @@ static void test_ll_three_consumers_with_lag(void **state)
 {
     (void)state;
     /* Consumers that keep the previous frame (a filter's history) leave one slot fewer. */
-    run_spec s = {ZC_RING_PROTO_LL, 4, 3, ((uint64_t)1 << 33) - 10000, 20000, 3, 1};
+    run_spec s = {ZC_RING_PROTO_LL,      4, 3, ((uint64_t)1 << 33) - 10000, 20000, 3, 1,
+                  ZC_RING_RESULTS_MAPPED};
     run_frames(&s, 0);
 }
 
 static void test_flag_lag_two_slots(void **state)
 {
     (void)state;
-    run_spec s = {ZC_RING_PROTO_FLAG, 2, 2, UINT64_MAX - 3000, 6000, 1, 1};
+    run_spec s = {ZC_RING_PROTO_FLAG, 2, 2, UINT64_MAX - 3000, 6000, 1, 1, ZC_RING_RESULTS_MAPPED};
     run_frames(&s, 0);
+}
+
+/* A ring whose results go by copy reads LL frames and gives FLAG results (stamped by the last
+ * consumer); here the stand-in GPU writes them where the copy engine would land them. */
+static void test_ll_in_flag_results(void **state)
+{
+    (void)state;
+    run_spec s = {ZC_RING_PROTO_LL,    4, 3, ((uint64_t)1 << 32) - 10000, 20000, 3, 1,
+                  ZC_RING_RESULTS_COPY};
+    run_frames(&s, 1);
 }
 
 /* A slow consumer under the drop policy: each offer is either published or counted dropped,
  * and the results are exactly the published offers, in order. */
 static void drop_policy(zc_ring_protocol protocol)
 {
-    run_spec s = {protocol, 4, 1, 0, 0, 0, 0};
+    run_spec s = {protocol, 4, 1, 0, 0, 0, 0, ZC_RING_RESULTS_MAPPED};
     zc_ring_config c = config_for(&s);
     c.policy = ZC_RING_FULL_DROP;
     void *memory;
@@ -243,7 +258,7 @@ static void test_drop_policy_ll(void **state)
 static void test_wait_policy_timeout_and_dead_kernel(void **state)
 {
     (void)state;
-    run_spec s = {ZC_RING_PROTO_LL, 4, 1, 0, 0, 0, 0};
+    run_spec s = {ZC_RING_PROTO_LL, 4, 1, 0, 0, 0, 0, ZC_RING_RESULTS_MAPPED};
     zc_ring_config c = config_for(&s);
     void *memory;
     zc_ring *ring = zc_fake_ring(&c, 0, &memory);
@@ -322,7 +337,7 @@ static void *produce(void *arg)
 static void test_two_host_threads(void **state)
 {
     (void)state;
-    run_spec s = {ZC_RING_PROTO_LL, 4, 1, 0, 0, 0, 0};
+    run_spec s = {ZC_RING_PROTO_LL, 4, 1, 0, 0, 0, 0, ZC_RING_RESULTS_MAPPED};
     zc_ring_config c = config_for(&s);
     void *memory;
     zc_ring *ring = zc_fake_ring(&c, 0, &memory);
@@ -372,7 +387,7 @@ static void test_two_host_threads(void **state)
 static void test_misuse_is_refused(void **state)
 {
     (void)state;
-    run_spec s = {ZC_RING_PROTO_FLAG, 2, 1, 0, 0, 0, 0};
+    run_spec s = {ZC_RING_PROTO_FLAG, 2, 1, 0, 0, 0, 0, ZC_RING_RESULTS_MAPPED};
     zc_ring_config c = config_for(&s);
     void *memory;
     zc_ring *ring = zc_fake_ring(&c, 0, &memory);
@@ -467,6 +482,7 @@ int main(void)
         cmocka_unit_test(test_flag_across_64bit_wrap_three_consumers),
         cmocka_unit_test(test_ll_three_consumers_with_lag),
         cmocka_unit_test(test_flag_lag_two_slots),
+        cmocka_unit_test(test_ll_in_flag_results),
         cmocka_unit_test(test_drop_policy_flag),
         cmocka_unit_test(test_drop_policy_ll),
         cmocka_unit_test(test_wait_policy_timeout_and_dead_kernel),

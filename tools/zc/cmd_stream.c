@@ -38,6 +38,10 @@ static const char *const zc__mode_help[] = {
     [ZC_STREAM_STREAM_WAIT] = "no persistent kernel: each frame's kernel waits, queued ahead,\n"
                               "on a word the CPU writes (cuStreamWaitValue64); no SM is\n"
                               "held while idle (skipped where the GPU lacks it)",
+    [ZC_STREAM_HYBRID] = "zerocopy's persistent kernel reads frames in place; its results\n"
+                         "leave by the copy engine into pinned memory: two engines, one\n"
+                         "per direction (--protocol is the frames'; skipped where the GPU\n"
+                         "lacks stream memory operations)",
 };
 _Static_assert(sizeof zc__mode_help / sizeof zc__mode_help[0] == ZC_STREAM_MODE_COUNT,
                "every stream mode has its line in zc stream --help");
@@ -314,7 +318,10 @@ static int zc__stream_settle(zc_cli_stream_opts *o, int any_mode, int all, int p
     int modes = 0;
     for (int i = 0; i < ZC_STREAM_MODE_COUNT; i++)
         modes += o->modes[i];
-    const int one_mode = modes == 1 && !(o->modes[ZC_STREAM_ZEROCOPY] && o->protocols == 3);
+    int on_ring_runs = 0;
+    for (int i = 0; i < ZC_STREAM_MODE_COUNT; i++)
+        on_ring_runs += o->modes[i] && zc_stream_mode_on_ring((zc_stream_mode)i);
+    const int one_mode = modes == 1 && !(on_ring_runs && o->protocols == 3);
     if (o->lanes > 1 && (!one_mode || !o->modes[ZC_STREAM_CPU]))
         return ZC__USAGE("--lanes is for --mode cpu alone; GPUs take --devices");
     if (o->devices_text != NULL) {
@@ -332,9 +339,9 @@ static int zc__stream_settle(zc_cli_stream_opts *o, int any_mode, int all, int p
         if (o->modes[ZC_STREAM_CPU])
             return ZC__USAGE("--devices lists GPUs; the cpu mode takes --lanes");
     }
-    if (o->budget && !o->modes[ZC_STREAM_ZEROCOPY])
-        return ZC__USAGE("--budget splits the zerocopy mode's frames into their steps: add "
-                         "zerocopy to --mode (--mode zerocopy, or all)");
+    if (o->budget && !on_ring_runs)
+        return ZC__USAGE("--budget splits the frames of a persistent kernel's mode into their "
+                         "steps: add zerocopy or hybrid to --mode (--mode zerocopy, or all)");
     if (o->budget && o->devices_text != NULL)
         return ZC__USAGE("--budget is kept for one GPU (--device), not --devices");
     if (o->output != NULL && o->json != NULL && strcmp(o->output, "-") == 0 &&
@@ -826,7 +833,8 @@ static int zc__stream_runs(zc_cli_stream_opts *op, int argc, char **argv, zc_cli
     zc_status st;
     int gpu_runs = 0, runs_wanted = 0;
     for (int m = 0; m < ZC_STREAM_MODE_COUNT; m++) {
-        int n = o.modes[m] ? (m == ZC_STREAM_ZEROCOPY && o.protocols == 3 ? 2 : 1) : 0;
+        int n = o.modes[m] ? (zc_stream_mode_on_ring((zc_stream_mode)m) && o.protocols == 3 ? 2 : 1)
+                           : 0;
         runs_wanted += n;
         gpu_runs += m == ZC_STREAM_CPU ? 0 : n;
     }
@@ -896,7 +904,7 @@ static int zc__stream_runs(zc_cli_stream_opts *op, int argc, char **argv, zc_cli
             continue;
         for (int p = 0; p < 2; p++) {
             zc_ring_protocol proto = p == 0 ? ZC_RING_PROTO_LL : ZC_RING_PROTO_FLAG;
-            if (m == ZC_STREAM_ZEROCOPY ? !(o.protocols & (1 << p)) : p == 1)
+            if (zc_stream_mode_on_ring((zc_stream_mode)m) ? !(o.protocols & (1 << p)) : p == 1)
                 continue;
             zc_cli_stream_result *r = &runs[count++];
             char name[32];

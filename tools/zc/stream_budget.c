@@ -25,7 +25,7 @@ void zc_cli_stream_budget_take(zc_stream *s, zc_cli_stream_result *r)
 
 void zc_cli_stream_budget_print(FILE *f, const zc_cli_stream_result *r)
 {
-    if (r->mode != ZC_STREAM_ZEROCOPY || r->stats.frames_measured == 0)
+    if (!zc_stream_mode_on_ring(r->mode) || r->stats.frames_measured == 0)
         return;
     if (r->budget_status != ZC_OK) {
         fprintf(f, "\ntime budget of %s: none (%s)\n", r->name, r->budget_error);

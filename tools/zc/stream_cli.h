@@ -14,8 +14,8 @@
 
 #define ZC_CLI_STREAM_SCHEMA       "zerocopy.stream/1"
 #define ZC_CLI_STREAM_MULTI_SCHEMA "zerocopy.stream-multi/1"
-/* Every mode once, zerocopy once per protocol. */
-#define ZC_CLI_STREAM_MAX_RUNS     (ZC_STREAM_MODE_COUNT + 1)
+/* Every mode once, those on a ring (zerocopy, hybrid) once per protocol. */
+#define ZC_CLI_STREAM_MAX_RUNS     (ZC_STREAM_MODE_COUNT + 2)
 
 typedef struct zc_cli_stream_opts {
     int device;

@@ -40,7 +40,7 @@ static cJSON *zc__run_json(const zc_cli_stream_result *r)
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "name", r->name);
     cJSON_AddStringToObject(o, "mode", zc_stream_mode_name(r->mode));
-    if (r->mode == ZC_STREAM_ZEROCOPY)
+    if (zc_stream_mode_on_ring(r->mode))
         cJSON_AddStringToObject(o, "protocol", r->protocol == ZC_RING_PROTO_LL ? "ll" : "flag");
     else
         cJSON_AddNullToObject(o, "protocol");

@@ -10,8 +10,9 @@
 
 void zc_cli_stream_run_name(zc_stream_mode mode, zc_ring_protocol protocol, char *name, size_t size)
 {
-    if (mode == ZC_STREAM_ZEROCOPY)
-        snprintf(name, size, "zerocopy-%s", protocol == ZC_RING_PROTO_LL ? "ll" : "flag");
+    if (zc_stream_mode_on_ring(mode))
+        snprintf(name, size, "%s-%s", zc_stream_mode_name(mode),
+                 protocol == ZC_RING_PROTO_LL ? "ll" : "flag");
     else
         snprintf(name, size, "%s", zc_stream_mode_name(mode));
 }
@@ -62,7 +63,7 @@ void zc_cli_stream_config(const zc_cli_stream_opts *o, zc_stream_mode mode,
     c->warmup_frames = o->warmup;
     c->expected_frames = o->frames;
     c->discard_output = discard;
-    if (mode == ZC_STREAM_ZEROCOPY)
+    if (zc_stream_mode_on_ring(mode))
         c->budget_frames = zc_cli_stream_budget_frames(o);
 }
 
