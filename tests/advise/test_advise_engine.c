@@ -256,7 +256,7 @@ static void test_stream_advice_on_h200_runs(void **state)
     int rows = 0;
     for (size_t i = 0; i < a.count; i++)
         rows += a.ranked[i].usable;
-    assert_int_equal(a.count, ZC_STREAM_MODE_COUNT + 1);
+    assert_int_equal(a.count, ZC_STREAM_MODE_COUNT + 2); /* zerocopy and hybrid per protocol */
     assert_true(rows < (int)a.count);
     assert_false(a.ranked[a.count - 1].usable);
     /* Checked against the earlier call's runs of the same sizes. */

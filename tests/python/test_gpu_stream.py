@@ -37,7 +37,9 @@ def test_zerocopy_stream_from_numpy(gpu, protocol):
     assert st.lanes[0].device == gpu and st.lanes[0].gpu_blocks >= 1
 
 
-@pytest.mark.parametrize("mode", ["mapped-launch", "classic-pinned", "classic-overlap", "stream-wait"])
+@pytest.mark.parametrize(
+    "mode", ["mapped-launch", "classic-pinned", "classic-overlap", "stream-wait", "hybrid"]
+)
 def test_copy_and_launch_modes(gpu, mode):
     x = signal(4096 * (10 if SMALL else 60) + 5, 12)
     with zerocopy.Stream(TAPS, mode=mode, frame_samples=4096, in_flight=2, verify="all") as s:

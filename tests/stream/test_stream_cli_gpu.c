@@ -35,8 +35,8 @@ static void test_mode_all(void **state)
                  0, &r);
     fprintf(stderr, "%s", r.err);
     cJSON *runs = cJSON_GetObjectItem(doc, "runs");
-    /* zerocopy twice (ll and flag), cpu and classic-overlap among them */
-    assert_int_equal(cJSON_GetArraySize(runs), ZC_STREAM_MODE_COUNT + 1);
+    /* zerocopy and hybrid twice (ll and flag), cpu and classic-overlap among them */
+    assert_int_equal(cJSON_GetArraySize(runs), ZC_STREAM_MODE_COUNT + 2);
     cJSON *run;
     cJSON_ArrayForEach(run, runs)
     {
@@ -232,7 +232,7 @@ static void test_every_mode_alone(void **state)
     for (int m = 0; m < ZC_STREAM_MODE_COUNT; m++) {
         if (m == ZC_STREAM_CPU)
             continue; /* the cpu tests' (cpu_stream_cli) */
-        const int protocols = m == ZC_STREAM_ZEROCOPY ? 2 : 1;
+        const int protocols = zc_stream_mode_on_ring((zc_stream_mode)m) ? 2 : 1;
         for (int p = 0; p < protocols; p++) {
             for (size_t k = 0; k < 4; k++) {
                 const char *const args[] = {"--mode",      zc_stream_mode_name((zc_stream_mode)m),
@@ -247,7 +247,8 @@ static void test_every_mode_alone(void **state)
             }
         }
     }
-    assert_int_equal(runs, 4 * ZC_STREAM_MODE_COUNT); /* every GPU mode, zerocopy twice */
+    /* every GPU mode (all but cpu), zerocopy and hybrid twice */
+    assert_int_equal(runs, 4 * (ZC_STREAM_MODE_COUNT + 1));
     unlink(input);
 }
 
@@ -265,7 +266,7 @@ static void test_mode_combinations(void **state)
                                  ("mapped-launch,classic-pageable,classic-pinned,graph,"
                                   "classic-overlap"),
                                  "all"};
-    const int wanted[] = {2, 2, 5, ZC_STREAM_MODE_COUNT + 1};
+    const int wanted[] = {2, 2, 5, ZC_STREAM_MODE_COUNT + 2};
     for (size_t i = 0; i < 4; i++) {
         const char *const args[] = {"--mode", lists[i], "--in-flight", "2", NULL};
         for (int f = 0; f < 2; f++) {

@@ -81,7 +81,7 @@ static void every_mode(size_t frame_samples, size_t channels, uint32_t in_flight
             continue;
         check_mode((zc_stream_mode)m, ZC_RING_PROTO_LL, frame_samples, channels, in_flight,
                    samples);
-        if (m == ZC_STREAM_ZEROCOPY)
+        if (zc_stream_mode_on_ring((zc_stream_mode)m))
             check_mode((zc_stream_mode)m, ZC_RING_PROTO_FLAG, frame_samples, channels, in_flight,
                        samples);
     }

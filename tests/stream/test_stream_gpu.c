@@ -107,7 +107,7 @@ static void all_modes(const shape *s)
 {
     for (int m = 0; m < ZC_STREAM_MODE_COUNT; m++) {
         check_mode((zc_stream_mode)m, ZC_RING_PROTO_LL, s);
-        if (m == ZC_STREAM_ZEROCOPY)
+        if (zc_stream_mode_on_ring((zc_stream_mode)m))
             check_mode((zc_stream_mode)m, ZC_RING_PROTO_FLAG, s);
     }
 }
