@@ -14,9 +14,9 @@
 
 /* Modes with a colour of their own, whatever the inputs hold: the order of docs/json.md. */
 static const char *const zc__known_modes[] = {
-    "zerocopy-ll", "zerocopy-flag", "mapped-launch",   "classic-pageable", "classic-pinned",
-    "graph",       "cpu",           "classic-overlap", "stream-wait",      "hybrid-ll",
-    "hybrid-flag"};
+    "zerocopy-ll",    "zerocopy-flag", "mapped-launch", "classic-pageable",
+    "classic-pinned", "graph",         "cpu",           "classic-overlap",
+    "stream-wait",    "hybrid-ll",     "hybrid-flag"};
 #define ZC__KNOWN_MODES (sizeof zc__known_modes / sizeof zc__known_modes[0])
 
 /* Line styles of the input files: a dash pattern and a point shape each. */

@@ -281,8 +281,8 @@ static int copies_3d(void)
 
 /* host to the device, scaled there, back into out (synchronous, or asynchronous on stream with
  * host overwritten at once), checked; its checksum printed. */
-static void scaled_round_trip(unsigned char *host, unsigned char *out, unsigned char *dev,
-                              size_t n, cudaStream_t stream, const char *what)
+static void scaled_round_trip(unsigned char *host, unsigned char *out, unsigned char *dev, size_t n,
+                              cudaStream_t stream, const char *what)
 {
     unsigned char *keep = (unsigned char *)malloc(n);
     VERIFY(keep != NULL, "malloc");
@@ -353,9 +353,9 @@ static int reuse(void)
         if (way == 0) {
             VERIFY(munmap(m, n) == 0, "munmap");
             /* The same addresses again where nothing took them meanwhile, the sharpest test. */
-            unsigned char *again = (unsigned char *)mmap(
-                m, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
-                -1, 0);
+            unsigned char *again =
+                (unsigned char *)mmap(m, n, PROT_READ | PROT_WRITE,
+                                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
             if (again == MAP_FAILED)
                 again = (unsigned char *)mmap(NULL, n, PROT_READ | PROT_WRITE,
                                               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -485,8 +485,9 @@ int main(int argc, char **argv)
         fflush(NULL);
         raise(SIGKILL);
     }
-    fprintf(stderr,
-            "usage: run_subject copies | copies2d | copies3d | reuse | pin N BYTES | rate BYTES N | "
-            "spawn | kill\n");
+    fprintf(
+        stderr,
+        "usage: run_subject copies | copies2d | copies3d | reuse | pin N BYTES | rate BYTES N | "
+        "spawn | kill\n");
     return 64;
 }

@@ -228,14 +228,13 @@ static int child_copies_3d(void)
             }
             for (size_t z = 0; z <= d; z++) {
                 for (size_t y = 0; y < hh; y++) {
-                    const unsigned char *a = keep + (z * hh + y) * hp,
-                                        *b = out + (z * hh + y) * hp;
+                    const unsigned char *a = keep + (z * hh + y) * hp, *b = out + (z * hh + y) * hp;
                     int inside = z >= 1 && y >= 2 && y < 2 + h;
                     for (size_t x = 0; x < hp; x++) {
                         int in_box = inside && x >= 5 && x < 5 + w;
                         if (in_box ? b[x] != a[x] : b[x] != 0xEE) {
-                            printf("FAIL 3D round %d async %d at %zu,%zu,%zu\n", round, async, x,
-                                   y, z);
+                            printf("FAIL 3D round %d async %d at %zu,%zu,%zu\n", round, async, x, y,
+                                   z);
                             return 1;
                         }
                     }
@@ -455,10 +454,13 @@ int main(int argc, char **argv)
     if (argc == 2 && strcmp(argv[1], "pin") == 0)
         return child_pin();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_copies_through_staging), cmocka_unit_test(test_copies_2d),
+        cmocka_unit_test(test_copies_through_staging),
+        cmocka_unit_test(test_copies_2d),
         cmocka_unit_test(test_copies_3d),
-        cmocka_unit_test(test_per_thread_stream),      cmocka_unit_test(test_cure_off),
-        cmocka_unit_test(test_left_as_they_were),      cmocka_unit_test(test_pinning_kept),
+        cmocka_unit_test(test_per_thread_stream),
+        cmocka_unit_test(test_cure_off),
+        cmocka_unit_test(test_left_as_they_were),
+        cmocka_unit_test(test_pinning_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
