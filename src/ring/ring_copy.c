@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Results by copy (ZC_RING_RESULTS_COPY): the kernel reads frames from mapped memory through
- * the SMs and writes its results into device memory, where the last block stamps each one as
- * under FLAG; the copy engine moves every result into pinned host memory on a stream of its own,
- * queued ahead: wait until the slot's stamp says result seq (cuStreamWaitValue64), copy, then
- * store the same stamp in the mapped word the host polls (cuStreamWriteValue64, ordered after
- * the copy). So the host takes results exactly as under FLAG, and the two directions ride two
- * engines: the SMs read while the copy engine writes, where with both on the SMs they share
+ * the SMs and writes its results into device memory; the last block stamps each one as under
+ * FLAG, in a word of mapped memory of the copy's own; the copy engine moves every result into
+ * pinned host memory on a stream of its own, queued ahead: wait until the slot's stamp says
+ * result seq (cuStreamWaitValue64), copy, then store the same stamp in the mapped word the host
+ * polls (cuStreamWriteValue64, ordered after the copy). The stamps the stream waits on are in
+ * host memory, not device memory, so that the host can let every wait pass at teardown with a
+ * store of its own: a GPU operation that did so queued behind the waits under compute-sanitizer,
+ * which never ended. So the host takes results exactly as under FLAG, and the two directions ride
+ * two engines: the SMs read while the copy engine writes, where with both on the SMs they share
  * what the SMs can move (on the H200, 70.7 GB/s both ways at once against 51.4 one way).
  * The calls that queue a copy are made when the slot's previous result is taken, never
  * between a frame's publish and its result (ring_internal.h).
@@ -25,7 +28,8 @@ typedef struct zc__ring_copy {
     zc__stream_memops memops;
     cudaStream_t stream;     /* the copies' own, non-blocking */
     unsigned char *dev_out;  /* device memory: the kernel's result slots */
-    uint64_t *dev_stamp;     /* device memory: their stamps, one line each */
+    uint64_t *stamp;         /* mapped memory: their stamps, one line each (host address) */
+    uint64_t *dev_stamp;     /* the same, device address */
     unsigned char *host_out; /* pinned host memory: where each result lands */
     unsigned long long done; /* device address of the mapped out_stamp words */
     size_t stamp_bytes;
@@ -52,20 +56,16 @@ zc_status zc__ring_copy_queue(zc_ring *ring, uint64_t seq)
                                        zc_ring_stamp(seq), ZC__WRITE_VALUE_DEFAULT));
 }
 
-/* The stale stamps a fresh ring starts with, in device memory: each slot's previous occupant. */
-static zc_status zc__ring_copy_stamps(zc_ring *ring)
+/* The stale stamps a fresh ring starts with: each slot's previous occupant. */
+static void zc__ring_copy_stamps(zc_ring *ring)
 {
     zc__ring_copy *c = ring->copy;
-    uint64_t *init = calloc(1, c->stamp_bytes);
-    if (init == NULL)
-        return ZC_FAIL(ZC_ERR_NO_MEMORY, "zc_ring_create: no memory for the result stamps");
+    memset(c->stamp, 0, c->stamp_bytes);
     for (uint32_t i = 0; i < ring->config.slots; i++) {
         uint64_t seq = ring->head + i;
-        init[zc__stamp_at(seq, ring->config.slots)] = zc_ring_stamp(seq - ring->config.slots);
+        __atomic_store_n(&c->stamp[zc__stamp_at(seq, ring->config.slots)],
+                         zc_ring_stamp(seq - ring->config.slots), __ATOMIC_RELEASE);
     }
-    cudaError_t e = cudaMemcpy(c->dev_stamp, init, c->stamp_bytes, cudaMemcpyHostToDevice);
-    free(init);
-    return ZC_CUDA(e);
 }
 
 zc_status zc__ring_copy_open(zc_ring *ring)
@@ -80,12 +80,13 @@ zc_status zc__ring_copy_open(zc_ring *ring)
         return ZC_FAIL(ZC_ERR_OVERFLOW, "zc_ring_create: result slots overflow size_t");
     ZC_CHECK(zc__stream_memops_get(ring->config.device, &c->memops));
     ZC_CHECK(zc__mem_exact_alloc(ZC_BUFFER_DEVICE, out_bytes, (void **)&c->dev_out));
-    ZC_CHECK(zc__mem_exact_alloc(ZC_BUFFER_DEVICE, c->stamp_bytes, (void **)&c->dev_stamp));
+    ZC_CHECK(zc__mem_exact_alloc(ZC_BUFFER_MAPPED, c->stamp_bytes, (void **)&c->stamp));
+    ZC_CHECK(zc__mem_exact_device_ptr(ZC_BUFFER_MAPPED, c->stamp, (void **)&c->dev_stamp));
     ZC_CHECK(zc__mem_exact_alloc(ZC_BUFFER_PINNED, out_bytes, (void **)&c->host_out));
     ZC_CUDA_RETURN(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
-    ZC_CHECK(zc__ring_copy_stamps(ring));
-    /* The kernel writes and stamps in device memory; the host reads the pinned slots, and
-     * polls its mapped stamps, which the copy stream stores. */
+    zc__ring_copy_stamps(ring);
+    /* The kernel writes results in device memory and stamps them in the copy's words; the host
+     * reads the pinned slots, and polls its mapped stamps, which the copy stream stores. */
     c->done = (unsigned long long)(uintptr_t)ring->view.out_stamp;
     ring->view.out = c->dev_out;
     ring->view.out_stamp = c->dev_stamp;
@@ -100,17 +101,19 @@ void zc__ring_copy_close(zc_ring *ring, int leak)
     zc__ring_copy *c = ring->copy;
     if (c == NULL)
         return;
-    if (!leak && c->stream != NULL && c->dev_stamp != NULL) {
+    if (!leak && c->stream != NULL && c->stamp != NULL) {
         /* Copies queued for frames never computed wait on stamps that will not come: a stamp
          * beyond every sequence number lets each wait pass, so the stream drains. */
-        zc__cuda_ignore(cudaMemset(c->dev_stamp, 0x7f, c->stamp_bytes));
+        for (uint32_t i = 0; i < ring->config.slots; i++)
+            __atomic_store_n(&c->stamp[(size_t)i * ZC_RING_WORD_STRIDE], UINT64_MAX / 2,
+                             __ATOMIC_RELEASE);
         leak = zc__ring_stream_settle(c->stream, 1000000000ull, 100000) == cudaErrorNotReady;
     }
     if (!leak) {
         if (c->stream != NULL)
             zc__cuda_ignore(cudaStreamDestroy(c->stream));
         zc__mem_exact_free(ZC_BUFFER_DEVICE, c->dev_out);
-        zc__mem_exact_free(ZC_BUFFER_DEVICE, c->dev_stamp);
+        zc__mem_exact_free(ZC_BUFFER_MAPPED, c->stamp);
         zc__mem_exact_free(ZC_BUFFER_PINNED, c->host_out);
     }
     free(c);

@@ -33,12 +33,4 @@ size_t stream_check_two_threads(zc_stream *s, const float *x, size_t samples, si
 double stream_check_error(const float *taps, size_t ntaps, const float *signal, size_t halo,
                           size_t samples, size_t channels, const float *out);
 
-/*
- * Whether a mode is left out under compute-sanitizer, said on stderr when it is: hybrid with
- * FLAG frames, whose stream did not end under memcheck on the H200 (the same mode with LL
- * frames, and every mode without the sanitizer, ran and checked clean), so that one mode's
- * stall does not hide what the sanitizer says of the others.
- */
-int stream_check_sanitizer_skips(zc_stream_mode mode, zc_ring_protocol protocol);
-
 #endif
