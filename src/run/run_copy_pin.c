@@ -13,27 +13,37 @@
 
 #include "run_config.h"
 
+/* An asynchronous copy to the device that would wait in the pinned way on a busy stream. */
+static int zc__would_wait(const zc__run_driver *d, zc__run_dir dir, CUstream stream, int async)
+{
+    return dir == ZC__RUN_H2D && async && d->stream_query(stream) != CUDA_SUCCESS;
+}
+
+/* A copy touching pins into a stream being captured: a graph may run it at any later time, so
+ * the buffer must be what it was, pageable: its pins go for good. Gives 1 when it was so. */
+static int zc__captured(const zc__run_driver *d, const void *host, size_t extent, CUstream stream)
+{
+    CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+    if (d->stream_is_capturing(stream, &capture) == CUDA_SUCCESS &&
+        capture == CU_STREAM_CAPTURE_STATUS_NONE)
+        return 0;
+    zc__run_pins_refuse((uintptr_t)host, extent);
+    return 1;
+}
+
 zc__touch zc__run_copy_touch(const zc__run_driver *d, const void *host, size_t extent,
                              zc__run_dir dir, CUstream stream, int async, CUcontext *ctx_p,
                              zc__run_pin_use *use)
 {
     use->slot = -1;
-    if (!zc__run_pins_touching((uintptr_t)host, extent))
+    if (!zc__run_pins_touching((uintptr_t)host, extent) || zc__captured(d, host, extent, stream))
         return ZC__TOUCH_NONE;
-    CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
-    if (d->stream_is_capturing(stream, &capture) != CUDA_SUCCESS ||
-        capture != CU_STREAM_CAPTURE_STATUS_NONE) {
-        /* A graph may run the copy at any later time: the buffer must be what it was. */
-        zc__run_pins_refuse((uintptr_t)host, extent);
-        return ZC__TOUCH_NONE;
-    }
     if (d->ctx_get_current(ctx_p) == CUDA_SUCCESS && *ctx_p != NULL &&
         zc__run_pin_covers(host, extent, *ctx_p, use)) {
-        if (dir == ZC__RUN_H2D && async && d->stream_query(stream) != CUDA_SUCCESS) {
-            zc__run_pin_done(use);
-            return ZC__TOUCH_STAGE;
-        }
-        return ZC__TOUCH_USE;
+        if (!zc__would_wait(d, dir, stream, async))
+            return ZC__TOUCH_USE;
+        zc__run_pin_done(use);
+        return ZC__TOUCH_STAGE;
     }
     return async ? ZC__TOUCH_WAIT : ZC__TOUCH_NONE;
 }
@@ -41,14 +51,9 @@ zc__touch zc__run_copy_touch(const zc__run_driver *d, const void *host, size_t e
 zc__plan zc__run_copy_guard(const zc__run_driver *d, const void *host, size_t extent,
                             CUstream stream, int async)
 {
-    if (!async || !zc__run_pins_touching((uintptr_t)host, extent))
+    if (!async || !zc__run_pins_touching((uintptr_t)host, extent) ||
+        zc__captured(d, host, extent, stream))
         return ZC__AS_IT_WAS;
-    CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
-    if (d->stream_is_capturing(stream, &capture) != CUDA_SUCCESS ||
-        capture != CU_STREAM_CAPTURE_STATUS_NONE) {
-        zc__run_pins_refuse((uintptr_t)host, extent);
-        return ZC__AS_IT_WAS;
-    }
     return ZC__WAIT;
 }
 
@@ -62,12 +67,6 @@ zc__plan zc__run_copy_plan_forced(const zc__run_driver *d, CUdeviceptr device, s
         device - base > size || size - (device - base) < extent)
         return ZC__WAIT;
     return ZC__CURE;
-}
-
-/* An asynchronous copy to the device that would wait in the pinned way on a busy stream. */
-static int zc__would_wait(const zc__run_driver *d, zc__run_dir dir, CUstream stream, int async)
-{
-    return dir == ZC__RUN_H2D && async && d->stream_query(stream) != CUDA_SUCCESS;
 }
 
 zc__plan zc__run_copy_pin_plan(const zc__run_driver *d, zc__plan plan, zc__run_dir dir,

@@ -220,30 +220,32 @@ int zc__run_track_count_copy(const void *host, size_t bytes, void **base_p, size
     return pin;
 }
 
-int zc__run_track_pinned(void *base, int pinned)
+/* Move the allocation at base from state from to state to (its count of bytes copied kept, or
+ * started again); gives whether it was there in state from. */
+static int zc__move(void *base, zc__alloc_state from, zc__alloc_state to, int count_again)
 {
     uintptr_t b = (uintptr_t)base;
     zc__stripe *s = zc__stripe_of(b);
     pthread_mutex_lock(&s->lock);
     zc__alloc *a = zc__find(s, b);
-    int still = a != NULL && a->state == ZC__ALLOC_PINNING;
-    if (still)
-        a->state = pinned ? ZC__ALLOC_PINNED : ZC__ALLOC_REFUSED;
+    int was = a != NULL && a->state == from;
+    if (was) {
+        a->state = (unsigned char)to;
+        if (count_again)
+            a->copied = 0;
+    }
     pthread_mutex_unlock(&s->lock);
-    return still;
+    return was;
+}
+
+int zc__run_track_pinned(void *base, int pinned)
+{
+    return zc__move(base, ZC__ALLOC_PINNING, pinned ? ZC__ALLOC_PINNED : ZC__ALLOC_REFUSED, 0);
 }
 
 void zc__run_track_unpinned(void *base, int again)
 {
-    uintptr_t b = (uintptr_t)base;
-    zc__stripe *s = zc__stripe_of(b);
-    pthread_mutex_lock(&s->lock);
-    zc__alloc *a = zc__find(s, b);
-    if (a != NULL && a->state == ZC__ALLOC_PINNED) {
-        a->state = again ? ZC__ALLOC_PLAIN : ZC__ALLOC_REFUSED;
-        a->copied = 0;
-    }
-    pthread_mutex_unlock(&s->lock);
+    zc__move(base, ZC__ALLOC_PINNED, again ? ZC__ALLOC_PLAIN : ZC__ALLOC_REFUSED, 1);
 }
 
 void zc__run_track_after_fork(void)

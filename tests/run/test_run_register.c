@@ -61,6 +61,17 @@ static int pin_by_copies(unsigned char *host, CUdeviceptr dev, size_t n)
     return 0;
 }
 
+/* A buffer pinned in place (in), one for results (out), device memory for both. */
+static int pinned_buffer(unsigned char **in_p, unsigned char **out_p, CUdeviceptr *dev_p)
+{
+    *in_p = malloc(BIG);
+    *out_p = malloc(BIG);
+    if (*in_p == NULL || *out_p == NULL)
+        return 1;
+    CHECK_CU(cuMemAlloc_v2(dev_p, BIG));
+    return pin_by_copies(*in_p, *dev_p, BIG);
+}
+
 static int child_repeat(void)
 {
     unsigned char *in = malloc(BIG), *out = malloc(BIG), *keep = malloc(BIG);
@@ -180,12 +191,9 @@ static int child_release(void)
  * registration of it works and is its own. */
 static int child_view(void)
 {
-    unsigned char *in = malloc(BIG), *out = malloc(BIG);
+    unsigned char *in, *out;
     CUdeviceptr dev;
-    if (in == NULL || out == NULL)
-        return 1;
-    CHECK_CU(cuMemAlloc_v2(&dev, BIG));
-    if (pin_by_copies(in, dev, BIG) != 0)
+    if (pinned_buffer(&in, &out, &dev) != 0)
         return 1;
     unsigned type = 99;
     CUpointer_attribute attribute = CU_POINTER_ATTRIBUTE_MEMORY_TYPE;
@@ -208,12 +216,9 @@ static int child_view(void)
 /* A forked child frees its copy of a pinned buffer: no driver call; the parent's pin stays. */
 static int child_fork(void)
 {
-    unsigned char *in = malloc(BIG), *out = malloc(BIG);
+    unsigned char *in, *out;
     CUdeviceptr dev;
-    if (in == NULL || out == NULL)
-        return 1;
-    CHECK_CU(cuMemAlloc_v2(&dev, BIG));
-    if (pin_by_copies(in, dev, BIG) != 0)
+    if (pinned_buffer(&in, &out, &dev) != 0)
         return 1;
     uint64_t before = stats().unregisters;
     fflush(stdout);
@@ -279,12 +284,9 @@ static int child_small(void)
 /* A copy into a graph from a pinned buffer unpins it for good. */
 static int child_capture(void)
 {
-    unsigned char *in = malloc(BIG), *out = malloc(BIG);
+    unsigned char *in, *out;
     CUdeviceptr dev;
-    if (in == NULL || out == NULL)
-        return 1;
-    CHECK_CU(cuMemAlloc_v2(&dev, BIG));
-    if (pin_by_copies(in, dev, BIG) != 0)
+    if (pinned_buffer(&in, &out, &dev) != 0)
         return 1;
     printf("pinned %llu", (unsigned long long)stats().registered_live);
     fake_cuda_set_capturing(1);
