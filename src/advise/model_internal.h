@@ -3,6 +3,10 @@
 #ifndef ZC_ADVISE_MODEL_INTERNAL_H
 #define ZC_ADVISE_MODEL_INTERNAL_H
 
+#if defined(ZC_PART) && !defined(ZC_SEES_advise)
+#error "src/advise/ included from below advise: DESIGN.md's layers (src/CMakeLists.txt)"
+#endif
+
 #include <stddef.h>
 
 #include "zerocopy/advise.h"

@@ -3,6 +3,10 @@
 #ifndef ZC_BENCH_CASES_H
 #define ZC_BENCH_CASES_H
 
+#if defined(ZC_PART) && !defined(ZC_SEES_bench)
+#error "src/bench/ included from below bench: DESIGN.md's layers (src/CMakeLists.txt)"
+#endif
+
 #include "bench/bench_internal.h"
 #include "bench/kernels.h"
 #include "bench/pattern.h"

@@ -3,6 +3,10 @@
 #ifndef ZC_BENCH_PATTERN_H
 #define ZC_BENCH_PATTERN_H
 
+#if defined(ZC_PART) && !defined(ZC_SEES_bench)
+#error "src/bench/ included from below bench: DESIGN.md's layers (src/CMakeLists.txt)"
+#endif
+
 #include <stddef.h>
 #include <stdint.h>
 

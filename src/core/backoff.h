@@ -3,6 +3,10 @@
 #ifndef ZC_CORE_BACKOFF_H
 #define ZC_CORE_BACKOFF_H
 
+#if defined(ZC_PART) && !defined(ZC_SEES_core)
+#error "src/core/ included from below core: DESIGN.md's layers (src/CMakeLists.txt)"
+#endif
+
 #include <stdint.h>
 #include <time.h>
 

@@ -5,6 +5,10 @@
 #ifndef ZC_CORE_C_LOCALE_H
 #define ZC_CORE_C_LOCALE_H
 
+#if defined(ZC_PART) && !defined(ZC_SEES_core)
+#error "src/core/ included from below core: DESIGN.md's layers (src/CMakeLists.txt)"
+#endif
+
 #include <locale.h>
 #include <stdarg.h>
 #include <stddef.h>

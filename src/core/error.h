@@ -3,6 +3,10 @@
 #ifndef ZC_CORE_ERROR_H
 #define ZC_CORE_ERROR_H
 
+#if defined(ZC_PART) && !defined(ZC_SEES_core)
+#error "src/core/ included from below core: DESIGN.md's layers (src/CMakeLists.txt)"
+#endif
+
 #include "zerocopy/status.h"
 
 #if defined(__GNUC__)

@@ -4,6 +4,10 @@
 #ifndef ZC_CORE_TEXT_H
 #define ZC_CORE_TEXT_H
 
+#if defined(ZC_PART) && !defined(ZC_SEES_core)
+#error "src/core/ included from below core: DESIGN.md's layers (src/CMakeLists.txt)"
+#endif
+
 #include <stddef.h>
 #include <stdint.h>
 

@@ -3,6 +3,10 @@
 #ifndef ZC_DEVICE_CUDA_CHECK_H
 #define ZC_DEVICE_CUDA_CHECK_H
 
+#if defined(ZC_PART) && !defined(ZC_SEES_device)
+#error "src/device/ included from below device: DESIGN.md's layers (src/CMakeLists.txt)"
+#endif
+
 #include <cuda_runtime_api.h>
 
 #include "core/error.h"

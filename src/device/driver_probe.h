@@ -3,6 +3,10 @@
 #ifndef ZC_DEVICE_DRIVER_PROBE_H
 #define ZC_DEVICE_DRIVER_PROBE_H
 
+#if defined(ZC_PART) && !defined(ZC_SEES_device)
+#error "src/device/ included from below device: DESIGN.md's layers (src/CMakeLists.txt)"
+#endif
+
 #include <stddef.h>
 
 #include <cuda_runtime_api.h>

@@ -3,6 +3,10 @@
 #ifndef ZC_DEVICE_NVML_LOADER_H
 #define ZC_DEVICE_NVML_LOADER_H
 
+#if defined(ZC_PART) && !defined(ZC_SEES_device)
+#error "src/device/ included from below device: DESIGN.md's layers (src/CMakeLists.txt)"
+#endif
+
 #include <stddef.h>
 
 /* How two GPUs are joined, as NVML sees it. */

@@ -4,6 +4,10 @@
 #ifndef ZC_DEVICE_STREAM_MEMOPS_H
 #define ZC_DEVICE_STREAM_MEMOPS_H
 
+#if defined(ZC_PART) && !defined(ZC_SEES_device)
+#error "src/device/ included from below device: DESIGN.md's layers (src/CMakeLists.txt)"
+#endif
+
 #include <stdint.h>
 
 #include <cuda_runtime_api.h>

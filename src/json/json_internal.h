@@ -3,6 +3,10 @@
 #ifndef ZC_JSON_INTERNAL_H
 #define ZC_JSON_INTERNAL_H
 
+#if defined(ZC_PART) && !defined(ZC_SEES_json)
+#error "src/json/ included from below json: DESIGN.md's layers (src/CMakeLists.txt)"
+#endif
+
 #include <stddef.h>
 
 #include <cjson/cJSON.h>

@@ -5,6 +5,10 @@
 #ifndef ZC_MEM_EXACT_H
 #define ZC_MEM_EXACT_H
 
+#if defined(ZC_PART) && !defined(ZC_SEES_mem)
+#error "src/mem/ included from below mem: DESIGN.md's layers (src/CMakeLists.txt)"
+#endif
+
 #include <stddef.h>
 
 #include <cuda_runtime_api.h>

@@ -3,6 +3,10 @@
 #ifndef ZC_MEM_REGISTRY_H
 #define ZC_MEM_REGISTRY_H
 
+#if defined(ZC_PART) && !defined(ZC_SEES_mem)
+#error "src/mem/ included from below mem: DESIGN.md's layers (src/CMakeLists.txt)"
+#endif
+
 #include <stddef.h>
 #include <stdint.h>
 

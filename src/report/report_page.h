@@ -4,6 +4,10 @@
 #ifndef ZC_REPORT_PAGE_H
 #define ZC_REPORT_PAGE_H
 
+#if defined(ZC_PART) && !defined(ZC_SEES_report)
+#error "src/report/ included from below report: DESIGN.md's layers (src/CMakeLists.txt)"
+#endif
+
 #include <stddef.h>
 #include <stdio.h>
 

@@ -4,6 +4,10 @@
 #ifndef ZC_RING_BUDGET_MATH_H
 #define ZC_RING_BUDGET_MATH_H
 
+#if defined(ZC_PART) && !defined(ZC_SEES_ring)
+#error "src/ring/ included from below ring: DESIGN.md's layers (src/CMakeLists.txt)"
+#endif
+
 #include <stdint.h>
 
 #include "zerocopy/ring_budget.h"

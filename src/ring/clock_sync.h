@@ -4,6 +4,10 @@
 #ifndef ZC_RING_CLOCK_SYNC_H
 #define ZC_RING_CLOCK_SYNC_H
 
+#if defined(ZC_PART) && !defined(ZC_SEES_ring)
+#error "src/ring/ included from below ring: DESIGN.md's layers (src/CMakeLists.txt)"
+#endif
+
 #include <cuda_runtime_api.h>
 #include <stdint.h>
 

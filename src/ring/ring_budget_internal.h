@@ -3,6 +3,10 @@
 #ifndef ZC_RING_RING_BUDGET_INTERNAL_H
 #define ZC_RING_RING_BUDGET_INTERNAL_H
 
+#if defined(ZC_PART) && !defined(ZC_SEES_ring)
+#error "src/ring/ included from below ring: DESIGN.md's layers (src/CMakeLists.txt)"
+#endif
+
 #include "ring/budget_math.h"
 #include "ring/clock_sync.h"
 #include "ring/ring_internal.h"

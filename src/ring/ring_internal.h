@@ -3,6 +3,10 @@
 #ifndef ZC_RING_RING_INTERNAL_H
 #define ZC_RING_RING_INTERNAL_H
 
+#if defined(ZC_PART) && !defined(ZC_SEES_ring)
+#error "src/ring/ included from below ring: DESIGN.md's layers (src/CMakeLists.txt)"
+#endif
+
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>

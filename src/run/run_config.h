@@ -4,6 +4,10 @@
 #ifndef ZC_RUN_CONFIG_H
 #define ZC_RUN_CONFIG_H
 
+#if defined(ZC_PART) && !defined(ZC_SEES_run)
+#error "src/run/ included from below run: DESIGN.md's layers (src/CMakeLists.txt)"
+#endif
+
 #include <stddef.h>
 
 typedef struct zc__run_config {

@@ -5,6 +5,10 @@
 #ifndef ZC_RUN_EXIT_H
 #define ZC_RUN_EXIT_H
 
+#if defined(ZC_PART) && !defined(ZC_SEES_run)
+#error "src/run/ included from below run: DESIGN.md's layers (src/CMakeLists.txt)"
+#endif
+
 /*
  * Ask for the exit cleanup: called each time the library pins memory of its own (staging),
  * keeps the program's (cache) or pins the program's in place (register). The first call registers

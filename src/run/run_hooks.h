@@ -5,6 +5,10 @@
 #ifndef ZC_RUN_HOOKS_H
 #define ZC_RUN_HOOKS_H
 
+#if defined(ZC_PART) && !defined(ZC_SEES_run)
+#error "src/run/ included from below run: DESIGN.md's layers (src/CMakeLists.txt)"
+#endif
+
 #include <cuda.h>
 
 /* Which default stream a row's entry point uses: none (no stream in it), the legacy one, or

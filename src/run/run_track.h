@@ -5,6 +5,10 @@
 #ifndef ZC_RUN_TRACK_H
 #define ZC_RUN_TRACK_H
 
+#if defined(ZC_PART) && !defined(ZC_SEES_run)
+#error "src/run/ included from below run: DESIGN.md's layers (src/CMakeLists.txt)"
+#endif
+
 #include <stddef.h>
 #include <stdint.h>
 

@@ -4,6 +4,10 @@
 #ifndef ZC_STREAM_ENGINE_INTERNAL_H
 #define ZC_STREAM_ENGINE_INTERNAL_H
 
+#if defined(ZC_PART) && !defined(ZC_SEES_stream)
+#error "src/stream/ included from below stream: DESIGN.md's layers (src/CMakeLists.txt)"
+#endif
+
 #include <pthread.h>
 
 #include "zerocopy/stream.h"

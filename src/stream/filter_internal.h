@@ -4,6 +4,10 @@
 #ifndef ZC_STREAM_FILTER_INTERNAL_H
 #define ZC_STREAM_FILTER_INTERNAL_H
 
+#if defined(ZC_PART) && !defined(ZC_SEES_stream)
+#error "src/stream/ included from below stream: DESIGN.md's layers (src/CMakeLists.txt)"
+#endif
+
 #include "device/stream_memops.h"
 #include "stream/fir_kernels.h"
 #include "zerocopy/buffer.h"

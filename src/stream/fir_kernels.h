@@ -3,6 +3,10 @@
 #ifndef ZC_STREAM_FIR_KERNELS_H
 #define ZC_STREAM_FIR_KERNELS_H
 
+#if defined(ZC_PART) && !defined(ZC_SEES_stream)
+#error "src/stream/ included from below stream: DESIGN.md's layers (src/CMakeLists.txt)"
+#endif
+
 #include <stddef.h>
 #include <stdint.h>
 

@@ -3,6 +3,10 @@
 #ifndef ZC_TRACE_ANALYZE_INTERNAL_H
 #define ZC_TRACE_ANALYZE_INTERNAL_H
 
+#if defined(ZC_PART) && !defined(ZC_SEES_trace)
+#error "src/trace/ included from below trace: DESIGN.md's layers (src/CMakeLists.txt)"
+#endif
+
 #include <stdint.h>
 
 #include "zerocopy/size.h"

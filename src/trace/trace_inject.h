@@ -4,6 +4,10 @@
 #ifndef ZC_TRACE_INJECT_H
 #define ZC_TRACE_INJECT_H
 
+#if defined(ZC_PART) && !defined(ZC_SEES_trace)
+#error "src/trace/ included from below trace: DESIGN.md's layers (src/CMakeLists.txt)"
+#endif
+
 #include <stdint.h>
 #include <stdio.h>
 
