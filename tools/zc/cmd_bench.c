@@ -134,7 +134,72 @@ static int zc__list(const unsigned char *selected, size_t ncases, const char *js
     return zc_cli_json_commit("bench", doc, &out);
 }
 
-int zc_cli_cmd_bench(int argc, char **argv)
+/* What the command line asked for. */
+typedef struct zc__bench_opts {
+    int quick, full, list, force;
+    int device, device_given;
+    char *patterns; /* --case, comma-joined; the caller frees it */
+    const char *json_path, *csv_path, *corrupt, *devices_text;
+    int devices[ZC_BENCH_DEVICES_MAX];
+    size_t device_count;
+    size_t sizes[64];
+    size_t size_count;
+} zc__bench_opts;
+
+/* One option into o; -1 to go on, else the exit code (0 after --help). */
+static int zc__bench_option(int opt, int argc, char **argv, zc__bench_opts *o)
+{
+    switch (opt) {
+    case 'F':
+        o->force = 1;
+        return -1;
+    case 'q':
+        o->quick = 1;
+        return -1;
+    case 'f':
+        o->full = 1;
+        return -1;
+    case 'c':
+        return zc__append(&o->patterns, optarg)
+                   ? -1
+                   : zc_cli_fail("bench", "reading --case", ZC_ERR_NO_MEMORY);
+    case 'l':
+        o->list = 1;
+        return -1;
+    case 'd': {
+        o->device_given = 1;
+        int rc = zc_cli_int_option("bench", zc__bench_usage, "--device", "a GPU number", optarg, 0,
+                                   ZC_CLI_DEVICE_MAX, &o->device);
+        return rc != 0 ? rc : -1;
+    }
+    case 'D':
+        o->devices_text = optarg;
+        return -1;
+    case 's':
+        return zc_bench_sizes_parse(optarg, o->sizes, sizeof o->sizes / sizeof o->sizes[0],
+                                    &o->size_count) == ZC_OK
+                   ? -1
+                   : zc__sizes_error(optarg);
+    case 'j':
+        o->json_path = optarg;
+        return -1;
+    case 'v':
+        o->csv_path = optarg;
+        return -1;
+    case 'x':
+        o->corrupt = optarg;
+        return -1;
+    case 'h':
+        zc__bench_help();
+        return ZC_EXIT_OK;
+    default:
+        return zc_cli_option_error("bench", zc__bench_usage, opt, argc, argv);
+    }
+}
+
+/* The command line into o, checked as far as it can be without a GPU; -1 when it is sound,
+ * else the exit code (0 after --help). */
+static int zc__bench_parse(int argc, char **argv, zc__bench_opts *o)
 {
     static const struct option options[] = {
         {"quick", no_argument, NULL, 'q'},
@@ -153,257 +218,229 @@ int zc_cli_cmd_bench(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    int quick = 0, full = 0, list = 0, device = 0, force = 0, opt;
-    char *patterns = NULL;
-    const char *json_path = NULL, *csv_path = NULL, *corrupt = NULL, *devices_text = NULL;
-    int device_given = 0;
-    int devices[ZC_BENCH_DEVICES_MAX];
-    size_t device_count = 0;
-    size_t sizes[64];
-    size_t size_count = 0;
-    int rc = ZC_EXIT_OK;
+    int opt, rc;
     optind = 0; /* GNU getopt: full re-initialisation for this command's argv */
     opterr = 0;
     while ((opt = zc_cli_next_option("bench", zc__bench_usage, argc, argv, ":hqd:j:", options)) !=
            -1) {
-        switch (opt) {
-        case 'F':
-            force = 1;
-            break;
-        case 'q':
-            quick = 1;
-            break;
-        case 'f':
-            full = 1;
-            break;
-        case 'c':
-            if (!zc__append(&patterns, optarg)) {
-                free(patterns);
-                return zc_cli_fail("bench", "reading --case", ZC_ERR_NO_MEMORY);
-            }
-            break;
-        case 'l':
-            list = 1;
-            break;
-        case 'd':
-            if ((rc = zc_cli_int_option("bench", zc__bench_usage, "--device", "a GPU number",
-                                        optarg, 0, ZC_CLI_DEVICE_MAX, &device))) {
-                free(patterns);
-                return rc;
-            }
-            device_given = 1;
-            break;
-        case 'D':
-            devices_text = optarg;
-            break;
-        case 's':
-            if (zc_bench_sizes_parse(optarg, sizes, sizeof sizes / sizeof sizes[0], &size_count) !=
-                ZC_OK) {
-                free(patterns);
-                return zc__sizes_error(optarg);
-            }
-            break;
-        case 'j':
-            json_path = optarg;
-            break;
-        case 'v':
-            csv_path = optarg;
-            break;
-        case 'x':
-            corrupt = optarg;
-            break;
-        case 'h':
-            free(patterns);
-            zc__bench_help();
-            return ZC_EXIT_OK;
-        default:
-            free(patterns);
-            return zc_cli_option_error("bench", zc__bench_usage, opt, argc, argv);
-        }
+        if ((rc = zc__bench_option(opt, argc, argv, o)) >= 0)
+            return rc;
     }
-    if (optind < argc) {
-        free(patterns);
+    if (optind < argc)
         return zc_cli_usage_error("bench", zc__bench_usage, "unexpected argument '%s'",
                                   argv[optind]);
-    }
-    if (quick && full) {
-        free(patterns);
+    if (o->quick && o->full)
         return zc_cli_usage_error("bench", zc__bench_usage,
                                   "--quick and --full exclude each other");
-    }
-    if (devices_text != NULL) {
-        if (device_given) {
-            free(patterns);
-            return zc_cli_usage_error("bench", zc__bench_usage,
-                                      "give --device or --devices, not both (with --devices the "
-                                      "one-GPU cases run on the first GPU listed)");
-        }
-        /* The form first (no GPU needed): numbers, commas, no GPU twice; the range once the
-         * machine's GPUs are known. */
-        if (strcmp(devices_text, "all") != 0 &&
-            zc_device_list_parse(devices_text, INT_MAX, devices, ZC_BENCH_DEVICES_MAX,
-                                 &device_count) != ZC_OK) {
-            free(patterns);
-            return zc_cli_usage_error("bench", zc__bench_usage, "--devices: %s", zc_last_error());
-        }
-    }
-
-    size_t ncases = zc_bench_case_count();
-    unsigned char *selected = calloc(ncases, 1);
-    zc_bench_result *results = calloc(ncases, sizeof *results);
-    zc_bench_ctx *ctx = NULL;
-    size_t nresults = 0, matched = 0;
-    zc_cli_output json_out = {0}, csv_out = {0};
-    if (json_path != NULL && csv_path != NULL && strcmp(json_path, "-") == 0 &&
-        strcmp(csv_path, "-") == 0) {
-        free(patterns);
+    if (o->json_path != NULL && o->csv_path != NULL && strcmp(o->json_path, "-") == 0 &&
+        strcmp(o->csv_path, "-") == 0)
         return zc_cli_usage_error("bench", zc__bench_usage, "--json - and --csv - share stdout");
-    }
-    if (selected == NULL || results == NULL) {
-        rc = zc_cli_fail("bench", "allocating the case table", ZC_ERR_NO_MEMORY);
-        goto out;
-    }
-    if (zc_bench_select(patterns, selected, ncases, &matched) != ZC_OK) {
-        rc = zc_cli_usage_error("bench", zc__bench_usage, "--case: %s", zc_last_error());
-        goto out;
-    }
-    if (list) {
-        rc = zc__list(selected, ncases, json_path, csv_path, force);
-        goto out;
-    }
+    if (o->devices_text == NULL)
+        return -1;
+    if (o->device_given)
+        return zc_cli_usage_error("bench", zc__bench_usage,
+                                  "give --device or --devices, not both (with --devices the "
+                                  "one-GPU cases run on the first GPU listed)");
+    /* The form first (no GPU needed): numbers, commas, no GPU twice; the range once the
+     * machine's GPUs are known. */
+    if (strcmp(o->devices_text, "all") != 0 &&
+        zc_device_list_parse(o->devices_text, INT_MAX, o->devices, ZC_BENCH_DEVICES_MAX,
+                             &o->device_count) != ZC_OK)
+        return zc_cli_usage_error("bench", zc__bench_usage, "--devices: %s", zc_last_error());
+    return -1;
+}
 
-    /* The outputs are opened before measuring: a bad path is said at once, not after minutes. */
-    if (json_path != NULL &&
-        (rc = zc_cli_output_open(&json_out, "bench", json_path, force, NULL, 0)) != ZC_EXIT_OK)
-        goto out;
-    if (csv_path != NULL && (rc = zc_cli_output_open(&csv_out, "bench", csv_path, force,
-                                                     (const char *[]){json_path}, 1)) != ZC_EXIT_OK)
-        goto out;
+/* The GPU the one-GPU cases run on, now that the machine's GPUs are known (--devices: the
+ * first listed); fills info. 0 or the exit code. */
+static int zc__bench_device(zc__bench_opts *o, zc_device_info *info)
+{
     int count = 0;
     zc_status st = zc_device_count(&count);
-    if (st != ZC_OK) {
-        rc = zc_cli_fail("bench", "no GPU to measure", st);
-        goto out;
-    }
-    if (devices_text != NULL) {
-        if (zc_device_list_parse(devices_text, count, devices, ZC_BENCH_DEVICES_MAX,
-                                 &device_count) != ZC_OK) {
+    if (st != ZC_OK)
+        return zc_cli_fail("bench", "no GPU to measure", st);
+    if (o->devices_text != NULL) {
+        if (zc_device_list_parse(o->devices_text, count, o->devices, ZC_BENCH_DEVICES_MAX,
+                                 &o->device_count) != ZC_OK) {
             fprintf(stderr, "zc bench: --devices: %s\n", zc_last_error());
-            rc = ZC_EXIT_USAGE;
-            goto out;
+            return ZC_EXIT_USAGE;
         }
-        device = devices[0];
+        o->device = o->devices[0];
     }
-    if (device >= count) {
-        fprintf(stderr, "zc bench: --device %d: this machine has %d GPU%s (0..%d)\n", device, count,
-                count == 1 ? "" : "s", count - 1);
-        rc = ZC_EXIT_USAGE;
-        goto out;
+    if (o->device >= count) {
+        fprintf(stderr, "zc bench: --device %d: this machine has %d GPU%s (0..%d)\n", o->device,
+                count, count == 1 ? "" : "s", count - 1);
+        return ZC_EXIT_USAGE;
     }
-    zc_device_info info;
-    if ((st = zc_device_info_get(device, &info)) != ZC_OK) {
-        rc = zc_cli_fail("bench", "reading device properties", st);
-        goto out;
-    }
+    st = zc_device_info_get(o->device, info);
+    return st == ZC_OK ? 0 : zc_cli_fail("bench", "reading device properties", st);
+}
+
+/* A measurement under way: its context (and the progress line it draws), results and
+ * document. */
+typedef struct zc__bench_run {
+    zc_bench_ctx *ctx;
     zc_bench_progress progress;
-    zc_cli_bench_progress_init(&progress, stderr);
+    zc_bench_result *results;
+    size_t count;
     zc_bench_config config;
-    zc_bench_config_init(&config);
-    config.device = device;
-    config.mode = quick ? ZC_BENCH_QUICK : full ? ZC_BENCH_FULL : ZC_BENCH_DEFAULT;
-    config.sizes = size_count ? sizes : NULL;
-    config.size_count = size_count;
-    config.corrupt_key = corrupt;
-    config.progress = zc_cli_bench_progress_update;
-    config.progress_user = &progress;
-    config.devices = devices_text ? devices : NULL;
-    config.device_count = devices_text ? device_count : 0;
-    if ((st = zc_bench_ctx_create(&config, &ctx)) != ZC_OK) {
-        rc = zc_cli_fail("bench", "setting up the measurements", st);
-        goto out;
-    }
-    (void)zc_bench_ctx_plan(ctx, matched);
+    zc_bench_document report;
+    zc_device_info info;
+} zc__bench_run;
+
+/* Run every selected case into run (the document's fields filled); 0 or the exit code. */
+static int zc__bench_measure(const zc__bench_opts *o, const unsigned char *selected, size_t ncases,
+                             size_t matched, zc__bench_run *run)
+{
+    zc_cli_bench_progress_init(&run->progress, stderr);
+    zc_bench_config *config = &run->config;
+    zc_bench_config_init(config);
+    config->device = o->device;
+    config->mode = o->quick ? ZC_BENCH_QUICK : o->full ? ZC_BENCH_FULL : ZC_BENCH_DEFAULT;
+    config->sizes = o->size_count ? o->sizes : NULL;
+    config->size_count = o->size_count;
+    config->corrupt_key = o->corrupt;
+    config->progress = zc_cli_bench_progress_update;
+    config->progress_user = &run->progress;
+    config->devices = o->devices_text ? o->devices : NULL;
+    config->device_count = o->devices_text ? o->device_count : 0;
+    zc_status st = zc_bench_ctx_create(config, &run->ctx);
+    if (st != ZC_OK)
+        return zc_cli_fail("bench", "setting up the measurements", st);
+    (void)zc_bench_ctx_plan(run->ctx, matched);
     struct timespec wall0, wall1;
     clock_gettime(CLOCK_MONOTONIC, &wall0);
-    zc_bench_document report;
-    memset(&report, 0, sizeof report);
+    zc_bench_document *report = &run->report;
+    memset(report, 0, sizeof *report);
     time_t now = time(NULL);
     struct tm utc;
     gmtime_r(&now, &utc);
-    strftime(report.created_utc, sizeof report.created_utc, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    strftime(report->created_utc, sizeof report->created_utc, "%Y-%m-%dT%H:%M:%SZ", &utc);
     for (size_t i = 0; i < ncases; i++) {
         if (!selected[i])
             continue;
-        if ((st = zc_bench_run(ctx, i, &results[nresults])) != ZC_OK) {
-            zc_cli_bench_progress_finish(&progress);
-            rc = zc_cli_fail("bench", zc_bench_case_at(i)->key, st);
-            goto out;
+        if ((st = zc_bench_run(run->ctx, i, &run->results[run->count])) != ZC_OK) {
+            zc_cli_bench_progress_finish(&run->progress);
+            return zc_cli_fail("bench", zc_bench_case_at(i)->key, st);
         }
-        nresults++;
+        run->count++;
     }
-    zc_cli_bench_progress_finish(&progress);
+    zc_cli_bench_progress_finish(&run->progress);
     clock_gettime(CLOCK_MONOTONIC, &wall1);
-    report.mode = config.mode;
-    report.device = device;
-    report.info = &info;
-    report.sizes = size_count ? sizes : NULL;
-    report.size_count = size_count;
-    report.results = results;
-    report.count = nresults;
-    report.devices = config.devices;
-    report.device_count = config.device_count;
-    report.wall_seconds =
+    report->mode = config->mode;
+    report->device = o->device;
+    report->info = &run->info;
+    report->sizes = config->sizes;
+    report->size_count = o->size_count;
+    report->results = run->results;
+    report->count = run->count;
+    report->devices = config->devices;
+    report->device_count = config->device_count;
+    report->wall_seconds =
         (double)(wall1.tv_sec - wall0.tv_sec) + (double)(wall1.tv_nsec - wall0.tv_nsec) / 1e9;
+    return 0;
+}
+
+/* The tables, each case's outcome judged, and the documents written; gives the exit code. */
+static int zc__bench_report(const zc__bench_opts *o, const zc__bench_run *run,
+                            zc_cli_output *json_out, zc_cli_output *csv_out)
+{
+    const zc_bench_document *report = &run->report;
     /* The tables go to stderr when stdout carries the JSON or CSV. */
-    FILE *text =
-        (json_path && strcmp(json_path, "-") == 0) || (csv_path && strcmp(csv_path, "-") == 0)
-            ? stderr
-            : stdout;
+    FILE *text = (o->json_path && strcmp(o->json_path, "-") == 0) ||
+                         (o->csv_path && strcmp(o->csv_path, "-") == 0)
+                     ? stderr
+                     : stdout;
     fprintf(text, "zerocopy %s: zc bench (%s) on GPU %d, %s\n", zc_version_string(),
-            zc_bench_mode_name(config.mode), device, info.name);
-    if (devices_text != NULL) {
+            zc_bench_mode_name(report->mode), o->device, run->info.name);
+    if (o->devices_text != NULL) {
         fprintf(text, "multi-GPU cases on GPUs");
-        for (size_t i = 0; i < device_count; i++)
-            fprintf(text, "%s%d", i ? "," : " ", devices[i]);
+        for (size_t i = 0; i < o->device_count; i++)
+            fprintf(text, "%s%d", i ? "," : " ", o->devices[i]);
         fprintf(text, "\n");
     }
     fprintf(text, "\n");
-    zc_cli_bench_print_table(text, &report);
+    zc_cli_bench_print_table(text, report);
     fflush(text);
+    int rc = ZC_EXIT_OK;
     /* Wrong data outranks every other failure: its figures must not be trusted. */
-    for (size_t i = 0; i < nresults; i++)
-        if (results[i].outcome == ZC_BENCH_FAIL) {
-            fprintf(stderr, "zc bench: %s: FAIL: %s\n", results[i].key, results[i].reason);
+    for (size_t i = 0; i < run->count; i++)
+        if (run->results[i].outcome == ZC_BENCH_FAIL) {
+            fprintf(stderr, "zc bench: %s: FAIL: %s\n", run->results[i].key,
+                    run->results[i].reason);
             rc = ZC_EXIT_VERIFY;
         }
     if (rc == ZC_EXIT_OK)
-        for (size_t i = 0; i < nresults; i++)
-            if (results[i].outcome == ZC_BENCH_ERROR) {
-                fprintf(stderr, "zc bench: %s: error: %s\n", results[i].key, results[i].reason);
+        for (size_t i = 0; i < run->count; i++)
+            if (run->results[i].outcome == ZC_BENCH_ERROR) {
+                fprintf(stderr, "zc bench: %s: error: %s\n", run->results[i].key,
+                        run->results[i].reason);
                 if (rc == ZC_EXIT_OK)
-                    rc = zc_cli_exit_code(results[i].status);
+                    rc = zc_cli_exit_code(run->results[i].status);
             }
     /* A failed run replaces no file (stdout still gets its document). */
-    if (json_path && (rc == ZC_EXIT_OK || !zc_cli_output_is_staged(&json_out))) {
+    if (o->json_path && (rc == ZC_EXIT_OK || !zc_cli_output_is_staged(json_out))) {
         cJSON *doc = NULL;
-        zc_status built = zc_bench_to_json(&report, &doc);
-        int wrote = zc_cli_json_commit_built("bench", built, doc, &json_out);
+        zc_status built = zc_bench_to_json(report, &doc);
+        int wrote = zc_cli_json_commit_built("bench", built, doc, json_out);
         rc = rc == ZC_EXIT_OK ? wrote : rc;
     }
-    if (csv_path && (rc == ZC_EXIT_OK || !zc_cli_output_is_staged(&csv_out))) {
-        int wrote = zc__write_csv(&csv_out, &report);
+    if (o->csv_path && (rc == ZC_EXIT_OK || !zc_cli_output_is_staged(csv_out))) {
+        int wrote = zc__write_csv(csv_out, report);
         rc = rc == ZC_EXIT_OK ? wrote : rc;
     }
-    (void)zc_cli_output_finish(&json_out, 0);
-    (void)zc_cli_output_finish(&csv_out, 0);
-out:
+    (void)zc_cli_output_finish(json_out, 0);
+    (void)zc_cli_output_finish(csv_out, 0);
+    return rc;
+}
+
+/* Select, list or open the outputs, measure, report: the exit code. */
+static int zc__bench_go(zc__bench_opts *o, zc__bench_run *run, unsigned char *selected,
+                        size_t ncases, zc_cli_output *json_out, zc_cli_output *csv_out)
+{
+    size_t matched = 0;
+    int rc;
+    if (zc_bench_select(o->patterns, selected, ncases, &matched) != ZC_OK)
+        return zc_cli_usage_error("bench", zc__bench_usage, "--case: %s", zc_last_error());
+    if (o->list)
+        return zc__list(selected, ncases, o->json_path, o->csv_path, o->force);
+    /* The outputs are opened before measuring: a bad path is said at once, not after minutes. */
+    if (o->json_path != NULL &&
+        (rc = zc_cli_output_open(json_out, "bench", o->json_path, o->force, NULL, 0)) != ZC_EXIT_OK)
+        return rc;
+    if (o->csv_path != NULL &&
+        (rc = zc_cli_output_open(csv_out, "bench", o->csv_path, o->force,
+                                 (const char *[]){o->json_path}, 1)) != ZC_EXIT_OK)
+        return rc;
+    if ((rc = zc__bench_device(o, &run->info)) != 0 ||
+        (rc = zc__bench_measure(o, selected, ncases, matched, run)) != 0)
+        return rc;
+    return zc__bench_report(o, run, json_out, csv_out);
+}
+
+int zc_cli_cmd_bench(int argc, char **argv)
+{
+    zc__bench_opts o = {0};
+    int rc = zc__bench_parse(argc, argv, &o);
+    if (rc >= 0) {
+        free(o.patterns);
+        return rc;
+    }
+    size_t ncases = zc_bench_case_count();
+    unsigned char *selected = calloc(ncases, 1);
+    zc__bench_run run = {0};
+    run.results = calloc(ncases, sizeof *run.results);
+    zc_cli_output json_out = {0}, csv_out = {0};
+    if (selected == NULL || run.results == NULL)
+        rc = zc_cli_fail("bench", "allocating the case table", ZC_ERR_NO_MEMORY);
+    else
+        rc = zc__bench_go(&o, &run, selected, ncases, &json_out, &csv_out);
     zc_cli_output_abort(&json_out); /* nothing left to do once committed */
     zc_cli_output_abort(&csv_out);
-    zc_bench_ctx_destroy(ctx);
-    for (size_t i = 0; i < nresults; i++)
-        zc_bench_result_clear(&results[i]);
-    free(results);
+    zc_bench_ctx_destroy(run.ctx);
+    for (size_t i = 0; i < run.count; i++)
+        zc_bench_result_clear(&run.results[i]);
+    free(run.results);
     free(selected);
-    free(patterns);
+    free(o.patterns);
     return rc;
 }
