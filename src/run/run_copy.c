@@ -136,7 +136,10 @@ static zc__plan zc__plan_directed(zc__copy *c)
     /* A copy too small to cure costs one pointer query more than it did, no second one. */
     if (host == ZC__PAGEABLE && zc__run_copy_small(c->dir, c->bytes))
         return zc__run_copy_leave(ZC_RUN_COUNTER_PAGEABLE_SMALL, c->bytes);
-    if (host != ZC__PAGEABLE && host != ZC__OTHER)
+    /* Page-locked memory not pinned by us is the program's own: nothing to do, at no more cost
+     * than before the register cure (one atomic load while nothing is pinned). */
+    if ((host != ZC__PAGEABLE && host != ZC__OTHER) ||
+        (host == ZC__OTHER && !zc__run_pins_touching((uintptr_t)c->host, c->bytes)))
         return ZC__AS_IT_WAS;
     if (zc__run_classify(d, c->device) != ZC__DEVICE)
         return zc__run_copy_guard(d, c->host, c->bytes, c->stream, c->async);
