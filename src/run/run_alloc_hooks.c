@@ -88,9 +88,13 @@ static int zc__in_arena(const void *p)
 
 #define ZC__FIND(field, name) *(void **)&zc__next.field = zc__run_real_dlsym(RTLD_NEXT, name)
 
+/* Set once every name was looked up: one the C library lacks (reallocarray before glibc 2.26)
+ * stays NULL rather than being looked up again on every call. */
+static int zc__resolved;
+
 static void zc__resolve(void)
 {
-    if (zc__resolving)
+    if (zc__resolving || __atomic_load_n(&zc__resolved, __ATOMIC_ACQUIRE))
         return;
     zc__resolving = 1;
     ZC__FIND(malloc, "malloc");
@@ -107,6 +111,7 @@ static void zc__resolve(void)
     ZC__FIND(munmap, "munmap");
     ZC__FIND(mremap, "mremap");
     ZC__FIND(madvise, "madvise");
+    __atomic_store_n(&zc__resolved, 1, __ATOMIC_RELEASE);
     zc__resolving = 0;
 }
 
