@@ -74,16 +74,22 @@ int zc__run_copy_small(zc__run_dir dir, size_t bytes)
     return bytes < (dir == ZC__RUN_H2D ? config->min_bytes : config->min_d2h_bytes);
 }
 
+int zc__run_copy_device_ok(const zc__run_driver *d, CUdeviceptr device, size_t extent,
+                           CUcontext *ctx_p)
+{
+    CUdeviceptr base = 0;
+    size_t size = 0;
+    return d->ctx_get_current(ctx_p) == CUDA_SUCCESS && *ctx_p != NULL &&
+           d->mem_get_address_range(&base, &size, device) == CUDA_SUCCESS &&
+           device - base <= size && size - (device - base) >= extent;
+}
+
 zc__plan zc__run_copy_plan(const zc__run_driver *d, zc__run_dir dir, size_t bytes,
                            CUdeviceptr device, size_t extent, CUstream stream, CUcontext *ctx_p)
 {
     if (zc__run_copy_small(dir, bytes))
         return zc__run_copy_leave(ZC_RUN_COUNTER_PAGEABLE_SMALL, bytes);
-    CUdeviceptr base = 0;
-    size_t size = 0;
-    if (d->ctx_get_current(ctx_p) != CUDA_SUCCESS || *ctx_p == NULL ||
-        d->mem_get_address_range(&base, &size, device) != CUDA_SUCCESS || device - base > size ||
-        size - (device - base) < extent)
+    if (!zc__run_copy_device_ok(d, device, extent, ctx_p))
         return zc__run_copy_leave(ZC_RUN_COUNTER_PAGEABLE_UNSURE, bytes);
     CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
     if (d->stream_is_capturing(stream, &capture) != CUDA_SUCCESS ||
@@ -265,16 +271,10 @@ static int zc__cure(const zc__copy *c, CUresult *result_p)
             zc__run_pin_done(&(copy).pin);                                                         \
             return CUDA_ERROR_NOT_INITIALIZED;                                                     \
         }                                                                                          \
-        uint64_t zc__start = zc__run_now_ns();                                                     \
-        zc__r = zc__real_fn(__VA_ARGS__);                                                          \
-        if ((plan) == ZC__PINNED)                                                                  \
-            return zc__run_copy_pinned_done(zc__run_driver_get(), zc__r, (copy).dir, (copy).bytes, \
-                                            (copy).stream, (copy).async, &(copy).pin,              \
-                                            (copy).pin_ns, zc__start);                             \
-        if ((plan) == ZC__SAMPLE && zc__r == CUDA_SUCCESS)                                         \
-            zc__run_pageable_sampled((copy).dir, (copy).bytes, zc__run_now_ns() - zc__start);      \
-        return zc__run_copy_after(zc__run_driver_get(), (plan), zc__r, (copy).host, (copy).bytes,  \
-                                  (copy).stream, (copy).async);                                    \
+        zc__run_copy_end zc__end = {(plan),        (copy).dir,      (copy).bytes, (copy).host,     \
+                                    (copy).bytes,  (copy).stream,   (copy).async, &(copy).pin,     \
+                                    (copy).pin_ns, zc__run_now_ns()};                              \
+        return zc__run_copy_finish(&zc__end, zc__real_fn(__VA_ARGS__));                            \
     } while (0)
 
 typedef CUresult (*zc__htod_fn)(CUdeviceptr, const void *, size_t);

@@ -54,8 +54,13 @@ zc__touch zc__run_copy_touch(const zc__run_driver *d, const void *host, size_t e
 zc__plan zc__run_copy_guard(const zc__run_driver *d, const void *host, size_t extent,
                             CUstream stream, int async);
 
+/* Whether a copy's device side can be staged to: a current context (in *ctx_p), and
+ * [device, device + extent) inside one allocation. */
+int zc__run_copy_device_ok(const zc__run_driver *d, CUdeviceptr device, size_t extent,
+                           CUcontext *ctx_p);
+
 /* A copy that must be staged whatever its size (ZC__TOUCH_STAGE): ZC__CURE when staging can
- * take it (a context, the device range inside one allocation), else ZC__WAIT. */
+ * take it (zc__run_copy_device_ok), else ZC__WAIT. */
 zc__plan zc__run_copy_plan_forced(const zc__run_driver *d, CUdeviceptr device, size_t extent,
                                   CUcontext *ctx_p);
 
@@ -69,16 +74,28 @@ zc__plan zc__run_copy_pin_plan(const zc__run_driver *d, zc__plan plan, zc__run_d
                                const void *host, size_t bytes, CUstream stream, int async,
                                CUcontext ctx, zc__run_pin_use *use, uint64_t *pin_ns);
 
-/* After the driver's own call r on a copy planned ZC__PINNED (started at start): wait for an
- * asynchronous one, let the pin go, count the copy with the pinning it paid for. */
-CUresult zc__run_copy_pinned_done(const zc__run_driver *d, CUresult r, zc__run_dir dir,
-                                  size_t bytes, CUstream stream, int async, zc__run_pin_use *use,
-                                  uint64_t pin_ns, uint64_t start);
+/* A copy that went to the driver's own entry point (every plan but a cure that ran), as its end
+ * needs it. */
+typedef struct zc__run_copy_end {
+    zc__plan plan;
+    zc__run_dir dir;
+    size_t bytes;     /* moved */
+    const void *host; /* the host side's first byte, and the bytes it spans */
+    size_t host_extent;
+    CUstream stream; /* as the cures name it (CU_STREAM_PER_THREAD for a thread's own) */
+    int async;
+    zc__run_pin_use *pin; /* ZC__PINNED: the pin it holds */
+    uint64_t pin_ns;      /* ZC__PINNED: the pinning this copy paid for */
+    uint64_t start;       /* when the driver's call began */
+} zc__run_copy_end;
 
-/* After the driver's own call r on any other plan: ZC__WAIT, and ZC__CURE that found no
- * staging, wait for the stream when the copy is asynchronous and touches a pin. */
-CUresult zc__run_copy_after(const zc__run_driver *d, zc__plan plan, CUresult r, const void *host,
-                            size_t extent, CUstream stream, int async);
+/*
+ * After the driver's own call r: ZC__PINNED waits for an asynchronous copy, lets the pin go and
+ * counts the copy with its pinning; ZC__SAMPLE counts the copy's time as the sample;
+ * ZC__WAIT, and ZC__CURE that found no staging, wait for the stream when the copy is
+ * asynchronous and touches a pin. Gives the call's result, or the wait's.
+ */
+CUresult zc__run_copy_finish(const zc__run_copy_end *e, CUresult r);
 
 /* The pitched copies' host sides, for the hooks that only guard (run_guards.c): a 3D peer copy
  * (asynchronous) touching a pin waits; a graph's copy (any time later) unpins for good. */

@@ -60,13 +60,9 @@ zc__plan zc__run_copy_guard(const zc__run_driver *d, const void *host, size_t ex
 zc__plan zc__run_copy_plan_forced(const zc__run_driver *d, CUdeviceptr device, size_t extent,
                                   CUcontext *ctx_p)
 {
-    CUdeviceptr base = 0;
-    size_t size = 0;
-    if (!zc__run_fix_on(ZC_RUN_FIX_PAGEABLE) || d->ctx_get_current(ctx_p) != CUDA_SUCCESS ||
-        *ctx_p == NULL || d->mem_get_address_range(&base, &size, device) != CUDA_SUCCESS ||
-        device - base > size || size - (device - base) < extent)
-        return ZC__WAIT;
-    return ZC__CURE;
+    return zc__run_fix_on(ZC_RUN_FIX_PAGEABLE) && zc__run_copy_device_ok(d, device, extent, ctx_p)
+               ? ZC__CURE
+               : ZC__WAIT;
 }
 
 zc__plan zc__run_copy_pin_plan(const zc__run_driver *d, zc__plan plan, zc__run_dir dir,
@@ -86,24 +82,30 @@ zc__plan zc__run_copy_pin_plan(const zc__run_driver *d, zc__plan plan, zc__run_d
     return staging ? ZC__CURE : ZC__AS_IT_WAS;
 }
 
-CUresult zc__run_copy_pinned_done(const zc__run_driver *d, CUresult r, zc__run_dir dir,
-                                  size_t bytes, CUstream stream, int async, zc__run_pin_use *use,
-                                  uint64_t pin_ns, uint64_t start)
+CUresult zc__run_copy_finish(const zc__run_copy_end *e, CUresult r)
 {
-    if (r == CUDA_SUCCESS && async)
-        r = d->stream_synchronize(stream);
-    zc__run_pin_done(use);
-    if (r == CUDA_SUCCESS)
-        zc__run_pageable_cured(ZC__RUN_PINNED, dir, bytes, zc__run_now_ns() - start + pin_ns);
-    return r;
-}
-
-CUresult zc__run_copy_after(const zc__run_driver *d, zc__plan plan, CUresult r, const void *host,
-                            size_t extent, CUstream stream, int async)
-{
-    if (r != CUDA_SUCCESS || !async)
+    const zc__run_driver *d = zc__run_driver_get();
+    switch (e->plan) {
+    case ZC__PINNED:
+        if (r == CUDA_SUCCESS && e->async)
+            r = d->stream_synchronize(e->stream);
+        zc__run_pin_done(e->pin);
+        if (r == CUDA_SUCCESS)
+            zc__run_pageable_cured(ZC__RUN_PINNED, e->dir, e->bytes,
+                                   zc__run_now_ns() - e->start + e->pin_ns);
         return r;
-    if (plan == ZC__WAIT || (plan == ZC__CURE && zc__run_pins_touching((uintptr_t)host, extent)))
-        return d->stream_synchronize(stream);
+    case ZC__SAMPLE:
+        if (r == CUDA_SUCCESS)
+            zc__run_pageable_sampled(e->dir, e->bytes, zc__run_now_ns() - e->start);
+        return r;
+    case ZC__WAIT:
+    case ZC__CURE:
+        if (r == CUDA_SUCCESS && e->async &&
+            (e->plan == ZC__WAIT || zc__run_pins_touching((uintptr_t)e->host, e->host_extent)))
+            return d->stream_synchronize(e->stream);
+        return r;
+    case ZC__AS_IT_WAS:
+        break;
+    }
     return r;
 }

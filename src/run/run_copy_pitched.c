@@ -402,21 +402,19 @@ static CUresult zc__dispatch(const zc__call *call, const zc__pitched *p, int per
         zc__run_pin_done(&c.pin);
         return CUDA_ERROR_NOT_INITIALIZED;
     }
-    uint64_t start = zc__run_now_ns();
+    zc__run_copy_end end = {.plan = plan,
+                            .dir = c.dir,
+                            .bytes = c.width * c.height * c.depth,
+                            .host = c.host,
+                            .host_extent = zc__extent(c.dir == ZC__RUN_H2D ? &p->src : &p->dst, p),
+                            .stream = c.stream,
+                            .async = c.async,
+                            .pin = &c.pin,
+                            .pin_ns = c.pin_ns,
+                            .start = zc__run_now_ns()};
     r = call->async ? ((zc__async_fn)real)(call->params, call->stream)
                     : ((zc__sync_fn)real)(call->params);
-    const zc__run_driver *d = zc__run_driver_get();
-    size_t bytes = c.width * c.height * c.depth;
-    if (plan == ZC__PINNED)
-        return zc__run_copy_pinned_done(d, r, c.dir, bytes, c.stream, c.async, &c.pin, c.pin_ns,
-                                        start);
-    if (plan == ZC__SAMPLE && r == CUDA_SUCCESS)
-        zc__run_pageable_sampled(c.dir, bytes, zc__run_now_ns() - start);
-    if (plan == ZC__WAIT || plan == ZC__CURE)
-        return zc__run_copy_after(d, plan, r, c.host,
-                                  zc__extent(c.dir == ZC__RUN_H2D ? &p->src : &p->dst, p), c.stream,
-                                  c.async);
-    return r;
+    return zc__run_copy_finish(&end, r);
 }
 
 static CUresult zc__dispatch_2d(zc__run_hook_id id, const CUDA_MEMCPY2D *p, CUstream stream,
