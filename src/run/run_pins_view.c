@@ -20,9 +20,8 @@ static char zc__pageable_byte;
 /* The pointer a query is asked about: ptr itself, or the pageable byte when ptr is ours. */
 static CUdeviceptr zc__asked(CUdeviceptr ptr)
 {
-    return zc__run_pins_own((const void *)(uintptr_t)ptr)
-               ? (CUdeviceptr)(uintptr_t)&zc__pageable_byte
-               : ptr;
+    return zc__run_pins_touching((uintptr_t)ptr, 1) ? (CUdeviceptr)(uintptr_t)&zc__pageable_byte
+                                                    : ptr;
 }
 
 typedef CUresult (*zc__attribute_fn)(void *, CUpointer_attribute, CUdeviceptr);
@@ -75,5 +74,5 @@ CUresult zc__hook_MEM_HOST_UNREGISTER(void *p)
     zc__unregister_fn real = (zc__unregister_fn)zc__run_real(ZC__HOOK_MEM_HOST_UNREGISTER);
     if (real == NULL)
         return CUDA_ERROR_NOT_INITIALIZED;
-    return zc__run_pins_own(p) ? CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED : real(p);
+    return zc__run_pins_touching((uintptr_t)p, 1) ? CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED : real(p);
 }

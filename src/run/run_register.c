@@ -233,13 +233,13 @@ static int zc__in_range(const zc__pin *p, const void *arg)
 
 void zc__run_pins_drop(uintptr_t start, size_t length)
 {
-    zc__range r = {start, start + length < start ? UINTPTR_MAX : start + length};
+    zc__range r = {start, zc__run_range_end(start, length)};
     zc__drop_matching(zc__in_range, &r, ZC__GONE_WITH_IT);
 }
 
 void zc__run_pins_refuse(uintptr_t start, size_t length)
 {
-    zc__range r = {start, start + length < start ? UINTPTR_MAX : start + length};
+    zc__range r = {start, zc__run_range_end(start, length)};
     zc__drop_matching(zc__in_range, &r, ZC__NEVER_AGAIN);
 }
 
@@ -247,7 +247,7 @@ int zc__run_pins_touching(uintptr_t start, size_t length)
 {
     if (__atomic_load_n(&zc__pinned, __ATOMIC_RELAXED) == 0 || length == 0)
         return 0;
-    uintptr_t end = start + length < start ? UINTPTR_MAX : start + length;
+    uintptr_t end = zc__run_range_end(start, length);
     int touching = 0;
     pthread_mutex_lock(&zc__lock);
     for (int i = 0; i < ZC__PINS && !touching; i++)
@@ -278,19 +278,6 @@ void zc__run_pins_forget_all(void)
 {
     zc__owner o = {NULL, 0, 1};
     zc__drop_matching(zc__owned_by, &o, ZC__NEVER_AGAIN);
-}
-
-int zc__run_pins_own(const void *p)
-{
-    if (__atomic_load_n(&zc__pinned, __ATOMIC_RELAXED) == 0)
-        return 0;
-    uintptr_t at = (uintptr_t)p;
-    int own = 0;
-    pthread_mutex_lock(&zc__lock);
-    for (int i = 0; i < ZC__PINS && !own; i++)
-        own = zc__pins[i].state == ZC__PIN_PINNED && zc__overlaps(&zc__pins[i], at, at + 1);
-    pthread_mutex_unlock(&zc__lock);
-    return own;
 }
 
 void zc__run_pins_after_fork(void)

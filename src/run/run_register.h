@@ -46,6 +46,12 @@ int zc__run_pin_consider(const zc__run_driver *d, const void *host, size_t bytes
  */
 void zc__run_pins_drop(uintptr_t start, size_t length);
 
+/* The end of [start, start + length), UINTPTR_MAX for a range that runs past the last address. */
+static inline uintptr_t zc__run_range_end(uintptr_t start, size_t length)
+{
+    return start + length < start ? UINTPTR_MAX : start + length;
+}
+
 /* Whether any pin touches [start, start + length): one atomic load while nothing is pinned. */
 int zc__run_pins_touching(uintptr_t start, size_t length);
 
@@ -57,9 +63,6 @@ void zc__run_pins_refuse(uintptr_t start, size_t length);
  * its pins are unpinned with it current. */
 void zc__run_pins_forget(CUcontext ctx, CUdevice device);
 void zc__run_pins_forget_all(void);
-
-/* Whether p is the start of, or inside, a pin of ours (the program never registered it). */
-int zc__run_pins_own(const void *p);
 
 /* A forked child's pins are its parent's: forgotten without a driver call. */
 void zc__run_pins_after_fork(void);

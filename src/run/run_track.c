@@ -169,7 +169,7 @@ void zc__run_track_release_range(uintptr_t start, size_t length)
 {
     if (length == 0)
         return;
-    uintptr_t end = start + length < start ? UINTPTR_MAX : start + length;
+    uintptr_t end = zc__run_range_end(start, length);
     /* Pins first, whatever the table says: they are what must never outlive the pages. */
     zc__run_pins_drop(start, end - start);
     if (__atomic_load_n(&zc__tracked, __ATOMIC_RELAXED) == 0)
