@@ -284,9 +284,7 @@ typedef CUresult (*zc__dtoh_async_fn)(void *, CUdeviceptr, size_t, CUstream);
 typedef CUresult (*zc__copy_fn)(CUdeviceptr, CUdeviceptr, size_t);
 typedef CUresult (*zc__copy_async_fn)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
 
-/* The stream a cured copy goes on: the per-thread forms' stream 0 is the calling thread's
- * default stream, which the legacy entry points the cure calls reach as CU_STREAM_PER_THREAD. */
-static CUstream zc__stream(CUstream s, int per_thread)
+CUstream zc__run_stream(CUstream s, int per_thread)
 {
     return per_thread && s == NULL ? CU_STREAM_PER_THREAD : s;
 }
@@ -299,7 +297,7 @@ static CUresult zc__htod(zc__run_hook_id id, int per_thread, CUdeviceptr dst, co
                   .host = (char *)src,
                   .device = dst,
                   .bytes = bytes,
-                  .stream = zc__stream(NULL, per_thread)};
+                  .stream = zc__run_stream(NULL, per_thread)};
     zc__plan plan = zc__plan_directed(&c);
     ZC__DISPATCH(c, plan, id, zc__htod_fn, dst, src, bytes);
 }
@@ -311,7 +309,7 @@ static CUresult zc__dtoh(zc__run_hook_id id, int per_thread, void *dst, CUdevice
                   .host = dst,
                   .device = src,
                   .bytes = bytes,
-                  .stream = zc__stream(NULL, per_thread)};
+                  .stream = zc__run_stream(NULL, per_thread)};
     zc__plan plan = zc__plan_directed(&c);
     ZC__DISPATCH(c, plan, id, zc__dtoh_fn, dst, src, bytes);
 }
@@ -323,7 +321,7 @@ static CUresult zc__htod_async(zc__run_hook_id id, int per_thread, CUdeviceptr d
                   .host = (char *)src,
                   .device = dst,
                   .bytes = bytes,
-                  .stream = zc__stream(s, per_thread),
+                  .stream = zc__run_stream(s, per_thread),
                   .async = 1};
     zc__plan plan = zc__plan_directed(&c);
     ZC__DISPATCH(c, plan, id, zc__htod_async_fn, dst, src, bytes, s);
@@ -336,7 +334,7 @@ static CUresult zc__dtoh_async(zc__run_hook_id id, int per_thread, void *dst, CU
                   .host = dst,
                   .device = src,
                   .bytes = bytes,
-                  .stream = zc__stream(s, per_thread),
+                  .stream = zc__run_stream(s, per_thread),
                   .async = 1};
     zc__plan plan = zc__plan_directed(&c);
     ZC__DISPATCH(c, plan, id, zc__dtoh_async_fn, dst, src, bytes, s);
@@ -345,7 +343,7 @@ static CUresult zc__dtoh_async(zc__run_hook_id id, int per_thread, void *dst, CU
 static CUresult zc__unified(zc__run_hook_id id, int per_thread, CUdeviceptr dst, CUdeviceptr src,
                             size_t bytes)
 {
-    zc__copy c = {.bytes = bytes, .stream = zc__stream(NULL, per_thread)};
+    zc__copy c = {.bytes = bytes, .stream = zc__run_stream(NULL, per_thread)};
     zc__plan plan = zc__plan_unified(dst, src, &c);
     ZC__DISPATCH(c, plan, id, zc__copy_fn, dst, src, bytes);
 }
@@ -353,7 +351,7 @@ static CUresult zc__unified(zc__run_hook_id id, int per_thread, CUdeviceptr dst,
 static CUresult zc__unified_async(zc__run_hook_id id, int per_thread, CUdeviceptr dst,
                                   CUdeviceptr src, size_t bytes, CUstream s)
 {
-    zc__copy c = {.bytes = bytes, .stream = zc__stream(s, per_thread), .async = 1};
+    zc__copy c = {.bytes = bytes, .stream = zc__run_stream(s, per_thread), .async = 1};
     zc__plan plan = zc__plan_unified(dst, src, &c);
     ZC__DISPATCH(c, plan, id, zc__copy_async_fn, dst, src, bytes, s);
 }

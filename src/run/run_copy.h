@@ -27,6 +27,11 @@ zc__where zc__run_classify(const zc__run_driver *d, CUdeviceptr ptr);
  * would otherwise read or write after the call returned). */
 typedef enum zc__plan { ZC__AS_IT_WAS, ZC__SAMPLE, ZC__CURE, ZC__PINNED, ZC__WAIT } zc__plan;
 
+/* The stream a copy goes on, as the cures name it: the per-thread forms' stream 0 is the
+ * calling thread's default stream, which the legacy entry points the cures call reach as
+ * CU_STREAM_PER_THREAD. */
+CUstream zc__run_stream(CUstream s, int per_thread);
+
 /* Whether either cure of pageable copies (staging, pinning in place) is on. */
 int zc__run_copy_cures_on(void);
 

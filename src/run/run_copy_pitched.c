@@ -390,9 +390,7 @@ typedef CUresult (*zc__async_fn)(const void *, CUstream);
  * points the cure calls). */
 static CUresult zc__dispatch(const zc__call *call, const zc__pitched *p, int per_thread)
 {
-    zc__copy_rows c = {.stream =
-                           per_thread && call->stream == NULL ? CU_STREAM_PER_THREAD : call->stream,
-                       .async = call->async};
+    zc__copy_rows c = {.stream = zc__run_stream(call->stream, per_thread), .async = call->async};
     zc__plan plan = zc__plan_rows(p, &c);
     CUresult r;
     if (plan == ZC__CURE && zc__cure_rows(&c, &r))

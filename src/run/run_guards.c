@@ -12,12 +12,6 @@
 #include "run_copy.h"
 #include "run_hooks.h"
 
-/* The stream a call's copy runs on (the per-thread forms' 0 is the thread's default stream). */
-static CUstream zc__stream_of(CUstream s, int per_thread)
-{
-    return per_thread && s == NULL ? CU_STREAM_PER_THREAD : s;
-}
-
 /* After the driver's call r: wait for its stream when plan says so. */
 static CUresult zc__after(const zc__run_driver *d, zc__plan plan, CUresult r, CUstream stream)
 {
@@ -44,7 +38,7 @@ static CUresult zc__htoa(zc__run_hook_id id, int per_thread, CUarray a, size_t o
     if (real == NULL)
         return CUDA_ERROR_NOT_INITIALIZED;
     const zc__run_driver *d = zc__run_driver_get();
-    CUstream stream = zc__stream_of(s, per_thread);
+    CUstream stream = zc__run_stream(s, per_thread);
     zc__plan plan = zc__guard(d, src, bytes, stream);
     return zc__after(d, plan, real(a, offset, src, bytes, s), stream);
 }
@@ -56,7 +50,7 @@ static CUresult zc__atoh(zc__run_hook_id id, int per_thread, void *dst, CUarray 
     if (real == NULL)
         return CUDA_ERROR_NOT_INITIALIZED;
     const zc__run_driver *d = zc__run_driver_get();
-    CUstream stream = zc__stream_of(s, per_thread);
+    CUstream stream = zc__run_stream(s, per_thread);
     zc__plan plan = zc__guard(d, dst, bytes, stream);
     return zc__after(d, plan, real(dst, a, offset, bytes, s), stream);
 }
@@ -68,7 +62,7 @@ static CUresult zc__peer(zc__run_hook_id id, int per_thread, const CUDA_MEMCPY3D
     if (real == NULL)
         return CUDA_ERROR_NOT_INITIALIZED;
     const zc__run_driver *d = zc__run_driver_get();
-    CUstream stream = zc__stream_of(s, per_thread);
+    CUstream stream = zc__run_stream(s, per_thread);
     zc__plan plan = d != NULL ? zc__run_pitched_guard_peer(d, p, stream) : ZC__AS_IT_WAS;
     return zc__after(d, plan, real(p, s), stream);
 }
@@ -81,7 +75,7 @@ static CUresult zc__batch(zc__run_hook_id id, int per_thread, CUdeviceptr *dsts,
     if (real == NULL)
         return CUDA_ERROR_NOT_INITIALIZED;
     const zc__run_driver *d = zc__run_driver_get();
-    CUstream stream = zc__stream_of(s, per_thread);
+    CUstream stream = zc__run_stream(s, per_thread);
     zc__plan plan = ZC__AS_IT_WAS;
     for (size_t i = 0; dsts != NULL && srcs != NULL && sizes != NULL && i < count; i++) {
         if (zc__guard(d, (const void *)(uintptr_t)srcs[i], sizes[i], stream) == ZC__WAIT ||
@@ -108,7 +102,7 @@ static CUresult zc__batch_3d(zc__run_hook_id id, int per_thread, size_t count,
     if (real == NULL)
         return CUDA_ERROR_NOT_INITIALIZED;
     const zc__run_driver *d = zc__run_driver_get();
-    CUstream stream = zc__stream_of(s, per_thread);
+    CUstream stream = zc__run_stream(s, per_thread);
     zc__plan plan = ZC__AS_IT_WAS;
     for (size_t i = 0; ops != NULL && i < count; i++) {
         if (zc__operand(d, &ops[i].src, stream) == ZC__WAIT ||
