@@ -73,10 +73,16 @@ static zc__stripe *zc__stripe_of(uintptr_t base)
     return &zc__stripes[zc__hash(base) % ZC__STRIPES];
 }
 
+/* Where base's probe starts in its stripe (the hash's bits the stripe's choice left unused). */
+static unsigned zc__home(uintptr_t base)
+{
+    return (zc__hash(base) / ZC__STRIPES) & (ZC__STRIPE_SLOTS - 1u);
+}
+
 /* The slot holding base in s, or NULL (caller holds s's lock). */
 static zc__alloc *zc__find(zc__stripe *s, uintptr_t base)
 {
-    unsigned at = (zc__hash(base) / ZC__STRIPES) & (ZC__STRIPE_SLOTS - 1u);
+    unsigned at = zc__home(base);
     for (unsigned probe = 0; probe < ZC__STRIPE_SLOTS; probe++) {
         zc__alloc *a = &s->slots[(at + probe) & (ZC__STRIPE_SLOTS - 1u)];
         if (a->base == base)
@@ -98,7 +104,7 @@ static void zc__compact(zc__stripe *s)
     }
     memset(s->slots, 0, sizeof s->slots);
     for (unsigned i = 0; i < n; i++) {
-        unsigned at = (zc__hash(live[i].base) / ZC__STRIPES) & (ZC__STRIPE_SLOTS - 1u);
+        unsigned at = zc__home(live[i].base);
         while (s->slots[at].base != ZC__EMPTY)
             at = (at + 1u) & (ZC__STRIPE_SLOTS - 1u);
         s->slots[at] = live[i];
@@ -134,7 +140,7 @@ void zc__run_track_add(void *base, size_t size)
     if (s->used + 1 > ZC__STRIPE_SLOTS * 3 / 4)
         zc__compact(s);
     if (s->used + 1 <= ZC__STRIPE_SLOTS * 3 / 4) {
-        unsigned at = (zc__hash(b) / ZC__STRIPES) & (ZC__STRIPE_SLOTS - 1u);
+        unsigned at = zc__home(b);
         while (s->slots[at].base > ZC__GONE)
             at = (at + 1u) & (ZC__STRIPE_SLOTS - 1u);
         if (s->slots[at].base == ZC__EMPTY)
