@@ -178,6 +178,14 @@ static zc_ring_protocol zc__ring_out_protocol(const zc_ring_config *c)
     return c->results == ZC_RING_RESULTS_COPY ? ZC_RING_PROTO_FLAG : c->protocol;
 }
 
+void zc__ring_stamps_init(uint64_t *words, uint32_t slots, uint64_t first_seq)
+{
+    for (uint32_t i = 0; i < slots; i++) {
+        uint64_t seq = first_seq + i;
+        words[(size_t)zc_ring_slot(seq, slots) * ZC_RING_WORD_STRIDE] = zc_ring_stamp(seq - slots);
+    }
+}
+
 /* Slot strides for a configuration. */
 static zc_status zc__ring_strides(const zc_ring_config *c, size_t *in_p, size_t *out_p)
 {
@@ -224,14 +232,8 @@ zc_status zc__ring_setup(zc_ring *ring, const zc_ring_config *config, unsigned c
     ring->out = host + l.out;
     for (uint32_t i = 0; i < config->consumers; i++)
         ring->released[(size_t)i * ZC_RING_WORD_STRIDE] = first_seq;
-    /* Stamps start as their previous occupants' too, so any first_seq works, even one whose
-     * stamp is 0 after the 64-bit wrap. */
-    for (uint32_t i = 0; i < config->slots; i++) {
-        uint64_t seq = first_seq + i;
-        size_t at = (size_t)zc_ring_slot(seq, config->slots) * ZC_RING_WORD_STRIDE;
-        ring->in_stamp[at] = zc_ring_stamp(seq - config->slots);
-        ring->out_stamp[at] = zc_ring_stamp(seq - config->slots);
-    }
+    zc__ring_stamps_init(ring->in_stamp, config->slots, first_seq);
+    zc__ring_stamps_init(ring->out_stamp, config->slots, first_seq);
     ring->head = ring->tail = ring->released_seen = first_seq;
     if (config->protocol == ZC_RING_PROTO_LL)
         zc__ring_ll_init(ring->in, ring->in_stride, ring->in_words, config->slots, first_seq);

@@ -56,18 +56,6 @@ zc_status zc__ring_copy_queue(zc_ring *ring, uint64_t seq)
                                        zc_ring_stamp(seq), ZC__WRITE_VALUE_DEFAULT));
 }
 
-/* The stale stamps a fresh ring starts with: each slot's previous occupant. */
-static void zc__ring_copy_stamps(zc_ring *ring)
-{
-    zc__ring_copy *c = ring->copy;
-    memset(c->stamp, 0, c->stamp_bytes);
-    for (uint32_t i = 0; i < ring->config.slots; i++) {
-        uint64_t seq = ring->head + i;
-        __atomic_store_n(&c->stamp[zc__stamp_at(seq, ring->config.slots)],
-                         zc_ring_stamp(seq - ring->config.slots), __ATOMIC_RELEASE);
-    }
-}
-
 zc_status zc__ring_copy_open(zc_ring *ring)
 {
     zc__ring_copy *c = calloc(1, sizeof *c);
@@ -84,7 +72,8 @@ zc_status zc__ring_copy_open(zc_ring *ring)
     ZC_CHECK(zc__mem_exact_device_ptr(ZC_BUFFER_MAPPED, c->stamp, (void **)&c->dev_stamp));
     ZC_CHECK(zc__mem_exact_alloc(ZC_BUFFER_PINNED, out_bytes, (void **)&c->host_out));
     ZC_CUDA_RETURN(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
-    zc__ring_copy_stamps(ring);
+    memset(c->stamp, 0, c->stamp_bytes);
+    zc__ring_stamps_init(c->stamp, ring->config.slots, ring->head);
     /* The kernel writes results in device memory and stamps them in the copy's words; the host
      * reads the pinned slots, and polls its mapped stamps, which the copy stream stores. */
     c->done = (unsigned long long)(uintptr_t)ring->view.out_stamp;

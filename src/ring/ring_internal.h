@@ -61,6 +61,10 @@ zc_status zc__ring_bytes(const zc_ring_config *config, size_t *bytes_p);
 zc_status zc__ring_setup(zc_ring *ring, const zc_ring_config *config, unsigned char *host,
                          unsigned char *dev, uint64_t first_seq);
 
+/* Stamps (one per slot, a line apart) as their slots' previous occupants left them, so that any
+ * first_seq works, even one whose stamp is 0 after the 64-bit wrap. */
+void zc__ring_stamps_init(uint64_t *words, uint32_t slots, uint64_t first_seq);
+
 /* ZC_OK while the kernel's stream still runs; ZC_ERR_KERNEL (with the kernel's exit reason in
  * the detail) once it has ended or failed. fn names the caller in the detail. */
 zc_status zc__ring_kernel_alive(zc_ring *ring, const char *fn);
@@ -73,11 +77,12 @@ cudaError_t zc__ring_stream_settle(cudaStream_t stream, uint64_t timeout_ns, lon
 void zc__ring_relax(void);
 
 /*
- * Results by copy (ZC_RING_RESULTS_COPY, ring_copy.c). open: device result slots and stamps,
- * pinned host result slots, the copy stream, and each slot's first copy queued (the kernel then
- * writes results and stamps into device memory; ring->out becomes the pinned slots, and the
- * mapped out_stamp words are stored by the copy stream once each result has landed, so the
- * host waits for results as under FLAG). queue: result seq's copy, behind a wait on its stamp;
+ * Results by copy (ZC_RING_RESULTS_COPY, ring_copy.c). open: device result slots, the stamps
+ * the copy stream waits on (mapped memory), pinned host result slots, the copy stream, and each
+ * slot's first copy queued (the kernel then writes results into device memory and stamps them
+ * in those words; ring->out becomes the pinned slots, and the ring's own mapped out_stamp words
+ * are stored by the copy stream once each result has landed, so the host waits for results as
+ * under FLAG). queue: result seq's copy, behind a wait on its stamp;
  * a slot's next copy is queued when its result is taken. close: lets every queued wait pass,
  * waits (bounded) for the stream, frees; leak leaves the memory the kernel may still touch.
  */
