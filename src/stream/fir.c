@@ -5,6 +5,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/error.h"
@@ -35,11 +36,13 @@ ZC_EXTERN zc_status zc_stream_mode_parse(const char *name, zc_stream_mode *mode_
             return ZC_OK;
         }
     }
-    return ZC_FAIL(ZC_ERR_PARSE,
-                   "zc_stream_mode_parse: unknown mode '%s' (zerocopy, mapped-launch, "
-                   "classic-pageable, classic-pinned, graph, cpu, classic-overlap, stream-wait, "
-                   "hybrid)",
-                   name);
+    /* The names known, from the table, so that a new mode is named here without a change. */
+    char known[256] = "";
+    for (int i = 0; i < ZC_STREAM_MODE_COUNT; i++) {
+        size_t used = strlen(known);
+        snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "", zc__mode_names[i]);
+    }
+    return ZC_FAIL(ZC_ERR_PARSE, "zc_stream_mode_parse: unknown mode '%s' (%s)", name, known);
 }
 
 ZC_EXTERN zc_status zc_fir_design_lowpass(double cutoff, size_t ntaps, float *taps)

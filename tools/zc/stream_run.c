@@ -10,10 +10,8 @@
 
 void zc_cli_stream_run_name(zc_stream_mode mode, zc_ring_protocol protocol, char *name, size_t size)
 {
-    if (zc_stream_mode_on_ring(mode))
-        snprintf(name, size, "%s-%s", zc_stream_mode_name(mode),
-                 protocol == ZC_RING_PROTO_LL ? "ll" : "flag");
-    else
+    /* The library's name of the option, as advice and the stream's readers spell it. */
+    if (zc_stream_option_name((int)mode, (int)protocol, name, size) != ZC_OK)
         snprintf(name, size, "%s", zc_stream_mode_name(mode));
 }
 
