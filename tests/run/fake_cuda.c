@@ -428,14 +428,19 @@ FAKE_EXPORT CUresult cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *p)
     return fake_copy_2d(p, 1);
 }
 
+/* An asynchronous pitched copy is synchronous into pageable memory, as the driver's is. */
+static int fake_to_pageable(CUmemorytype type, const void *host)
+{
+    pthread_mutex_lock(&fake_lock);
+    int pageable = type == CU_MEMORYTYPE_HOST && fake_find(host) == NULL;
+    pthread_mutex_unlock(&fake_lock);
+    return pageable;
+}
+
 FAKE_EXPORT CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *p, CUstream s)
 {
     (void)s;
-    /* To pageable memory the copy is synchronous, as the driver's is. */
-    pthread_mutex_lock(&fake_lock);
-    int to_pageable = p->dstMemoryType == CU_MEMORYTYPE_HOST && fake_find(p->dstHost) == NULL;
-    pthread_mutex_unlock(&fake_lock);
-    return fake_copy_2d(p, to_pageable);
+    return fake_copy_2d(p, fake_to_pageable(p->dstMemoryType, p->dstHost));
 }
 
 /* A 3D copy: one 2D copy per slice, each with the slice's start on both sides. */
@@ -475,10 +480,7 @@ FAKE_EXPORT CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *p)
 FAKE_EXPORT CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *p, CUstream s)
 {
     (void)s;
-    pthread_mutex_lock(&fake_lock);
-    int to_pageable = p->dstMemoryType == CU_MEMORYTYPE_HOST && fake_find(p->dstHost) == NULL;
-    pthread_mutex_unlock(&fake_lock);
-    return fake_copy_3d(p, to_pageable);
+    return fake_copy_3d(p, fake_to_pageable(p->dstMemoryType, p->dstHost));
 }
 
 /* The per-thread default-stream forms: the same copies (the fake has one queue for every
