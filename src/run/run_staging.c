@@ -3,6 +3,8 @@
 #include "run_staging.h"
 
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "run_config.h"
@@ -16,6 +18,20 @@ static pthread_mutex_t zc__table = PTHREAD_MUTEX_INITIALIZER;
 static zc__run_staging zc__stagings[ZC__CONTEXTS];
 static int zc__used[ZC__CONTEXTS];
 
+/* The staging's mapping is made and unmade by the system calls themselves: the allocation hooks
+ * would track it as the program's, and it is not. */
+static void *zc__map(size_t bytes)
+{
+    void *p = (void *)syscall(SYS_mmap, NULL, bytes, PROT_READ | PROT_WRITE,
+                              MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static void zc__unmap(void *p, size_t bytes)
+{
+    (void)syscall(SYS_munmap, p, bytes);
+}
+
 /* Give back what a staging holds (the caller made its context current); errors are ignored: the
  * context is going, and the copy it served has returned already. */
 static void zc__free(const zc__run_driver *d, zc__run_staging *s)
@@ -26,16 +42,42 @@ static void zc__free(const zc__run_driver *d, zc__run_staging *s)
                 (void)d->event_synchronize(s->events[i]);
             (void)d->event_destroy(s->events[i]);
         }
-        if (s->buffers[i] != NULL)
+        if (s->buffers[i] != NULL && s->region == NULL)
             (void)d->mem_free_host(s->buffers[i]);
         s->events[i] = NULL;
         s->buffers[i] = NULL;
         s->pending[i] = 0;
     }
+    if (s->region != NULL) {
+        (void)d->mem_host_unregister(s->region);
+        zc__unmap(s->region, s->region_bytes);
+    }
+    s->region = NULL;
+    s->region_bytes = 0;
     s->count = 0;
 }
 
-/* Buffers (portable pinned memory, through the driver's own entry point so that the pinning
+/* The buffers as one mapping pinned in place: registering memory costs about a seventh of what
+ * cuMemHostAlloc does for the same bytes (baseline/h200.md: 1 GiB in 59 ms against 409), and a
+ * program's first cured copy waits for it. 0 when the mapping or its registration fails. */
+static int zc__make_region(const zc__run_driver *d, zc__run_staging *s)
+{
+    size_t bytes = s->chunk_bytes * s->count;
+    void *region = zc__map(bytes);
+    if (region == NULL)
+        return 0;
+    if (d->mem_host_register(region, bytes, CU_MEMHOSTREGISTER_PORTABLE) != CUDA_SUCCESS) {
+        zc__unmap(region, bytes);
+        return 0;
+    }
+    s->region = region;
+    s->region_bytes = bytes;
+    for (unsigned i = 0; i < s->count; i++)
+        s->buffers[i] = (char *)region + (size_t)i * s->chunk_bytes;
+    return 1;
+}
+
+/* Buffers (portable pinned memory, through the driver's own entry points so that the pinning
  * cure never sees them) and events, in the current context. */
 static int zc__make(const zc__run_driver *d, zc__run_staging *s, CUcontext ctx)
 {
@@ -48,11 +90,15 @@ static int zc__make(const zc__run_driver *d, zc__run_staging *s, CUcontext ctx)
     s->next = 0;
     s->chunk_bytes = c->chunk_bytes;
     s->count = c->staging_buffers;
+    s->region = NULL;
+    s->region_bytes = 0;
     if (d->ctx_get_device(&s->device) != CUDA_SUCCESS)
         return 0;
+    /* Failing that, each buffer pinned on its own, as the driver allocates pinned memory. */
+    int in_region = zc__make_region(d, s);
     for (unsigned i = 0; i < s->count; i++) {
-        if (d->mem_host_alloc(&s->buffers[i], s->chunk_bytes, CU_MEMHOSTALLOC_PORTABLE) !=
-                CUDA_SUCCESS ||
+        if ((!in_region && d->mem_host_alloc(&s->buffers[i], s->chunk_bytes,
+                                             CU_MEMHOSTALLOC_PORTABLE) != CUDA_SUCCESS) ||
             d->event_create(&s->events[i], CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) {
             zc__free(d, s);
             return 0;

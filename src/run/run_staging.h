@@ -19,6 +19,8 @@ typedef struct zc__run_staging {
     long pid;
     unsigned count;
     size_t chunk_bytes;
+    void *region;        /* the buffers' one mapping, registered, or NULL: each its own alloc */
+    size_t region_bytes;
     void *buffers[ZC__RUN_STAGING_MAX];
     CUevent events[ZC__RUN_STAGING_MAX];
     int pending[ZC__RUN_STAGING_MAX]; /* an event recorded and not yet waited for */

@@ -28,6 +28,7 @@ typedef struct fake_allocation {
     size_t bytes;
     int device;     /* 1: device memory, 0: pinned host memory */
     int registered; /* the program's own memory, registered in place (not the fake's to free) */
+    int portable;   /* registered with CU_MEMHOSTREGISTER_PORTABLE */
 } fake_allocation;
 
 typedef enum fake_op_kind { FAKE_COPY, FAKE_EVENT } fake_op_kind;
@@ -103,7 +104,7 @@ static CUresult fake_add(size_t bytes, int device, void **p)
     pthread_mutex_lock(&fake_lock);
     for (int i = 0; i < FAKE_ALLOCATIONS; i++) {
         if (fake_allocations[i].base == NULL) {
-            fake_allocations[i] = (fake_allocation){base, bytes, device, 0};
+            fake_allocations[i] = (fake_allocation){base, bytes, device, 0, 0};
             if (!device) {
                 fake_counts.host_allocs++;
                 fake_counts.host_live++;
@@ -156,6 +157,9 @@ __attribute__((destructor)) static void fake_report(void)
             (unsigned long long)fake_counts.host_live);
     fprintf(stderr, "fake cuda: %llu registrations live at exit\n",
             (unsigned long long)fake_counts.registered_live);
+    fprintf(stderr, "fake cuda: %llu portable registrations live at exit (%llu made)\n",
+            (unsigned long long)fake_counts.portable_live,
+            (unsigned long long)fake_counts.portable_registers);
 }
 
 FAKE_EXPORT CUresult cuInit(unsigned int flags)
@@ -550,7 +554,6 @@ FAKE_EXPORT CUresult cuEventDestroy_v2(CUevent event)
  * registration was dropped makes the test's child crash there. */
 FAKE_EXPORT CUresult cuMemHostRegister_v2(void *p, size_t bytes, unsigned int flags)
 {
-    (void)flags;
     if (p == NULL || bytes == 0)
         return CUDA_ERROR_INVALID_VALUE;
     pthread_mutex_lock(&fake_lock);
@@ -564,9 +567,15 @@ FAKE_EXPORT CUresult cuMemHostRegister_v2(void *p, size_t bytes, unsigned int fl
     }
     for (int i = 0; i < FAKE_ALLOCATIONS; i++) {
         if (fake_allocations[i].base == NULL) {
-            fake_allocations[i] = (fake_allocation){p, bytes, 0, 1};
-            fake_counts.registers++;
-            fake_counts.registered_live++;
+            int portable = (flags & CU_MEMHOSTREGISTER_PORTABLE) != 0;
+            fake_allocations[i] = (fake_allocation){p, bytes, 0, 1, portable};
+            if (portable) {
+                fake_counts.portable_registers++;
+                fake_counts.portable_live++;
+            } else {
+                fake_counts.registers++;
+                fake_counts.registered_live++;
+            }
             pthread_mutex_unlock(&fake_lock);
             return CUDA_SUCCESS;
         }
@@ -588,8 +597,12 @@ FAKE_EXPORT CUresult cuMemHostUnregister(void *p)
     (void)first;
     (void)last;
     a->base = NULL;
-    fake_counts.unregisters++;
-    fake_counts.registered_live--;
+    if (a->portable) {
+        fake_counts.portable_live--;
+    } else {
+        fake_counts.unregisters++;
+        fake_counts.registered_live--;
+    }
     pthread_mutex_unlock(&fake_lock);
     return CUDA_SUCCESS;
 }

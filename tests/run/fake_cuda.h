@@ -16,9 +16,14 @@ typedef struct fake_cuda_counts {
     uint64_t ctx_destroys;
     uint64_t copies;       /* copies the driver was asked for, any kind */
     uintptr_t last_stream; /* the stream of the last asynchronous copy or event asked for */
-    uint64_t registers;    /* pageable memory registered in place */
+    /* Pageable memory registered in place. Registrations with CU_MEMHOSTREGISTER_PORTABLE are
+     * counted apart: the library's staging buffers are one, its pins of the program's memory
+     * never are, and the tests count the pins. */
+    uint64_t registers;
     uint64_t unregisters;
     uint64_t registered_live;
+    uint64_t portable_registers;
+    uint64_t portable_live;
     uint64_t stream_syncs;
 } fake_cuda_counts;
 
