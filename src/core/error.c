@@ -13,8 +13,19 @@
 
 static _Thread_local char zc__error_detail[ZC__ERROR_DETAIL_MAX];
 
+/* Above zero while a cleanup runs under ZC_CHECK_IGNORE: its failures leave the detail of the
+ * failure being cleaned up after. */
+static _Thread_local int zc__error_held;
+
+void zc__error_hold(int hold)
+{
+    zc__error_held += hold ? 1 : -1;
+}
+
 zc_status zc__fail(zc_status status, const char *file, int line, const char *fmt, ...)
 {
+    if (zc__error_held > 0)
+        return status;
     va_list args;
     va_start(args, fmt);
     /* In the C locale: a detail reads the same in every program ("got 0.5", never "0,5"). */

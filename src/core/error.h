@@ -26,6 +26,9 @@ extern "C" {
 zc_status zc__fail(zc_status status, const char *file, int line, const char *fmt, ...)
     ZC__PRINTF(4, 5);
 
+/* Begin (1) or end (0) a stretch whose failures record nothing (ZC_CHECK_IGNORE); they nest. */
+void zc__error_hold(int hold);
+
 #ifdef __cplusplus
 }
 #endif
@@ -46,6 +49,17 @@ zc_status zc__fail(zc_status status, const char *file, int line, const char *fmt
         zc_status zc__check_s = (expr);                                                            \
         if (zc__check_s != ZC_OK)                                                                  \
             return zc__check_s;                                                                    \
+    } while (0)
+
+/* Evaluate expr (a zc_status) for what it does and ignore its failure, leaving the thread's last
+ * error as it was: for cleanup after another failure, whose detail is the one to report, and
+ * best-effort restoring. ZC_CHECK_IGNORE(ZC_CUDA(cudaFree(p))) also clears the CUDA runtime's
+ * last-error slot, as ZC_CUDA does for every failure. */
+#define ZC_CHECK_IGNORE(expr)                                                                      \
+    do {                                                                                           \
+        zc__error_hold(1);                                                                         \
+        (void)(expr);                                                                              \
+        zc__error_hold(0);                                                                         \
     } while (0)
 
 /* The same for code that unwinds: store the status in status_var and goto label on failure. */

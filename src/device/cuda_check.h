@@ -59,6 +59,11 @@ static inline void zc__cuda_ignore(cudaError_t error)
             return zc__s;                                                                          \
     } while (0)
 
+/* Evaluate a CUDA runtime call whose failure changes nothing (cleanup after another failure,
+ * best-effort restoring): its error is taken out of the runtime's last-error slot and the
+ * thread's last error keeps the failure being cleaned up after. */
+#define ZC_CUDA_IGNORE(call) ZC_CHECK_IGNORE(ZC_CUDA(call))
+
 /* Check that the kernel launch just made was accepted (cudaGetLastError), naming the kernel. */
 #define ZC_CUDA_LAUNCH_CHECK(kernel_name)                                                          \
     zc__cuda_status(cudaGetLastError(), "launch of " kernel_name, __FILE__, __LINE__)

@@ -40,7 +40,7 @@ void zc__clock_sync_close(zc__clock_sync *sync)
 {
     if (sync->words == NULL || sync->abandoned)
         return; /* a kernel that never started may still start and poll the words */
-    zc__cuda_ignore(cudaStreamDestroy(sync->stream));
+    ZC_CUDA_IGNORE(cudaStreamDestroy(sync->stream));
     zc__mem_exact_free(ZC_BUFFER_MAPPED, sync->words);
     memset(sync, 0, sizeof *sync);
 }

@@ -347,7 +347,7 @@ fail_copy:
     zc__ring_copy_close(ring, 0);
     zc__ring_budget_close(ring, 0);
 fail_stream:
-    zc__cuda_ignore(cudaStreamDestroy(ring->stream));
+    ZC_CUDA_IGNORE(cudaStreamDestroy(ring->stream));
 fail_arrivals:
     zc__mem_exact_free(ZC_BUFFER_DEVICE, ring->arrivals);
 fail_stage:
@@ -388,7 +388,7 @@ ZC_EXTERN void zc_ring_destroy(zc_ring *ring)
     zc__ring_budget_close(ring, leak);
     zc__ring_copy_close(ring, leak);
     if (!leak) {
-        zc__cuda_ignore(cudaStreamDestroy(ring->stream));
+        ZC_CUDA_IGNORE(cudaStreamDestroy(ring->stream));
         zc__mem_exact_free(ZC_BUFFER_DEVICE, ring->arrivals);
         zc__mem_exact_free(ZC_BUFFER_MAPPED, ring->base);
     }

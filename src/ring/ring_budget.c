@@ -122,7 +122,7 @@ static zc_status zc__budget_copy_stamps(zc_ring *ring, uint64_t first, uint64_t 
         st = ZC_CUDA(e);
     }
     if (!b->copy_stuck)
-        zc__cuda_ignore(cudaStreamDestroy(copy));
+        ZC_CUDA_IGNORE(cudaStreamDestroy(copy));
     if (st == ZC_OK)
         *stamps_p = b->staged + at;
     return st;

@@ -100,7 +100,7 @@ void zc__ring_copy_close(zc_ring *ring, int leak)
     }
     if (!leak) {
         if (c->stream != NULL)
-            zc__cuda_ignore(cudaStreamDestroy(c->stream));
+            ZC_CUDA_IGNORE(cudaStreamDestroy(c->stream));
         zc__mem_exact_free(ZC_BUFFER_DEVICE, c->dev_out);
         zc__mem_exact_free(ZC_BUFFER_MAPPED, c->stamp);
         zc__mem_exact_free(ZC_BUFFER_PINNED, c->host_out);

@@ -36,6 +36,35 @@ static void test_every_status_has_distinct_text(void **state)
     assert_string_equal(zc_status_name(ZC_ERR_NO_DEVICE), "ERR_NO_DEVICE");
 }
 
+static zc_status fails_in_cleanup(int *ran)
+{
+    (*ran)++;
+    return ZC_FAIL(ZC_ERR_CUDA, "cleanup_call failed");
+}
+
+/* A cleanup that itself ignores a cleanup's failure, then fails. */
+static zc_status nested_cleanup(int *ran)
+{
+    ZC_CHECK_IGNORE(fails_in_cleanup(ran));
+    return fails_in_cleanup(ran);
+}
+
+/* A cleanup's failure under ZC_CHECK_IGNORE leaves the detail of the failure cleaned up after,
+ * nested too; after it, failures record again. */
+static void test_check_ignore_keeps_first_detail(void **state)
+{
+    (void)state;
+    int ran = 0;
+    (void)ZC_FAIL(ZC_ERR_NO_MEMORY, "first_call failed");
+    ZC_CHECK_IGNORE(fails_in_cleanup(&ran));
+    ZC_CHECK_IGNORE(nested_cleanup(&ran));
+    assert_int_equal(ran, 3);
+    assert_non_null(strstr(zc_last_error(), "first_call failed"));
+    assert_null(strstr(zc_last_error(), "cleanup_call"));
+    (void)fails_in_cleanup(&ran);
+    assert_non_null(strstr(zc_last_error(), "cleanup_call failed"));
+}
+
 static void test_unknown_status(void **state)
 {
     (void)state;
@@ -117,6 +146,7 @@ int main(void)
         cmocka_unit_test(test_ok_is_zero_and_errors_negative),
         cmocka_unit_test(test_every_status_has_distinct_text),
         cmocka_unit_test(test_unknown_status),
+        cmocka_unit_test(test_check_ignore_keeps_first_detail),
         cmocka_unit_test(test_fail_records_call_and_location),
         cmocka_unit_test(test_long_detail_is_truncated_not_overrun),
         cmocka_unit_test(test_detail_is_per_thread),
