@@ -261,6 +261,104 @@ __device__ __forceinline__ uint32_t zc_ring_dev_wait(const zc_ring_dev *ring, ui
 }
 
 /*
+ * Whether input frame seq has been published, without waiting: the FLAG counterpart of
+ * zc_ring_dev_wait for a kernel that would rather do other work than wait (one look at the
+ * stamp: block 0's in host memory, a PCIe round trip, relayed as zc_ring_dev_wait does; the
+ * other blocks' at the relay in device memory). Block-collective; gives 1 when seq may be read
+ * (its payload ordered before the block's later loads as after zc_ring_dev_wait), 0 when not
+ * yet, and always 0 under LL, whose reads poll the words themselves. A block that got 0 calls
+ * zc_ring_dev_wait for seq later, as usual.
+ */
+__device__ __forceinline__ int zc_ring_dev_ready(const zc_ring_dev *ring, uint64_t seq)
+{
+    if (ring->protocol == ZC_RING_PROTO_LL)
+        return 0;
+    __shared__ int zc__ready;
+    if (threadIdx.x == 0) {
+        const uint32_t slot = zc_ring_slot(seq, ring->slots);
+        const int relay = ring->consumers > 1u && ring->seen != NULL;
+        const int from_host = blockIdx.x == 0 || !relay;
+        uint64_t v = from_host
+                         ? zc_ring_dev_ld_acquire(&ring->in_stamp[(uint64_t)slot * ZC_RING_WORD_STRIDE])
+                         : zc_ring_dev_ld_acquire_gpu(&ring->seen[slot]);
+        int ready = zc_ring_stamp_ready(v, seq);
+        if (ready && from_host && relay)
+            zc_ring_dev_st_release_gpu(&ring->seen[slot], zc_ring_stamp(seq));
+        if (ready)
+            zc_ring_dev_stamp(ring, seq, ZC_RING_STAMP_SEEN);
+        zc__ready = ready;
+    }
+    __syncthreads();
+    return zc__ready;
+}
+
+/* Whether zc_ring_dev_read_async can read words [first, first + count) of this ring's frames:
+ * FLAG, on sm_80 or later, and every 16-byte unit of the range aligned on both sides (first
+ * and count multiples of 4, frames a multiple of 16 bytes, dst 16-byte aligned). */
+__device__ __forceinline__ int zc_ring_dev_read_async_ok(const zc_ring_dev *ring, int64_t first,
+                                                         uint32_t count, const uint32_t *dst)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+    return 0; /* no cp.async before sm_80 */
+#else
+    return ring->protocol != ZC_RING_PROTO_LL && (first & 3) == 0 && (count & 3u) == 0 &&
+           (ring->in_bytes & 15u) == 0 && (ring->in_stride & 15u) == 0 &&
+           ((uintptr_t)dst & 15u) == 0;
+#endif
+}
+
+/*
+ * zc_ring_dev_read's FLAG form that does not wait for its data: the block's threads queue
+ * 16-byte asynchronous copies (cp.async, sm_80 and later) from the frame's slot into dst in
+ * shared memory, and go on; zc_ring_dev_read_async_wait(pending) then waits until at most
+ * `pending` of the block's reads are still in flight, and synchronises the block. A kernel
+ * that queues frame seq + 1's read before computing frame seq keeps the link busy while it
+ * computes: its reads of one frame overlap its work on the one before. The caller has waited
+ * for seq (zc_ring_dev_wait, or zc_ring_dev_ready gave 1) and checked
+ * zc_ring_dev_read_async_ok; a negative first reaches into frame seq - 1's tail as in
+ * zc_ring_dev_read (zeros for seq 0).
+ */
+__device__ __forceinline__ void zc_ring_dev_read_async(const zc_ring_dev *ring, uint64_t seq,
+                                                       int64_t first, uint32_t count,
+                                                       uint32_t *dst)
+{
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+    const int64_t words = (int64_t)(ring->in_bytes / 4u);
+    const unsigned char *cur =
+        ring->in + (uint64_t)zc_ring_slot(seq, ring->slots) * ring->in_stride;
+    const unsigned char *prev =
+        ring->in + (uint64_t)zc_ring_slot(seq - 1u, ring->slots) * ring->in_stride;
+    for (uint32_t i = threadIdx.x; i < count / 4u; i += blockDim.x) {
+        const int64_t w = first + 4 * (int64_t)i;
+        uint32_t *to = dst + 4u * i;
+        if (w < 0 && seq == 0) {
+            *(uint4 *)to = make_uint4(0, 0, 0, 0);
+            continue;
+        }
+        const unsigned char *from = w >= 0 ? cur + 4 * w : prev + 4 * (words + w);
+        const uint32_t to_shared = (uint32_t)__cvta_generic_to_shared(to);
+        /* .cg: through L2 only; the data is read once. */
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(to_shared), "l"(from)
+                     : "memory");
+    }
+    asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+
+/* Wait until at most `pending` (0 or 1) of the block's zc_ring_dev_read_async calls are still
+ * in flight, then synchronise the block so that every thread sees every word read. */
+__device__ __forceinline__ void zc_ring_dev_read_async_wait(uint32_t pending)
+{
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+    if (pending == 0)
+        asm volatile("cp.async.wait_group 0;" ::: "memory");
+    else
+        asm volatile("cp.async.wait_group 1;" ::: "memory");
+#endif
+    __syncthreads();
+}
+
+/*
  * Read 32-bit payload words [first, first + count) of input frame seq into dst (shared or
  * device memory). A negative first reaches back into frame seq - 1's tail, which is how a
  * streaming filter reads the samples before its frame: the kernel must not have released seq - 1

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# What the link gives two engines at once (bench/probes/mixed_ceiling.cu): SM reads of mapped
+# memory, copy-engine device-to-host copies and SM writes of mapped memory, alone and in the
+# pairs the stream's modes make (hybrid: SM read + CE d2h; zerocopy: SM read + SM write), each
+# figure checked. Writes RESULTS_DIR/mixed_ceiling/{mixed_ceiling.jsonl,mixed_ceiling.md}.
+#   bash 37-stream-mixed-ceiling.sh ZC_BINARY RESULTS_DIR
+set -uo pipefail
+zc=${1:?usage: 37-stream-mixed-ceiling.sh ZC_BINARY RESULTS_DIR}
+results=${2:?usage: 37-stream-mixed-ceiling.sh ZC_BINARY RESULTS_DIR}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+out=$results/mixed_ceiling
+mkdir -p "$out"
+build=$(cd "$(dirname "$zc")/../.." && pwd)
+nvcc=${NVCC:-$(sed -n 's/^CMAKE_CUDA_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt" 2>/dev/null)}
+nvcc=${nvcc:-nvcc}
+"$nvcc" -arch="${ZC_PROBE_ARCH:-sm_90}" -O2 -std=c++17 "$root/bench/probes/mixed_ceiling.cu" \
+  -o "$out/mixed_ceiling" >"$out/build.txt" 2>&1 || { echo "FAILED: build"; cat "$out/build.txt"; exit 1; }
+"$out/mixed_ceiling" 256 9 | tee "$out/mixed_ceiling.jsonl"
+status=${PIPESTATUS[0]}
+rm -f "$out/mixed_ceiling"
+python3 - "$out" <<'PY' | tee "$out/mixed_ceiling.md"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1] + "/mixed_ceiling.jsonl") if l.strip()]
+print("| run | SM read | CE d2h | SM write | together (GB/s) |")
+print("| --- | ---: | ---: | ---: | ---: |")
+for r in rows:
+    if "run" not in r:
+        print("\nchecks failed: %d" % r["checks_failed"])
+        continue
+    f = lambda k: "%.2f" % r[k] if k in r else "-"
+    print("| %s | %s | %s | %s | %s |" % (r["run"], f("sm_read_gbps"), f("ce_d2h_gbps"),
+                                          f("sm_write_gbps"), f("together_gbps")))
+PY
+exit "$status"
