@@ -4,8 +4,7 @@
 # memory (zerocopy.read.16b) and copy-engine device-to-host copy (copy.d2h.pinned), then 1 MiB
 # frames through zerocopy FLAG, hybrid FLAG and classic-overlap (16 in flight, --reuse, 64 taps,
 # results checked), at the default block count and at 66 and 132 blocks; and 4 KiB frames, one
-# in flight, through zerocopy and hybrid (what the copy engine costs a small frame); the 1 MiB
-# runs again with ZC_STREAM_READ_AHEAD=0 (each block reading one frame at a time). The table
+# in flight, through zerocopy and hybrid (what the copy engine costs a small frame). The table
 # says whether the best zero-copy mode reaches 0.9 x the slower of the two ceilings. Run as:
 # bash 34-stream-hybrid.sh ZC_BINARY RESULTS_DIR. About a minute.
 set -uo pipefail
@@ -26,16 +25,11 @@ run() {
     { echo "FAILED: zc stream $*"; tail -5 "$dir/$name.txt"; status=1; }
 }
 
-# Each block count with the persistent kernel reading each frame while it filters the one
-# before (the default) and with one frame at a time (ZC_STREAM_READ_AHEAD=0), side by side.
 for blocks in default 66 132; do
   extra=()
   [ "$blocks" = default ] || extra=(--gpu-blocks "$blocks")
   run "tput_1m_$blocks" --mode zerocopy,hybrid,classic-overlap --protocol flag \
     --frame-samples 262144 --in-flight 16 --frames 3000 --warmup 100 --reuse "${extra[@]}"
-  ZC_STREAM_READ_AHEAD=0 run "tput_1m_${blocks}_one_at_a_time" --mode zerocopy,hybrid \
-    --protocol flag --frame-samples 262144 --in-flight 16 --frames 3000 --warmup 100 --reuse \
-    "${extra[@]}"
 done
 run lat_4k --mode zerocopy,hybrid --protocol both --frame-samples 1024 --in-flight 1 \
   --frames 20000 --warmup 2000
@@ -62,19 +56,18 @@ print("## 1 MiB frames, 16 in flight, --reuse (input GB/s, 1 GB = 1e9 B)\n")
 print(f"Ceilings in the same call: SM read of mapped memory {sm and round(sm, 2)} GB/s, copy engine "
       f"device to host {ce and round(ce, 2)} GB/s; target 0.9 x the slower: "
       f"{goal and round(goal, 2)} GB/s.\n")
-print("| blocks | reads | zerocopy-flag | hybrid-flag | classic-overlap | best zero-copy / target |")
-print("| --- | --- | ---: | ---: | ---: | --- |")
+print("| blocks | zerocopy-flag | hybrid-flag | classic-overlap | best zero-copy / target |")
+print("| --- | ---: | ---: | ---: | --- |")
 best = None
-for blocks, reads in [(b, r) for b in ("default", "66", "132") for r in ("ahead", "one at a time")]:
-    name = f"tput_1m_{blocks}" + ("" if reads == "ahead" else "_one_at_a_time")
-    runs = {r["name"]: r for r in (load(name) or {}).get("runs", []) if r.get("ok")}
+for blocks in ("default", "66", "132"):
+    runs = {r["name"]: r for r in (load(f"tput_1m_{blocks}") or {}).get("runs", []) if r.get("ok")}
     gb = {n: ((runs.get(n) or {}).get("throughput") or {}).get("gb_per_s")
           for n in ("zerocopy-flag", "hybrid-flag", "classic-overlap")}
     zc_best = max([v for k, v in gb.items() if k != "classic-overlap" and v] or [0])
     best = max(best or 0, zc_best)
     verdict = f"{zc_best / goal:.2f} ({'PASS' if zc_best >= goal else 'MISS'})" if goal and zc_best else "-"
     cell = lambda v: f"{v:.2f}" if v else "-"
-    print(f"| {blocks} | {reads} | {cell(gb['zerocopy-flag'])} | {cell(gb['hybrid-flag'])} | "
+    print(f"| {blocks} | {cell(gb['zerocopy-flag'])} | {cell(gb['hybrid-flag'])} | "
           f"{cell(gb['classic-overlap'])} | {verdict} |")
 print("\n## 4 KiB frames, one in flight (latency us, p50 / p99)\n")
 print("| run | p50 | p99 | p99.9 |")

@@ -81,7 +81,6 @@ static zc__fir_shape zc__shape_of(const zc_filter_config *c, uint32_t tile)
     s.halo = (uint32_t)((c->ntaps - 1) * c->channels);
     s.halo4 = (s.halo + 3u) / 4u * 4u;
     s.tile = tile;
-    s.prefetch = 0; /* the ring's transport decides (filter_ring.c) */
     return s;
 }
 

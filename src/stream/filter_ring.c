@@ -4,9 +4,6 @@
  * results leave by the copy engine (ZC_RING_RESULTS_COPY). */
 #include "stream/filter_internal.h"
 
-#include <stdlib.h>
-#include <string.h>
-
 #include "device/cuda_check.h"
 
 static uint32_t zc__pow2_at_least(uint32_t n)
@@ -15,44 +12,6 @@ static uint32_t zc__pow2_at_least(uint32_t n)
     while (p < n)
         p *= 2;
     return p;
-}
-
-/*
- * Whether each block reads the next frame while it filters this one (zc__fir_shape.prefetch),
- * and then its tile: its whole share of a frame. Only under FLAG with frames in flight (one
- * frame at a time has no next frame to read, and looking for it would cost block 0 a round
- * trip per frame), a share of at most ZC__FIR_PREFETCH_MAX words in 16-byte units, on sm_80 or
- * later (asynchronous copies), within the shared memory a block may have. ZC_STREAM_READ_AHEAD=0
- * turns it off, to measure what it gives.
- */
-static void zc__ring_read_ahead(zc_filter *f, uint32_t blocks, int sms)
-{
-    const zc_filter_config *c = &f->config;
-    zc__fir_shape *s = &f->ring_shape;
-    const char *env = getenv("ZC_STREAM_READ_AHEAD");
-    s->prefetch = 0;
-    s->tile = ZC__FIR_TILE;
-    if ((env != NULL && strcmp(env, "0") == 0) || c->protocol != ZC_RING_PROTO_FLAG ||
-        c->in_flight < 2 || (s->words & 3u) != 0 || blocks == 0 || sms <= 0)
-        return;
-    const uint32_t share = (s->words / 4u + blocks - 1u) / blocks * 4u;
-    if (share > ZC__FIR_PREFETCH_MAX)
-        return;
-    int major = 0, optin = 0;
-    cudaError_t e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, c->device);
-    if (e == cudaSuccess)
-        e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, c->device);
-    if (e != cudaSuccess) {
-        zc__cuda_ignore(e); /* a question unanswered: one frame at a time, as before */
-        return;
-    }
-    const size_t smem =
-        ((size_t)(s->ntaps + 3u) / 4u * 4u + 2u * ((size_t)share + s->halo4) + share) *
-        sizeof(float);
-    if (major < 8 || smem > (size_t)optin)
-        return;
-    s->tile = share;
-    s->prefetch = 1;
 }
 
 static zc_status zc__ring_setup(zc_filter *f)
@@ -68,7 +27,6 @@ static zc_status zc__ring_setup(zc_filter *f)
         if (blocks > (uint32_t)(sms + 1) / 2)
             blocks = (uint32_t)(sms + 1) / 2;
     }
-    zc__ring_read_ahead(f, blocks, sms);
     zc_ring_config rc;
     zc_ring_config_init(&rc);
     rc.device = c->device;

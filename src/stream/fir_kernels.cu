@@ -5,13 +5,10 @@
 #include "device/cuda_check.h"
 #include "zerocopy/ring_device.cuh"
 
-/* Shared memory: taps (padded to 4), then tile + halo4 inputs (twice when the next frame's
- * inputs are read while this one's are filtered), then tile outputs. */
+/* Shared memory: taps (padded to 4), then tile + halo4 inputs, then tile outputs. */
 static size_t zc__fir_smem(const zc__fir_shape *s)
 {
-    size_t inputs = (size_t)s->tile + s->halo4;
-    return ((size_t)(s->ntaps + 3u) / 4u * 4u + (s->prefetch ? 2u : 1u) * inputs + s->tile) *
-           sizeof(float);
+    return ((size_t)(s->ntaps + 3u) / 4u * 4u + 2u * s->tile + s->halo4) * sizeof(float);
 }
 
 /*
@@ -119,62 +116,12 @@ __global__ void zc__fir_frame_kernel(zc__fir_shape s, const float *in, float *ou
     }
 }
 
-/*
- * The persistent kernel with each frame's inputs read while the frame before is filtered: a
- * block reads its whole share of frame seq + 1 (tile = the share) with asynchronous copies
- * into the other half of a double buffer as soon as the frame is there, then filters and
- * writes frame seq. Reading one frame at a time, the link idled while a block computed and
- * wrote, and frames in flight did not overlap inside the kernel: 1 MiB FLAG frames took 41.9 us
- * one at a time and 36 us each with 16 in flight (bench/results/h200-20261203/budget-first,
- * h200-20261204/stream-hybrid), 31.8 us of them reading. Only with frames in flight: the look
- * for frame seq + 1 costs block 0 a PCIe round trip, which one frame at a time would add to
- * every frame's latency.
- */
-__device__ static uint32_t zc__fir_persistent_prefetch(const zc__fir_shape &s, zc_ring_dev &ring,
-                                                       const float *taps_sh, float *x0, float *y,
-                                                       uint64_t first, uint64_t end,
-                                                       zc_ring_dev_watch *watch)
-{
-    const uint32_t n = (uint32_t)(end - first), inputs = s.tile + s.halo4;
-    const int64_t from = (int64_t)first - (int64_t)s.halo4;
-    uint32_t why = ZC_RING_EXIT_NONE;
-    int queued = 0; /* frame seq's read is queued already */
-    for (uint64_t seq = 0; why == ZC_RING_EXIT_NONE; seq++) {
-        float *x = x0 + (seq & 1u) * inputs;
-        if (!queued) {
-            why = zc_ring_dev_wait(&ring, seq, watch);
-            if (why != ZC_RING_EXIT_NONE)
-                break;
-            zc_ring_dev_read_async(&ring, seq, from, n + s.halo4, (uint32_t *)x);
-        }
-        queued = zc_ring_dev_ready(&ring, seq + 1u);
-        if (queued)
-            zc_ring_dev_read_async(&ring, seq + 1u, from, n + s.halo4,
-                                   (uint32_t *)(x0 + ((seq + 1u) & 1u) * inputs));
-        zc_ring_dev_read_async_wait(queued ? 1u : 0u);
-        if (threadIdx.x == 0)
-            zc_ring_dev_stamp(&ring, seq, ZC_RING_STAMP_READ);
-        zc__fir_tile(taps_sh, x, y, n, s);
-        __syncthreads();
-        if (threadIdx.x == 0)
-            zc_ring_dev_stamp(&ring, seq, ZC_RING_STAMP_COMPUTED);
-        zc_ring_dev_write(&ring, seq, first, n, (const uint32_t *)y);
-        zc_ring_dev_release(&ring, seq);
-        zc_ring_dev_publish(&ring, seq);
-        if (threadIdx.x == 0)
-            zc_ring_dev_stamp(&ring, seq, ZC_RING_STAMP_WRITTEN);
-    }
-    /* A read still queued lands in shared memory nobody reads; it must land before exit. */
-    zc_ring_dev_read_async_wait(0);
-    return why;
-}
-
 __global__ void zc__fir_persistent_kernel(zc__fir_shape s, zc_ring_dev ring, const float *taps)
 {
     extern __shared__ __align__(16) float zc__fir_smem_ring[];
     float *taps_sh = zc__fir_smem_ring;
     float *x = zc__fir_load_taps(taps_sh, taps, s.ntaps);
-    float *y = x + (s.prefetch ? 2u : 1u) * (s.tile + s.halo4);
+    float *y = x + s.tile + s.halo4;
     zc_ring_dev_watch watch;
     uint32_t why = zc_ring_dev_begin(&ring, &watch); /* its barrier also publishes the taps */
 
@@ -182,15 +129,6 @@ __global__ void zc__fir_persistent_kernel(zc__fir_shape s, zc_ring_dev ring, con
     uint64_t first4, count4;
     zc_ring_split(s.words / 4u, gridDim.x, blockIdx.x, &first4, &count4);
     const uint64_t first = first4 * 4u, end = (first4 + count4) * 4u;
-    /* The host asks for reads ahead (s.prefetch) only where a block's share is one tile; the
-     * device says whether this ring and this chip can do them. */
-    if (why == ZC_RING_EXIT_NONE && s.prefetch && end - first <= s.tile && end > first &&
-        zc_ring_dev_read_async_ok(&ring, (int64_t)first - (int64_t)s.halo4,
-                                  (uint32_t)(end - first) + s.halo4, (const uint32_t *)x)) {
-        why = zc__fir_persistent_prefetch(s, ring, taps_sh, x, y, first, end, &watch);
-        zc_ring_dev_end(&ring, why);
-        return;
-    }
     for (uint64_t seq = 0; why == ZC_RING_EXIT_NONE; seq++) {
         why = zc_ring_dev_wait(&ring, seq, &watch);
         for (uint64_t t0 = first; t0 < end && why == ZC_RING_EXIT_NONE; t0 += s.tile) {
@@ -248,12 +186,7 @@ extern "C" zc_status zc__fir_launch_persistent(const zc__fir_shape *shape, const
                                                const float *taps, uint32_t blocks,
                                                cudaStream_t stream)
 {
-    size_t smem = zc__fir_smem(shape);
-    /* Above 48 KiB a kernel's dynamic shared memory must be asked for. */
-    if (smem > (size_t)48 << 10)
-        ZC_CUDA_RETURN(cudaFuncSetAttribute(zc__fir_persistent_kernel,
-                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            (int)smem));
-    zc__fir_persistent_kernel<<<blocks, ZC__FIR_THREADS, smem, stream>>>(*shape, *ring, taps);
+    zc__fir_persistent_kernel<<<blocks, ZC__FIR_THREADS, zc__fir_smem(shape), stream>>>(
+        *shape, *ring, taps);
     return ZC_CUDA_LAUNCH_CHECK("zc__fir_persistent_kernel");
 }

@@ -20,9 +20,8 @@ extern "C" {
 #endif
 
 /* A filter's shape: values per frame (samples x channels), channels, taps, the history it
- * needs ((ntaps - 1) x channels) and the same rounded up to 4 values (16 bytes), the tile:
- * how many outputs a block makes at once, and for the persistent kernel whether each block
- * reads the next frame's share (then its tile) while it filters this one. */
+ * needs ((ntaps - 1) x channels) and the same rounded up to 4 values (16 bytes), and the tile:
+ * how many outputs a block makes at once. */
 typedef struct zc__fir_shape {
     uint32_t words;
     uint32_t channels;
@@ -30,15 +29,10 @@ typedef struct zc__fir_shape {
     uint32_t halo;
     uint32_t halo4;
     uint32_t tile;
-    uint32_t prefetch;
 } zc__fir_shape;
 
 #define ZC__FIR_THREADS 256u
 #define ZC__FIR_TILE    2048u
-
-/* The largest share of a frame a block reads ahead (words): its inputs twice and its outputs
- * in shared memory, 96 KiB with 64 taps, under the 227 KiB a Hopper block may have. */
-#define ZC__FIR_PREFETCH_MAX 8192u
 
 /* The per-frame kernel's grid: one block per tile of the frame. */
 static inline uint32_t zc__fir_frame_blocks(const zc__fir_shape *shape)
