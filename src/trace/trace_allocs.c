@@ -2,18 +2,11 @@
 /* The allocations of a recorded run (pinned host and managed memory), each with its lifetime,
  * the first prefetch or advice on it, and the kernel launches that were given a pointer into it:
  * what the managed and mapped findings decide on, one allocation at a time. */
-#include "trace_analyze_internal.h"
+#include "trace_facts.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int zc__api_by_start(const void *a, const void *b)
-{
-    const zc_trace_api *x = *(const zc_trace_api *const *)a, *y = *(const zc_trace_api *const *)b;
-    if (x->process != y->process)
-        return x->process < y->process ? -1 : 1;
-    return x->start < y->start ? -1 : x->start > y->start;
-}
 
 void zc__trace_allocs_free(zc__trace_allocs *allocs)
 {
@@ -52,24 +45,18 @@ static void zc__prepare(zc__trace_allocs *allocs, int process, uint64_t pointer,
     }
 }
 
-zc_status zc__trace_allocs_build(const zc_trace_log *log, zc__trace_allocs *allocs)
+zc_status zc__trace_allocs_build(const zc_trace_log *log, const zc__trace_calls *calls,
+                                 zc__trace_allocs *allocs)
 {
     allocs->items = NULL;
     allocs->count = 0;
-    if (log->api_count == 0)
+    if (calls->count == 0)
         return ZC_OK;
-    const zc_trace_api **order = calloc(log->api_count, sizeof *order);
-    allocs->items = calloc(log->api_count, sizeof *allocs->items);
-    if (order == NULL || allocs->items == NULL) {
-        free(order);
-        zc__trace_allocs_free(allocs);
+    allocs->items = calloc(calls->count, sizeof *allocs->items);
+    if (allocs->items == NULL)
         return ZC_ERR_NO_MEMORY;
-    }
-    for (size_t i = 0; i < log->api_count; i++)
-        order[i] = &log->apis[i];
-    qsort(order, log->api_count, sizeof *order, zc__api_by_start);
-    for (size_t i = 0; i < log->api_count; i++) {
-        const zc_trace_api *c = order[i];
+    for (size_t i = 0; i < calls->count; i++) {
+        const zc_trace_api *c = calls->steps[i].call;
         if (!c->ok)
             continue;
         switch (c->call) {
@@ -104,7 +91,6 @@ zc_status zc__trace_allocs_build(const zc_trace_log *log, zc__trace_allocs *allo
             break;
         }
     }
-    free(order);
     for (size_t i = 0; i < log->launch_count; i++) {
         const zc_trace_launch *l = &log->launches[i];
         for (size_t j = 0; j < l->range_count; j++) {

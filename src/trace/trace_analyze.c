@@ -1,17 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* zc trace's analysis of a recorded run: totals per path, host-memory figures, then each family
- * of findings in its own file (trace_find_*.c). */
-#include "trace_analyze_internal.h"
+/* zc trace's analysis of a recorded run: the facts every finding reads (trace_facts.c), then
+ * each row of the findings table (trace_findings.c) in turn, its finding added when it fires. */
+#include "trace_findings.h"
 
-#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-int zc_trace_dir_crosses_pcie(zc_trace_dir dir)
-{
-    return dir == ZC_TRACE_DIR_H2D || dir == ZC_TRACE_DIR_D2H || dir == ZC_TRACE_DIR_H2A ||
-           dir == ZC_TRACE_DIR_A2H;
-}
+#include "core/error.h"
 
 const zc_trace_finding *zc_trace_report_find(const zc_trace_report *report, const char *key)
 {
@@ -22,188 +18,26 @@ const zc_trace_finding *zc_trace_report_find(const zc_trace_report *report, cons
     return NULL;
 }
 
-int zc__trace_finding(zc_trace_report *report, const char *key, const char *title,
-                      zc_trace_severity severity, uint64_t count, uint64_t bytes, double time_s,
-                      double saving_s, const char *evidence, ...)
+/* Ask row's finder and add its finding to report when it fires: the key, severity, title and
+ * fix from the row, the figures and evidence from the finder. */
+static zc_status zc__ask(const zc__trace_finding_row *row, const zc__trace_facts *facts,
+                         zc_trace_report *report)
 {
-    if (report->finding_count == ZC_TRACE_FINDING_MAX)
-        return 0;
+    zc__trace_evidence ev = {.found = 0, .saving_s = -1.0};
+    ZC_CHECK(row->find(facts, &ev));
+    if (!ev.found || report->finding_count == ZC_TRACE_FINDING_MAX)
+        return ZC_OK;
     zc_trace_finding *f = &report->findings[report->finding_count++];
     memset(f, 0, sizeof *f);
-    f->key = key;
-    f->title = title;
-    f->severity = severity;
-    f->count = count;
-    f->bytes = bytes;
-    f->time_s = time_s;
-    f->saving_s = saving_s;
-    va_list args;
-    va_start(args, evidence);
-    vsnprintf(f->evidence, sizeof f->evidence, evidence, args);
-    va_end(args);
-    return 1;
-}
-
-void zc__trace_fix(zc_trace_report *report, const char *fix)
-{
-    if (report->finding_count > 0)
-        snprintf(report->findings[report->finding_count - 1].fix, sizeof report->findings[0].fix,
-                 "%s", fix);
-}
-
-/* Totals per copy path and per memset kind, the kernels and the run's GPU span. */
-static void zc__totals(const zc_trace_log *log, zc_trace_report *r)
-{
-    uint64_t first = UINT64_MAX, last = 0;
-    for (size_t i = 0; i < log->copy_count; i++) {
-        const zc_trace_copy *c = &log->copies[i];
-        size_t p = 0;
-        while (p < r->path_count && !(r->paths[p].dir == c->dir && r->paths[p].src == c->src &&
-                                      r->paths[p].dst == c->dst))
-            p++;
-        if (p == r->path_count) {
-            if (p == ZC_TRACE_PATH_MAX)
-                continue; /* cannot happen: fewer combinations exist */
-            r->paths[p] = (zc_trace_path){.dir = c->dir, .src = c->src, .dst = c->dst};
-            r->path_count++;
-        }
-        r->paths[p].count++;
-        r->paths[p].sync_count += c->async ? 0 : 1;
-        r->paths[p].bytes += c->bytes;
-        r->paths[p].time_ns += c->end - c->start;
-        first = c->start < first ? c->start : first;
-        last = c->end > last ? c->end : last;
-    }
-    r->copy_count = log->copy_count;
-    for (size_t i = 0; i < log->memset_count; i++) {
-        const zc_trace_memset *m = &log->memsets[i];
-        size_t p = 0;
-        while (p < r->memset_count && r->memsets[p].src != m->kind)
-            p++;
-        if (p == r->memset_count) {
-            r->memsets[p] = (zc_trace_path){.dir = ZC_TRACE_DIR_UNKNOWN, .src = m->kind};
-            r->memset_count++;
-        }
-        r->memsets[p].count++;
-        r->memsets[p].sync_count += m->async ? 0 : 1;
-        r->memsets[p].bytes += m->bytes;
-        r->memsets[p].time_ns += m->end - m->start;
-        first = m->start < first ? m->start : first;
-        last = m->end > last ? m->end : last;
-    }
-    for (size_t i = 0; i < log->kernel_count; i++) {
-        const zc_trace_kernel *k = &log->kernels[i];
-        r->kernel_count++;
-        r->kernel_ns += k->end - k->start;
-        first = k->start < first ? k->start : first;
-        last = k->end > last ? k->end : last;
-    }
-    r->span_ns = last > first ? last - first : 0;
-}
-
-/* Call counts of managed memory and mapping, and whether launches were inspected: every
- * process must say so, or the findings that rest on kernel arguments fall back to counts. */
-static void zc__calls(const zc_trace_log *log, zc_trace_report *r)
-{
-    for (size_t i = 0; i < log->api_count; i++) {
-        const zc_trace_api *a = &log->apis[i];
-        if (!a->ok)
-            continue;
-        switch (a->call) {
-        case ZC_TRACE_CALL_MALLOCMANAGED:
-            r->managed_calls++;
-            r->managed_bytes += a->bytes;
-            break;
-        case ZC_TRACE_CALL_HOSTGETDEVICEPTR:
-            /* The runtime asks the driver for device pointers of its own allocations. */
-            if (a->runtime)
-                r->devptr_calls++;
-            break;
-        case ZC_TRACE_CALL_PREFETCH:
-            r->prefetch_calls++;
-            break;
-        case ZC_TRACE_CALL_ADVISE:
-            r->advise_calls++;
-            break;
-        case ZC_TRACE_CALL_HOSTALLOC:
-        case ZC_TRACE_CALL_HOSTREGISTER:
-            /* The runtime may ask the driver for mapped memory on its own (every pinned
-             * allocation is mapped under UVA): only the program's own request counts. */
-            if (a->runtime && (a->flags & ZC_TRACE_FLAG_MAPPED))
-                r->mapped_bytes += a->bytes;
-            break;
-        default:
-            break;
-        }
-    }
-    int seen = log->process_count > 0;
-    for (size_t p = 0; p < log->process_count; p++) {
-        const zc_trace_process *proc = &log->processes[p];
-        r->launches_inspected += proc->launches_inspected;
-        r->launches_failed += proc->launches_failed;
-        /* A process that ran kernels and does not say it inspected their launches (a version
-         * 1 log, one killed before its closing lines, a driver that hid the launches) cannot
-         * say which allocations they used; one that ran none has nothing to hide. */
-        int launched = proc->launches_runtime > 0 || proc->kernels > 0;
-        if (launched && (!proc->launch_counts || proc->launches_inspected == 0))
-            seen = 0;
-    }
-    r->launch_args_seen = seen;
-}
-
-static void zc__unified_memory(const zc_trace_log *log, zc_trace_report *r)
-{
-    for (size_t i = 0; i < log->um_count; i++) {
-        const zc_trace_um *u = &log->ums[i];
-        r->um_counters = 1;
-        switch (u->counter) {
-        case ZC_TRACE_UM_GPU_FAULTS:
-            r->um_fault_records++;
-            r->um_ns += u->end - u->start;
-            break;
-        case ZC_TRACE_UM_CPU_FAULTS:
-            r->um_fault_records += u->value ? u->value : 1;
-            break;
-        case ZC_TRACE_UM_BYTES_H2D:
-        case ZC_TRACE_UM_BYTES_D2H:
-            r->um_bytes += u->value;
-            break;
-        default:
-            break;
-        }
-    }
-}
-
-static int zc__by_kernel_start(const void *a, const void *b)
-{
-    const zc_trace_kernel *x = a, *y = b;
-    return x->start < y->start ? -1 : x->start > y->start;
-}
-
-/* Kernel intervals merged into disjoint, sorted ones; NULL with count 0 when there are none. */
-static zc_status zc__merge_kernels(const zc_trace_log *log, zc_trace_kernel **merged_p,
-                                   size_t *count_p)
-{
-    *merged_p = NULL;
-    *count_p = 0;
-    if (log->kernel_count == 0)
-        return ZC_OK;
-    zc_trace_kernel *merged = malloc(log->kernel_count * sizeof *merged);
-    if (merged == NULL)
-        return ZC_ERR_NO_MEMORY;
-    memcpy(merged, log->kernels, log->kernel_count * sizeof *merged);
-    qsort(merged, log->kernel_count, sizeof *merged, zc__by_kernel_start);
-    size_t count = 0;
-    for (size_t i = 0; i < log->kernel_count; i++) {
-        if (count > 0 && merged[i].start <= merged[count - 1].end) {
-            if (merged[i].end > merged[count - 1].end)
-                merged[count - 1].end = merged[i].end;
-        } else {
-            merged[count++] = merged[i];
-        }
-    }
-    *merged_p = merged;
-    *count_p = count;
+    f->key = row->key;
+    f->title = ev.title != NULL ? ev.title : row->title;
+    f->severity = row->severity;
+    f->count = ev.count;
+    f->bytes = ev.bytes;
+    f->time_s = ev.time_s;
+    f->saving_s = ev.saving_s;
+    snprintf(f->evidence, sizeof f->evidence, "%s", ev.text);
+    snprintf(f->fix, sizeof f->fix, "%s", row->fix);
     return ZC_OK;
 }
 
@@ -222,32 +56,16 @@ zc_status zc_trace_analyze_measured(const zc_trace_log *log, const zc_trace_para
     zc_trace_report *r = calloc(1, sizeof *r);
     if (r == NULL)
         return ZC_ERR_NO_MEMORY;
-    zc_trace_kernel *merged = NULL;
-    size_t merged_count = 0;
-    zc__trace_allocs allocs = {0};
-    r->ram_bytes = log->ram_bytes;
-    zc__totals(log, r);
-    zc__calls(log, r);
-    zc__unified_memory(log, r);
-    zc_status status = zc__merge_kernels(log, &merged, &merged_count);
-    if (status != ZC_OK)
-        goto free_report;
-    status = zc__trace_allocs_build(log, &allocs);
-    if (status != ZC_OK)
-        goto free_merged;
-    zc__trace_find_copies(log, params, r, (zc__trace_busy){merged, merged_count});
-    status = zc__trace_find_pinning(log, params, r);
-    if (status != ZC_OK)
-        goto free_allocs;
-    zc__trace_find_managed(log, &allocs, r);
-    status = zc__trace_find_mapped(log, params, counters != NULL ? counters : &none, &allocs, r);
-    if (status != ZC_OK)
-        goto free_allocs;
+    zc__trace_facts facts;
+    zc_status status = ZC_OK;
+    ZC_CHECK_GOTO(
+        zc__trace_facts_build(log, params, counters != NULL ? counters : &none, r, &facts), status,
+        free_report);
+    for (size_t i = 0; i < zc__trace_finding_row_count; i++)
+        ZC_CHECK_GOTO(zc__ask(&zc__trace_finding_rows[i], &facts, r), status, free_facts);
     *report_p = *r;
-free_allocs:
-    zc__trace_allocs_free(&allocs);
-free_merged:
-    free(merged);
+free_facts:
+    zc__trace_facts_free(&facts);
 free_report:
     free(r);
     return status;

@@ -1,15 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The managed-memory finding, decided per allocation: which managed allocations did kernels use
  * before (or without) any prefetch or advice on them, and how large are they. */
-#include "trace_analyze_internal.h"
+#include "trace_findings.h"
 
 #include <stdio.h>
 #include <string.h>
-
-static const char zc__managed_fix[] =
-    "Prefetch with cudaMemPrefetchAsync to the GPU before the kernels and back to the CPU before "
-    "the host reads, or give advice (cudaMemAdviseSetReadMostly, SetPreferredLocation); for data "
-    "streamed once, use pinned buffers and explicit copies instead.";
 
 /* What the unified-memory counters add to the evidence, when they were recorded. */
 static void zc__counters(const zc_trace_log *log, const zc_trace_report *r, char *out, size_t size)
@@ -31,14 +26,15 @@ static void zc__counters(const zc_trace_log *log, const zc_trace_report *r, char
 
 /* The rule when kernel arguments were not seen: the program as a whole (the counters, or
  * managed memory, kernels and no prefetch at all). */
-static void zc__whole_program(const zc_trace_log *log, zc_trace_report *r)
+static void zc__whole_program(const zc_trace_log *log, const zc_trace_report *r,
+                              zc__trace_evidence *ev)
 {
     char b[32], t[32];
     if (r->um_counters &&
         (r->um_fault_records >= ZC_TRACE_UM_MIN_FAULTS || r->um_bytes >= ZC_TRACE_UM_MIN_BYTES)) {
-        zc__trace_finding(
-            r, "managed_faults", "Managed memory moved by page faults", ZC_TRACE_WARNING,
-            r->um_fault_records, r->um_bytes, zc__trace_seconds(r->um_ns), -1.0,
+        zc__trace_evidence_set(
+            ev, r->um_fault_records, r->um_bytes, zc__trace_seconds(r->um_ns), -1.0,
+            "Managed memory moved by page faults",
             "%llu page-fault records and %s migrated on demand (GPU fault groups "
             "took %s); %llu prefetch calls",
             (unsigned long long)r->um_fault_records, zc_size_format(r->um_bytes, b, sizeof b),
@@ -46,27 +42,26 @@ static void zc__whole_program(const zc_trace_log *log, zc_trace_report *r)
             (unsigned long long)r->prefetch_calls);
     } else if (!r->um_counters && r->managed_bytes >= ZC_TRACE_MANAGED_MIN_BYTES &&
                r->prefetch_calls == 0 && r->advise_calls == 0 && r->kernel_count > 0) {
-        zc__trace_finding(
-            r, "managed_faults", "Managed memory used without prefetch", ZC_TRACE_WARNING,
-            r->managed_calls, r->managed_bytes, 0.0, -1.0,
+        zc__trace_evidence_set(
+            ev, r->managed_calls, r->managed_bytes, 0.0, -1.0,
+            "Managed memory used without prefetch",
             "%s of managed memory in %llu allocations, kernels ran, and no "
             "cudaMemPrefetchAsync call: every first touch faults%s",
             zc_size_format(r->managed_bytes, b, sizeof b), (unsigned long long)r->managed_calls,
             log->um_unavailable ? " (the driver refused unified-memory counters here, so the "
                                   "faults themselves could not be counted)"
                                 : "");
-    } else {
-        return;
     }
-    zc__trace_fix(r, zc__managed_fix);
 }
 
-void zc__trace_find_managed(const zc_trace_log *log, const zc__trace_allocs *allocs,
-                            zc_trace_report *r)
+zc_status zc__trace_find_managed(const zc__trace_facts *facts, zc__trace_evidence *ev)
 {
+    const zc_trace_log *log = facts->log;
+    const zc_trace_report *r = facts->report;
+    const zc__trace_allocs *allocs = &facts->allocs;
     if (!r->launch_args_seen) {
-        zc__whole_program(log, r);
-        return;
+        zc__whole_program(log, r, ev);
+        return ZC_OK;
     }
     uint64_t bad_count = 0, bad_bytes = 0, used = 0, prepared = 0;
     char list[400] = "";
@@ -95,18 +90,17 @@ void zc__trace_find_managed(const zc_trace_log *log, const zc__trace_allocs *all
         }
     }
     if (bad_bytes < ZC_TRACE_MANAGED_MIN_BYTES)
-        return;
+        return ZC_OK;
     char b[32], counters[200];
     zc__counters(log, r, counters, sizeof counters);
-    zc__trace_finding(r, "managed_faults", "Managed memory used by kernels without prefetch",
-                      ZC_TRACE_WARNING, bad_count, bad_bytes, 0.0, -1.0,
-                      "%llu of the %llu managed allocations kernels used (%s) %s used before any"
-                      " cudaMemPrefetchAsync or cudaMemAdvise on them, so their pages moved "
-                      "by faults: %s%s%s%s",
-                      (unsigned long long)bad_count, (unsigned long long)used,
-                      zc_size_format(bad_bytes, b, sizeof b), bad_count == 1 ? "was" : "were", list,
-                      bad_count > 3 ? "; ..." : "",
-                      prepared > 0 ? "; the others were prefetched or advised first" : "",
-                      counters);
-    zc__trace_fix(r, zc__managed_fix);
+    zc__trace_evidence_set(ev, bad_count, bad_bytes, 0.0, -1.0, NULL,
+                           "%llu of the %llu managed allocations kernels used (%s) %s used before "
+                           "any cudaMemPrefetchAsync or cudaMemAdvise on them, so their pages "
+                           "moved by faults: %s%s%s%s",
+                           (unsigned long long)bad_count, (unsigned long long)used,
+                           zc_size_format(bad_bytes, b, sizeof b), bad_count == 1 ? "was" : "were",
+                           list, bad_count > 3 ? "; ..." : "",
+                           prepared > 0 ? "; the others were prefetched or advised first" : "",
+                           counters);
+    return ZC_OK;
 }
