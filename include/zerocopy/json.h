@@ -18,6 +18,7 @@
 #include "zerocopy/ring_budget.h"
 #include "zerocopy/stats.h"
 #include "zerocopy/status.h"
+#include "zerocopy/trace.h"
 
 /* profile/2: every figure's origin under "origin", the assumed ones apart under "assumed",
  * allocation curves under "alloc_us", zc stream runs under "stream" (docs/json.md). */
@@ -27,6 +28,7 @@
 #define ZC_STREAM_ADVICE_SCHEMA "zerocopy.stream-advice/1"
 #define ZC_BENCH_SCHEMA         "zerocopy.bench/1"
 #define ZC_INFO_SCHEMA          "zerocopy.info/1"
+#define ZC_TRACE_SCHEMA         "zerocopy.trace/1"
 
 /* Everything one bench run produced, as its document needs it. */
 typedef struct zc_bench_document {
@@ -42,6 +44,19 @@ typedef struct zc_bench_document {
     const int *devices;   /* the multi-GPU cases' GPUs (NULL: not given) */
     size_t device_count;
 } zc_bench_document;
+
+/* One traced run as its document needs it: how the program ended, the ceiling copies were held
+ * against, and what the trace saw (log and report NULL when nothing was recorded). */
+typedef struct zc_trace_document {
+    char *const *argv;          /* the program and its arguments, NULL-terminated; may be NULL */
+    int exit_code;              /* zc trace's: the program's code, or 128 + signal */
+    int signal;                 /* the signal that ended it, or 0 */
+    double ceiling_gbps;        /* 0 when unknown */
+    const char *ceiling_source; /* where the ceiling came from, or why there is none */
+    const char *why_not;        /* when nothing was recorded: why, in one sentence */
+    const zc_trace_log *log;
+    const zc_trace_report *report;
+} zc_trace_document;
 
 /* The capability flags of a GPU in the order zc info prints them, named as CUDA names them. */
 typedef struct zc_capability_field {
@@ -167,6 +182,19 @@ ZC_EXTERN zc_status zc_bench_to_json(const zc_bench_document *bench, cJSON **doc
  * value containing "pinned" and "h2d" or "d2h"). *gbps_p is 0 when there is none.
  */
 ZC_EXTERN zc_status zc_bench_copy_ceiling_from_json(const cJSON *doc, double *gbps_p);
+
+/* Programs run by zc. */
+
+/* The opening of the document of a command that ran a program (zc trace, zc run): schema,
+ * zerocopy_version, program (argv, NULL-terminated; may be NULL), exit_code and signal (null
+ * when 0). */
+ZC_EXTERN zc_status zc_program_run_to_json(const char *schema, char *const *argv, int exit_code,
+                                           int signal, cJSON **doc_p);
+
+/* The "zerocopy.trace/1" document of one traced run (docs/json.md): the run, the ceiling, and
+ * when something was recorded the processes, paths, memsets, kernels, host and unified memory
+ * and the findings in the report's order; otherwise why_not_traced and no findings. */
+ZC_EXTERN zc_status zc_trace_to_json(const zc_trace_document *trace, cJSON **doc_p);
 
 /* The capability flags, in order, and the value of one of them for a GPU. */
 ZC_EXTERN const zc_capability_field *zc_capability_fields(size_t *count_p);

@@ -9,7 +9,6 @@
 
 #include "cli.h"
 #include "zerocopy/json.h"
-#include "zerocopy/version.h"
 
 int zc_cli_json_commit(const char *command, cJSON *doc, zc_cli_output *out)
 {
@@ -63,18 +62,6 @@ int zc_cli_write_json(const char *command, cJSON *doc, const char *path, int for
 
 cJSON *zc_cli_program_doc(const char *schema, char *const *argv, int exit_code, int signal)
 {
-    cJSON *doc = cJSON_CreateObject();
-    if (doc == NULL)
-        return NULL;
-    cJSON_AddStringToObject(doc, "schema", schema);
-    cJSON_AddStringToObject(doc, "zerocopy_version", zc_version_string());
-    cJSON *args = cJSON_AddArrayToObject(doc, "program");
-    for (size_t i = 0; args && argv && argv[i]; i++)
-        cJSON_AddItemToArray(args, cJSON_CreateString(argv[i]));
-    cJSON_AddNumberToObject(doc, "exit_code", exit_code);
-    if (signal)
-        cJSON_AddNumberToObject(doc, "signal", signal);
-    else
-        cJSON_AddNullToObject(doc, "signal");
-    return doc;
+    cJSON *doc = NULL;
+    return zc_program_run_to_json(schema, argv, exit_code, signal, &doc) == ZC_OK ? doc : NULL;
 }

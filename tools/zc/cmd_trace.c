@@ -174,9 +174,11 @@ static int zc__report(zc__trace_options *o, const char *log_dir, zc_cli_trace_ru
     if (o->output_path != NULL)
         code = zc_cli_output_commit(&o->summary_out);
     if (o->json_path != NULL) {
-        int rc = zc_cli_json_commit(
-            "trace", zc_cli_trace_json(run, have_log ? &log : NULL, have_log ? report : NULL),
-            &o->json_out);
+        zc_trace_document document =
+            zc_cli_trace_document(run, have_log ? &log : NULL, have_log ? report : NULL);
+        cJSON *doc = NULL;
+        zc_status built = zc_trace_to_json(&document, &doc);
+        int rc = zc_cli_json_commit_built("trace", built, doc, &o->json_out);
         if (code == ZC_EXIT_OK)
             code = rc;
     }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* zc trace's summary for people and its JSON document. */
+/* zc trace's summary for people (its JSON document is the library's, zc_trace_to_json). */
 #include "trace_output.h"
 
 #include <stdarg.h>
@@ -8,7 +8,6 @@
 
 #include "zerocopy/size.h"
 #include "zerocopy/text.h"
-#include "cli_json.h"
 
 /*
  * Text for a terminal. Kernel names, notes and the program's name come from the traced program
@@ -206,146 +205,17 @@ void zc_cli_trace_print_summary(FILE *out, const zc_cli_trace_run *run, const zc
     }
 }
 
-/* Each adder returns the item, or NULL when out of memory (cJSON's convention). */
-static cJSON *zc__path_json(const zc_cli_trace_run *run, const zc_trace_path *p, int memset)
+zc_trace_document zc_cli_trace_document(const zc_cli_trace_run *run, const zc_trace_log *log,
+                                        const zc_trace_report *report)
 {
-    cJSON *o = cJSON_CreateObject();
-    if (o == NULL)
-        return NULL;
-    if (memset) {
-        cJSON_AddStringToObject(o, "kind", zc_trace_mem_name(p->src));
-    } else {
-        cJSON_AddStringToObject(o, "direction", zc_trace_dir_name(p->dir));
-        cJSON_AddStringToObject(o, "src_kind", zc_trace_mem_name(p->src));
-        cJSON_AddStringToObject(o, "dst_kind", zc_trace_mem_name(p->dst));
-    }
-    cJSON_AddNumberToObject(o, "count", (double)p->count);
-    cJSON_AddNumberToObject(o, "sync_count", (double)p->sync_count);
-    cJSON_AddNumberToObject(o, "bytes", (double)p->bytes);
-    cJSON_AddNumberToObject(o, "time_s", (double)p->time_ns * 1e-9);
-    cJSON_AddNumberToObject(o, "gbps", zc__gbps(p->bytes, p->time_ns));
-    if (!memset && run->ceiling_gbps > 0 && zc_trace_dir_crosses_pcie(p->dir))
-        cJSON_AddNumberToObject(o, "share_of_ceiling",
-                                zc__gbps(p->bytes, p->time_ns) / run->ceiling_gbps);
-    return o;
-}
-
-static cJSON *zc__finding_json(const zc_trace_finding *f)
-{
-    cJSON *o = cJSON_CreateObject();
-    if (o == NULL)
-        return NULL;
-    cJSON_AddStringToObject(o, "key", f->key);
-    cJSON_AddStringToObject(o, "severity", f->severity == ZC_TRACE_WARNING ? "warning" : "note");
-    cJSON_AddStringToObject(o, "title", f->title);
-    cJSON_AddNumberToObject(o, "count", (double)f->count);
-    cJSON_AddNumberToObject(o, "bytes", (double)f->bytes);
-    cJSON_AddNumberToObject(o, "time_s", f->time_s);
-    if (f->saving_s >= 0)
-        cJSON_AddNumberToObject(o, "saving_s", f->saving_s);
-    else
-        cJSON_AddNullToObject(o, "saving_s");
-    cJSON_AddStringToObject(o, "evidence", f->evidence);
-    cJSON_AddStringToObject(o, "fix", f->fix);
-    return o;
-}
-
-static void zc__report_json(cJSON *doc, const zc_cli_trace_run *run, const zc_trace_log *log,
-                            const zc_trace_report *r)
-{
-    cJSON_AddNumberToObject(doc, "processes", (double)log->process_count);
-    cJSON_AddBoolToObject(doc, "complete", log->complete_count == log->process_count);
-    cJSON_AddNumberToObject(doc, "dropped_records", (double)log->dropped);
-    cJSON *list = cJSON_AddArrayToObject(doc, "process_list");
-    for (size_t i = 0; list && i < log->process_count; i++) {
-        const zc_trace_process *p = &log->processes[i];
-        cJSON *o = cJSON_CreateObject();
-        if (o == NULL || !cJSON_AddItemToArray(list, o)) {
-            cJSON_Delete(o);
-            break;
-        }
-        cJSON_AddNumberToObject(o, "pid", (double)p->pid);
-        cJSON_AddBoolToObject(o, "complete", p->complete);
-        cJSON_AddNumberToObject(o, "copies", (double)p->copies);
-        cJSON_AddNumberToObject(o, "kernels", (double)p->kernels);
-        cJSON_AddNumberToObject(o, "api_calls", (double)p->api_calls);
-        cJSON_AddNumberToObject(o, "launches_inspected", (double)p->launches_inspected);
-        cJSON_AddNumberToObject(o, "launches_failed", (double)p->launches_failed);
-    }
-    cJSON *args = cJSON_AddObjectToObject(doc, "kernel_arguments");
-    if (args) {
-        cJSON_AddBoolToObject(args, "seen", r->launch_args_seen);
-        cJSON_AddNumberToObject(args, "inspected", (double)r->launches_inspected);
-        cJSON_AddNumberToObject(args, "failed", (double)r->launches_failed);
-    }
-    if (log->pcie_counters[0] != '\0')
-        cJSON_AddStringToObject(doc, "pcie_counters", log->pcie_counters);
-    else
-        cJSON_AddNullToObject(doc, "pcie_counters");
-    cJSON *notes = cJSON_AddArrayToObject(doc, "notes");
-    for (size_t i = 0; notes && i < log->note_count; i++)
-        cJSON_AddItemToArray(notes, cJSON_CreateString(log->notes[i]));
-    cJSON *paths = cJSON_AddArrayToObject(doc, "paths");
-    for (size_t i = 0; paths && i < r->path_count; i++)
-        cJSON_AddItemToArray(paths, zc__path_json(run, &r->paths[i], 0));
-    cJSON *memsets = cJSON_AddArrayToObject(doc, "memsets");
-    for (size_t i = 0; memsets && i < r->memset_count; i++)
-        cJSON_AddItemToArray(memsets, zc__path_json(run, &r->memsets[i], 1));
-    cJSON *kernels = cJSON_AddObjectToObject(doc, "kernels");
-    if (kernels) {
-        cJSON_AddNumberToObject(kernels, "count", (double)r->kernel_count);
-        cJSON_AddNumberToObject(kernels, "time_s", (double)r->kernel_ns * 1e-9);
-    }
-    cJSON_AddNumberToObject(doc, "gpu_span_s", (double)r->span_ns * 1e-9);
-    cJSON *host = cJSON_AddObjectToObject(doc, "host_memory");
-    if (host) {
-        cJSON_AddNumberToObject(host, "pin_calls", (double)r->pin_calls);
-        cJSON_AddNumberToObject(host, "pinned_bytes", (double)r->pin_bytes);
-        cJSON_AddNumberToObject(host, "pin_time_s", (double)r->pin_ns * 1e-9);
-        cJSON_AddNumberToObject(host, "host_alloc_calls", (double)r->alloc_calls);
-        cJSON_AddNumberToObject(host, "host_alloc_time_s", (double)r->alloc_ns * 1e-9);
-        cJSON_AddNumberToObject(host, "peak_pinned_bytes", (double)r->peak_pinned_bytes);
-        cJSON_AddNumberToObject(host, "ram_bytes", (double)r->ram_bytes);
-        cJSON_AddNumberToObject(host, "mapped_bytes", (double)r->mapped_bytes);
-        cJSON_AddNumberToObject(host, "device_pointer_calls", (double)r->devptr_calls);
-        cJSON_AddNumberToObject(host, "managed_calls", (double)r->managed_calls);
-        cJSON_AddNumberToObject(host, "managed_bytes", (double)r->managed_bytes);
-        cJSON_AddNumberToObject(host, "prefetch_calls", (double)r->prefetch_calls);
-        cJSON_AddNumberToObject(host, "advise_calls", (double)r->advise_calls);
-    }
-    cJSON *um = cJSON_AddObjectToObject(doc, "unified_memory");
-    if (um) {
-        cJSON_AddBoolToObject(um, "counters", r->um_counters);
-        cJSON_AddBoolToObject(um, "counters_refused", log->um_unavailable);
-        cJSON_AddNumberToObject(um, "fault_records", (double)r->um_fault_records);
-        cJSON_AddNumberToObject(um, "migrated_bytes", (double)r->um_bytes);
-    }
-    cJSON *findings = cJSON_AddArrayToObject(doc, "findings");
-    for (size_t i = 0; findings && i < r->finding_count; i++)
-        cJSON_AddItemToArray(findings, zc__finding_json(&r->findings[i]));
-}
-
-cJSON *zc_cli_trace_json(const zc_cli_trace_run *run, const zc_trace_log *log,
-                         const zc_trace_report *report)
-{
-    cJSON *doc = zc_cli_program_doc(ZC_TRACE_SCHEMA, run->argv, run->exit_code, run->signal);
-    if (doc == NULL)
-        return NULL;
-    int recorded = log != NULL && report != NULL && log->process_count > 0;
-    cJSON_AddBoolToObject(doc, "traced", recorded);
-    if (!recorded)
-        cJSON_AddStringToObject(doc, "why_not_traced", run->why_not);
-    cJSON *ceiling = cJSON_AddObjectToObject(doc, "ceiling");
-    if (ceiling) {
-        if (run->ceiling_gbps > 0)
-            cJSON_AddNumberToObject(ceiling, "gbps", run->ceiling_gbps);
-        else
-            cJSON_AddNullToObject(ceiling, "gbps");
-        cJSON_AddStringToObject(ceiling, "source", run->ceiling_source);
-    }
-    if (recorded)
-        zc__report_json(doc, run, log, report);
-    else
-        cJSON_AddArrayToObject(doc, "findings");
-    return doc;
+    return (zc_trace_document){
+        .argv = run->argv,
+        .exit_code = run->exit_code,
+        .signal = run->signal,
+        .ceiling_gbps = run->ceiling_gbps,
+        .ceiling_source = run->ceiling_source,
+        .why_not = run->why_not,
+        .log = log,
+        .report = report,
+    };
 }

@@ -1,15 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* zc trace's output: the summary for people and the zerocopy.trace/1 JSON document. */
+/* zc trace's output: the summary for people, and the run as the library's zerocopy.trace/1
+ * document takes it (zerocopy/json.h, zc_trace_to_json). */
 #ifndef ZC_TRACE_OUTPUT_H
 #define ZC_TRACE_OUTPUT_H
 
 #include <stdio.h>
 
-#include <cjson/cJSON.h>
-
+#include "zerocopy/json.h"
 #include "zerocopy/trace.h"
-
-#define ZC_TRACE_SCHEMA "zerocopy.trace/1"
 
 /* How the traced program ran, and what the trace could see of it. */
 typedef struct zc_cli_trace_run {
@@ -30,8 +28,8 @@ typedef struct zc_cli_trace_run {
 void zc_cli_trace_print_summary(FILE *out, const zc_cli_trace_run *run, const zc_trace_log *log,
                                 const zc_trace_report *report);
 
-/* The JSON document (docs/json.md); NULL when out of memory. log and report may be NULL. */
-cJSON *zc_cli_trace_json(const zc_cli_trace_run *run, const zc_trace_log *log,
-                         const zc_trace_report *report);
+/* The run as its document takes it; log and report may be NULL (nothing recorded). */
+zc_trace_document zc_cli_trace_document(const zc_cli_trace_run *run, const zc_trace_log *log,
+                                        const zc_trace_report *report);
 
 #endif
