@@ -28,14 +28,29 @@ typedef enum zc_stream_mode {
                                        behind a stream wait on a word the CPU stores in mapped
                                        memory (cuStreamWaitValue64); ZC_ERR_UNSUPPORTED where
                                        the device lacks 64-bit stream memory operations */
-    ZC_STREAM_HYBRID = 8            /* the zerocopy mode's persistent kernel reads frames from
+    ZC_STREAM_HYBRID = 8,           /* the zerocopy mode's persistent kernel reads frames from
                                        the mapped ring through the SMs; its results leave by the
                                        copy engine into pinned memory (ZC_RING_RESULTS_COPY), so
                                        the two directions ride two engines; ZC_ERR_UNSUPPORTED
                                        where the device lacks 64-bit stream memory operations */
+#ifdef ZC_PLANT_STREAM_MODE
+    ZC_STREAM_PLANTED, /* tests/stream: a mode without its row in src/stream must not build */
+#endif
+    ZC_STREAM_MODE_END /* one past the last mode */
 } zc_stream_mode;
 
-#define ZC_STREAM_MODE_COUNT 9
+/* Every mode has one row in the library's table (src/stream/stream_modes.c), which the name,
+ * help, transport and properties of a mode come from; a mode added here without its row fails
+ * to build. */
+#define ZC_STREAM_MODE_COUNT ((int)ZC_STREAM_MODE_END)
+
+/* A mode's properties (zc_stream_mode_flags). */
+#define ZC_STREAM_MODE_ON_GPU       0x1u /* runs on a GPU (every mode but cpu) */
+#define ZC_STREAM_MODE_ON_RING      0x2u /* a persistent kernel on a frame ring: takes a ring
+                                            protocol and can keep a time budget */
+#define ZC_STREAM_MODE_RESULTS_COPY 0x4u /* results leave by the copy engine (hybrid) */
+#define ZC_STREAM_MODE_MEMOPS       0x8u /* needs 64-bit stream memory operations: refused with
+                                            ZC_ERR_UNSUPPORTED where the device lacks them */
 
 /* The most taps a filter may have. */
 #define ZC_FIR_MAX_TAPS 1024
@@ -93,6 +108,28 @@ ZC_EXTERN int zc_stream_mode_on_ring(zc_stream_mode mode);
 
 /* The mode named name (as zc_stream_mode_name gives it). */
 ZC_EXTERN zc_status zc_stream_mode_parse(const char *name, zc_stream_mode *mode_p);
+
+/* What the mode does, in a few lines of text ('\n' between them) for a help screen; "" for an
+ * unknown mode. */
+ZC_EXTERN const char *zc_stream_mode_help(zc_stream_mode mode);
+
+/* The mode's ZC_STREAM_MODE_* properties; 0 for an unknown mode. */
+ZC_EXTERN unsigned zc_stream_mode_flags(zc_stream_mode mode);
+
+/*
+ * The name of one run of a mode, as zc stream's results and zc advise name them: a mode on a
+ * ring with its protocol ("zerocopy-ll", "hybrid-flag"), any other mode by its own name
+ * ("classic-pinned"). Written into out (size bytes, NUL-terminated); ZC_ERR_INVALID_ARG for an
+ * unknown mode or protocol, ZC_ERR_OVERFLOW when it does not fit.
+ */
+ZC_EXTERN zc_status zc_stream_run_name(zc_stream_mode mode, zc_ring_protocol protocol, char *out,
+                                       size_t size);
+
+/* The mode and protocol of a run's name (zc_stream_run_name's inverse; a mode off the ring
+ * gives ZC_RING_PROTO_LL as its protocol, which it does not use). ZC_ERR_PARSE for a name that
+ * is none. */
+ZC_EXTERN zc_status zc_stream_run_parse(const char *name, zc_stream_mode *mode_p,
+                                        zc_ring_protocol *protocol_p);
 
 /*
  * A low-pass FIR by the windowed-sinc method (Blackman window), cutoff as a fraction of the

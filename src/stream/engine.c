@@ -87,7 +87,8 @@ ZC_EXTERN zc_status zc_stream_config_check(const zc_stream_config *c)
         return ZC_FAIL(ZC_ERR_INVALID_ARG,
                        "zc_stream_config_check: device_count %zu with devices NULL",
                        c->device_count);
-    for (size_t i = 0; c->mode != ZC_STREAM_CPU && i < c->device_count; i++) {
+    const int on_gpu = (zc_stream_mode_flags(c->mode) & ZC_STREAM_MODE_ON_GPU) != 0;
+    for (size_t i = 0; on_gpu && i < c->device_count; i++) {
         if (c->devices[i] < 0)
             return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_stream_config_check: device %d", c->devices[i]);
         for (size_t j = 0; j < i; j++)
@@ -209,7 +210,7 @@ static zc_status zc__stream_lanes(zc_stream *s)
     zc__lane_config(c, s->taps, &fc);
     for (size_t i = 0; i < s->n; i++) {
         zc__lane *lane = &s->lane[i];
-        lane->device = c->mode == ZC_STREAM_CPU ? -1 : s->devices[i];
+        lane->device = zc_stream_mode_flags(c->mode) & ZC_STREAM_MODE_ON_GPU ? s->devices[i] : -1;
         zc__latency_init(&lane->latency, ZC__LANE_LATENCY_KEPT, 0x9e3779b97f4a7c15ull + i);
         if (s->n > 1)
             zc__latency_reserve(&lane->latency, c->expected_frames / s->n + 1);

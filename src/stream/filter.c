@@ -2,6 +2,7 @@
 /* A streaming FIR filter, one frame at a time: configuration, lifetime, and the public calls,
  * which check the state and hand the work to the transport family's operations. */
 #include "stream/filter_internal.h"
+#include "stream/stream_modes.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,7 @@ ZC_EXTERN zc_status zc_filter_config_check(const zc_filter_config *c)
 {
     ZC_REQUIRE_ARG(c);
     ZC_REQUIRE_ARG(c->taps);
-    if ((int)c->mode < 0 || (int)c->mode >= ZC_STREAM_MODE_COUNT)
+    if (zc__stream_mode_row_of(c->mode) == NULL)
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_filter_config_check: unknown mode %d", (int)c->mode);
     if (c->channels != 1 && c->channels != 2)
         return ZC_FAIL(ZC_ERR_INVALID_ARG,
@@ -61,17 +62,6 @@ ZC_EXTERN zc_status zc_filter_config_check(const zc_filter_config *c)
     return ZC_OK;
 }
 
-static const zc__filter_ops *zc__filter_ops_of(zc_stream_mode mode)
-{
-    if (zc_stream_mode_on_ring(mode))
-        return &zc__filter_ring_ops;
-    if (mode == ZC_STREAM_CPU)
-        return &zc__filter_host_ops;
-    if (mode == ZC_STREAM_STREAM_WAIT)
-        return &zc__filter_wait_ops;
-    return &zc__filter_launch_ops;
-}
-
 static zc__fir_shape zc__shape_of(const zc_filter_config *c, uint32_t tile)
 {
     zc__fir_shape s;
@@ -91,14 +81,17 @@ ZC_EXTERN zc_status zc_filter_create(const zc_filter_config *config, zc_filter *
     zc_status st = zc_filter_config_check(config);
     if (st != ZC_OK)
         return st;
-    const int on_gpu = config->mode != ZC_STREAM_CPU;
+    /* zc_filter_config_check refused a mode without a row. */
+    const zc__stream_mode_row *row = zc__stream_mode_row_of(config->mode);
+    const int on_gpu = (row->flags & ZC_STREAM_MODE_ON_GPU) != 0;
     if (on_gpu)
         ZC_CUDA_RETURN(cudaSetDevice(config->device));
     zc_filter *f = calloc(1, sizeof *f);
     if (f == NULL)
         return ZC_FAIL(ZC_ERR_NO_MEMORY, "zc_filter_create: no memory for the filter record");
     f->config = *config;
-    f->ops = zc__filter_ops_of(config->mode);
+    f->ops = row->family;
+    f->launch = row->launch;
     memcpy(f->taps, config->taps, config->ntaps * sizeof(float));
     f->config.taps = f->taps;
     f->frame_bytes = config->frame_samples * config->channels * sizeof(float);

@@ -14,6 +14,7 @@
 #include "zerocopy/filter.h"
 
 typedef struct zc__filter_ops zc__filter_ops;
+typedef struct zc__launch_variant zc__launch_variant; /* filter_launch.c */
 
 /* classic-overlap's streams: copy-in of one frame, the kernel of the one before and copy-out of
  * the one before that can all run at once. */
@@ -21,7 +22,8 @@ typedef struct zc__filter_ops zc__filter_ops;
 
 struct zc_filter {
     zc_filter_config config;
-    const zc__filter_ops *ops;
+    const zc__filter_ops *ops;          /* the mode's transport family */
+    const zc__launch_variant *launch;   /* the launch family's choices for the mode, else NULL */
     float taps[ZC_FIR_MAX_TAPS];
     zc__fir_shape shape;      /* per-frame kernel */
     zc__fir_shape ring_shape; /* persistent kernel */
@@ -85,10 +87,17 @@ struct zc__filter_ops {
     void (*teardown)(zc_filter *f);
 };
 
-extern const zc__filter_ops zc__filter_ring_ops;   /* zerocopy (filter_ring.c) */
-extern const zc__filter_ops zc__filter_launch_ops; /* the four launch modes (filter_launch.c) */
+extern const zc__filter_ops zc__filter_ring_ops;   /* zerocopy, hybrid (filter_ring.c) */
+extern const zc__filter_ops zc__filter_launch_ops; /* the five launch modes (filter_launch.c) */
 extern const zc__filter_ops zc__filter_host_ops;   /* cpu (filter_host.c) */
 extern const zc__filter_ops zc__filter_wait_ops;   /* stream-wait (filter_wait.c) */
+
+/* The launch family's rows, one per mode it carries (filter_launch.c). */
+extern const zc__launch_variant zc__launch_pageable;
+extern const zc__launch_variant zc__launch_pinned;
+extern const zc__launch_variant zc__launch_overlap;
+extern const zc__launch_variant zc__launch_graph;
+extern const zc__launch_variant zc__launch_mapped;
 
 static inline uint64_t zc__filter_head(const zc_filter *f)
 {

@@ -12,6 +12,22 @@
 #include "mem/exact.h"
 #include "zerocopy/clock.h"
 
+/*
+ * What each launch mode does differently: its host buffers, where its per-frame work goes, and
+ * the setup beyond the common one. The mode table (stream_modes.c) points each mode at its row.
+ */
+struct zc__launch_variant {
+    zc_buffer_kind host_kind; /* of h_in and h_out, from the exact calls (mem/exact.h) */
+    int legacy_stream;        /* the legacy stream, as plain cudaMemcpy code uses */
+    int mapped_io;            /* the kernel reads and writes h_in and h_out: no device buffers */
+    int even_slots;           /* a slot's history parity is the same every time it is used */
+    /* Returns once frame seq's work is queued (or done, with synchronous). */
+    zc_status (*publish)(zc_filter *f, uint64_t seq);
+    int records_event; /* publish records the frame's event itself, on a stream of its own */
+    int synchronous;   /* publish does the whole round trip: nothing to wait for */
+    zc_status (*setup)(zc_filter *f); /* beyond the common setup; NULL when none */
+};
+
 /* The history buffers a frame reads and writes: they alternate with the frame's parity. */
 static void zc__hist(const zc_filter *f, uint64_t seq, const float **in_p, float **out_p)
 {
@@ -103,29 +119,26 @@ static zc_status zc__build_graphs(zc_filter *f)
 
 static zc_status zc__launch_setup(zc_filter *f)
 {
-    const zc_stream_mode mode = f->config.mode;
+    const zc__launch_variant *v = f->launch;
     /* Known before the first launch, so that zc_filter_gpu_blocks answers from the start. */
     f->blocks = zc__fir_frame_blocks(&f->shape);
     f->slots = f->config.in_flight;
-    if (mode == ZC_STREAM_GRAPH)
+    if (v->even_slots)
         f->slots += f->slots % 2;
     size_t bytes;
     if (!zc__size_mul(f->frame_bytes, f->slots, &bytes))
         return ZC_FAIL(ZC_ERR_OVERFLOW, "zc_filter_create: frames x in_flight overflows");
-    zc_status st = ZC_OK;
     /* The buffers a program written this way would have, from the exact calls (mem/exact.h). */
-    f->host_kind = mode == ZC_STREAM_CLASSIC_PAGEABLE ? ZC_BUFFER_PAGEABLE
-                   : mode == ZC_STREAM_MAPPED_LAUNCH  ? ZC_BUFFER_MAPPED
-                                                      : ZC_BUFFER_PINNED;
-    if (mode == ZC_STREAM_CLASSIC_PAGEABLE) {
-        f->stream = 0; /* the legacy stream, as plain cudaMemcpy code uses */
+    f->host_kind = v->host_kind;
+    if (v->legacy_stream) {
+        f->stream = 0;
     } else {
         ZC_CUDA_RETURN(cudaStreamCreateWithFlags(&f->stream, cudaStreamNonBlocking));
         f->own_stream = 1;
     }
     ZC_CHECK(zc__mem_exact_alloc(f->host_kind, bytes, (void **)&f->h_in));
     ZC_CHECK(zc__mem_exact_alloc(f->host_kind, bytes, (void **)&f->h_out));
-    if (mode == ZC_STREAM_MAPPED_LAUNCH) {
+    if (v->mapped_io) {
         ZC_CHECK(zc__mem_exact_device_ptr(f->host_kind, f->h_in, (void **)&f->d_in));
         ZC_CHECK(zc__mem_exact_device_ptr(f->host_kind, f->h_out, (void **)&f->d_out));
     } else {
@@ -140,62 +153,84 @@ static zc_status zc__launch_setup(zc_filter *f)
         return ZC_FAIL(ZC_ERR_NO_MEMORY, "zc_filter_create: no memory for events");
     for (uint32_t s = 0; s < f->slots; s++)
         ZC_CUDA_RETURN(cudaEventCreateWithFlags(&f->events[s], cudaEventDisableTiming));
-    if (mode == ZC_STREAM_GRAPH)
-        st = zc__build_graphs(f);
-    if (mode == ZC_STREAM_CLASSIC_OVERLAP)
-        st = zc__overlap_setup(f);
-    if (st == ZC_OK)
-        st = ZC_CUDA(cudaDeviceSynchronize());
-    return st;
+    if (v->setup != NULL)
+        ZC_CHECK(v->setup(f));
+    return ZC_CUDA(cudaDeviceSynchronize());
 }
+
+/* classic-pageable: the whole round trip happens here, synchronous copies from and to pageable
+ * memory on the legacy stream. */
+static zc_status zc__publish_pageable(zc_filter *f, uint64_t seq)
+{
+    const float *hist_in;
+    float *hist_out;
+    zc__hist(f, seq, &hist_in, &hist_out);
+    ZC_CUDA_RETURN(cudaMemcpy(zc__filter_slot(f->d_in, f, seq), zc__filter_slot(f->h_in, f, seq),
+                              f->frame_bytes, cudaMemcpyHostToDevice));
+    ZC_CHECK(zc__fir_launch_frame(&f->shape, zc__filter_slot(f->d_in, f, seq),
+                                  zc__filter_slot(f->d_out, f, seq), hist_in, hist_out, f->d_taps,
+                                  0, &f->blocks));
+    return ZC_CUDA(cudaMemcpy(zc__filter_slot(f->h_out, f, seq), zc__filter_slot(f->d_out, f, seq),
+                              f->frame_bytes, cudaMemcpyDeviceToHost));
+}
+
+static zc_status zc__publish_graph(zc_filter *f, uint64_t seq)
+{
+    return ZC_CUDA(cudaGraphLaunch(f->graphs[seq % f->slots], f->stream));
+}
+
+/* mapped-launch: the kernel reads and writes the mapped host buffers themselves. */
+static zc_status zc__publish_mapped(zc_filter *f, uint64_t seq)
+{
+    const float *hist_in;
+    float *hist_out;
+    zc__hist(f, seq, &hist_in, &hist_out);
+    return zc__fir_launch_frame(&f->shape, zc__filter_slot(f->d_in, f, seq),
+                                zc__filter_slot(f->d_out, f, seq), hist_in, hist_out, f->d_taps,
+                                f->stream, &f->blocks);
+}
+
+const zc__launch_variant zc__launch_pageable = {
+    .host_kind = ZC_BUFFER_PAGEABLE,
+    .legacy_stream = 1,
+    .publish = zc__publish_pageable,
+    .synchronous = 1,
+};
+const zc__launch_variant zc__launch_pinned = {
+    .host_kind = ZC_BUFFER_PINNED,
+    .publish = zc__enqueue_copy_kernel_copy,
+};
+const zc__launch_variant zc__launch_overlap = {
+    .host_kind = ZC_BUFFER_PINNED,
+    .publish = zc__enqueue_overlap,
+    .records_event = 1,
+    .setup = zc__overlap_setup,
+};
+const zc__launch_variant zc__launch_graph = {
+    .host_kind = ZC_BUFFER_PINNED,
+    .even_slots = 1,
+    .publish = zc__publish_graph,
+    .setup = zc__build_graphs,
+};
+const zc__launch_variant zc__launch_mapped = {
+    .host_kind = ZC_BUFFER_MAPPED,
+    .mapped_io = 1,
+    .publish = zc__publish_mapped,
+};
 
 static zc_status zc__launch_publish(zc_filter *f)
 {
     const uint64_t seq = f->head;
-    const float *hist_in;
-    float *hist_out;
-    zc__hist(f, seq, &hist_in, &hist_out);
-    zc_status st;
-    switch (f->config.mode) {
-    case ZC_STREAM_CLASSIC_PAGEABLE:
-        /* The whole round trip happens here: synchronous copies from and to pageable memory. */
-        ZC_CUDA_RETURN(cudaMemcpy(zc__filter_slot(f->d_in, f, seq),
-                                  zc__filter_slot(f->h_in, f, seq), f->frame_bytes,
-                                  cudaMemcpyHostToDevice));
-        st = zc__fir_launch_frame(&f->shape, zc__filter_slot(f->d_in, f, seq),
-                                  zc__filter_slot(f->d_out, f, seq), hist_in, hist_out, f->d_taps,
-                                  0, &f->blocks);
-        if (st != ZC_OK)
-            return st;
-        return ZC_CUDA(cudaMemcpy(zc__filter_slot(f->h_out, f, seq),
-                                  zc__filter_slot(f->d_out, f, seq), f->frame_bytes,
-                                  cudaMemcpyDeviceToHost));
-    case ZC_STREAM_CLASSIC_PINNED:
-        st = zc__enqueue_copy_kernel_copy(f, seq);
-        break;
-    case ZC_STREAM_CLASSIC_OVERLAP:
-        return zc__enqueue_overlap(f, seq); /* records the frame's event on its own stream */
-    case ZC_STREAM_GRAPH:
-        st = ZC_CUDA(cudaGraphLaunch(f->graphs[seq % f->slots], f->stream));
-        break;
-    case ZC_STREAM_MAPPED_LAUNCH:
-        st = zc__fir_launch_frame(&f->shape, zc__filter_slot(f->d_in, f, seq),
-                                  zc__filter_slot(f->d_out, f, seq), hist_in, hist_out, f->d_taps,
-                                  f->stream, &f->blocks);
-        break;
-    default:
-        return ZC_FAIL(ZC_ERR_STATE, "zc_filter_publish: mode %d has no launch path",
-                       (int)f->config.mode);
-    }
-    if (st != ZC_OK)
-        return st;
+    ZC_CHECK(f->launch->publish(f, seq));
+    if (f->launch->records_event || f->launch->synchronous)
+        return ZC_OK;
     return ZC_CUDA(cudaEventRecord(f->events[seq % f->slots], f->stream));
 }
 
 static zc_status zc__launch_wait(zc_filter *f, uint64_t timeout_ns, const float **result_p)
 {
     const uint64_t seq = f->tail;
-    if (f->config.mode != ZC_STREAM_CLASSIC_PAGEABLE) {
+    if (!f->launch->synchronous) {
         /* Spin on the event, as cudaEventSynchronize does in its default (spin) mode, but with
          * a bound. */
         cudaEvent_t ev = f->events[seq % f->slots];
@@ -245,7 +280,7 @@ static void zc__launch_teardown(zc_filter *f)
     }
     free(f->events);
     zc__mem_exact_free(ZC_BUFFER_DEVICE, f->d_hist);
-    if (f->config.mode != ZC_STREAM_MAPPED_LAUNCH) {
+    if (!f->launch->mapped_io) {
         zc__mem_exact_free(ZC_BUFFER_DEVICE, f->d_in);
         zc__mem_exact_free(ZC_BUFFER_DEVICE, f->d_out);
     }

@@ -38,7 +38,9 @@ static zc_status zc__ring_setup(zc_filter *f)
     rc.policy = c->policy;
     rc.watchdog_ns = c->watchdog_ns;
     rc.budget_frames = c->budget_frames;
-    rc.results = c->mode == ZC_STREAM_HYBRID ? ZC_RING_RESULTS_COPY : ZC_RING_RESULTS_MAPPED;
+    rc.results = zc_stream_mode_flags(c->mode) & ZC_STREAM_MODE_RESULTS_COPY
+                     ? ZC_RING_RESULTS_COPY
+                     : ZC_RING_RESULTS_MAPPED;
     zc_status st = zc_ring_create(&rc, &f->ring);
     if (st != ZC_OK)
         return st;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* FIR filters on the host: windowed-sinc design, the double-precision reference, the error
- * measure, and the names of the streaming modes. */
+/* FIR filters on the host: windowed-sinc design, the double-precision reference and the error
+ * measure. */
 #include "zerocopy/filter.h"
 
 #include <float.h>
@@ -9,41 +9,6 @@
 #include <string.h>
 
 #include "core/error.h"
-
-static const char *const zc__mode_names[ZC_STREAM_MODE_COUNT] = {
-    "zerocopy", "mapped-launch",   "classic-pageable", "classic-pinned", "graph",
-    "cpu",      "classic-overlap", "stream-wait",      "hybrid"};
-
-ZC_EXTERN const char *zc_stream_mode_name(zc_stream_mode mode)
-{
-    if ((int)mode < 0 || (int)mode >= ZC_STREAM_MODE_COUNT)
-        return "unknown";
-    return zc__mode_names[mode];
-}
-
-ZC_EXTERN int zc_stream_mode_on_ring(zc_stream_mode mode)
-{
-    return mode == ZC_STREAM_ZEROCOPY || mode == ZC_STREAM_HYBRID;
-}
-
-ZC_EXTERN zc_status zc_stream_mode_parse(const char *name, zc_stream_mode *mode_p)
-{
-    ZC_REQUIRE_ARG(name);
-    ZC_REQUIRE_ARG(mode_p);
-    for (int i = 0; i < ZC_STREAM_MODE_COUNT; i++) {
-        if (strcmp(name, zc__mode_names[i]) == 0) {
-            *mode_p = (zc_stream_mode)i;
-            return ZC_OK;
-        }
-    }
-    /* The names known, from the table, so that a new mode is named here without a change. */
-    char known[256] = "";
-    for (int i = 0; i < ZC_STREAM_MODE_COUNT; i++) {
-        size_t used = strlen(known);
-        snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "", zc__mode_names[i]);
-    }
-    return ZC_FAIL(ZC_ERR_PARSE, "zc_stream_mode_parse: unknown mode '%s' (%s)", name, known);
-}
 
 ZC_EXTERN zc_status zc_fir_design_lowpass(double cutoff, size_t ntaps, float *taps)
 {

@@ -23,29 +23,6 @@ static const char zc__stream_usage[] =
     "                 | --taps-file FILE] [--paced RATE] [-o FILE|-] [-j FILE|-] [--force] "
     "[options]";
 
-/* What each mode does, in the help's words; the names are the library's (zc_stream_mode_name),
- * so that the help, and the completion made from it, list exactly the modes --mode takes. */
-static const char *const zc__mode_help[] = {
-    [ZC_STREAM_ZEROCOPY] = "a persistent kernel polls a ring in mapped pinned memory; results\n"
-                           "come back the same way (protocol LL or FLAG, see --protocol)",
-    [ZC_STREAM_MAPPED_LAUNCH] = "one kernel launch per frame on mapped memory, event sync",
-    [ZC_STREAM_CLASSIC_PAGEABLE] = "malloc + cudaMemcpy + launch + cudaMemcpy",
-    [ZC_STREAM_CLASSIC_PINNED] = "pinned + cudaMemcpyAsync + launch + cudaMemcpyAsync + sync",
-    [ZC_STREAM_GRAPH] = "a CUDA graph of copy, kernel, copy, launched per frame",
-    [ZC_STREAM_CPU] = "the same filter on the host (no GPU needed): the baseline",
-    [ZC_STREAM_CLASSIC_OVERLAP] = "classic-pinned over three streams: copies of one frame\n"
-                                  "overlap the kernel of another (with --in-flight 2 or more)",
-    [ZC_STREAM_STREAM_WAIT] = "no persistent kernel: each frame's kernel waits, queued ahead,\n"
-                              "on a word the CPU writes (cuStreamWaitValue64); no SM is\n"
-                              "held while idle (skipped where the GPU lacks it)",
-    [ZC_STREAM_HYBRID] = "zerocopy's persistent kernel reads frames in place; its results\n"
-                         "leave by the copy engine into pinned memory: two engines, one\n"
-                         "per direction (--protocol is the frames'; skipped where the GPU\n"
-                         "lacks stream memory operations)",
-};
-_Static_assert(sizeof zc__mode_help / sizeof zc__mode_help[0] == ZC_STREAM_MODE_COUNT,
-               "every stream mode has its line in zc stream --help");
-
 /* A help entry: "  NAME" padded to the description's column, the description's later lines
  * indented to it. */
 static void zc__help_entry(const char *name, const char *text)
@@ -67,9 +44,11 @@ static void zc__stream_help(void)
            "its result seen by the CPU.\n\n"
            "Modes:\n",
            zc__stream_usage);
+    /* The library's names and words for its modes, so that the help, and the completion made
+     * from it, list exactly the modes --mode takes. */
     for (int m = 0; m < ZC_STREAM_MODE_COUNT; m++)
         zc__help_entry(zc_stream_mode_name((zc_stream_mode)m),
-                       zc__mode_help[m] ? zc__mode_help[m] : "");
+                       zc_stream_mode_help((zc_stream_mode)m));
     printf("\nFormats (raw samples, in the machine's byte order):\n");
     static const char *const kinds[] = {"float32", "int16, full scale 32768",
                                         "unsigned 8-bit around 127.5"};

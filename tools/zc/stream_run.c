@@ -10,8 +10,8 @@
 
 void zc_cli_stream_run_name(zc_stream_mode mode, zc_ring_protocol protocol, char *name, size_t size)
 {
-    /* The library's name of the option, as advice and the stream's readers spell it. */
-    if (zc_stream_option_name((int)mode, (int)protocol, name, size) != ZC_OK)
+    /* The library's name of the run, as advice and the stream's readers spell it. */
+    if (zc_stream_run_name(mode, protocol, name, size) != ZC_OK)
         snprintf(name, size, "%s", zc_stream_mode_name(mode));
 }
 
