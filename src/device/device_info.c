@@ -39,19 +39,13 @@ static zc_status zc__attribute(int device, enum cudaDeviceAttr attribute, const 
 }
 
 #define ZC__ATTR(device, attr, field)                                                              \
-    do {                                                                                           \
-        zc_status zc__a = zc__attribute(device, attr, "cudaDeviceGetAttribute(" #attr ")", field); \
-        if (zc__a != ZC_OK)                                                                        \
-            return zc__a;                                                                          \
-    } while (0)
+    ZC_CHECK(zc__attribute(device, attr, "cudaDeviceGetAttribute(" #attr ")", field))
 
 ZC_EXTERN zc_status zc_device_info_get(int device, zc_device_info *info_p)
 {
     ZC_REQUIRE_ARG(info_p);
     int count = 0;
-    zc_status status = zc_device_count(&count);
-    if (status != ZC_OK)
-        return status;
+    ZC_CHECK(zc_device_count(&count));
     if (device < 0 || device >= count)
         return ZC_FAIL(ZC_ERR_INVALID_ARG,
                        "zc_device_info_get: device %d does not exist (%d found)", device, count);
@@ -88,11 +82,12 @@ ZC_EXTERN zc_status zc_device_info_get(int device, zc_device_info *info_p)
     ZC__ATTR(device, cudaDevAttrDirectManagedMemAccessFromHost,
              &info.direct_managed_mem_access_from_host);
     /* Older drivers do not know this CUDA 13 attribute; say "unknown" rather than fail. */
-    if (cudaDeviceGetAttribute(&info.only_partial_host_native_atomic_supported,
-                               cudaDevAttrOnlyPartialHostNativeAtomicSupported,
-                               device) != cudaSuccess) {
+    cudaError_t partial =
+        cudaDeviceGetAttribute(&info.only_partial_host_native_atomic_supported,
+                               cudaDevAttrOnlyPartialHostNativeAtomicSupported, device);
+    if (partial != cudaSuccess) {
         info.only_partial_host_native_atomic_supported = -1;
-        (void)cudaGetLastError();
+        ZC_CUDA_IGNORE(partial);
     }
 
     /* Free memory needs a context on the device; cudaMemGetInfo creates the primary one. */
@@ -100,18 +95,14 @@ ZC_EXTERN zc_status zc_device_info_get(int device, zc_device_info *info_p)
     ZC_CUDA_RETURN(cudaGetDevice(&previous));
     ZC_CUDA_RETURN(cudaSetDevice(device));
     size_t free_bytes = 0, total_bytes = 0;
-    status = ZC_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+    zc_status status = ZC_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
     zc_status restore = ZC_CUDA(cudaSetDevice(previous));
-    if (status != ZC_OK)
-        return status;
-    if (restore != ZC_OK)
-        return restore;
+    ZC_CHECK(status);
+    ZC_CHECK(restore);
     info.free_memory = free_bytes;
 
     info.numa_node = zc_pcie_numa_node(ZC__SYSFS_ROOT, info.pci_bus_id);
-    status = zc_pcie_link_read(ZC__SYSFS_ROOT, info.pci_bus_id, &info.link);
-    if (status != ZC_OK)
-        return status;
+    ZC_CHECK(zc_pcie_link_read(ZC__SYSFS_ROOT, info.pci_bus_id, &info.link));
     *info_p = info;
     return ZC_OK;
 }

@@ -21,7 +21,7 @@ static zc_status zc__entry(const char *symbol, void **fn_p)
     cudaError_t e = cudaGetDriverEntryPointByVersion(symbol, fn_p, ZC__MEMOPS_ABI_VERSION,
                                                      cudaEnableDefault, &found);
     if (e != cudaSuccess) {
-        zc__cuda_ignore(e);
+        ZC_CUDA_IGNORE(e); /* reported below, with the symbol */
         return ZC_FAIL(ZC_ERR_UNSUPPORTED, "cudaGetDriverEntryPointByVersion(\"%s\") failed: %s",
                        symbol, cudaGetErrorName(e));
     }
@@ -53,15 +53,10 @@ zc_status zc__stream_memops_get(int device, zc__stream_memops *ops_p)
     zc__device_get_fn device_get;
     zc__device_get_attribute_fn get_attribute;
     zc__stream_memops ops;
-    zc_status st = zc__entry("cuDeviceGet", (void **)&device_get);
-    if (st == ZC_OK)
-        st = zc__entry("cuDeviceGetAttribute", (void **)&get_attribute);
-    if (st == ZC_OK)
-        st = zc__entry("cuStreamWaitValue64", (void **)&ops.wait64);
-    if (st == ZC_OK)
-        st = zc__entry("cuStreamWriteValue64", (void **)&ops.write64);
-    if (st != ZC_OK)
-        return st;
+    ZC_CHECK(zc__entry("cuDeviceGet", (void **)&device_get));
+    ZC_CHECK(zc__entry("cuDeviceGetAttribute", (void **)&get_attribute));
+    ZC_CHECK(zc__entry("cuStreamWaitValue64", (void **)&ops.wait64));
+    ZC_CHECK(zc__entry("cuStreamWriteValue64", (void **)&ops.write64));
     int cu_device = 0, has_64 = 0;
     ZC_CHECK(ZC_DRIVER(device_get(&cu_device, device)));
     ZC_CHECK(ZC_DRIVER(get_attribute(&has_64, ZC__ATTR_64_BIT_STREAM_MEM_OPS, cu_device)));

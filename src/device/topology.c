@@ -44,7 +44,7 @@ static zc_status zc__peer_access_enabled(int from, int to, int *enabled_p)
     cudaError_t probe = cudaDeviceEnablePeerAccess(to, 0);
     zc_status status = ZC_OK;
     if (probe == cudaErrorPeerAccessAlreadyEnabled) {
-        (void)cudaGetLastError();
+        ZC_CUDA_IGNORE(probe); /* the answer, not a failure */
         *enabled_p = 1;
     } else if (probe == cudaSuccess) {
         *enabled_p = 0;
@@ -60,9 +60,7 @@ ZC_EXTERN zc_status zc_device_peer_link_get(int from, int to, zc_peer_link *link
 {
     ZC_REQUIRE_ARG(link_p);
     int count = 0;
-    zc_status status = zc_device_count(&count);
-    if (status != ZC_OK)
-        return status;
+    ZC_CHECK(zc_device_count(&count));
     if (from < 0 || from >= count || to < 0 || to >= count || from == to)
         return ZC_FAIL(ZC_ERR_INVALID_ARG,
                        "zc_device_peer_link_get: devices %d and %d are not two of the %d GPUs",
@@ -79,9 +77,7 @@ ZC_EXTERN zc_status zc_device_peer_link_get(int from, int to, zc_peer_link *link
                                                  cudaDevP2PAttrPerformanceRank, from, to));
         ZC_CUDA_RETURN(cudaDeviceGetP2PAttribute(&link.native_atomics,
                                                  cudaDevP2PAttrNativeAtomicSupported, from, to));
-        status = zc__peer_access_enabled(from, to, &link.access_enabled);
-        if (status != ZC_OK)
-            return status;
+        ZC_CHECK(zc__peer_access_enabled(from, to, &link.access_enabled));
     }
 
     char bus_from[32], bus_to[32];

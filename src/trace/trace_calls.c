@@ -5,6 +5,8 @@
 
 #include <stdlib.h>
 
+#include "core/error.h"
+
 /* One live pinned range, to match frees with the allocations they undo. */
 typedef struct zc__live {
     uint64_t pointer;
@@ -78,17 +80,14 @@ zc_status zc__trace_calls_build(const zc_trace_log *log, zc_trace_report *report
     for (size_t i = 0; i < log->api_count; i++)
         steps[i].call = &log->apis[i];
     qsort(steps, log->api_count, sizeof *steps, zc__step_by_start);
+    zc_status status = ZC_OK;
     uint64_t peak_sum = 0;
     for (size_t begin = 0; begin < log->api_count;) {
         size_t end = begin;
         while (end < log->api_count && steps[end].call->process == steps[begin].call->process)
             end++;
         uint64_t peak = 0;
-        zc_status status = zc__one_process(steps, begin, end, report, &peak);
-        if (status != ZC_OK) {
-            free(steps);
-            return status;
-        }
+        ZC_CHECK_GOTO(zc__one_process(steps, begin, end, report, &peak), status, free_steps);
         /* Processes may overlap in time: their peaks add up, as an upper bound. */
         peak_sum += peak;
         begin = end;
@@ -97,4 +96,7 @@ zc_status zc__trace_calls_build(const zc_trace_log *log, zc_trace_report *report
     calls_p->steps = steps;
     calls_p->count = log->api_count;
     return ZC_OK;
+free_steps:
+    free(steps);
+    return status;
 }

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/error.h"
+
 void zc_trace_log_init(zc_trace_log *log)
 {
     if (log != NULL)
@@ -156,16 +158,12 @@ zc_status zc_trace_log_read(zc_trace_log *log, FILE *in, const char *name)
         zc__trace_line line;
         if (zc__trace_parse(text, &line, why, sizeof why) != ZC_OK)
             return zc__parse_error(log, name, number, "%s", why);
-        zc_status status = zc__store(log, &line, &process, &ended);
-        if (status != ZC_OK)
-            return status;
+        ZC_CHECK(zc__store(log, &line, &process, &ended));
     }
     if (!header)
         return zc__parse_error(log, name, number, "empty log");
     process.complete = ended;
-    zc_status status = ZC__PUSH(log, processes, process_count, process_cap, process);
-    if (status != ZC_OK)
-        return status;
+    ZC_CHECK(ZC__PUSH(log, processes, process_count, process_cap, process));
     if (ended)
         log->complete_count++;
     return ZC_OK;
