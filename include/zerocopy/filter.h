@@ -126,8 +126,8 @@ ZC_EXTERN zc_status zc_stream_run_name(zc_stream_mode mode, zc_ring_protocol pro
                                        size_t size);
 
 /* The mode and protocol of a run's name (zc_stream_run_name's inverse; a mode off the ring
- * gives ZC_RING_PROTO_LL as its protocol, which it does not use). ZC_ERR_PARSE for a name that
- * is none. */
+ * gives ZC_RING_PROTO_FLAG, the zero value, as its protocol, which it does not use).
+ * ZC_ERR_PARSE for a name that is none. */
 ZC_EXTERN zc_status zc_stream_run_parse(const char *name, zc_stream_mode *mode_p,
                                         zc_ring_protocol *protocol_p);
 

@@ -11,30 +11,17 @@
 #include "zerocopy/filter.h"
 
 /* "zerocopy-ll", "hybrid-flag" (a mode on a ring and its protocol), or another mode's own name,
- * into mode and protocol. */
+ * into mode and protocol (0 off the ring), as the library names runs. */
 static zc_status zc__mode_of(const char *name, zc_stream_point *s)
 {
     zc_stream_mode mode;
-    static const char *const protocols[] = {"-ll", "-flag"};
-    for (int p = 0; p < 2; p++) {
-        size_t n = strlen(name), k = strlen(protocols[p]);
-        char base[32];
-        if (n <= k || n - k >= sizeof base || strcmp(name + n - k, protocols[p]) != 0)
-            continue;
-        memcpy(base, name, n - k);
-        base[n - k] = '\0';
-        if (zc_stream_mode_parse(base, &mode) == ZC_OK && zc_stream_mode_on_ring(mode)) {
-            s->mode = (int)mode;
-            s->protocol = p == 0 ? ZC_RING_PROTO_LL : ZC_RING_PROTO_FLAG;
-            return ZC_OK;
-        }
-    }
-    if (zc_stream_mode_parse(name, &mode) != ZC_OK || zc_stream_mode_on_ring(mode)) {
+    zc_ring_protocol protocol;
+    if (zc_stream_run_parse(name, &mode, &protocol) != ZC_OK) {
         zc_clear_error();
         return ZC_ERR_PARSE;
     }
     s->mode = (int)mode;
-    s->protocol = 0;
+    s->protocol = (int)protocol;
     return ZC_OK;
 }
 

@@ -9,15 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "zerocopy/filter.h"
+
 /* Most series one stream plot draws; beyond, runs are left out and the caption says so. */
 #define ZC__MAX_SERIES 256
-
-/* Modes with a colour of their own, whatever the inputs hold: the order of docs/json.md. */
-static const char *const zc__known_modes[] = {
-    "zerocopy-ll",    "zerocopy-flag", "mapped-launch", "classic-pageable",
-    "classic-pinned", "graph",         "cpu",           "classic-overlap",
-    "stream-wait",    "hybrid-ll",     "hybrid-flag"};
-#define ZC__KNOWN_MODES (sizeof zc__known_modes / sizeof zc__known_modes[0])
 
 /* Line styles of the input files: a dash pattern and a point shape each. */
 static const char *const zc__dashes[] = {"1",     "2",         "3", "4", "5", "(12,4,2,4,2,4)",
@@ -52,9 +47,17 @@ static void zc__run_name(const cJSON *run, char *out, size_t size)
 
 static void zc__modes_collect(const zc_report_input *in, zc__modes *m)
 {
+    /* Runs with a colour of their own, whatever the inputs hold: every mode's in the library's
+     * order, a mode on a ring once per protocol (LL first), as docs/json.md lists them. */
     m->count = 0;
-    for (size_t i = 0; i < ZC__KNOWN_MODES; i++)
-        snprintf(m->name[m->count++], sizeof m->name[0], "%s", zc__known_modes[i]);
+    for (int mode = 0; mode < ZC_STREAM_MODE_COUNT; mode++) {
+        const int protocols = zc_stream_mode_on_ring((zc_stream_mode)mode) ? 2 : 1;
+        for (int p = 0; p < protocols; p++)
+            if (zc_stream_run_name((zc_stream_mode)mode,
+                                   p == 0 ? ZC_RING_PROTO_LL : ZC_RING_PROTO_FLAG,
+                                   m->name[m->count], sizeof m->name[0]) == ZC_OK)
+                m->count++;
+    }
     for (size_t s = 0; s < in->stream_count; s++) {
         for (size_t l = 0; l < 3; l++) {
             const cJSON *run;

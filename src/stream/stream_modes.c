@@ -127,7 +127,8 @@ ZC_EXTERN zc_status zc_stream_run_parse(const char *name, zc_stream_mode *mode_p
     ZC_REQUIRE_ARG(name);
     ZC_REQUIRE_ARG(mode_p);
     ZC_REQUIRE_ARG(protocol_p);
-    static const zc_ring_protocol protocols[] = {ZC_RING_PROTO_LL, ZC_RING_PROTO_FLAG};
+    /* FLAG first: a mode off the ring is named once, and its protocol is then FLAG (0). */
+    static const zc_ring_protocol protocols[] = {ZC_RING_PROTO_FLAG, ZC_RING_PROTO_LL};
     char run[64];
     for (int i = 0; i < ZC_STREAM_MODE_COUNT; i++) {
         const int on_ring = (zc__modes[i].flags & ZC_STREAM_MODE_ON_RING) != 0;

@@ -66,6 +66,7 @@ static void test_run_names_round_trip(void **state)
                 assert_non_null(strstr(name, p == 0 ? "-ll" : "-flag"));
                 distinct++;
             } else {
+                assert_int_equal(protocol, ZC_RING_PROTO_FLAG);
                 assert_string_equal(name, zc_stream_mode_name((zc_stream_mode)m));
                 distinct += p == 0;
             }
