@@ -45,12 +45,14 @@ typedef enum zc_stream_mode {
 #define ZC_STREAM_MODE_COUNT ((int)ZC_STREAM_MODE_END)
 
 /* A mode's properties (zc_stream_mode_flags). */
-#define ZC_STREAM_MODE_ON_GPU       0x1u /* runs on a GPU (every mode but cpu) */
-#define ZC_STREAM_MODE_ON_RING      0x2u /* a persistent kernel on a frame ring: takes a ring
+#define ZC_STREAM_MODE_ON_GPU 0x1u /* runs on a GPU (every mode but cpu) */
+#define ZC_STREAM_MODE_ON_RING                                                                     \
+    0x2u                                 /* a persistent kernel on a frame ring: takes a ring      \
                                             protocol and can keep a time budget */
 #define ZC_STREAM_MODE_RESULTS_COPY 0x4u /* results leave by the copy engine (hybrid) */
-#define ZC_STREAM_MODE_MEMOPS       0x8u /* needs 64-bit stream memory operations: refused with
-                                            ZC_ERR_UNSUPPORTED where the device lacks them */
+#define ZC_STREAM_MODE_MEMOPS                                                                      \
+    0x8u /* needs 64-bit stream memory operations: refused with                                    \
+            ZC_ERR_UNSUPPORTED where the device lacks them */
 
 /* The most taps a filter may have. */
 #define ZC_FIR_MAX_TAPS 1024

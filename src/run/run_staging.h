@@ -19,7 +19,7 @@ typedef struct zc__run_staging {
     long pid;
     unsigned count;
     size_t chunk_bytes;
-    void *region;        /* the buffers' one mapping, registered, or NULL: each its own alloc */
+    void *region; /* the buffers' one mapping, registered, or NULL: each its own alloc */
     size_t region_bytes;
     void *buffers[ZC__RUN_STAGING_MAX];
     CUevent events[ZC__RUN_STAGING_MAX];

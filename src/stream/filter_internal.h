@@ -22,8 +22,8 @@ typedef struct zc__launch_variant zc__launch_variant; /* filter_launch.c */
 
 struct zc_filter {
     zc_filter_config config;
-    const zc__filter_ops *ops;          /* the mode's transport family */
-    const zc__launch_variant *launch;   /* the launch family's choices for the mode, else NULL */
+    const zc__filter_ops *ops;        /* the mode's transport family */
+    const zc__launch_variant *launch; /* the launch family's choices for the mode, else NULL */
     float taps[ZC_FIR_MAX_TAPS];
     zc__fir_shape shape;      /* per-frame kernel */
     zc__fir_shape ring_shape; /* persistent kernel */

@@ -15,13 +15,13 @@ static const zc__stream_mode_row zc__modes[] = {
      "come back the same way (protocol LL or FLAG, see --protocol)",
      ZC__GPU | ZC_STREAM_MODE_ON_RING, &zc__filter_ring_ops, NULL},
     {ZC_STREAM_MAPPED_LAUNCH, "mapped-launch",
-     "one kernel launch per frame on mapped memory, event sync", ZC__GPU,
-     &zc__filter_launch_ops, &zc__launch_mapped},
+     "one kernel launch per frame on mapped memory, event sync", ZC__GPU, &zc__filter_launch_ops,
+     &zc__launch_mapped},
     {ZC_STREAM_CLASSIC_PAGEABLE, "classic-pageable", "malloc + cudaMemcpy + launch + cudaMemcpy",
      ZC__GPU, &zc__filter_launch_ops, &zc__launch_pageable},
     {ZC_STREAM_CLASSIC_PINNED, "classic-pinned",
-     "pinned + cudaMemcpyAsync + launch + cudaMemcpyAsync + sync", ZC__GPU,
-     &zc__filter_launch_ops, &zc__launch_pinned},
+     "pinned + cudaMemcpyAsync + launch + cudaMemcpyAsync + sync", ZC__GPU, &zc__filter_launch_ops,
+     &zc__launch_pinned},
     {ZC_STREAM_GRAPH, "graph", "a CUDA graph of copy, kernel, copy, launched per frame", ZC__GPU,
      &zc__filter_launch_ops, &zc__launch_graph},
     {ZC_STREAM_CPU, "cpu", "the same filter on the host (no GPU needed): the baseline", 0,
@@ -112,12 +112,11 @@ ZC_EXTERN zc_status zc_stream_run_name(zc_stream_mode mode, zc_ring_protocol pro
     if ((row->flags & ZC_STREAM_MODE_ON_RING) && suffix == NULL)
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_stream_run_name: unknown protocol %d",
                        (int)protocol);
-    int n = (row->flags & ZC_STREAM_MODE_ON_RING)
-                ? snprintf(out, size, "%s-%s", row->name, suffix)
-                : snprintf(out, size, "%s", row->name);
+    int n = (row->flags & ZC_STREAM_MODE_ON_RING) ? snprintf(out, size, "%s-%s", row->name, suffix)
+                                                  : snprintf(out, size, "%s", row->name);
     if (n < 0 || (size_t)n >= size)
-        return ZC_FAIL(ZC_ERR_OVERFLOW, "zc_stream_run_name: %zu bytes are too few for '%s'",
-                       size, row->name);
+        return ZC_FAIL(ZC_ERR_OVERFLOW, "zc_stream_run_name: %zu bytes are too few for '%s'", size,
+                       row->name);
     return ZC_OK;
 }
 

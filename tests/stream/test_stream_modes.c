@@ -91,9 +91,8 @@ static void test_run_names_refuse_bad_input(void **state)
     assert_int_equal(zc_stream_run_name((zc_stream_mode)ZC_STREAM_MODE_COUNT, ZC_RING_PROTO_LL,
                                         name, sizeof name),
                      ZC_ERR_INVALID_ARG);
-    assert_int_equal(
-        zc_stream_run_name(ZC_STREAM_ZEROCOPY, (zc_ring_protocol)7, name, sizeof name),
-        ZC_ERR_INVALID_ARG);
+    assert_int_equal(zc_stream_run_name(ZC_STREAM_ZEROCOPY, (zc_ring_protocol)7, name, sizeof name),
+                     ZC_ERR_INVALID_ARG);
     assert_int_equal(zc_stream_run_name(ZC_STREAM_ZEROCOPY, ZC_RING_PROTO_FLAG, name, sizeof name),
                      ZC_ERR_OVERFLOW); /* "zerocopy-flag" needs 14 bytes */
     assert_non_null(strstr(zc_last_error(), "zc_stream_run_name"));

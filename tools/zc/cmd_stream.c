@@ -6,12 +6,14 @@
 #include <limits.h>
 #include <math.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_options.h"
 #include "cli_json.h"
 #include "stream_cli.h"
 #include "stream_budget.h"
@@ -141,6 +143,8 @@ static void zc__stream_help(void)
     zc_cli_int_option("stream", zc__stream_usage, name, what, optarg, min, max, value_p)
 #define ZC__DOUBLE(name, what, min, max, value_p)                                                  \
     zc_cli_double_option("stream", zc__stream_usage, name, what, optarg, min, max, value_p)
+#define ZC__U64_OF(name, what, text, min, max, value_p)                                            \
+    zc_cli_u64_option("stream", zc__stream_usage, name, what, text, min, max, value_p)
 
 /* --tones: up to 8 frequencies, each a number as every option reads one. */
 static int zc__parse_tones(const char *text, zc_cli_stream_opts *o)
@@ -333,79 +337,154 @@ static int zc__stream_settle(zc_cli_stream_opts *o, int any_mode, int all, int p
     return 0;
 }
 
+/* The options' readers that do more than store one value. */
+static int zc__opt_mode(void *opts, const char *value)
+{
+    zc_cli_stream_opts *o = opts;
+    return zc__parse_mode_list(value, o, &o->modes_all);
+}
+
+static int zc__opt_frames(void *opts, const char *value)
+{
+    zc_cli_stream_opts *o = opts;
+    int code = ZC__U64_OF("--frames", "a number of frames", value, 1, 1000000000000ull, &o->frames);
+    o->frames_given = code == 0;
+    o->duration_s = 0; /* the last of --frames and --duration counts */
+    return code;
+}
+
+static int zc__opt_duration(void *opts, const char *value)
+{
+    zc_cli_stream_opts *o = opts;
+    o->frames = 0;
+    o->frames_given = 0;
+    return zc_cli_double_option("stream", zc__stream_usage, "--duration", "seconds", value, 0.001,
+                                86400.0, &o->duration_s);
+}
+
+static int zc__opt_format(void *opts, const char *value)
+{
+    zc_cli_stream_opts *o = opts;
+    if (!zc_cli_format_parse(value, &o->format))
+        return ZC__USAGE("--format takes f32, s16, u8, cf32, cs16 or cu8, not '%s'", value);
+    return 0;
+}
+
+static int zc__opt_output_format(void *opts, const char *value)
+{
+    zc_cli_stream_opts *o = opts;
+    if (!zc_cli_format_parse(value, &o->output_format))
+        return ZC__USAGE("--output-format takes f32, s16, u8, cf32, cs16 or cu8, not '%s'", value);
+    o->output_format_given = 1;
+    return 0;
+}
+
+static int zc__opt_tones(void *opts, const char *value)
+{
+    return zc__parse_tones(value, opts);
+}
+
+static int zc__opt_cpu(void *opts, const char *value)
+{
+    return zc__parse_cpu(value, &((zc_cli_stream_opts *)opts)->cpu);
+}
+
+/* The options given that settle looks at (zc_cli_options_parse's marks). */
+enum { ZC__MARK_MODE = 1, ZC__MARK_PROTOCOL, ZC__MARK_DEVICE, ZC__MARK_SOURCE, ZC__MARK_POLICY };
+
+static const zc_cli_choice zc__protocols[] = {{"ll", 1}, {"flag", 2}, {"both", 3}, {NULL, 0}};
+static const zc_cli_choice zc__policies[] = {
+    {"wait", ZC_RING_FULL_WAIT}, {"drop", ZC_RING_FULL_DROP}, {NULL, 0}};
+static const zc_cli_choice zc__nonfinites[] = {
+    {"stop", ZC_STREAM_NONFINITE_REJECT}, {"zero", ZC_STREAM_NONFINITE_ZERO}, {NULL, 0}};
+static const zc_cli_choice zc__verifies[] = {{"all", ZC_STREAM_VERIFY_ALL},
+                                             {"sample", ZC_STREAM_VERIFY_SAMPLE},
+                                             {"none", ZC_STREAM_VERIFY_NONE},
+                                             {NULL, 0}};
+
+/* The rows' spellings: every field named, so that a row says what it leaves out. */
+#define ZC__F(field)                                                                               \
+    .offset = offsetof(zc_cli_stream_opts, field), .width = sizeof(((zc_cli_stream_opts *)0)->field)
+#define ZC__CALL(n, fn, ...)                                                                       \
+    {                                                                                              \
+        .name = n, .kind = ZC_CLI_OPT_CALL, .call = fn, __VA_ARGS__                                \
+    }
+#define ZC__TEXT(n, s, field, ...)                                                                 \
+    {                                                                                              \
+        .name = n, .short_name = s, .kind = ZC_CLI_OPT_TEXT, ZC__F(field), __VA_ARGS__             \
+    }
+#define ZC__SET(n, field, v)                                                                       \
+    {                                                                                              \
+        .name = n, .kind = ZC_CLI_OPT_SET, ZC__F(field), .set = v                                  \
+    }
+#define ZC__WHOLE(n, field, w, lo, hi, ...)                                                        \
+    {                                                                                              \
+        .name = n, .kind = ZC_CLI_OPT_U64, ZC__F(field), .what = w, .min = lo, .max = hi,          \
+        __VA_ARGS__                                                                                \
+    }
+#define ZC__REAL(n, field, w, lo, hi)                                                              \
+    {                                                                                              \
+        .name = n, .kind = ZC_CLI_OPT_DOUBLE, ZC__F(field), .what = w, .dmin = lo, .dmax = hi      \
+    }
+#define ZC__CHOICE(n, field, list, ...)                                                            \
+    {                                                                                              \
+        .name = n, .kind = ZC_CLI_OPT_CHOICE, ZC__F(field), .choices = list, __VA_ARGS__           \
+    }
+static const zc_cli_opt zc__stream_options[] = {
+    ZC__CALL("mode", zc__opt_mode, .mark = ZC__MARK_MODE),
+    ZC__CHOICE("protocol", protocols, zc__protocols, .mark = ZC__MARK_PROTOCOL),
+    {.name = "device",
+     .short_name = 'd',
+     .kind = ZC_CLI_OPT_INT,
+     ZC__F(device),
+     .what = "a GPU number",
+     .min = 0,
+     .max = ZC_CLI_DEVICE_MAX,
+     .mark = ZC__MARK_DEVICE},
+    ZC__CALL("frames", zc__opt_frames, .mark = 0),
+    ZC__CALL("duration", zc__opt_duration, .mark = 0),
+    ZC__WHOLE("warmup", warmup, "a number of frames", 0, 100000000ull, .scale = 0),
+    ZC__WHOLE("frame-samples", frame_samples, "a number of samples", 4, (uint64_t)1 << 26,
+              .scale = 0),
+    ZC__WHOLE("in-flight", in_flight, "a number of frames", 1, 1024, .scale = 0),
+    ZC__WHOLE("gpu-blocks", gpu_blocks, "a number of blocks", 1, ZC_RING_MAX_CONSUMERS, .scale = 0),
+    ZC__CHOICE("policy", policy, zc__policies, .mark = ZC__MARK_POLICY),
+    ZC__TEXT("source", 0, source, .mark = ZC__MARK_SOURCE),
+    ZC__CALL("format", zc__opt_format, .mark = 0),
+    ZC__CALL("output-format", zc__opt_output_format, .mark = 0),
+    ZC__SET("complex", channels, 2),
+    ZC__REAL("rate", rate, "samples per second", 1.0, 1e12),
+    ZC__REAL("paced", paced_rate, "samples per second", 1.0, 1e12),
+    ZC__CALL("tones", zc__opt_tones, .mark = 0),
+    ZC__REAL("noise", noise, "an amplitude", 0.0, 1e6),
+    ZC__REAL("lowpass", cutoff_hz, "a cutoff in Hz", 1e-9, 1e12),
+    ZC__WHOLE("taps", ntaps, "a number of taps", 1, ZC_FIR_MAX_TAPS, .scale = 0),
+    ZC__TEXT("taps-file", 0, taps_file, .mark = 0),
+    ZC__TEXT("save-taps", 0, save_taps, .mark = 0),
+    ZC__TEXT("output", 'o', output, .mark = 0),
+    ZC__CHOICE("nonfinite", nonfinite, zc__nonfinites, .mark = 0),
+    ZC__CHOICE("verify", verify, zc__verifies, .mark = 0),
+    ZC__SET("reuse", reuse, 1),
+    ZC__CALL("cpu", zc__opt_cpu, .mark = 0),
+    ZC__SET("no-pin", no_pin, 1),
+    ZC__WHOLE("timeout-ms", timeout_ns, "milliseconds", 1, 3600000, .scale = 1000000u),
+    ZC__TEXT("json", 'j', json, .mark = 0),
+    ZC__SET("force", force, 1),
+    ZC__TEXT("devices", 0, devices_text, .mark = 0),
+    ZC__WHOLE("lanes", lanes, "a number of host filters", 1, ZC_STREAM_MAX_LANES, .scale = 0),
+    ZC__SET("budget", budget, 1),
+};
+#undef ZC__F
+#undef ZC__CALL
+#undef ZC__TEXT
+#undef ZC__SET
+#undef ZC__WHOLE
+#undef ZC__REAL
+#undef ZC__CHOICE
+
 int zc_cli_stream_parse(int argc, char **argv, zc_cli_stream_opts *o)
 {
-    enum {
-        O_MODE = 256,
-        O_PROTOCOL,
-        O_FRAMES,
-        O_DURATION,
-        O_WARMUP,
-        O_FRAME_SAMPLES,
-        O_IN_FLIGHT,
-        O_GPU_BLOCKS,
-        O_POLICY,
-        O_SOURCE,
-        O_FORMAT,
-        O_OUTPUT_FORMAT,
-        O_COMPLEX,
-        O_RATE,
-        O_PACED,
-        O_TONES,
-        O_NOISE,
-        O_LOWPASS,
-        O_TAPS,
-        O_TAPS_FILE,
-        O_SAVE_TAPS,
-        O_NONFINITE,
-        O_VERIFY,
-        O_REUSE,
-        O_CPU,
-        O_NO_PIN,
-        O_TIMEOUT,
-        O_DEVICES,
-        O_LANES,
-        O_FORCE,
-        O_BUDGET
-    };
-    static const struct option options[] = {
-        {"mode", required_argument, NULL, O_MODE},
-        {"protocol", required_argument, NULL, O_PROTOCOL},
-        {"device", required_argument, NULL, 'd'},
-        {"frames", required_argument, NULL, O_FRAMES},
-        {"duration", required_argument, NULL, O_DURATION},
-        {"warmup", required_argument, NULL, O_WARMUP},
-        {"frame-samples", required_argument, NULL, O_FRAME_SAMPLES},
-        {"in-flight", required_argument, NULL, O_IN_FLIGHT},
-        {"gpu-blocks", required_argument, NULL, O_GPU_BLOCKS},
-        {"policy", required_argument, NULL, O_POLICY},
-        {"source", required_argument, NULL, O_SOURCE},
-        {"format", required_argument, NULL, O_FORMAT},
-        {"output-format", required_argument, NULL, O_OUTPUT_FORMAT},
-        {"complex", no_argument, NULL, O_COMPLEX},
-        {"rate", required_argument, NULL, O_RATE},
-        {"paced", required_argument, NULL, O_PACED},
-        {"tones", required_argument, NULL, O_TONES},
-        {"noise", required_argument, NULL, O_NOISE},
-        {"lowpass", required_argument, NULL, O_LOWPASS},
-        {"taps", required_argument, NULL, O_TAPS},
-        {"taps-file", required_argument, NULL, O_TAPS_FILE},
-        {"save-taps", required_argument, NULL, O_SAVE_TAPS},
-        {"output", required_argument, NULL, 'o'},
-        {"nonfinite", required_argument, NULL, O_NONFINITE},
-        {"verify", required_argument, NULL, O_VERIFY},
-        {"reuse", no_argument, NULL, O_REUSE},
-        {"cpu", required_argument, NULL, O_CPU},
-        {"no-pin", no_argument, NULL, O_NO_PIN},
-        {"timeout-ms", required_argument, NULL, O_TIMEOUT},
-        {"json", required_argument, NULL, 'j'},
-        {"force", no_argument, NULL, O_FORCE},
-        {"devices", required_argument, NULL, O_DEVICES},
-        {"lanes", required_argument, NULL, O_LANES},
-        {"budget", no_argument, NULL, O_BUDGET},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
+    static const zc_cli_command command = {"stream", zc__stream_usage, zc__stream_help};
     memset(o, 0, sizeof *o);
     o->warmup = 200;
     o->frame_samples = 1024;
@@ -419,186 +498,14 @@ int zc_cli_stream_parse(int argc, char **argv, zc_cli_stream_opts *o)
     o->timeout_ns = 2000000000ull;
     o->tone_count = -1;
     o->lanes = 1;
-    int any_mode = 0, all = 0, protocol_set = 0, device_set = 0, source_set = 0, opt, code;
-    uint64_t u;
-    optind = 0;
-    opterr = 0;
-    while ((opt = zc_cli_next_option("stream", zc__stream_usage, argc, argv,
-                                     ":hd:o:j:", options)) != -1) {
-        switch (opt) {
-        case O_FORCE:
-            o->force = 1;
-            break;
-        case O_MODE:
-            if ((code = zc__parse_mode_list(optarg, o, &all)) != 0)
-                return code;
-            any_mode = 1;
-            break;
-        case O_PROTOCOL:
-            protocol_set = 1;
-            if (strcmp(optarg, "ll") == 0)
-                o->protocols = 1;
-            else if (strcmp(optarg, "flag") == 0)
-                o->protocols = 2;
-            else if (strcmp(optarg, "both") == 0)
-                o->protocols = 3;
-            else
-                return ZC__USAGE("--protocol takes ll, flag or both, not '%s'", optarg);
-            break;
-        case 'd':
-            if ((code = ZC__INT("--device", "a GPU number", 0, ZC_CLI_DEVICE_MAX, &o->device)))
-                return code;
-            device_set = 1;
-            break;
-        case O_DEVICES:
-            o->devices_text = optarg;
-            break;
-        case O_LANES:
-            if ((code = ZC__U64("--lanes", "a number of host filters", 1, ZC_STREAM_MAX_LANES, &u)))
-                return code;
-            o->lanes = (size_t)u;
-            break;
-        case O_FRAMES:
-            if ((code = ZC__U64("--frames", "a number of frames", 1, 1000000000000ull, &o->frames)))
-                return code;
-            o->frames_given = 1;
-            o->duration_s = 0;
-            break;
-        case O_DURATION:
-            if ((code = ZC__DOUBLE("--duration", "seconds", 0.001, 86400.0, &o->duration_s)))
-                return code;
-            o->frames = 0;
-            o->frames_given = 0;
-            break;
-        case O_WARMUP:
-            if ((code = ZC__U64("--warmup", "a number of frames", 0, 100000000ull, &o->warmup)))
-                return code;
-            break;
-        case O_FRAME_SAMPLES:
-            if ((code =
-                     ZC__U64("--frame-samples", "a number of samples", 4, (uint64_t)1 << 26, &u)))
-                return code;
-            o->frame_samples = (size_t)u;
-            break;
-        case O_IN_FLIGHT:
-            if ((code = ZC__U64("--in-flight", "a number of frames", 1, 1024, &u)))
-                return code;
-            o->in_flight = (uint32_t)u;
-            break;
-        case O_GPU_BLOCKS:
-            if ((code =
-                     ZC__U64("--gpu-blocks", "a number of blocks", 1, ZC_RING_MAX_CONSUMERS, &u)))
-                return code;
-            o->gpu_blocks = (uint32_t)u;
-            break;
-        case O_POLICY:
-            if (strcmp(optarg, "wait") == 0)
-                o->policy = ZC_RING_FULL_WAIT;
-            else if (strcmp(optarg, "drop") == 0)
-                o->policy = ZC_RING_FULL_DROP;
-            else
-                return ZC__USAGE("--policy takes wait or drop, not '%s'", optarg);
-            o->policy_given = 1;
-            break;
-        case O_SOURCE:
-            o->source = optarg;
-            source_set = 1;
-            break;
-        case O_FORMAT:
-            if (!zc_cli_format_parse(optarg, &o->format))
-                return ZC__USAGE("--format takes f32, s16, u8, cf32, cs16 or cu8, not '%s'",
-                                 optarg);
-            break;
-        case O_OUTPUT_FORMAT:
-            if (!zc_cli_format_parse(optarg, &o->output_format))
-                return ZC__USAGE("--output-format takes f32, s16, u8, cf32, cs16 or cu8, not "
-                                 "'%s'",
-                                 optarg);
-            o->output_format_given = 1;
-            break;
-        case O_COMPLEX:
-            o->channels = 2;
-            break;
-        case O_RATE:
-            if ((code = ZC__DOUBLE("--rate", "samples per second", 1.0, 1e12, &o->rate)))
-                return code;
-            break;
-        case O_PACED:
-            if ((code = ZC__DOUBLE("--paced", "samples per second", 1.0, 1e12, &o->paced_rate)))
-                return code;
-            break;
-        case O_TONES:
-            if ((code = zc__parse_tones(optarg, o)) != 0)
-                return code;
-            break;
-        case O_NOISE:
-            if ((code = ZC__DOUBLE("--noise", "an amplitude", 0.0, 1e6, &o->noise)))
-                return code;
-            break;
-        case O_LOWPASS:
-            if ((code = ZC__DOUBLE("--lowpass", "a cutoff in Hz", 1e-9, 1e12, &o->cutoff_hz)))
-                return code;
-            break;
-        case O_TAPS:
-            if ((code = ZC__U64("--taps", "a number of taps", 1, ZC_FIR_MAX_TAPS, &u)))
-                return code;
-            o->ntaps = (size_t)u;
-            break;
-        case O_TAPS_FILE:
-            o->taps_file = optarg;
-            break;
-        case O_SAVE_TAPS:
-            o->save_taps = optarg;
-            break;
-        case 'o':
-            o->output = optarg;
-            break;
-        case O_NONFINITE:
-            if (strcmp(optarg, "stop") == 0)
-                o->nonfinite = ZC_STREAM_NONFINITE_REJECT;
-            else if (strcmp(optarg, "zero") == 0)
-                o->nonfinite = ZC_STREAM_NONFINITE_ZERO;
-            else
-                return ZC__USAGE("--nonfinite takes stop or zero, not '%s'", optarg);
-            break;
-        case O_VERIFY:
-            if (strcmp(optarg, "all") == 0)
-                o->verify = ZC_STREAM_VERIFY_ALL;
-            else if (strcmp(optarg, "sample") == 0)
-                o->verify = ZC_STREAM_VERIFY_SAMPLE;
-            else if (strcmp(optarg, "none") == 0)
-                o->verify = ZC_STREAM_VERIFY_NONE;
-            else
-                return ZC__USAGE("--verify takes all, sample or none, not '%s'", optarg);
-            break;
-        case O_REUSE:
-            o->reuse = 1;
-            break;
-        case O_BUDGET:
-            o->budget = 1;
-            break;
-        case O_CPU:
-            if ((code = zc__parse_cpu(optarg, &o->cpu)) != 0)
-                return code;
-            break;
-        case O_NO_PIN:
-            o->no_pin = 1;
-            break;
-        case O_TIMEOUT:
-            if ((code = ZC__U64("--timeout-ms", "milliseconds", 1, 3600000, &u)))
-                return code;
-            o->timeout_ns = u * 1000000ull;
-            break;
-        case 'j':
-            o->json = optarg;
-            break;
-        case 'h':
-            zc__stream_help();
-            return -1;
-        default:
-            return zc_cli_option_error("stream", zc__stream_usage, opt, argc, argv);
-        }
-    }
+    int marks[ZC_CLI_MARKS];
+    int code = zc_cli_options_parse(&command, zc__stream_options,
+                                    sizeof zc__stream_options / sizeof zc__stream_options[0], argc,
+                                    argv, o, marks);
+    if (code != 0)
+        return code;
+    o->policy_given = marks[ZC__MARK_POLICY];
+    int source_set = marks[ZC__MARK_SOURCE];
     if (optind < argc && !source_set) {
         o->source = argv[optind++]; /* the source as the one positional argument */
         source_set = 1;
@@ -607,7 +514,8 @@ int zc_cli_stream_parse(int argc, char **argv, zc_cli_stream_opts *o)
     }
     if (optind < argc)
         return ZC__USAGE("unexpected argument '%s'", argv[optind]);
-    return zc__stream_settle(o, any_mode, all, protocol_set, device_set);
+    return zc__stream_settle(o, marks[ZC__MARK_MODE], o->modes_all, marks[ZC__MARK_PROTOCOL],
+                             marks[ZC__MARK_DEVICE]);
 }
 
 static void zc__print_table(FILE *f, const zc_cli_stream_opts *o, const zc_cli_stream_result *runs,
@@ -802,6 +710,102 @@ int zc_cli_cmd_stream(int argc, char **argv)
     return code;
 }
 
+/* What the run is about to do, on text: the GPU or the host, the core, the frames, the filter,
+ * the input, the warm-up's note and the host's load. */
+static void zc__stream_header(FILE *text, const zc_cli_stream_opts *o, const zc_device_info *devp,
+                              const zc_cli_stream_host *host, const char *warmup_note)
+{
+    if (devp != NULL)
+        fprintf(text, "zc stream: GPU %d %s (NUMA node %d)%s; ", devp->ordinal, devp->name,
+                devp->numa_node, o->device_count > 1 ? " and more (--devices)" : "");
+    else
+        fprintf(text, "zc stream: on the host (cpu mode, %zu lane%s); ", o->lanes,
+                o->lanes == 1 ? "" : "s");
+    /* The rate and the filter's cutoff in words: a filter designed at the wrong rate shows. */
+    char filter[320];
+    if (o->taps_file != NULL)
+        snprintf(filter, sizeof filter, "taps from %s", o->taps_file);
+    else
+        snprintf(filter, sizeof filter, "low-pass %g Hz", o->cutoff_hz);
+    fprintf(text,
+            "host thread on core %d (%s); %zu samples x %zu channel%s per frame (%zu bytes), "
+            "rate %g Hz, %s, %zu taps (delay %.1f samples), %u in flight%s; input %s (%s)\n",
+            host->cpu, host->why, o->frame_samples, o->channels, o->channels == 1 ? "" : "s",
+            o->frame_samples * o->channels * 4, o->rate, filter, o->ntaps,
+            (double)(o->ntaps - 1) / 2.0, o->in_flight, o->paced_rate > 0 ? ", paced" : "",
+            o->source, zc_cli_format_name(o->format));
+    if (warmup_note[0] != '\0')
+        fprintf(text, "zc stream: %s\n", warmup_note);
+    fprintf(text, "host: load %.2f (1 min), %d running, %d CPUs online, core %d at %.0f MHz%s%s\n",
+            host->loadavg1, host->procs_running, host->cpus_online, host->cpu, host->cpu_mhz,
+            host->governor[0] ? ", governor " : "", host->governor);
+    fflush(text);
+}
+
+/* Every mode and protocol asked for, in order, into runs (the first one's samples to sink);
+ * their count. *exit_code_p gets the first failure's code. */
+static int zc__stream_each_run(const zc_cli_stream_opts *o, zc_cli_stream_source *src,
+                               zc_cli_stream_sink *sink, FILE *text, zc_cli_stream_result *runs,
+                               int *exit_code_p)
+{
+    int count = 0;
+    for (int m = 0; m < ZC_STREAM_MODE_COUNT; m++) {
+        if (!o->modes[m])
+            continue;
+        for (int p = 0; p < 2; p++) {
+            zc_ring_protocol proto = p == 0 ? ZC_RING_PROTO_LL : ZC_RING_PROTO_FLAG;
+            if (zc_stream_mode_on_ring((zc_stream_mode)m) ? !(o->protocols & (1 << p)) : p == 1)
+                continue;
+            zc_cli_stream_result *r = &runs[count++];
+            char name[32];
+            zc_cli_stream_run_name((zc_stream_mode)m, proto, name, sizeof name);
+            fprintf(text, "running %s ...\n", name);
+            fflush(text);
+            zc_cli_stream_run(o, (zc_stream_mode)m, proto, src, count == 1 ? sink : NULL, r);
+            zc__print_samples(text, o, r);
+            if (r->status == ZC_ERR_UNSUPPORTED && o->modes_all) {
+                /* --mode all runs what this GPU can; the JSON keeps the reason. */
+                fprintf(text, "skipped %s: %s\n", r->name, r->error);
+            } else if (r->status != ZC_OK) {
+                fprintf(stderr, "zc stream: %s: %s\n", r->name, r->error);
+                if (*exit_code_p == ZC_EXIT_OK)
+                    *exit_code_p = zc_cli_exit_code(r->status);
+            }
+        }
+    }
+    return count;
+}
+
+/* The runs' JSON into json_out, unless a run failed and the file would be replaced: a failed
+ * run replaces no file. Gives exit_code, or the commit's failure. */
+static int zc__stream_json_out(const zc_cli_stream_opts *o, int argc, char **argv,
+                               const zc_device_info *devp, const zc_cli_stream_host *host,
+                               const zc_cli_stream_result *runs, int count, int lanes,
+                               zc_cli_output *json_out, int exit_code)
+{
+    if (json_out == NULL)
+        return exit_code;
+    if (exit_code != ZC_EXIT_OK && zc_cli_output_is_staged(json_out)) {
+        (void)zc_cli_output_finish(json_out, 0);
+        return exit_code;
+    }
+    cJSON *doc;
+    if (lanes) {
+        static char names[ZC_STREAM_MAX_LANES][256];
+        for (size_t i = 0; i < runs[0].stats.lanes; i++) {
+            zc_device_info info;
+            int d = runs[0].stats.lane[i].device;
+            snprintf(names[i], sizeof names[i], "%s",
+                     d >= 0 && zc_device_info_get(d, &info) == ZC_OK ? info.name : "host");
+        }
+        doc = zc_cli_stream_multi_json(o, &runs[0], names, host);
+    } else {
+        doc = zc_cli_stream_json(o, argc, argv, devp, host, runs, count);
+    }
+    int rc = zc_cli_json_commit("stream", doc, json_out);
+    return rc != ZC_EXIT_OK && exit_code == ZC_EXIT_OK ? rc : exit_code;
+}
+
 /* Every run the options ask for, their table and their JSON (into json_out, committed here). */
 static int zc__stream_runs(zc_cli_stream_opts *op, int argc, char **argv, zc_cli_output *json_out)
 {
@@ -815,7 +819,7 @@ static int zc__stream_runs(zc_cli_stream_opts *op, int argc, char **argv, zc_cli
         int n = o.modes[m] ? (zc_stream_mode_on_ring((zc_stream_mode)m) && o.protocols == 3 ? 2 : 1)
                            : 0;
         runs_wanted += n;
-        gpu_runs += m == ZC_STREAM_CPU ? 0 : n;
+        gpu_runs += zc_stream_mode_flags((zc_stream_mode)m) & ZC_STREAM_MODE_ON_GPU ? n : 0;
     }
     zc_cli_stream_source *src = NULL;
     zc_cli_stream_sink *sink = NULL;
@@ -851,57 +855,11 @@ static int zc__stream_runs(zc_cli_stream_opts *op, int argc, char **argv, zc_cli
     zc_cli_stream_host host;
     zc_cli_stream_host_pin(&o, devp, &host);
     zc_cli_stream_host_sample(&host);
-    if (devp != NULL)
-        fprintf(text, "zc stream: GPU %d %s (NUMA node %d)%s; ", dev.ordinal, dev.name,
-                dev.numa_node, o.device_count > 1 ? " and more (--devices)" : "");
-    else
-        fprintf(text, "zc stream: on the host (cpu mode, %zu lane%s); ", o.lanes,
-                o.lanes == 1 ? "" : "s");
-    /* The rate and the filter's cutoff in words: a filter designed at the wrong rate shows. */
-    char filter[320];
-    if (o.taps_file != NULL)
-        snprintf(filter, sizeof filter, "taps from %s", o.taps_file);
-    else
-        snprintf(filter, sizeof filter, "low-pass %g Hz", o.cutoff_hz);
-    fprintf(text,
-            "host thread on core %d (%s); %zu samples x %zu channel%s per frame (%zu bytes), "
-            "rate %g Hz, %s, %zu taps (delay %.1f samples), %u in flight%s; input %s (%s)\n",
-            host.cpu, host.why, o.frame_samples, o.channels, o.channels == 1 ? "" : "s",
-            o.frame_samples * o.channels * 4, o.rate, filter, o.ntaps, (double)(o.ntaps - 1) / 2.0,
-            o.in_flight, o.paced_rate > 0 ? ", paced" : "", o.source, zc_cli_format_name(o.format));
-    if (warmup_note[0] != '\0')
-        fprintf(text, "zc stream: %s\n", warmup_note);
-    fprintf(text, "host: load %.2f (1 min), %d running, %d CPUs online, core %d at %.0f MHz%s%s\n",
-            host.loadavg1, host.procs_running, host.cpus_online, host.cpu, host.cpu_mhz,
-            host.governor[0] ? ", governor " : "", host.governor);
-    fflush(text);
+    zc__stream_header(text, &o, devp, &host, warmup_note);
 
     static zc_cli_stream_result runs[ZC_CLI_STREAM_MAX_RUNS];
-    int count = 0, exit_code = ZC_EXIT_OK;
-    for (int m = 0; m < ZC_STREAM_MODE_COUNT; m++) {
-        if (!o.modes[m])
-            continue;
-        for (int p = 0; p < 2; p++) {
-            zc_ring_protocol proto = p == 0 ? ZC_RING_PROTO_LL : ZC_RING_PROTO_FLAG;
-            if (zc_stream_mode_on_ring((zc_stream_mode)m) ? !(o.protocols & (1 << p)) : p == 1)
-                continue;
-            zc_cli_stream_result *r = &runs[count++];
-            char name[32];
-            zc_cli_stream_run_name((zc_stream_mode)m, proto, name, sizeof name);
-            fprintf(text, "running %s ...\n", name);
-            fflush(text);
-            zc_cli_stream_run(&o, (zc_stream_mode)m, proto, src, count == 1 ? sink : NULL, r);
-            zc__print_samples(text, &o, r);
-            if (r->status == ZC_ERR_UNSUPPORTED && o.modes_all) {
-                /* --mode all runs what this GPU can; the JSON keeps the reason. */
-                fprintf(text, "skipped %s: %s\n", r->name, r->error);
-            } else if (r->status != ZC_OK) {
-                fprintf(stderr, "zc stream: %s: %s\n", r->name, r->error);
-                if (exit_code == ZC_EXIT_OK)
-                    exit_code = zc_cli_exit_code(r->status);
-            }
-        }
-    }
+    int exit_code = ZC_EXIT_OK;
+    int count = zc__stream_each_run(&o, src, sink, text, runs, &exit_code);
     zc_cli_stream_host_sample(&host);
     const int lanes = runs[0].stats.lanes > 1 || o.device_count > 0;
     if (lanes)
@@ -918,26 +876,8 @@ static int zc__stream_runs(zc_cli_stream_opts *op, int argc, char **argv, zc_cli
     st = zc_cli_stream_sink_close(sink, exit_code == ZC_EXIT_OK);
     if (st != ZC_OK && exit_code == ZC_EXIT_OK)
         exit_code = zc_cli_exit_code(st);
-    if (json_out != NULL && exit_code != ZC_EXIT_OK && zc_cli_output_is_staged(json_out)) {
-        (void)zc_cli_output_finish(json_out, 0); /* a failed run replaces no file */
-    } else if (json_out != NULL) {
-        cJSON *doc;
-        if (lanes) {
-            static char names[ZC_STREAM_MAX_LANES][256];
-            for (size_t i = 0; i < runs[0].stats.lanes; i++) {
-                zc_device_info info;
-                int d = runs[0].stats.lane[i].device;
-                snprintf(names[i], sizeof names[i], "%s",
-                         d >= 0 && zc_device_info_get(d, &info) == ZC_OK ? info.name : "host");
-            }
-            doc = zc_cli_stream_multi_json(&o, &runs[0], names, &host);
-        } else {
-            doc = zc_cli_stream_json(&o, argc, argv, devp, &host, runs, count);
-        }
-        int rc = zc_cli_json_commit("stream", doc, json_out);
-        if (rc != ZC_EXIT_OK && exit_code == ZC_EXIT_OK)
-            exit_code = rc;
-    }
+    exit_code =
+        zc__stream_json_out(&o, argc, argv, devp, &host, runs, count, lanes, json_out, exit_code);
     zc_cli_stream_source_close(src);
     return exit_code;
 }
