@@ -13,15 +13,16 @@
 #include "zerocopy/export.h"
 #include "zerocopy/status.h"
 
-/* Kinds of host memory a copy can start from or end in: the profile's index into its copy
- * curves. Each is a zc_buffer_kind (zc_host_kind_buffer_kind), whose key it takes. */
-typedef enum zc_host_kind {
-    ZC_HOST_PAGEABLE = 0,       /* malloc */
-    ZC_HOST_PINNED = 1,         /* cudaHostAlloc default */
-    ZC_HOST_WRITE_COMBINED = 2, /* cudaHostAllocWriteCombined */
-    ZC_HOST_REGISTERED = 3,     /* malloc + cudaHostRegister */
-    ZC_HOST_KIND_COUNT = 4
-} zc_host_kind;
+/* The kinds of host memory a copy can start from or end in are the memory kinds with
+ * ZC_KIND_COPY_SOURCE (zerocopy/buffer.h's list): the profile's copy curves and copy latencies
+ * are indexed by zc_buffer_kind and named by its key.
+ * Deprecated: zc_host_kind and its values, kept for programs written before; they are the
+ * zc_buffer_kind values now (ZC_HOST_PAGEABLE was 0, it is ZC_BUFFER_PAGEABLE, 1). */
+typedef zc_buffer_kind zc_host_kind;
+#define ZC_HOST_PAGEABLE       ZC_BUFFER_PAGEABLE
+#define ZC_HOST_PINNED         ZC_BUFFER_PINNED
+#define ZC_HOST_WRITE_COMBINED ZC_BUFFER_WRITE_COMBINED
+#define ZC_HOST_REGISTERED     ZC_BUFFER_REGISTERED
 
 /* Which way the data goes. ZC_DIR_BOTH: the input goes to the GPU and a result of the same size
  * comes back. */
@@ -99,17 +100,18 @@ typedef struct zc_stream_point {
 
 /*
  * The scalar figures of a profile: enum name, stable key (as in JSON; "a.b" is member b of
- * object a) and the member. One list, so that reading, writing and provenance cannot drift.
+ * object a) and the member. One list, so that reading, writing and provenance cannot drift. The
+ * copy latencies are one per copy kind of zerocopy/buffer.h's list, in its order
+ * (ZC_PF_COPY_LATENCY_PAGEABLE, _PINNED, _WRITE_COMBINED, _REGISTERED: "copy_latency_us.<key>").
  */
+#define ZC__PF_COPY_LATENCY(X, NAME, name, key, copy, ...)                                         \
+    ZC_BUFFER_KIND_IF_##copy(                                                                      \
+        X(COPY_LATENCY_##NAME, "copy_latency_us." key, copy_latency_us[ZC_BUFFER_##NAME]))
 #define ZC_PROFILE_FIELDS(X)                                                                       \
     X(LAUNCH_SYNC_US, "launch_sync_us", launch_sync_us)                                            \
     X(ENQUEUE_US, "enqueue_us", enqueue_us)                                                        \
     X(BOTH_DIRECTIONS_GBPS, "both_directions_gbps", both_directions_gbps)                          \
-    X(COPY_LATENCY_PAGEABLE, "copy_latency_us.pageable", copy_latency_us[ZC_HOST_PAGEABLE])        \
-    X(COPY_LATENCY_PINNED, "copy_latency_us.pinned", copy_latency_us[ZC_HOST_PINNED])              \
-    X(COPY_LATENCY_WRITE_COMBINED, "copy_latency_us.write_combined",                               \
-      copy_latency_us[ZC_HOST_WRITE_COMBINED])                                                     \
-    X(COPY_LATENCY_REGISTERED, "copy_latency_us.registered", copy_latency_us[ZC_HOST_REGISTERED])  \
+    ZC_BUFFER_KIND_MAP(ZC__PF_COPY_LATENCY, X)                                                     \
     X(MAPPED_READ_COALESCED, "mapped_read_gbps.coalesced", mapped_read_gbps[ZC_ACCESS_COALESCED])  \
     X(MAPPED_READ_STRIDED, "mapped_read_gbps.strided", mapped_read_gbps[ZC_ACCESS_STRIDED])        \
     X(MAPPED_READ_RANDOM, "mapped_read_gbps.random", mapped_read_gbps[ZC_ACCESS_RANDOM])           \
@@ -151,10 +153,12 @@ typedef struct zc_profile {
     char device_name[128]; /* as cudaDeviceProp.name, cut to fit */
     char source[256];      /* where the figures came from: a file, "zc bench --quick", ... */
 
-    zc_curve copy[ZC_HOST_KIND_COUNT][2];       /* [kind][ZC_DIR_H2D or ZC_DIR_D2H] */
-    double copy_latency_us[ZC_HOST_KIND_COUNT]; /* the fixed cost of one copy queued between
-                                                   other GPU work (not the round trip) */
-    double launch_sync_us;                      /* empty kernel launch + cudaStreamSynchronize */
+    /* [zc_buffer_kind][ZC_DIR_H2D or ZC_DIR_D2H]: the copy kinds' rows (ZC_KIND_COPY_SOURCE);
+     * the other kinds' stay empty. */
+    zc_curve copy[ZC_BUFFER_KIND_COUNT][2];
+    double copy_latency_us[ZC_BUFFER_KIND_COUNT]; /* the fixed cost of one copy queued between
+                                                     other GPU work (not the round trip) */
+    double launch_sync_us;                        /* empty kernel launch + cudaStreamSynchronize */
     double enqueue_us; /* one operation queued in a stream (a copy, a launch, an event): what it
                           adds to the stream and to the host that queues it */
     double both_directions_gbps;               /* H2D and D2H at once, total */
@@ -188,11 +192,11 @@ typedef struct zc_profile {
     zc_stream_point stream[ZC_PROFILE_STREAM_MAX]; /* `zc stream` runs, for stream advice */
     size_t stream_count;
 
-    unsigned char origin[ZC_PF_COUNT];                /* zc_origin of each scalar figure */
-    unsigned char copy_origin[ZC_HOST_KIND_COUNT][2]; /* zc_origin of each copy curve */
-    unsigned char alloc_origin[ZC_ALLOC_KIND_COUNT];  /* zc_origin of each cost curve */
-    unsigned char device_origin[2];                   /* of device_curve */
-    unsigned char mapped_reread_origin;               /* of mapped_reread */
+    unsigned char origin[ZC_PF_COUNT];                  /* zc_origin of each scalar figure */
+    unsigned char copy_origin[ZC_BUFFER_KIND_COUNT][2]; /* zc_origin of each copy curve */
+    unsigned char alloc_origin[ZC_ALLOC_KIND_COUNT];    /* zc_origin of each cost curve */
+    unsigned char device_origin[2];                     /* of device_curve */
+    unsigned char mapped_reread_origin;                 /* of mapped_reread */
 } zc_profile;
 
 /* The largest transfer a workload may name as a size text ("4KiB", "1.5M"): 1 TiB. */
@@ -305,12 +309,18 @@ ZC_EXTERN zc_status zc_technique_from_key(const char *key, zc_technique *techniq
 /* Keys of the enums, for input and output ("h2d", "coalesced", "pinned" ...). */
 ZC_EXTERN const char *zc_direction_key(zc_direction direction);
 ZC_EXTERN const char *zc_access_key(zc_access access);
-ZC_EXTERN const char *zc_host_kind_key(zc_host_kind kind);
-/* The zc_buffer_kind a host kind is (ZC_BUFFER_UNKNOWN outside the enum): its key is that
- * kind's zc_buffer_kind_key. */
-ZC_EXTERN zc_buffer_kind zc_host_kind_buffer_kind(zc_host_kind kind);
 ZC_EXTERN zc_status zc_direction_from_key(const char *key, zc_direction *direction_p);
 ZC_EXTERN zc_status zc_access_from_key(const char *key, zc_access *access_p);
+
+/* The copy kind (a zc_buffer_kind with ZC_KIND_COPY_SOURCE) whose key is key;
+ * ZC_ERR_NOT_FOUND for any other ("mapped" is a memory kind, not one copies start from). */
+ZC_EXTERN zc_status zc_copy_kind_from_key(const char *key, zc_buffer_kind *kind_p);
+
+/* Deprecated, for programs written against zc_host_kind: the key of a copy kind (NULL for any
+ * other value), the kind itself when it is a copy kind (else ZC_BUFFER_UNKNOWN), and
+ * zc_copy_kind_from_key. */
+ZC_EXTERN const char *zc_host_kind_key(zc_host_kind kind);
+ZC_EXTERN zc_buffer_kind zc_host_kind_buffer_kind(zc_host_kind kind);
 ZC_EXTERN zc_status zc_host_kind_from_key(const char *key, zc_host_kind *kind_p);
 
 /*

@@ -14,20 +14,6 @@
  * this header needs no CUDA header. NULL is the legacy default stream. */
 struct CUstream_st;
 
-/* What a buffer is. Values are stable; UNKNOWN appears only in pointer queries. */
-typedef enum zc_buffer_kind {
-    ZC_BUFFER_UNKNOWN = 0,        /* neither the CUDA runtime nor zerocopy knows the pointer */
-    ZC_BUFFER_PAGEABLE = 1,       /* ordinary host memory (malloc or mmap) */
-    ZC_BUFFER_PINNED = 2,         /* page-locked host memory (cudaHostAlloc or fast pinning) */
-    ZC_BUFFER_MAPPED = 3,         /* pinned and mapped into the device's address space */
-    ZC_BUFFER_WRITE_COMBINED = 4, /* pinned, write-combined (mapped when flagged so) */
-    ZC_BUFFER_REGISTERED = 5,     /* the caller's host range, pinned by cudaHostRegister */
-    ZC_BUFFER_MANAGED = 6,        /* cudaMallocManaged */
-    ZC_BUFFER_DEVICE = 7          /* cudaMalloc */
-} zc_buffer_kind;
-
-#define ZC_BUFFER_KIND_COUNT 8
-
 /*
  * Flags for zc_buffer_alloc and zc_buffer_register. Bits not listed here, or listed but not
  * meaningful for the kind asked for, are rejected with ZC_ERR_INVALID_ARG.
@@ -49,6 +35,83 @@ typedef enum zc_buffer_kind {
 #define ZC_BUFFER_FLAG_ATTACH_HOST       0x40u
 
 #define ZC_BUFFER_FLAG_ALL 0x7fu
+
+/* Flags that every kind of pinned memory takes from zc_buffer_alloc. */
+#define ZC_BUFFER_FLAGS_PINNED                                                                     \
+    (ZC_BUFFER_FLAG_MAPPED | ZC_BUFFER_FLAG_PORTABLE | ZC_BUFFER_FLAG_WRITE_COMBINED |             \
+     ZC_BUFFER_FLAG_FALLBACK_PAGEABLE | ZC_BUFFER_FLAG_HOST_ALLOC)
+
+/* What a memory kind is (zc_buffer_kind_props): properties every part reads from the table
+ * instead of naming kinds. */
+#define ZC_KIND_HOST        0x01u /* the CPU reads and writes it */
+#define ZC_KIND_PAGE_LOCKED 0x02u /* page-locked host memory the device may map */
+#define ZC_KIND_ON_DEVICE   0x04u /* a GPU's own memory (the CPU cannot touch it) */
+#define ZC_KIND_MIGRATES    0x08u /* pages move between host and GPU on demand (managed) */
+#define ZC_KIND_BY_REGISTER 0x10u /* the caller's memory, pinned by zc_buffer_register */
+/* A copy engine's host end: zc bench measures copies from it each way ("copy.h2d.<key>") and zc
+ * advise models them (its copy curves and copy latency in a zc_profile). */
+#define ZC_KIND_COPY_SOURCE 0x20u
+
+/*
+ * The one list of memory kinds: every part reads it (the enum below, src/mem's table behind
+ * zc_buffer_kind_name, _key, _props and _flags, the bench cases generated per kind, zc advise's
+ * copy curves, the report and the Python package). Each entry is
+ *   X(A, NAME, "name", "key", COPY or NOCOPY, properties, flags, "title")
+ * name as people read it, key as bench case names, profiles and JSON fields write it, COPY for a
+ * copy source (ZC_KIND_COPY_SOURCE, written as a word so that the bench case ids can be made per
+ * copy kind), properties ZC_KIND_*, the ZC_BUFFER_FLAG_* its buffers take, and a title naming
+ * the call that makes it. A is passed through for the caller's use. Values are stable: a new kind
+ * goes at the end, with its row of exact calls in src/mem/exact.c (docs/architecture.md).
+ */
+#define ZC_BUFFER_KIND_MAP(X, A)                                                                   \
+    X(A, PAGEABLE, "pageable", "pageable", COPY, ZC_KIND_HOST, 0u, "pageable (malloc)")            \
+    X(A, PINNED, "pinned", "pinned", COPY, ZC_KIND_HOST | ZC_KIND_PAGE_LOCKED,                     \
+      ZC_BUFFER_FLAGS_PINNED, "pinned (cudaHostAlloc)")                                            \
+    X(A, MAPPED, "mapped", "mapped", NOCOPY, ZC_KIND_HOST | ZC_KIND_PAGE_LOCKED,                   \
+      ZC_BUFFER_FLAGS_PINNED, "mapped pinned (cudaHostAllocMapped)")                               \
+    X(A, WRITE_COMBINED, "write-combined", "write_combined", COPY,                                 \
+      ZC_KIND_HOST | ZC_KIND_PAGE_LOCKED, ZC_BUFFER_FLAGS_PINNED, "write-combined pinned")         \
+    X(A, REGISTERED, "registered", "registered", COPY,                                             \
+      ZC_KIND_HOST | ZC_KIND_PAGE_LOCKED | ZC_KIND_BY_REGISTER,                                    \
+      ZC_BUFFER_FLAG_MAPPED | ZC_BUFFER_FLAG_PORTABLE | ZC_BUFFER_FLAG_READ_ONLY,                  \
+      "registered (malloc + cudaHostRegister)")                                                    \
+    X(A, MANAGED, "managed", "managed", NOCOPY, ZC_KIND_HOST | ZC_KIND_MIGRATES,                   \
+      ZC_BUFFER_FLAG_ATTACH_HOST, "managed (cudaMallocManaged)")                                   \
+    X(A, DEVICE, "device", "device", NOCOPY, ZC_KIND_ON_DEVICE, 0u, "device (cudaMalloc)")         \
+    ZC__BUFFER_KIND_PLANT(X, A)
+
+/* tests/mem plants a kind at the end of the list: every per-kind table without its row must
+ * fail to build, every table made from the list must grow by itself. */
+#ifdef ZC_PLANT_BUFFER_KIND
+#define ZC__BUFFER_KIND_PLANT(X, A)                                                                \
+    X(A, PLANTED, "planted", "planted", COPY, ZC_KIND_HOST | ZC_KIND_PAGE_LOCKED,                  \
+      ZC_BUFFER_FLAGS_PINNED, "planted (tests/mem)")
+#else
+#define ZC__BUFFER_KIND_PLANT(X, A)
+#endif
+
+/* Helpers for users of the list: ZC_BUFFER_KIND_IF_##copy(...) keeps its arguments for a copy
+ * source and drops them otherwise; ZC_KIND_COPY_BIT_##copy is its property bit. */
+#define ZC_BUFFER_KIND_IF_COPY(...) __VA_ARGS__
+#define ZC_BUFFER_KIND_IF_NOCOPY(...)
+#define ZC_KIND_COPY_BIT_COPY   ZC_KIND_COPY_SOURCE
+#define ZC_KIND_COPY_BIT_NOCOPY 0u
+
+#define ZC__BUFFER_KIND_ENUM(A, NAME, ...) ZC_BUFFER_##NAME,
+#define ZC__BUFFER_KIND_ONE(A, NAME, ...)  +1
+
+/* What a buffer is: UNKNOWN (0, pointer queries only), then the list's kinds from 1 in its order:
+ * PAGEABLE 1, PINNED 2, MAPPED 3, WRITE_COMBINED 4, REGISTERED 5, MANAGED 6, DEVICE 7. */
+typedef enum zc_buffer_kind {
+    ZC_BUFFER_UNKNOWN = 0, /* neither the CUDA runtime nor zerocopy knows the pointer */
+    ZC_BUFFER_KIND_MAP(ZC__BUFFER_KIND_ENUM, _)
+} zc_buffer_kind;
+
+/* UNKNOWN and every kind of the list: the length of every table indexed by kind. */
+#define ZC_BUFFER_KIND_COUNT (1 ZC_BUFFER_KIND_MAP(ZC__BUFFER_KIND_ONE, _))
+
+/* The first kind of the list; the kinds are ZC_BUFFER_KIND_FIRST .. ZC_BUFFER_KIND_COUNT - 1. */
+#define ZC_BUFFER_KIND_FIRST ZC_BUFFER_PAGEABLE
 
 /*
  * Pinned buffers of at least this many bytes are pinned by mapping pages, touching them and
@@ -242,6 +305,17 @@ ZC_EXTERN zc_status zc_buffer_totals_get(zc_buffer_totals *totals_p);
 /* "pageable", "pinned", "mapped", "write-combined", "registered", "managed", "device",
  * "unknown". */
 ZC_EXTERN const char *zc_buffer_kind_name(zc_buffer_kind kind);
+
+/* The kind's ZC_KIND_* properties; 0 for ZC_BUFFER_UNKNOWN and values outside the enum. */
+ZC_EXTERN unsigned zc_buffer_kind_props(zc_buffer_kind kind);
+
+/* The ZC_BUFFER_FLAG_* a buffer of the kind takes (from zc_buffer_alloc, or zc_buffer_register
+ * for a ZC_KIND_BY_REGISTER kind); 0 outside the enum. */
+ZC_EXTERN unsigned zc_buffer_kind_flags(zc_buffer_kind kind);
+
+/* The kind's name with the call that makes it ("pinned (cudaHostAlloc)"), for titles; NULL for
+ * ZC_BUFFER_UNKNOWN and values outside the enum. */
+ZC_EXTERN const char *zc_buffer_kind_title(zc_buffer_kind kind);
 
 /* The kind's name as a key, as bench case names, profiles and JSON fields write it: the name
  * with '_' for '-' ("write_combined"); NULL for ZC_BUFFER_UNKNOWN and values outside the enum. */

@@ -112,6 +112,10 @@ _PROTOTYPES = {
     "zc_pointer_query": (c_status, [c_void_p, _P(S.zc_pointer_info)]),
     "zc_buffer_totals_get": (c_status, [_P(S.zc_buffer_totals)]),
     "zc_buffer_kind_name": (c_char_p, [c_enum]),
+    "zc_buffer_kind_key": (c_char_p, [c_enum]),
+    "zc_buffer_kind_title": (c_char_p, [c_enum]),
+    "zc_buffer_kind_props": (c_uint, [c_enum]),
+    "zc_buffer_kind_flags": (c_uint, [c_enum]),
     "zc_buffer_method_name": (c_char_p, [c_enum]),
     # pool.h
     "zc_pool_create": (c_status, [c_enum, c_uint, c_int, c_size_t, _P(c_void_p)]),
@@ -178,10 +182,9 @@ _PROTOTYPES = {
     "zc_technique_from_key": (c_status, [c_char_p, _P(c_enum)]),
     "zc_direction_key": (c_char_p, [c_enum]),
     "zc_access_key": (c_char_p, [c_enum]),
-    "zc_host_kind_key": (c_char_p, [c_enum]),
     "zc_direction_from_key": (c_status, [c_char_p, _P(c_enum)]),
     "zc_access_from_key": (c_status, [c_char_p, _P(c_enum)]),
-    "zc_host_kind_from_key": (c_status, [c_char_p, _P(c_enum)]),
+    "zc_copy_kind_from_key": (c_status, [c_char_p, _P(c_enum)]),
     "zc_advise_run": (
         c_status,
         [c_int, _P(S.zc_workload), c_enum, c_double, _P(S.zc_measurement)],
@@ -264,6 +267,19 @@ def has(name):
 def text(raw):
     """A C string the library returned, as str ('' for NULL)."""
     return raw.decode("utf-8", errors="replace") if raw else ""
+
+
+def memory_kinds():
+    """The library's table of memory kinds (zerocopy/buffer.h's one list), in its order: a list
+    of (value, name, key, properties) from ZC_BUFFER_KIND_FIRST (1) to the first value the
+    library has no kind for."""
+    kinds = []
+    value = 1
+    while lib.zc_buffer_kind_key(value):
+        kinds.append((value, text(lib.zc_buffer_kind_name(value)), text(lib.zc_buffer_kind_key(value)),
+                      lib.zc_buffer_kind_props(value)))
+        value += 1
+    return kinds
 
 
 def libzerocopy_version():

@@ -52,7 +52,9 @@ BENCH_VARIANT_MAX = 48
 BENCH_KEY_MAX = 48
 BENCH_REASON_MAX = 512
 CURVE_MAX_POINTS = 32
-HOST_KIND_COUNT = 4
+# ZC_KIND_* (zerocopy/buffer.h): what a memory kind is, as zc_buffer_kind_props says.
+KIND_PAGE_LOCKED = 0x02
+KIND_COPY_SOURCE = 0x20
 ACCESS_COUNT = 3
 TECH_COUNT = 6
 TECHNIQUE_NOTE_COUNT = 9
@@ -298,7 +300,7 @@ class zc_profile(Checked):
     _fields_ = [
         ("device_name", c_char * 128),
         ("source", c_char * 256),
-        ("copy", (zc_curve * 2) * HOST_KIND_COUNT),
+        ("copy", (zc_curve * 2) * BUFFER_KIND_COUNT),
     ]
 
 

@@ -13,7 +13,8 @@ from ._common import size_bytes
 from .errors import by_status, call
 
 lib = _lib.lib
-HOST_KINDS = [_lib.text(lib.zc_host_kind_key(k)) for k in range(S.HOST_KIND_COUNT)]
+# The kinds of host memory copies start from: the library's memory kinds marked so.
+HOST_KINDS = [key for _, _, key, props in _lib.memory_kinds() if props & S.KIND_COPY_SOURCE]
 DIRECTIONS = [_lib.text(lib.zc_direction_key(d)) for d in range(3)]
 ACCESSES = [_lib.text(lib.zc_access_key(a)) for a in range(S.ACCESS_COUNT)]
 TECHNIQUES = [_lib.text(lib.zc_technique_key(t)) for t in range(S.TECH_COUNT)]
@@ -105,7 +106,7 @@ class Profile:
 
     # -- copy curves ---------------------------------------------------------------------
     def _curve(self, kind, direction):
-        k = _key("zc_host_kind_from_key", kind, "host kind")
+        k = _key("zc_copy_kind_from_key", kind, "host kind")
         d = _key("zc_direction_from_key", direction, "direction")
         if d > 1:
             raise ValueError("zerocopy: a copy curve is h2d or d2h")

@@ -22,11 +22,20 @@ from .errors import Error, by_status, call, error_for
 
 lib = _lib.lib
 
-# zc_buffer_kind values and the library's names for them ("pageable", "write-combined", ...).
-PAGEABLE, PINNED, MAPPED, WRITE_COMBINED, REGISTERED, MANAGED, DEVICE = range(1, 8)
-KIND_NAMES = {k: _lib.text(lib.zc_buffer_kind_name(k)) for k in range(0, S.BUFFER_KIND_COUNT)}
+# zc_buffer_kind values, names ("pageable", "write-combined", ...) and properties: the library's
+# one table of memory kinds (src/mem), read once.
+_KINDS = _lib.memory_kinds()
+KIND_NAMES = {0: _lib.text(lib.zc_buffer_kind_name(0)), **{k: name for k, name, _, _ in _KINDS}}
 _KIND_BY_NAME = {name: k for k, name in KIND_NAMES.items() if k != 0}
-_HOST_PINNED_KINDS = (PINNED, MAPPED, WRITE_COMBINED, REGISTERED)
+_KIND_BY_KEY = {key: k for k, _, key, _ in _KINDS}
+PAGEABLE = _KIND_BY_KEY["pageable"]
+PINNED = _KIND_BY_KEY["pinned"]
+MAPPED = _KIND_BY_KEY["mapped"]
+WRITE_COMBINED = _KIND_BY_KEY["write_combined"]
+REGISTERED = _KIND_BY_KEY["registered"]
+MANAGED = _KIND_BY_KEY["managed"]
+DEVICE = _KIND_BY_KEY["device"]
+_HOST_PINNED_KINDS = tuple(k for k, _, _, props in _KINDS if props & S.KIND_PAGE_LOCKED)
 
 FLAG_MAPPED = 0x01
 FLAG_PORTABLE = 0x02
@@ -623,7 +632,7 @@ def totals():
     return BufferTotals(
         live_buffers=raw.live_buffers,
         live_blocks=raw.live_blocks,
-        bytes={KIND_NAMES[k]: raw.bytes[k] for k in range(1, S.BUFFER_KIND_COUNT) if raw.bytes[k]},
+        bytes={KIND_NAMES[k]: raw.bytes[k] for k, _, _, _ in _KINDS if raw.bytes[k]},
         pinned_bytes=raw.pinned_bytes,
         allocs=raw.allocs,
         frees=raw.frees,

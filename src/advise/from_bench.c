@@ -18,17 +18,14 @@ typedef struct zc__by_id {
     const zc_bench_result *r[ZC_BENCH_CASE_ID_COUNT];
 } zc__by_id;
 
+/* Each copy kind's case in one direction, made from zerocopy/buffer.h's list. */
+#define ZC__COPY_USED(DIR, NAME, name, key, copy, ...)                                             \
+    ZC_BUFFER_KIND_IF_##copy(ZC_BENCH_CASE_COPY_##DIR##_##NAME, )
+
 /* The cases zc_profile_from_bench reads: asked for by a caller that runs only these. */
 static const zc_bench_case_id zc__used[] = {
-    ZC_BENCH_CASE_COPY_H2D_PAGEABLE,
-    ZC_BENCH_CASE_COPY_H2D_PINNED,
-    ZC_BENCH_CASE_COPY_H2D_WRITE_COMBINED,
-    ZC_BENCH_CASE_COPY_H2D_REGISTERED,
-    ZC_BENCH_CASE_COPY_D2H_PAGEABLE,
-    ZC_BENCH_CASE_COPY_D2H_PINNED,
-    ZC_BENCH_CASE_COPY_D2H_WRITE_COMBINED,
-    ZC_BENCH_CASE_COPY_D2H_REGISTERED,
-    ZC_BENCH_CASE_COPY_BIDIR_PINNED,
+    ZC_BUFFER_KIND_MAP(ZC__COPY_USED, H2D) ZC_BUFFER_KIND_MAP(ZC__COPY_USED, D2H)
+        ZC_BENCH_CASE_COPY_BIDIR_PINNED,
     ZC_BENCH_CASE_ZEROCOPY_READ_16B,
     ZC_BENCH_CASE_ZEROCOPY_READ_STRIDED,
     ZC_BENCH_CASE_ZEROCOPY_READ_RANDOM128,
@@ -132,17 +129,23 @@ static void zc__put(zc_profile *p, zc_profile_field f, double value, zc_origin o
         (void)zc_profile_set(p, f, value, origin);
 }
 
+/* The copy case of each copy kind and direction: made from zerocopy/buffer.h's list, as the
+ * cases themselves are. */
+#define ZC__COPY_IDS(A, NAME, name, key, copy, ...)                                                \
+    ZC_BUFFER_KIND_IF_##copy(                                                                      \
+        {ZC_BUFFER_##NAME, {ZC_BENCH_CASE_COPY_H2D_##NAME, ZC_BENCH_CASE_COPY_D2H_##NAME}}, )
+static const struct {
+    zc_buffer_kind kind;
+    zc_bench_case_id id[2]; /* [ZC_DIR_H2D], [ZC_DIR_D2H] */
+} zc__copy_ids[] = {ZC_BUFFER_KIND_MAP(ZC__COPY_IDS, _)};
+#undef ZC__COPY_IDS
+
 static void zc__copies(const zc__by_id *b, zc_profile *p)
 {
-    static const zc_bench_case_id ids[2][ZC_HOST_KIND_COUNT] = {
-        {ZC_BENCH_CASE_COPY_H2D_PAGEABLE, ZC_BENCH_CASE_COPY_H2D_PINNED,
-         ZC_BENCH_CASE_COPY_H2D_WRITE_COMBINED, ZC_BENCH_CASE_COPY_H2D_REGISTERED},
-        {ZC_BENCH_CASE_COPY_D2H_PAGEABLE, ZC_BENCH_CASE_COPY_D2H_PINNED,
-         ZC_BENCH_CASE_COPY_D2H_WRITE_COMBINED, ZC_BENCH_CASE_COPY_D2H_REGISTERED},
-    };
-    for (int d = 0; d < 2; d++) {
-        for (int k = 0; k < ZC_HOST_KIND_COUNT; k++) {
-            const zc_bench_result *r = b->r[ids[d][k]];
+    for (size_t c = 0; c < sizeof zc__copy_ids / sizeof zc__copy_ids[0]; c++) {
+        zc_buffer_kind k = zc__copy_ids[c].kind;
+        for (int d = 0; d < 2; d++) {
+            const zc_bench_result *r = b->r[zc__copy_ids[c].id[d]];
             double v = 0.0;
             for (size_t i = 0; r != NULL && i < r->point_count; i++) {
                 const zc_bench_point *pt = &r->points[i];
@@ -290,8 +293,8 @@ static void zc__overlap(const zc__by_id *b, zc_profile *p)
             best = v;
         }
     }
-    const zc_curve *h2d = &p->copy[ZC_HOST_PINNED][ZC_DIR_H2D];
-    const zc_curve *d2h = &p->copy[ZC_HOST_PINNED][ZC_DIR_D2H];
+    const zc_curve *h2d = &p->copy[ZC_BUFFER_PINNED][ZC_DIR_H2D];
+    const zc_curve *d2h = &p->copy[ZC_BUFFER_PINNED][ZC_DIR_D2H];
     if (!(serial > 0.0) || !(best > 0.0) || bytes == 0 || h2d->count == 0 || d2h->count == 0)
         return;
     double t_s = zc__us_at((double)bytes, serial), t_o = zc__us_at((double)bytes, best);
@@ -411,7 +414,7 @@ ZC_EXTERN zc_status zc_profile_from_bench(const zc_bench_result *results, size_t
             zc__note(notes, notes_size, "no usable result of bench case %s",
                      zc_bench_case_at((size_t)zc__used[i])->key);
     }
-    if (p.copy[ZC_HOST_PINNED][ZC_DIR_H2D].count == 0 || !(p.launch_sync_us > 0.0))
+    if (p.copy[ZC_BUFFER_PINNED][ZC_DIR_H2D].count == 0 || !(p.launch_sync_us > 0.0))
         return ZC_FAIL(ZC_ERR_INVALID_ARG,
                        "zc_profile_from_bench: the results lack copy.h2d.pinned or "
                        "latency.launch, which the model needs");

@@ -17,14 +17,6 @@ static const char *const zc__tech_titles[ZC_TECH_COUNT] = {
 
 static const char *const zc__direction_keys[] = {"h2d", "d2h", "both"};
 static const char *const zc__access_keys[ZC_ACCESS_COUNT] = {"coalesced", "strided", "random"};
-/* The buffer kind each host kind is: its key comes from src/mem's one table of names. */
-static const zc_buffer_kind zc__host_kinds[ZC_HOST_KIND_COUNT] = {
-    [ZC_HOST_PAGEABLE] = ZC_BUFFER_PAGEABLE,
-    [ZC_HOST_PINNED] = ZC_BUFFER_PINNED,
-    [ZC_HOST_WRITE_COMBINED] = ZC_BUFFER_WRITE_COMBINED,
-    [ZC_HOST_REGISTERED] = ZC_BUFFER_REGISTERED,
-};
-
 /* The index of key in keys[count], or -1. */
 static int zc__find_key(const char *const *keys, int count, const char *key)
 {
@@ -76,9 +68,7 @@ ZC_EXTERN const char *zc_access_key(zc_access access)
 
 ZC_EXTERN zc_buffer_kind zc_host_kind_buffer_kind(zc_host_kind kind)
 {
-    if ((int)kind < 0 || kind >= ZC_HOST_KIND_COUNT)
-        return ZC_BUFFER_UNKNOWN;
-    return zc__host_kinds[kind];
+    return (zc_buffer_kind_props(kind) & ZC_KIND_COPY_SOURCE) ? kind : ZC_BUFFER_UNKNOWN;
 }
 
 ZC_EXTERN const char *zc_host_kind_key(zc_host_kind kind)
@@ -108,15 +98,25 @@ ZC_EXTERN zc_status zc_access_from_key(const char *key, zc_access *access_p)
     return ZC_OK;
 }
 
-ZC_EXTERN zc_status zc_host_kind_from_key(const char *key, zc_host_kind *kind_p)
+/* Keys only, as profiles write them ("write_combined", not "write-combined"). */
+ZC_EXTERN zc_status zc_copy_kind_from_key(const char *key, zc_buffer_kind *kind_p)
 {
     ZC_REQUIRE_ARG(key);
     ZC_REQUIRE_ARG(kind_p);
-    for (int k = 0; k < ZC_HOST_KIND_COUNT; k++) {
-        if (strcmp(key, zc_host_kind_key((zc_host_kind)k)) == 0) {
-            *kind_p = (zc_host_kind)k;
-            return ZC_OK;
-        }
+    zc_buffer_kind kind = ZC_BUFFER_UNKNOWN;
+    if (zc_buffer_kind_from_name(key, &kind) != ZC_OK ||
+        strcmp(key, zc_buffer_kind_key(kind)) != 0 ||
+        !(zc_buffer_kind_props(kind) & ZC_KIND_COPY_SOURCE)) {
+        zc_clear_error();
+        return ZC_FAIL(ZC_ERR_NOT_FOUND,
+                       "zc_copy_kind_from_key: no host memory kind '%s' that copies start from",
+                       key);
     }
-    return ZC_FAIL(ZC_ERR_NOT_FOUND, "zc_host_kind_from_key: no host memory kind '%s'", key);
+    *kind_p = kind;
+    return ZC_OK;
+}
+
+ZC_EXTERN zc_status zc_host_kind_from_key(const char *key, zc_host_kind *kind_p)
+{
+    return zc_copy_kind_from_key(key, kind_p);
 }

@@ -140,7 +140,7 @@ static double zc__setup_us(const zc_profile *p, zc_alloc_kind kind, const zc__tr
 }
 
 /* Copies from host memory of one kind: one transfer at a time, synchronised each time. */
-static void zc__predict_copy(const zc_profile *p, const zc_workload *w, zc_host_kind kind,
+static void zc__predict_copy(const zc_profile *p, const zc_workload *w, zc_buffer_kind kind,
                              const zc__traffic *t, zc_prediction *r)
 {
     const zc_curve *h2d = &p->copy[kind][ZC_DIR_H2D], *d2h = &p->copy[kind][ZC_DIR_D2H];
@@ -154,9 +154,9 @@ static void zc__predict_copy(const zc_profile *p, const zc_workload *w, zc_host_
     r->cpu_us = zc__us_at(t->fill_bytes, p->host_write_gbps);
     r->per_transfer_us = r->fixed_us + r->link_us + r->compute_us + r->cpu_us;
     r->steady_us = r->per_transfer_us;
-    if (kind == ZC_HOST_PINNED)
+    if (kind == ZC_BUFFER_PINNED)
         r->setup_us = zc__setup_us(p, ZC_ALLOC_PINNED, t, 1.0);
-    else if (kind == ZC_HOST_REGISTERED)
+    else if (kind == ZC_BUFFER_REGISTERED)
         r->setup_us = zc__setup_us(p, ZC_ALLOC_REGISTER, t, 1.0);
 }
 
@@ -165,14 +165,14 @@ static void zc__predict_copy(const zc_profile *p, const zc_workload *w, zc_host_
 static void zc__predict_overlapped(const zc_profile *p, const zc_workload *w, const zc__traffic *t,
                                    zc_prediction *r)
 {
-    const zc_curve *h2d = &p->copy[ZC_HOST_PINNED][ZC_DIR_H2D];
-    const zc_curve *d2h = &p->copy[ZC_HOST_PINNED][ZC_DIR_D2H];
+    const zc_curve *h2d = &p->copy[ZC_BUFFER_PINNED][ZC_DIR_H2D];
+    const zc_curve *d2h = &p->copy[ZC_BUFFER_PINNED][ZC_DIR_D2H];
     if (!(p->device_gbps > 0.0))
         return;
     r->usable = 1;
     size_t chunks = zc__overlap_chunks(w->bytes);
     size_t chunk = w->bytes / chunks;
-    double lat = p->copy_latency_us[ZC_HOST_PINNED];
+    double lat = p->copy_latency_us[ZC_BUFFER_PINNED];
     double c_in = t->in ? lat + zc__curve_increment_us(h2d, chunk) : 0.0;
     double c_out = t->out ? lat + zc__curve_increment_us(d2h, chunk) : 0.0;
     double c_kernel = p->enqueue_us + zc__device_us(p, w, t) / (double)chunks;
@@ -269,13 +269,13 @@ ZC_EXTERN zc_status zc_advise_predict(const zc_profile *profile, const zc_worklo
     zc__traffic t = zc__traffic_of(workload);
     switch (technique) {
     case ZC_TECH_PAGEABLE:
-        zc__predict_copy(profile, workload, ZC_HOST_PAGEABLE, &t, &r);
+        zc__predict_copy(profile, workload, ZC_BUFFER_PAGEABLE, &t, &r);
         break;
     case ZC_TECH_PINNED:
-        zc__predict_copy(profile, workload, ZC_HOST_PINNED, &t, &r);
+        zc__predict_copy(profile, workload, ZC_BUFFER_PINNED, &t, &r);
         break;
     case ZC_TECH_REGISTERED:
-        zc__predict_copy(profile, workload, ZC_HOST_REGISTERED, &t, &r);
+        zc__predict_copy(profile, workload, ZC_BUFFER_REGISTERED, &t, &r);
         break;
     case ZC_TECH_OVERLAPPED:
         zc__predict_overlapped(profile, workload, &t, &r);

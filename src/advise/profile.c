@@ -132,6 +132,33 @@ static void zc__default(zc_profile *p, zc_profile_field field, double fallback, 
              fallback);
 }
 
+/* Whether kind k is one copies start from (its row has ZC_KIND_COPY_SOURCE). */
+static int zc__copy_kind(int k)
+{
+    return (zc_buffer_kind_props((zc_buffer_kind)k) & ZC_KIND_COPY_SOURCE) != 0;
+}
+
+/* Page-locked memory other than pinned itself: the copy engines see pinned memory. */
+static int zc__pinned_alike(int k)
+{
+    return k != ZC_BUFFER_PINNED &&
+           (zc_buffer_kind_props((zc_buffer_kind)k) & ZC_KIND_PAGE_LOCKED) != 0;
+}
+
+/* The copy latency figure of a copy kind, from zerocopy/buffer.h's list as the fields are. */
+static zc_profile_field zc__copy_latency_field(zc_buffer_kind kind)
+{
+#define ZC__LATENCY_CASE(A, NAME, name, key, copy, ...)                                            \
+    ZC_BUFFER_KIND_IF_##copy(case ZC_BUFFER_##NAME : return ZC_PF_COPY_LATENCY_##NAME;)
+    switch (kind) {
+        ZC_BUFFER_KIND_MAP(ZC__LATENCY_CASE, _)
+    default:
+        break;
+    }
+#undef ZC__LATENCY_CASE
+    return ZC_PF_COUNT;
+}
+
 /* A figure set without an origin (an older profile, a test) counts as measured. */
 static void zc__origins_known(zc_profile *p)
 {
@@ -140,7 +167,7 @@ static void zc__origins_known(zc_profile *p)
         if (*v > 0.0 && p->origin[f] == ZC_ORIGIN_NONE)
             p->origin[f] = ZC_ORIGIN_MEASURED;
     }
-    for (int k = 0; k < ZC_HOST_KIND_COUNT; k++) {
+    for (int k = ZC_BUFFER_KIND_FIRST; k < ZC_BUFFER_KIND_COUNT; k++) {
         for (int d = 0; d < 2; d++) {
             if (p->copy[k][d].count > 0 && p->copy_origin[k][d] == ZC_ORIGIN_NONE)
                 p->copy_origin[k][d] = ZC_ORIGIN_MEASURED;
@@ -158,7 +185,7 @@ ZC_EXTERN zc_status zc_profile_fill_gaps(zc_profile *profile, char *notes, size_
     if (notes != NULL && notes_size > 0)
         notes[0] = '\0';
     zc_profile *p = profile;
-    if (p->copy[ZC_HOST_PINNED][ZC_DIR_H2D].count == 0)
+    if (p->copy[ZC_BUFFER_PINNED][ZC_DIR_H2D].count == 0)
         return ZC_FAIL(ZC_ERR_INVALID_ARG,
                        "zc_profile_fill_gaps: the profile has no pinned host-to-device copy curve");
     if (!(p->launch_sync_us > 0.0))
@@ -166,49 +193,51 @@ ZC_EXTERN zc_status zc_profile_fill_gaps(zc_profile *profile, char *notes, size_
                        "zc_profile_fill_gaps: the profile has no kernel launch + sync latency");
     zc__origins_known(p);
     /* A missing direction mirrors the other: PCIe is symmetric to within a few percent. */
-    for (int k = 0; k < ZC_HOST_KIND_COUNT; k++) {
+    for (int k = ZC_BUFFER_KIND_FIRST; k < ZC_BUFFER_KIND_COUNT; k++) {
+        if (!zc__copy_kind(k))
+            continue;
         zc_curve *h2d = &p->copy[k][ZC_DIR_H2D], *d2h = &p->copy[k][ZC_DIR_D2H];
         if (h2d->count > 0 && d2h->count == 0) {
             *d2h = *h2d;
             p->copy_origin[k][ZC_DIR_D2H] = ZC_ORIGIN_ASSUMED;
             zc__note(notes, notes_size, "assumed %s D2H copies run as fast as H2D",
-                     zc_host_kind_key((zc_host_kind)k));
+                     zc_buffer_kind_key((zc_buffer_kind)k));
         } else if (d2h->count > 0 && h2d->count == 0) {
             *h2d = *d2h;
             p->copy_origin[k][ZC_DIR_H2D] = ZC_ORIGIN_ASSUMED;
             zc__note(notes, notes_size, "assumed %s H2D copies run as fast as D2H",
-                     zc_host_kind_key((zc_host_kind)k));
+                     zc_buffer_kind_key((zc_buffer_kind)k));
         }
     }
-    /* Registered and write-combined memory is pinned memory to the copy engines. */
-    for (int k = ZC_HOST_WRITE_COMBINED; k <= ZC_HOST_REGISTERED; k++) {
-        if (p->copy[k][ZC_DIR_H2D].count == 0) {
-            p->copy[k][ZC_DIR_H2D] = p->copy[ZC_HOST_PINNED][ZC_DIR_H2D];
-            p->copy[k][ZC_DIR_D2H] = p->copy[ZC_HOST_PINNED][ZC_DIR_D2H];
+    /* Registered and write-combined memory (every page-locked copy kind) is pinned memory to
+     * the copy engines. */
+    for (int k = ZC_BUFFER_KIND_FIRST; k < ZC_BUFFER_KIND_COUNT; k++) {
+        if (zc__copy_kind(k) && zc__pinned_alike(k) && p->copy[k][ZC_DIR_H2D].count == 0) {
+            p->copy[k][ZC_DIR_H2D] = p->copy[ZC_BUFFER_PINNED][ZC_DIR_H2D];
+            p->copy[k][ZC_DIR_D2H] = p->copy[ZC_BUFFER_PINNED][ZC_DIR_D2H];
             p->copy_origin[k][ZC_DIR_H2D] = ZC_ORIGIN_ASSUMED;
             p->copy_origin[k][ZC_DIR_D2H] = ZC_ORIGIN_ASSUMED;
             zc__note(notes, notes_size, "assumed %s copies run as pinned ones",
-                     zc_host_kind_key((zc_host_kind)k));
+                     zc_buffer_kind_key((zc_buffer_kind)k));
         }
     }
     /* A queued copy's fixed cost: the baseline saw about a quarter of a synchronous small
      * copy's time (2 us of 8.3 us) once the synchronisation is paid by the whole chain.
      * Write-combined and registered memory are pinned memory to the copy engine, so they take
      * pinned memory's figure (defaulted first, kinds run in order) rather than a guess. */
-    for (int k = 0; k < ZC_HOST_KIND_COUNT; k++) {
+    for (int k = ZC_BUFFER_KIND_FIRST; k < ZC_BUFFER_KIND_COUNT; k++) {
         const zc_curve *c = &p->copy[k][ZC_DIR_H2D];
-        if (c->count == 0)
+        if (!zc__copy_kind(k) || c->count == 0)
             continue;
         double small = zc__us_at((double)c->bytes[0], c->gbps[0]);
-        double guess = 0.25 * small * (k == ZC_HOST_PAGEABLE ? 2.0 : 1.0);
-        if ((k == ZC_HOST_WRITE_COMBINED || k == ZC_HOST_REGISTERED) &&
-            p->copy_latency_us[ZC_HOST_PINNED] > 0.0)
-            guess = p->copy_latency_us[ZC_HOST_PINNED];
-        zc__default(p, (zc_profile_field)(ZC_PF_COPY_LATENCY_PAGEABLE + k), guess, notes,
-                    notes_size);
+        int locked = (zc_buffer_kind_props((zc_buffer_kind)k) & ZC_KIND_PAGE_LOCKED) != 0;
+        double guess = 0.25 * small * (locked ? 1.0 : 2.0);
+        if (zc__pinned_alike(k) && p->copy_latency_us[ZC_BUFFER_PINNED] > 0.0)
+            guess = p->copy_latency_us[ZC_BUFFER_PINNED];
+        zc__default(p, zc__copy_latency_field((zc_buffer_kind)k), guess, notes, notes_size);
     }
-    zc__default(p, ZC_PF_ENQUEUE_US, p->copy_latency_us[ZC_HOST_PINNED], notes, notes_size);
-    double pinned_peak = zc__curve_peak_gbps(&p->copy[ZC_HOST_PINNED][ZC_DIR_H2D]);
+    zc__default(p, ZC_PF_ENQUEUE_US, p->copy_latency_us[ZC_BUFFER_PINNED], notes, notes_size);
+    double pinned_peak = zc__curve_peak_gbps(&p->copy[ZC_BUFFER_PINNED][ZC_DIR_H2D]);
     zc__default(p, ZC_PF_BOTH_DIRECTIONS_GBPS, 1.8 * pinned_peak, notes, notes_size);
     /* Mapped access patterns: the strided and random figures fall back to a fraction of the
      * coalesced one (one useful 4-byte word per 32-byte sector or worse). */

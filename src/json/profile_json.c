@@ -74,8 +74,10 @@ static cJSON *zc__profile_doc(const zc_profile *profile, int saved)
     cJSON *origin = cJSON_AddObjectToObject(doc, "origin");
     cJSON *assumed = saved ? cJSON_AddObjectToObject(doc, "assumed") : NULL;
     cJSON *copy = cJSON_AddObjectToObject(doc, "copy_gbps");
-    for (int k = 0; k < ZC_HOST_KIND_COUNT; k++) {
-        const char *key = zc_host_kind_key((zc_host_kind)k);
+    for (int k = ZC_BUFFER_KIND_FIRST; k < ZC_BUFFER_KIND_COUNT; k++) {
+        if (!(zc_buffer_kind_props((zc_buffer_kind)k) & ZC_KIND_COPY_SOURCE))
+            continue;
+        const char *key = zc_buffer_kind_key((zc_buffer_kind)k);
         cJSON *kind = NULL;
         for (int d = 0; d < 2; d++) {
             if (p.copy[k][d].count == 0 || !zc__keep(p.copy_origin[k][d], saved))
@@ -270,8 +272,10 @@ ZC_EXTERN zc_status zc_profile_from_json(const cJSON *doc, zc_profile *profile_p
     if (cJSON_IsString(s))
         snprintf(p.source, sizeof p.source, "%s", s->valuestring);
     const cJSON *copy = cJSON_GetObjectItemCaseSensitive(doc, "copy_gbps");
-    for (int k = 0; k < ZC_HOST_KIND_COUNT; k++) {
-        const char *key = zc_host_kind_key((zc_host_kind)k);
+    for (int k = ZC_BUFFER_KIND_FIRST; k < ZC_BUFFER_KIND_COUNT; k++) {
+        if (!(zc_buffer_kind_props((zc_buffer_kind)k) & ZC_KIND_COPY_SOURCE))
+            continue;
+        const char *key = zc_buffer_kind_key((zc_buffer_kind)k);
         const cJSON *kind = cJSON_GetObjectItemCaseSensitive(copy, key);
         for (int d = 0; kind != NULL && d < 2; d++) {
             const char *dir = zc_direction_key((zc_direction)d);
@@ -352,7 +356,7 @@ static zc_status zc__profile_from_document(const cJSON *doc, const char *source,
         *measured_p = p;
     zc_status status = zc_profile_fill_gaps(&p, notes, notes_size);
     /* A profile of zc stream runs alone serves stream advice, which needs nothing else. */
-    if (status != ZC_OK && p.stream_count > 0 && p.copy[ZC_HOST_PINNED][ZC_DIR_H2D].count == 0) {
+    if (status != ZC_OK && p.stream_count > 0 && p.copy[ZC_BUFFER_PINNED][ZC_DIR_H2D].count == 0) {
         zc_clear_error();
         status = ZC_OK;
     }

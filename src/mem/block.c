@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "device/cuda_check.h"
 #include "mem/caps.h"
+#include "mem/kinds.h"
 #include "mem/pages.h"
 
 zc_status zc__check_kind_flags(const char *fn, zc_buffer_kind kind, unsigned flags)
@@ -17,27 +18,14 @@ zc_status zc__check_kind_flags(const char *fn, zc_buffer_kind kind, unsigned fla
     if (flags & ~ZC_BUFFER_FLAG_ALL)
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "%s: unknown flag bits 0x%x", fn,
                        flags & ~ZC_BUFFER_FLAG_ALL);
-    unsigned allowed;
-    switch (kind) {
-    case ZC_BUFFER_PAGEABLE:
-    case ZC_BUFFER_DEVICE:
-        allowed = 0;
-        break;
-    case ZC_BUFFER_PINNED:
-    case ZC_BUFFER_MAPPED:
-    case ZC_BUFFER_WRITE_COMBINED:
-        allowed = ZC_BUFFER_FLAG_MAPPED | ZC_BUFFER_FLAG_PORTABLE | ZC_BUFFER_FLAG_WRITE_COMBINED |
-                  ZC_BUFFER_FLAG_FALLBACK_PAGEABLE | ZC_BUFFER_FLAG_HOST_ALLOC;
-        break;
-    case ZC_BUFFER_MANAGED:
-        allowed = ZC_BUFFER_FLAG_ATTACH_HOST;
-        break;
-    case ZC_BUFFER_REGISTERED:
-        return ZC_FAIL(ZC_ERR_INVALID_ARG,
-                       "%s: registered buffers are made by zc_buffer_register, not allocated", fn);
-    default:
+    const zc__kind_row *row = zc__kind_of(kind);
+    if (row == NULL)
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "%s: unknown buffer kind %d", fn, (int)kind);
-    }
+    if (row->props & ZC_KIND_BY_REGISTER)
+        return ZC_FAIL(ZC_ERR_INVALID_ARG,
+                       "%s: %s buffers are made by zc_buffer_register, not allocated", fn,
+                       row->name);
+    unsigned allowed = row->flags;
     if (flags & ~allowed)
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "%s: flags 0x%x do not apply to %s buffers", fn,
                        flags & ~allowed, zc_buffer_kind_name(kind));

@@ -59,8 +59,7 @@ ZC_EXTERN zc_status zc_buffer_register(void *ptr, size_t size, unsigned flags, i
     static const char fn[] = "zc_buffer_register";
     ZC_REQUIRE_ARG(ptr);
     ZC_REQUIRE_ARG(buf_p);
-    const unsigned allowed =
-        ZC_BUFFER_FLAG_MAPPED | ZC_BUFFER_FLAG_PORTABLE | ZC_BUFFER_FLAG_READ_ONLY;
+    const unsigned allowed = zc_buffer_kind_flags(ZC_BUFFER_REGISTERED);
     if (flags & ~ZC_BUFFER_FLAG_ALL)
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "%s: unknown flag bits 0x%x", fn,
                        flags & ~ZC_BUFFER_FLAG_ALL);
@@ -250,48 +249,6 @@ ZC_EXTERN zc_status zc_buffer_totals_get(zc_buffer_totals *totals_p)
     zc__registry_totals(totals_p);
     zc__registry_unlock();
     return ZC_OK;
-}
-
-/* The one table of the kinds' names: as people read them, and as keys (bench cases, profiles,
- * JSON fields), where a name's '-' is '_'. */
-static const struct {
-    const char *name, *key;
-} zc__kind_names[ZC_BUFFER_KIND_COUNT] = {
-    [ZC_BUFFER_UNKNOWN] = {"unknown", "unknown"},
-    [ZC_BUFFER_PAGEABLE] = {"pageable", "pageable"},
-    [ZC_BUFFER_PINNED] = {"pinned", "pinned"},
-    [ZC_BUFFER_MAPPED] = {"mapped", "mapped"},
-    [ZC_BUFFER_WRITE_COMBINED] = {"write-combined", "write_combined"},
-    [ZC_BUFFER_REGISTERED] = {"registered", "registered"},
-    [ZC_BUFFER_MANAGED] = {"managed", "managed"},
-    [ZC_BUFFER_DEVICE] = {"device", "device"},
-};
-
-ZC_EXTERN const char *zc_buffer_kind_name(zc_buffer_kind kind)
-{
-    if ((int)kind <= (int)ZC_BUFFER_UNKNOWN || (int)kind >= ZC_BUFFER_KIND_COUNT)
-        return zc__kind_names[ZC_BUFFER_UNKNOWN].name;
-    return zc__kind_names[kind].name;
-}
-
-ZC_EXTERN const char *zc_buffer_kind_key(zc_buffer_kind kind)
-{
-    if ((int)kind <= (int)ZC_BUFFER_UNKNOWN || (int)kind >= ZC_BUFFER_KIND_COUNT)
-        return NULL;
-    return zc__kind_names[kind].key;
-}
-
-ZC_EXTERN zc_status zc_buffer_kind_from_name(const char *name, zc_buffer_kind *kind_p)
-{
-    ZC_REQUIRE_ARG(name);
-    ZC_REQUIRE_ARG(kind_p);
-    for (int k = ZC_BUFFER_UNKNOWN + 1; k < ZC_BUFFER_KIND_COUNT; k++) {
-        if (strcmp(name, zc__kind_names[k].name) == 0 || strcmp(name, zc__kind_names[k].key) == 0) {
-            *kind_p = (zc_buffer_kind)k;
-            return ZC_OK;
-        }
-    }
-    return ZC_FAIL(ZC_ERR_NOT_FOUND, "zc_buffer_kind_from_name: no memory kind '%s'", name);
 }
 
 ZC_EXTERN const char *zc_buffer_method_name(zc_buffer_method method)

@@ -118,7 +118,7 @@ static cudaError_t zc__exact_cuda_free(void *ptr)
 
 /* Indexed by zc_buffer_kind: kind, call, free call, host, mapped, host_alloc and its flags,
  * alloc, release. */
-static const zc__mem_exact zc__exact_rows[ZC_BUFFER_KIND_COUNT] = {
+static const zc__mem_exact zc__exact_rows[] = {
     [ZC_BUFFER_PAGEABLE] = {ZC_BUFFER_PAGEABLE, "malloc", "free", 1, 0, 0, 0, zc__exact_pageable,
                             zc__exact_free},
     [ZC_BUFFER_PINNED] = {ZC_BUFFER_PINNED, "cudaHostAlloc(cudaHostAllocDefault)", "cudaFreeHost",
@@ -140,6 +140,10 @@ static const zc__mem_exact zc__exact_rows[ZC_BUFFER_KIND_COUNT] = {
     [ZC_BUFFER_DEVICE] = {ZC_BUFFER_DEVICE, "cudaMalloc", "cudaFree", 0, 0, 0, 0, zc__exact_device,
                           zc__exact_cuda_free},
 };
+
+/* A kind of zerocopy/buffer.h's list without its row here must not build (tests/mem plants one). */
+_Static_assert(sizeof zc__exact_rows / sizeof zc__exact_rows[0] == ZC_BUFFER_KIND_COUNT,
+               "every memory kind of buffer.h has its row of exact calls here");
 
 const zc__mem_exact *zc__mem_exact_of(zc_buffer_kind kind)
 {

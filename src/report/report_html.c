@@ -221,7 +221,7 @@ static void zc__comparison(zc__buf *page, const zc_report_input *in)
     }
     /* Without a bench comparison, the same rows from the profile. */
     const zc_profile *p = &in->measured;
-    const zc_curve *pin = p->copy[ZC_HOST_PINNED];
+    const zc_curve *pin = p->copy[ZC_BUFFER_PINNED];
     zc__buf_printf(page, "<tr><td>pinned memory (cudaHostAlloc)</td><td>yes</td>");
     zc__cell_rate(page, zc__peak(&pin[ZC_DIR_H2D]));
     zc__cell_rate(page, zc__peak(&pin[ZC_DIR_D2H]));
@@ -257,7 +257,7 @@ static void zc__copy_table(zc__buf *page, const zc_profile *p)
     zc__buf_printf(page, "<details><summary>Copy bandwidth, every measured point</summary>\n"
                          "<table>\n<tr><th>host memory</th><th>direction</th><th>size</th>"
                          "<th>bandwidth</th></tr>\n");
-    for (int k = 0; k < ZC_HOST_KIND_COUNT; k++) {
+    for (int k = ZC_BUFFER_KIND_FIRST; k < ZC_BUFFER_KIND_COUNT; k++) {
         for (int d = 0; d < 2; d++) {
             const zc_curve *c = &p->copy[k][d];
             for (size_t i = 0; i < c->count; i++) {
@@ -267,7 +267,7 @@ static void zc__copy_table(zc__buf *page, const zc_profile *p)
                 zc__buf_printf(page,
                                "<tr><td>%s</td><td>%s</td><td class=\"n\">%s</td><td "
                                "class=\"n\">%s</td></tr>\n",
-                               zc_host_kind_key((zc_host_kind)k),
+                               zc_buffer_kind_key((zc_buffer_kind)k),
                                d == ZC_DIR_H2D ? "host to device" : "device to host", size, rate);
             }
         }

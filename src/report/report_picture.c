@@ -49,7 +49,7 @@ static void zc__rate(double gbps, char *out, size_t size)
 }
 
 /* One copy path's label: peak each way and the time of the smallest copy measured. */
-static void zc__copy_label(const zc_profile *p, zc_host_kind k, char *out, size_t size)
+static void zc__copy_label(const zc_profile *p, zc_buffer_kind k, char *out, size_t size)
 {
     char h2d[32], d2h[32];
     zc__rate(zc__peak(&p->copy[k][ZC_DIR_H2D]), h2d, sizeof h2d);
@@ -68,9 +68,10 @@ static void zc__copy_label(const zc_profile *p, zc_host_kind k, char *out, size_
 char *zc__report_picture_dot(const zc_profile *p, const char *link_text)
 {
     zc__buf b = {0};
-    char l[4][160], r1[32], r2[32];
-    for (int k = 0; k < ZC_HOST_KIND_COUNT; k++)
-        zc__copy_label(p, (zc_host_kind)k, l[k], sizeof l[k]);
+    /* The copy paths' labels by kind; the picture draws the four copy kinds' nodes itself. */
+    char l[ZC_BUFFER_KIND_COUNT][160], r1[32], r2[32];
+    for (int k = ZC_BUFFER_KIND_FIRST; k < ZC_BUFFER_KIND_COUNT; k++)
+        zc__copy_label(p, (zc_buffer_kind)k, l[k], sizeof l[k]);
     zc__buf_printf(&b, "// The techniques of moving data between host and GPU, with this "
                        "machine's measured figures.\n"
                        "digraph zerocopy {\n"
@@ -123,10 +124,10 @@ char *zc__report_picture_dot(const zc_profile *p, const char *link_text)
     /* Copy paths. */
     const char *copy = "color=\"#1f77b4\", penwidth=2";
     zc__buf_printf(&b, "  pageable -> staging [%s, label=\"CPU copies first\"];\n", copy);
-    zc__buf_printf(&b, "  staging -> pcie [%s, label=\"%s\"];\n", copy, l[ZC_HOST_PAGEABLE]);
-    zc__buf_printf(&b, "  pinned -> pcie [%s, label=\"%s\"];\n", copy, l[ZC_HOST_PINNED]);
-    zc__buf_printf(&b, "  wc -> pcie [%s, label=\"%s\"];\n", copy, l[ZC_HOST_WRITE_COMBINED]);
-    zc__buf_printf(&b, "  registered -> pcie [%s, label=\"%s\"];\n", copy, l[ZC_HOST_REGISTERED]);
+    zc__buf_printf(&b, "  staging -> pcie [%s, label=\"%s\"];\n", copy, l[ZC_BUFFER_PAGEABLE]);
+    zc__buf_printf(&b, "  pinned -> pcie [%s, label=\"%s\"];\n", copy, l[ZC_BUFFER_PINNED]);
+    zc__buf_printf(&b, "  wc -> pcie [%s, label=\"%s\"];\n", copy, l[ZC_BUFFER_WRITE_COMBINED]);
+    zc__buf_printf(&b, "  registered -> pcie [%s, label=\"%s\"];\n", copy, l[ZC_BUFFER_REGISTERED]);
     zc__rate(p->managed_prefetch_gbps, r1, sizeof r1);
     zc__rate(p->managed_first_touch_gbps, r2, sizeof r2);
     if (p->managed_prefetch_gbps > 0.0)

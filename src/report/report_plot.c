@@ -75,11 +75,6 @@ void zc__report_plot_finish(zc__report_plot *plot, zc__buf *b)
     memset(b, 0, sizeof *b);
 }
 
-/* People's names of the host memory kinds. */
-static const char *const zc__kind_title[ZC_HOST_KIND_COUNT] = {
-    "pageable (malloc)", "pinned (cudaHostAlloc)", "write-combined",
-    "registered (cudaHostRegister)"};
-
 void zc__report_plot_copy(const zc_report_input *in, zc_direction dir, zc__report_plot *plot)
 {
     zc__buf b = {0};
@@ -90,11 +85,11 @@ void zc__report_plot_copy(const zc_report_input *in, zc_direction dir, zc__repor
                    "write-combined and registered memory go straight to the copy engines; "
                    "pageable memory is staged by the CPU first."
                  : "Device to host, the same kinds.");
-    for (int k = 0; k < ZC_HOST_KIND_COUNT; k++) {
+    for (int k = ZC_BUFFER_KIND_FIRST; k < ZC_BUFFER_KIND_COUNT; k++) {
         const zc_curve *c = &in->measured.copy[k][dir];
         if (c->count == 0)
             continue;
-        zc__buf_printf(&b, "$%s << EOD\n", zc_host_kind_key((zc_host_kind)k));
+        zc__buf_printf(&b, "$%s << EOD\n", zc_buffer_kind_key((zc_buffer_kind)k));
         for (size_t i = 0; i < c->count; i++)
             zc__buf_printf(&b, "%zu %.6g\n", c->bytes[i], c->gbps[i]);
         zc__buf_printf(&b, "EOD\n");
@@ -114,15 +109,20 @@ void zc__report_plot_copy(const zc_report_input *in, zc_direction dir, zc__repor
                    "set ylabel 'GB/s (1e9 bytes per second)'\nset yrange [0:*]\nplot ",
                    dir == ZC_DIR_H2D ? "host to device" : "device to host");
     int first = 1;
-    for (int k = 0; k < ZC_HOST_KIND_COUNT; k++) {
+    int line = 0; /* the copy kinds' order in the list picks each line's style */
+    for (int k = ZC_BUFFER_KIND_FIRST; k < ZC_BUFFER_KIND_COUNT; k++) {
+        if (!(zc_buffer_kind_props((zc_buffer_kind)k) & ZC_KIND_COPY_SOURCE))
+            continue;
+        int style = line++;
         if (in->measured.copy[k][dir].count == 0)
             continue;
         /* Pinned, write-combined and registered often coincide: dashes and point shapes keep
          * each line visible under the others. */
         zc__buf_printf(&b,
                        "%s$%s using 1:2 with linespoints lw 2 dt %d pt %d lc rgb '%s' title '%s'",
-                       first ? "" : ", ", zc_host_kind_key((zc_host_kind)k), k + 1, 7 + 2 * k,
-                       zc__report_colours[k], zc__kind_title[k]);
+                       first ? "" : ", ", zc_buffer_kind_key((zc_buffer_kind)k), style + 1,
+                       7 + 2 * style, zc__report_colours[(size_t)style % zc__report_colour_count],
+                       zc_buffer_kind_title((zc_buffer_kind)k));
         first = 0;
     }
     zc__buf_printf(&b, "\n");
