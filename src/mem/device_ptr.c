@@ -59,40 +59,36 @@ uint64_t zc__pointer_device_mask(const zc_pointer_info *info)
         count = ZC__MASK_DEVICES;
     uint64_t own = info->device >= 0 && info->device < count ? (uint64_t)1 << info->device : 0;
     uint64_t mask = 0;
-    switch (info->kind) {
-    case ZC_BUFFER_PINNED:
-    case ZC_BUFFER_MAPPED:
-    case ZC_BUFFER_WRITE_COMBINED:
-    case ZC_BUFFER_REGISTERED:
+    /* By the kind's properties (src/mem's table), not its name. */
+    unsigned props = zc_buffer_kind_props(info->kind);
+    if (props & ZC_KIND_PAGE_LOCKED) {
         /* The runtime alone cannot see the portable flag: memory zerocopy did not make counts
          * for its own GPU only, which is always true. */
         if (info->flags_known && (info->flags & ZC_BUFFER_FLAG_PORTABLE))
             return count >= ZC__MASK_DEVICES ? ~(uint64_t)0 : ((uint64_t)1 << count) - 1;
         return own;
-    case ZC_BUFFER_DEVICE:
+    }
+    if (props & ZC_KIND_ON_DEVICE) {
         mask = own;
         for (int d = 0; d < count; d++)
             if (d != info->device && info->device >= 0 && zc__peer_enabled(d, info->device))
                 mask |= (uint64_t)1 << d;
         return mask;
-    case ZC_BUFFER_MANAGED:
-    case ZC_BUFFER_PAGEABLE:
-        for (int d = 0; d < count; d++) {
-            zc__caps caps;
-            if (zc__caps_get("zc_pointer_query", d, &caps) != ZC_OK) {
-                zc_clear_error();
-                continue;
-            }
-            int usable =
-                info->kind == ZC_BUFFER_MANAGED ? caps.managed_memory : caps.pageable_memory_access;
-            if (usable)
-                mask |= (uint64_t)1 << d;
-        }
-        return mask;
-    case ZC_BUFFER_UNKNOWN:
-        break;
     }
-    return 0;
+    if (!(props & ZC_KIND_HOST)) /* unknown */
+        return 0;
+    /* Managed memory where the GPU has managed memory, pageable where it reaches it. */
+    for (int d = 0; d < count; d++) {
+        zc__caps caps;
+        if (zc__caps_get("zc_pointer_query", d, &caps) != ZC_OK) {
+            zc_clear_error();
+            continue;
+        }
+        int usable = (props & ZC_KIND_MIGRATES) ? caps.managed_memory : caps.pageable_memory_access;
+        if (usable)
+            mask |= (uint64_t)1 << d;
+    }
+    return mask;
 }
 
 /* What zc_buffer_device_ptr_for needs of a block, copied under the registry lock. */
@@ -151,17 +147,13 @@ ZC_EXTERN zc_status zc_buffer_device_ptr_for(const zc_buffer *buf, int device, v
     if (status != ZC_OK)
         return status;
     int count = 0;
-    status = zc__caps_device_count(fn, &count);
-    if (status != ZC_OK)
-        return status;
+    ZC_CHECK(zc__caps_device_count(fn, &count));
     if (device < 0 || device >= count)
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "%s: device %d is not one of this machine's %d GPU%s",
                        fn, device, count, count == 1 ? "" : "s");
-    switch (s.kind) {
-    case ZC_BUFFER_PINNED:
-    case ZC_BUFFER_MAPPED:
-    case ZC_BUFFER_WRITE_COMBINED:
-    case ZC_BUFFER_REGISTERED:
+    /* By the kind's properties (src/mem's table), not its name. */
+    unsigned props = zc_buffer_kind_props(s.kind);
+    if (props & ZC_KIND_PAGE_LOCKED) {
         if (s.dev == NULL)
             return ZC_FAIL(ZC_ERR_UNSUPPORTED,
                            "%s: the %s buffer at %p is not mapped for any GPU; allocate or "
@@ -172,7 +164,8 @@ ZC_EXTERN zc_status zc_buffer_device_ptr_for(const zc_buffer *buf, int device, v
             return ZC_OK;
         }
         return zc__host_ptr_on(fn, &s, device, ptr_p);
-    case ZC_BUFFER_DEVICE:
+    }
+    if (props & ZC_KIND_ON_DEVICE) {
         if (device != s.device && !zc__peer_enabled(device, s.device))
             return ZC_FAIL(ZC_ERR_UNSUPPORTED,
                            "%s: the device buffer at %p is GPU %d's memory and GPU %d has no peer "
@@ -180,14 +173,14 @@ ZC_EXTERN zc_status zc_buffer_device_ptr_for(const zc_buffer *buf, int device, v
                            fn, s.dev, s.device, device, s.device, device);
         *ptr_p = s.dev;
         return ZC_OK;
-    case ZC_BUFFER_MANAGED:
+    }
+    if (props & ZC_KIND_MIGRATES) {
         *ptr_p = s.dev;
         return ZC_OK;
-    case ZC_BUFFER_PAGEABLE: {
+    }
+    if (props & ZC_KIND_HOST) { /* pageable memory */
         zc__caps caps;
-        status = zc__caps_get(fn, device, &caps);
-        if (status != ZC_OK)
-            return status;
+        ZC_CHECK(zc__caps_get(fn, device, &caps));
         if (!caps.pageable_memory_access)
             return ZC_FAIL(ZC_ERR_UNSUPPORTED,
                            "%s: the pageable buffer at %p cannot be used by GPU %d "
@@ -195,9 +188,6 @@ ZC_EXTERN zc_status zc_buffer_device_ptr_for(const zc_buffer *buf, int device, v
                            fn, s.host, device);
         *ptr_p = s.host;
         return ZC_OK;
-    }
-    case ZC_BUFFER_UNKNOWN:
-        break;
     }
     return ZC_FAIL(ZC_ERR_WRONG_KIND, "%s: buffer of unknown kind", fn);
 }

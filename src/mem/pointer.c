@@ -25,26 +25,20 @@ static int zc__kernel_can_access(const zc_pointer_info *info)
         zc_clear_error();
         return 0;
     }
-    switch (info->kind) {
-    case ZC_BUFFER_DEVICE:
-        /* Another GPU's memory needs peer access, which this query does not look at. */
+    /* By the kind's properties (src/mem's table), not its name. */
+    unsigned props = zc_buffer_kind_props(info->kind);
+    if (props & ZC_KIND_ON_DEVICE) /* another GPU's memory needs peer access, not looked at */
         return info->device == current;
-    case ZC_BUFFER_MANAGED:
+    if (props & ZC_KIND_MIGRATES)
         return caps.managed_memory;
-    case ZC_BUFFER_PAGEABLE:
-        return caps.pageable_memory_access;
-    case ZC_BUFFER_PINNED:
-    case ZC_BUFFER_MAPPED:
-    case ZC_BUFFER_WRITE_COMBINED:
-    case ZC_BUFFER_REGISTERED:
+    if (props & ZC_KIND_PAGE_LOCKED)
         /* Mapped pinned memory is reachable at its device address; under unified addressing
          * that is every device's view of it, otherwise only the device that mapped it. */
         return info->device_ptr != NULL && caps.can_map_host_memory &&
                (caps.unified_addressing || info->device == current);
-    case ZC_BUFFER_UNKNOWN:
-        break;
-    }
-    return 0;
+    if (props & ZC_KIND_HOST) /* pageable memory */
+        return caps.pageable_memory_access;
+    return 0; /* unknown */
 }
 
 ZC_EXTERN zc_status zc_pointer_query(const void *ptr, zc_pointer_info *info_p)

@@ -46,8 +46,7 @@ void zc__registry_unlock(void)
 
 static int zc__is_pinned_kind(zc_buffer_kind kind)
 {
-    return kind == ZC_BUFFER_PINNED || kind == ZC_BUFFER_MAPPED ||
-           kind == ZC_BUFFER_WRITE_COMBINED || kind == ZC_BUFFER_REGISTERED;
+    return (zc_buffer_kind_props(kind) & ZC_KIND_PAGE_LOCKED) != 0;
 }
 
 /* Index of the first block starting at or after addr. */
