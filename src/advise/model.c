@@ -254,9 +254,7 @@ ZC_EXTERN zc_status zc_advise_predict(const zc_profile *profile, const zc_worklo
 {
     ZC_REQUIRE_ARG(profile);
     ZC_REQUIRE_ARG(prediction_p);
-    zc_status status = zc_workload_check(workload);
-    if (status != ZC_OK)
-        return status;
+    ZC_CHECK(zc_workload_check(workload));
     if ((int)technique < 0 || technique >= ZC_TECH_COUNT)
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_advise_predict: unknown technique %d",
                        (int)technique);
@@ -457,9 +455,7 @@ ZC_EXTERN zc_status zc_advise_rank(const zc_profile *profile, const zc_workload 
     zc_recommendation a;
     memset(&a, 0, sizeof a);
     for (int i = 0; i < ZC_TECH_COUNT; i++) {
-        zc_status status = zc_advise_predict(profile, workload, (zc_technique)i, &a.ranked[i]);
-        if (status != ZC_OK)
-            return status;
+        ZC_CHECK(zc_advise_predict(profile, workload, (zc_technique)i, &a.ranked[i]));
     }
     a.count = ZC_TECH_COUNT;
     qsort(a.ranked, a.count, sizeof a.ranked[0], zc__compare_predictions);

@@ -51,9 +51,7 @@ static zc_status zc__copy_sample_gated(zc_bench_ctx *ctx, void *varg, size_t slo
     (void)slot;
     zc__copy_arg *a = varg;
     int nstreams = a->dir == ZC__DIR_BIDIR ? 2 : 1;
-    zc_status st = zc__gate_begin(ctx, nstreams, NULL);
-    if (st != ZC_OK)
-        return st;
+    ZC_CHECK(zc__gate_begin(ctx, nstreams, NULL));
     for (size_t c = 0; c < a->copies; c++) {
         if (a->dir != ZC__DIR_D2H)
             ZC_CUDA_RETURN(cudaMemcpyAsync(a->d_dst, a->h_src, a->bytes, cudaMemcpyHostToDevice,
@@ -118,9 +116,7 @@ zc_status zc__verify_host_dst(zc_bench_ctx *ctx, const char *key, const char *wh
 {
     if (kind == ZC_BUFFER_WRITE_COMBINED) {
         void *dev = NULL;
-        zc_status st = zc__mem_exact_device_ptr(kind, p, &dev);
-        if (st != ZC_OK)
-            return st;
+        ZC_CHECK(zc__mem_exact_device_ptr(kind, p, &dev));
         return zc__verify_device(ctx, key, what, dev, bytes, seed);
     }
     size_t bad = 0;
@@ -181,14 +177,12 @@ zc_status zc__run_copy(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_r
         a.copies = copies > cap ? cap : copies;
         double *seconds = NULL;
         size_t count = 0, warmups = 0;
-        st = zc__measure(ctx, gated ? zc__copy_sample_gated : zc__copy_sample_host, &a, 0, &seconds,
-                         &count, &warmups);
-        if (st != ZC_OK)
-            return st;
+        ZC_CHECK(zc__measure(ctx, gated ? zc__copy_sample_gated : zc__copy_sample_host, &a, 0,
+                             &seconds, &count, &warmups));
         if (zc__bench_corrupt(ctx, key)) {
-            st = dir != ZC__DIR_D2H ? zc__corrupt_device(a.d_dst, b) : zc__corrupt_host(a.h_dst, b);
-            if (st != ZC_OK)
-                goto out;
+            ZC_CHECK_GOTO(dir != ZC__DIR_D2H ? zc__corrupt_device(a.d_dst, b)
+                                             : zc__corrupt_host(a.h_dst, b),
+                          st, out);
         }
         if (dir != ZC__DIR_D2H &&
             (st = zc__verify_device(ctx, key, "device destination", a.d_dst, b, seed_h)) != ZC_OK)

@@ -140,8 +140,8 @@ zc_status zc__run_managed(zc_bench_ctx *ctx, const zc__bench_case *self, zc_benc
         }
         double *seconds = NULL;
         size_t count = 0, warmups = 0;
-        if ((st = zc__measure(ctx, zc__managed_sample, &a, 0, &seconds, &count, &warmups)) != ZC_OK)
-            goto out;
+        ZC_CHECK_GOTO(zc__measure(ctx, zc__managed_sample, &a, 0, &seconds, &count, &warmups), st,
+                      out);
         uint32_t sum = zc__pattern_sum(b, seed, 1);
         if (a.what == ZC__MANAGED_PREFETCH) {
             /* The prefetch moved the data; one kernel then reads it to prove it arrived whole. */

@@ -105,8 +105,7 @@ static zc_status zc__mset_sample(zc_bench_ctx *ctx, void *varg, size_t slot, dou
     for (size_t r = 0; r < s->reps; r++) {
         for (size_t i = 0; i < s->n; i++) {
             ZC_CUDA_GOTO(cudaSetDevice(s->devs[s->jobs[i].at].device), st, out);
-            if ((st = zc__mjob_enqueue(s, &s->jobs[i], slot)) != ZC_OK)
-                goto out;
+            ZC_CHECK_GOTO(zc__mjob_enqueue(s, &s->jobs[i], slot), st, out);
         }
     }
     for (size_t i = 0; i < s->n; i++) {
@@ -127,7 +126,7 @@ out:
     if (st == ZC_OK)
         st = ZC_CUDA(cudaSetDevice(s->home));
     else
-        (void)cudaSetDevice(s->home);
+        ZC_CUDA_IGNORE(cudaSetDevice(s->home));
     return st;
 }
 
@@ -262,9 +261,7 @@ static zc_status zc__mpeer_enable(zc__mdev *devs, int a, int b)
 static zc_status zc__mfill(zc__mdev *d, void *p, size_t bytes, uint32_t seed)
 {
     ZC_CUDA_RETURN(cudaSetDevice(d->device));
-    zc_status st = zc__k_fill(p, bytes, seed, d->sm_count, d->stream);
-    if (st != ZC_OK)
-        return st;
+    ZC_CHECK(zc__k_fill(p, bytes, seed, d->sm_count, d->stream));
     ZC_CUDA_RETURN(cudaStreamSynchronize(d->stream));
     return ZC_OK;
 }
@@ -390,9 +387,7 @@ static zc_status zc__mrun_set(zc__mrun *m, zc__mset *s, const char *variant, dou
     ZC_CUDA_RETURN(cudaSetDevice(s->home));
     double *seconds = NULL;
     size_t count = 0, warmups = 0;
-    st = zc__measure(ctx, zc__mset_sample, s, 0, &seconds, &count, &warmups);
-    if (st != ZC_OK)
-        return st;
+    ZC_CHECK(zc__measure(ctx, zc__mset_sample, s, 0, &seconds, &count, &warmups));
     if (zc__bench_corrupt(ctx, m->key)) {
         const zc__mjob *j = &s->jobs[0];
         int owner, host;
@@ -437,11 +432,10 @@ static zc_status zc__mrun_set(zc__mrun *m, zc__mset *s, const char *variant, dou
     if (st != ZC_OK)
         goto out;
     double moved = (double)s->bytes * (double)s->reps;
-    st = zc__add_seconds(m->res, variant, s->bytes, NULL, 0, ZC_BENCH_BANDWIDTH,
-                         moved * (double)s->n, (double)s->reps * (double)s->n, seconds, count,
-                         warmups);
-    if (st != ZC_OK)
-        goto out;
+    ZC_CHECK_GOTO(zc__add_seconds(m->res, variant, s->bytes, NULL, 0, ZC_BENCH_BANDWIDTH,
+                                  moved * (double)s->n, (double)s->reps * (double)s->n, seconds,
+                                  count, warmups),
+                  st, out);
     /* With several jobs at once, each GPU's own figure over its own events: its share. */
     for (size_t i = 0; s->n > 1 && i < s->n; i++) {
         const zc__mjob *j = &s->jobs[i];
@@ -451,10 +445,10 @@ static zc_status zc__mrun_set(zc__mrun *m, zc__mset *s, const char *variant, dou
                            m->devs[j->peer].device);
         else
             zc__snprintf_c(each, sizeof each, "GPU %d, at once", m->devs[j->at].device);
-        st = zc__add_seconds(m->res, each, s->bytes, NULL, 0, ZC_BENCH_BANDWIDTH, moved,
-                             (double)s->reps, m->devs[j->at].spans + warmups, count, warmups);
-        if (st != ZC_OK)
-            goto out;
+        ZC_CHECK_GOTO(zc__add_seconds(m->res, each, s->bytes, NULL, 0, ZC_BENCH_BANDWIDTH, moved,
+                                      (double)s->reps, m->devs[j->at].spans + warmups, count,
+                                      warmups),
+                      st, out);
     }
     *median_p = zc__median_gbps(seconds, count, moved * (double)s->n);
     if (rates_p != NULL)
@@ -462,7 +456,7 @@ static zc_status zc__mrun_set(zc__mrun *m, zc__mset *s, const char *variant, dou
             rates_p[i] = zc__median_gbps(m->devs[s->jobs[i].at].spans + warmups, count, moved);
 out:
     free(seconds);
-    (void)cudaSetDevice(s->home);
+    ZC_CUDA_IGNORE(cudaSetDevice(s->home));
     return st;
 }
 
@@ -622,10 +616,9 @@ zc_status zc__run_multi(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_
         st = ZC_FAIL(ZC_ERR_NO_MEMORY, "%s: %zu bytes of scratch", m.key, maxb);
         goto out;
     }
-    st = zc__mdevs_create(ctx, maxb, kind == ZC__MJ_H2D || kind == ZC__MJ_D2H, kind == ZC__MJ_READ,
-                          devs);
-    if (st != ZC_OK)
-        goto out;
+    ZC_CHECK_GOTO(zc__mdevs_create(ctx, maxb, kind == ZC__MJ_H2D || kind == ZC__MJ_D2H,
+                                   kind == ZC__MJ_READ, devs),
+                  st, out);
     if (kind != ZC__MJ_H2D && kind != ZC__MJ_D2H) {
         /* Peer copies go over the direct path where there is one (else through the host, which
          * the variant says); kernels need it. */
@@ -654,12 +647,10 @@ zc_status zc__run_multi(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_
                      (st = zc__mfill(&devs[d], devs[d].buf[0], b, m.seeds[d])) != ZC_OK)
                 goto out;
         }
-        if (kind == ZC__MJ_H2D || kind == ZC__MJ_D2H)
-            st = zc__mrun_host(&m, b, kind == ZC__MJ_D2H);
-        else
-            st = zc__mrun_peer(&m, b, kind, zc__bench_seed(ctx));
-        if (st != ZC_OK)
-            goto out;
+        ZC_CHECK_GOTO(kind == ZC__MJ_H2D || kind == ZC__MJ_D2H
+                          ? zc__mrun_host(&m, b, kind == ZC__MJ_D2H)
+                          : zc__mrun_peer(&m, b, kind, zc__bench_seed(ctx)),
+                      st, out);
     }
 out:
     zc__mdevs_destroy(ctx, devs);

@@ -86,19 +86,12 @@ static zc_status zc__sm_sample(zc_bench_ctx *ctx, void *varg, size_t slot, doubl
 {
     zc__sm_arg *a = varg;
     uint32_t *s = ctx->d_slots + slot;
-    zc_status st = zc__gate_begin(ctx, 1, a->write ? NULL : s);
-    if (st != ZC_OK)
-        return st;
-    for (size_t l = 0; l < a->launches; l++) {
-        if (a->write)
-            st = zc__k_write(a->p, a->bytes, a->access, a->stride, a->seed, a->shape,
-                             ctx->info.sm_count, ctx->streams[0]);
-        else
-            st = zc__k_read(a->p, a->bytes, a->access, a->stride, a->passes, a->shape,
-                            ctx->info.sm_count, s, ctx->streams[0]);
-        if (st != ZC_OK)
-            return st;
-    }
+    ZC_CHECK(zc__gate_begin(ctx, 1, a->write ? NULL : s));
+    for (size_t l = 0; l < a->launches; l++)
+        ZC_CHECK(a->write ? zc__k_write(a->p, a->bytes, a->access, a->stride, a->seed, a->shape,
+                                        ctx->info.sm_count, ctx->streams[0])
+                          : zc__k_read(a->p, a->bytes, a->access, a->stride, a->passes, a->shape,
+                                       ctx->info.sm_count, s, ctx->streams[0]));
     return zc__gate_finish(ctx, 1, seconds_p);
 }
 
@@ -167,9 +160,8 @@ static zc_status zc__sm_point(zc_bench_ctx *ctx, const char *key, zc_bench_resul
             zc__pattern_fill(host, a.bytes, a.seed);
         }
         if (zc__bench_corrupt(ctx, key)) {
-            st = device_memory ? zc__corrupt_device(dev, a.bytes) : zc__corrupt_host(host, a.bytes);
-            if (st != ZC_OK)
-                return st;
+            ZC_CHECK(device_memory ? zc__corrupt_device(dev, a.bytes)
+                                   : zc__corrupt_host(host, a.bytes));
         }
     }
     double *seconds = NULL;
@@ -250,10 +242,8 @@ zc_status zc__run_sm(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_res
             zc__bench_tick(ctx, i, ZC__COUNT(zc__strides));
             char variant[32];
             zc__snprintf_c(variant, sizeof variant, "stride %zu B", zc__strides[i]);
-            st = zc__sm_point(ctx, self->info.key, res, host, dev, sizes[0], access, zc__strides[i],
-                              write, shape, variant, device_memory);
-            if (st != ZC_OK)
-                return st;
+            ZC_CHECK(zc__sm_point(ctx, self->info.key, res, host, dev, sizes[0], access,
+                                  zc__strides[i], write, shape, variant, device_memory));
         }
         return ZC_OK;
     }
@@ -261,10 +251,8 @@ zc_status zc__run_sm(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_res
         zc__bench_tick(ctx, i, nsizes);
         if (sizes[i] < 4096)
             continue; /* below a page the figure is launch latency, measured elsewhere */
-        st = zc__sm_point(ctx, self->info.key, res, host, dev, sizes[i], access, 0, write, shape,
-                          "", device_memory);
-        if (st != ZC_OK)
-            return st;
+        ZC_CHECK(zc__sm_point(ctx, self->info.key, res, host, dev, sizes[i], access, 0, write,
+                              shape, "", device_memory));
     }
     if (res->point_count == 0)
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "%s: no size of at least 4 KiB to measure",
@@ -289,10 +277,8 @@ zc_status zc__run_tune(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_r
         zc__bench_tick(ctx, i, zc__shape_count);
         if (!write && zc__shapes[i].streaming)
             continue; /* evict-first applies to stores */
-        st = zc__sm_point(ctx, self->info.key, res, host, dev, bytes, ZC__ACCESS_16B, 0, write,
-                          &zc__shapes[i], zc__shapes[i].name, 0);
-        if (st != ZC_OK)
-            return st;
+        ZC_CHECK(zc__sm_point(ctx, self->info.key, res, host, dev, bytes, ZC__ACCESS_16B, 0, write,
+                              &zc__shapes[i], zc__shapes[i].name, 0));
         double median = res->points[res->point_count - 1].stats.median;
         if (median > best) {
             best = median;

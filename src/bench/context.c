@@ -44,9 +44,7 @@ ZC_EXTERN zc_status zc_bench_ctx_create(const zc_bench_config *config, zc_bench_
     if (config->corrupt_key && strlen(config->corrupt_key) >= ZC_BENCH_KEY_MAX * 4)
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_bench_ctx_create: corrupt_key too long");
     zc_bench_method method;
-    zc_status st = zc_bench_method_get(config->mode, &method);
-    if (st != ZC_OK)
-        return st;
+    ZC_CHECK(zc_bench_method_get(config->mode, &method));
     if (config->cov_target > 0.0)
         method.cov_target = config->cov_target;
     if (config->gate_timeout_s > 0.0)
@@ -70,9 +68,8 @@ ZC_EXTERN zc_status zc_bench_ctx_create(const zc_bench_config *config, zc_bench_
     for (size_t i = 0; i < ctx->device_count; i++)
         ctx->devices[i] = config->device_count ? config->devices[i] : config->device;
 
-    st = zc_device_info_get(config->device, &ctx->info);
-    if (st != ZC_OK)
-        goto fail;
+    zc_status st = ZC_OK;
+    ZC_CHECK_GOTO(zc_device_info_get(config->device, &ctx->info), st, fail);
     ZC_CUDA_GOTO(cudaSetDevice(config->device), st, fail);
     for (int i = 0; i < ZC__BENCH_STREAMS; i++) {
         ZC_CUDA_GOTO(cudaStreamCreateWithFlags(&ctx->streams[i], cudaStreamNonBlocking), st, fail);
@@ -220,9 +217,7 @@ zc_status zc__bench_host(zc_bench_ctx *ctx, zc_buffer_kind kind, int slot, size_
     }
     zc__buffer_free(kind, b);
     void *p = NULL;
-    zc_status st = zc__mem_exact_alloc(kind, bytes, &p);
-    if (st != ZC_OK)
-        return st;
+    ZC_CHECK(zc__mem_exact_alloc(kind, bytes, &p));
     if (kind == ZC_BUFFER_PAGEABLE || kind == ZC_BUFFER_REGISTERED)
         memset(p, 0xA5, bytes); /* touch every page, as a program that uses its buffer would */
     b->ptr = p;

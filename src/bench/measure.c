@@ -34,10 +34,8 @@ zc_status zc__gate_begin(zc_bench_ctx *ctx, int nstreams, uint32_t *slot_ptr)
     ctx->gate_open = 1;
     uint64_t timeout_ns = (uint64_t)(ctx->method.gate_timeout_s * 1e9);
     for (int i = 0; i < nstreams; i++) {
-        zc_status st = zc__k_gate(&ctx->d_shared->gate_release, ctx->gate_seq,
-                                  &ctx->d_shared->gate_status, timeout_ns, ctx->streams[i]);
-        if (st != ZC_OK)
-            return st;
+        ZC_CHECK(zc__k_gate(&ctx->d_shared->gate_release, ctx->gate_seq,
+                            &ctx->d_shared->gate_status, timeout_ns, ctx->streams[i]));
         ZC_CUDA_RETURN(cudaEventRecord(ctx->start[i], ctx->streams[i]));
     }
     return ZC_OK;
@@ -87,7 +85,7 @@ void zc__gate_abandon(zc_bench_ctx *ctx)
         ctx->gate_open = 0;
     }
     /* Errors here are the ones already reported by the failing case. */
-    (void)cudaDeviceSynchronize();
+    ZC_CUDA_IGNORE(cudaDeviceSynchronize());
     (void)cudaGetLastError();
 }
 
@@ -103,23 +101,17 @@ zc_status zc__measure(zc_bench_ctx *ctx, zc__sample_fn fn, void *arg, size_t fix
     size_t slot = 0;
     double scratch = 0.0;
     for (size_t w = 0; w < warmups; w++) {
-        st = fn(ctx, arg, slot++, &scratch);
-        if (st != ZC_OK)
-            goto fail;
+        ZC_CHECK_GOTO(fn(ctx, arg, slot++, &scratch), st, fail);
     }
     uint64_t begin = zc_clock_ns();
     size_t n = 0;
     while (n < cap) {
-        st = fn(ctx, arg, slot++, &seconds[n]);
-        if (st != ZC_OK)
-            goto fail;
+        ZC_CHECK_GOTO(fn(ctx, arg, slot++, &seconds[n]), st, fail);
         n++;
         if (fixed || n < ctx->method.min_samples)
             continue;
         zc_stats stats;
-        st = zc_stats_compute(seconds, n, &stats);
-        if (st != ZC_OK)
-            goto fail;
+        ZC_CHECK_GOTO(zc_stats_compute(seconds, n, &stats), st, fail);
         if (stats.cov <= ctx->method.cov_target)
             break;
         if ((double)(zc_clock_ns() - begin) / 1e9 > ctx->method.point_cap_s)
@@ -184,9 +176,7 @@ ZC_EXTERN zc_status zc_bench_result_add(zc_bench_result *result, const char *var
     if (!zc__size_mul(count, sizeof(double), &sample_bytes))
         return ZC_FAIL(ZC_ERR_OVERFLOW, "zc_bench_result_add: %zu samples", count);
     zc_stats stats;
-    zc_status st = zc_stats_compute(samples, count, &stats);
-    if (st != ZC_OK)
-        return st;
+    ZC_CHECK(zc_stats_compute(samples, count, &stats));
     double *copy = malloc(sample_bytes);
     if (copy == NULL)
         return ZC_FAIL(ZC_ERR_NO_MEMORY, "zc_bench_result_add: %zu samples", count);
@@ -245,9 +235,7 @@ zc_status zc__verify_device(zc_bench_ctx *ctx, const char *key, const char *what
     ZC_CUDA_RETURN(cudaDeviceSynchronize());
     ZC_CUDA_RETURN(cudaMemsetAsync(ctx->d_report, 0, sizeof(unsigned long long), s));
     ZC_CUDA_RETURN(cudaMemsetAsync(ctx->d_report + 1, 0xFF, sizeof(unsigned long long), s));
-    zc_status st = zc__k_check(dev_ptr, bytes, seed, 0, ctx->d_report, ctx->info.sm_count, s);
-    if (st != ZC_OK)
-        return st;
+    ZC_CHECK(zc__k_check(dev_ptr, bytes, seed, 0, ctx->d_report, ctx->info.sm_count, s));
     unsigned long long report[2];
     ZC_CUDA_RETURN(
         cudaMemcpyAsync(report, ctx->d_report, sizeof report, cudaMemcpyDeviceToHost, s));

@@ -36,22 +36,18 @@ ZC_EXTERN zc_status zc_bench_run(zc_bench_ctx *ctx, size_t index, zc_bench_resul
                        zc__bench_case_total);
     const zc__bench_case *c = &zc__bench_cases[index];
     zc_bench_result res;
-    zc_status st = zc_bench_result_init(&res, c->info.key);
-    if (st != ZC_OK)
-        return st;
+    ZC_CHECK(zc_bench_result_init(&res, c->info.key));
     ctx->current_key = c->info.key;
     zc__bench_tick(ctx, 0, 1);
     uint64_t t0 = zc_clock_ns();
     int can = 1;
-    st = zc_bench_can_run(ctx, index, res.reason, sizeof res.reason, &can);
-    if (st != ZC_OK)
-        return st;
+    ZC_CHECK(zc_bench_can_run(ctx, index, res.reason, sizeof res.reason, &can));
     if (!can) {
         res.outcome = ZC_BENCH_SKIPPED;
         res.status = ZC_ERR_UNSUPPORTED;
     } else {
         zc_clear_error();
-        st = c->run(ctx, c, &res);
+        zc_status st = c->run(ctx, c, &res);
         if (st != ZC_OK) {
             /* A case that failed half way may have left a gate closed or work queued. */
             char detail[ZC_BENCH_REASON_MAX];

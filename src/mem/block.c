@@ -62,9 +62,7 @@ static zc_status zc__make_pageable(const char *fn, zc__block *b, const zc__caps 
 {
     zc_status status;
     if (b->capacity >= ZC_PIN_REGISTER_THRESHOLD) {
-        status = zc__pages_map(fn, b->capacity, 1, &b->map_base);
-        if (status != ZC_OK)
-            return status;
+        ZC_CHECK(zc__pages_map(fn, b->capacity, 1, &b->map_base));
         b->map_len = b->capacity;
         b->method = ZC_METHOD_MMAP;
     } else {
@@ -106,9 +104,7 @@ static zc_status zc__make_pinned(const char *fn, zc__block *b, const zc__caps *c
                        b->capacity >= ZC_PIN_REGISTER_THRESHOLD && caps->host_register_supported;
     zc_status status;
     if (use_register) {
-        status = zc__pages_map(fn, b->capacity, 1, &b->map_base);
-        if (status != ZC_OK)
-            return status;
+        ZC_CHECK(zc__pages_map(fn, b->capacity, 1, &b->map_base));
         b->map_len = b->capacity;
         zc__pages_touch(b->map_base, b->map_len, 0);
         unsigned rflags = cudaHostRegisterDefault;
@@ -146,9 +142,9 @@ static zc_status zc__make_pinned(const char *fn, zc__block *b, const zc__caps *c
     status = zc__host_device_pointer(b->host, mapped, &b->dev);
     if (status != ZC_OK) {
         if (b->method == ZC_METHOD_HOST_ALLOC) {
-            zc__cuda_ignore(cudaFreeHost(b->map_base));
+            ZC_CUDA_IGNORE(cudaFreeHost(b->map_base));
         } else {
-            zc__cuda_ignore(cudaHostUnregister(b->map_base));
+            ZC_CUDA_IGNORE(cudaHostUnregister(b->map_base));
             (void)zc__pages_unmap(b->map_base, b->map_len);
         }
         b->host = b->map_base = NULL;
@@ -161,9 +157,7 @@ static zc_status zc__make_pinned(const char *fn, zc__block *b, const zc__caps *c
 static zc_status zc__make_on_device(const char *fn, zc__block *b)
 {
     zc__caps caps;
-    zc_status status = zc__caps_get(fn, b->device, &caps);
-    if (status != ZC_OK)
-        return status;
+    ZC_CHECK(zc__caps_get(fn, b->device, &caps));
     if ((b->flags & ZC_BUFFER_FLAG_MAPPED) && !caps.can_map_host_memory)
         return ZC_FAIL(ZC_ERR_UNSUPPORTED,
                        "%s: device %d cannot map host memory (canMapHostMemory is 0)", fn,
@@ -171,9 +165,8 @@ static zc_status zc__make_on_device(const char *fn, zc__block *b)
     if (b->kind == ZC_BUFFER_MANAGED && !caps.managed_memory)
         return ZC_FAIL(ZC_ERR_UNSUPPORTED, "%s: device %d has no managed memory", fn, b->device);
     int previous = 0;
-    status = zc__device_enter(b->device, &previous);
-    if (status != ZC_OK)
-        return status;
+    ZC_CHECK(zc__device_enter(b->device, &previous));
+    zc_status status = ZC_OK;
     switch (b->kind) {
     case ZC_BUFFER_MANAGED: {
         unsigned attach =
@@ -205,9 +198,7 @@ zc_status zc__block_make(const char *fn, size_t size, zc_buffer_kind kind, unsig
                          int device, zc__block **block_p)
 {
     size_t capacity = 0;
-    zc_status status = zc__page_round(fn, size, &capacity);
-    if (status != ZC_OK)
-        return status;
+    ZC_CHECK(zc__page_round(fn, size, &capacity));
     /* The kinds of pinned memory are one kind with flags; name the result by its flags. */
     zc_buffer_kind effective = kind;
     if (kind == ZC_BUFFER_PINNED || kind == ZC_BUFFER_MAPPED || kind == ZC_BUFFER_WRITE_COMBINED) {
@@ -225,6 +216,7 @@ zc_status zc__block_make(const char *fn, size_t size, zc_buffer_kind kind, unsig
     b->requested_kind = kind;
     zc__caps caps;
     memset(&caps, 0, sizeof caps);
+    zc_status status = ZC_OK;
     if (kind == ZC_BUFFER_PAGEABLE) {
         if (device >= 0)
             status = zc__caps_get(fn, device, &caps);
@@ -286,14 +278,14 @@ zc_status zc__block_register(const char *fn, void *ptr, size_t size, unsigned fl
         b->method = ZC_METHOD_USER_REGISTER;
         status = zc__host_device_pointer(ptr, (flags & ZC_BUFFER_FLAG_MAPPED) != 0, &b->dev);
         if (status != ZC_OK) {
-            zc__cuda_ignore(cudaHostUnregister(ptr));
+            ZC_CUDA_IGNORE(cudaHostUnregister(ptr));
             b->method = ZC_METHOD_NONE;
         }
     }
     status = zc__device_leave(previous, status);
     if (status != ZC_OK) {
         if (b->method == ZC_METHOD_USER_REGISTER)
-            zc__cuda_ignore(cudaHostUnregister(ptr));
+            ZC_CUDA_IGNORE(cudaHostUnregister(ptr));
         free(b);
         return status;
     }

@@ -34,22 +34,16 @@ ZC_EXTERN zc_status zc_buffer_alloc(size_t size, zc_buffer_kind kind, unsigned f
 {
     static const char fn[] = "zc_buffer_alloc";
     ZC_REQUIRE_ARG(buf_p);
-    zc_status status = zc__check_kind_flags(fn, kind, flags);
-    if (status != ZC_OK)
-        return status;
+    ZC_CHECK(zc__check_kind_flags(fn, kind, flags));
     if (size == 0)
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "%s: size is 0", fn);
     size_t rounded = 0;
-    status = zc__page_round(fn, size, &rounded);
-    if (status != ZC_OK)
-        return status;
+    ZC_CHECK(zc__page_round(fn, size, &rounded));
     if (device < -1 || (device == -1 && kind != ZC_BUFFER_PAGEABLE))
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "%s: device %d is not a device number%s", fn, device,
                        device == -1 ? " (only pageable buffers may have none)" : "");
     zc__block *block = NULL;
-    status = zc__block_make(fn, size, kind, flags, device, &block);
-    if (status != ZC_OK)
-        return status;
+    ZC_CHECK(zc__block_make(fn, size, kind, flags, device, &block));
     return zc__publish(fn, block, size, buf_p);
 }
 
@@ -87,9 +81,7 @@ ZC_EXTERN zc_status zc_buffer_register(void *ptr, size_t size, unsigned flags, i
                        size, zc_buffer_kind_name(other_kind), (void *)other_start, other_size);
 
     zc__caps caps;
-    zc_status status = zc__caps_get(fn, device, &caps);
-    if (status != ZC_OK)
-        return status;
+    ZC_CHECK(zc__caps_get(fn, device, &caps));
     if (!caps.host_register_supported)
         return ZC_FAIL(ZC_ERR_UNSUPPORTED, "%s: device %d does not support cudaHostRegister", fn,
                        device);
@@ -116,9 +108,7 @@ ZC_EXTERN zc_status zc_buffer_register(void *ptr, size_t size, unsigned flags, i
     }
 
     zc__block *block = NULL;
-    status = zc__block_register(fn, ptr, size, flags, device, &block);
-    if (status != ZC_OK)
-        return status;
+    ZC_CHECK(zc__block_register(fn, ptr, size, flags, device, &block));
     return zc__publish(fn, block, size, buf_p);
 }
 

@@ -77,14 +77,13 @@ static zc_status zc__caps_read(int device, zc__caps *caps_p)
 zc_status zc__caps_get(const char *fn, int device, zc__caps *caps_p)
 {
     int count = 0;
-    zc_status status = zc__caps_device_count(fn, &count);
-    if (status != ZC_OK)
-        return status;
+    ZC_CHECK(zc__caps_device_count(fn, &count));
     if (device < 0 || device >= count)
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "%s: device %d does not exist (%d found)", fn, device,
                        count);
     if (device >= ZC__MAX_DEVICES)
         return zc__caps_read(device, caps_p);
+    zc_status status = ZC_OK;
     pthread_mutex_lock(&zc__caps_lock);
     if (!zc__known[device]) {
         status = zc__caps_read(device, &zc__cache[device]);
@@ -111,7 +110,7 @@ zc_status zc__device_leave(int previous, zc_status status)
 {
     /* After a failure, keep its detail: restoring is then best effort and silent. */
     if (status != ZC_OK) {
-        zc__cuda_ignore(cudaSetDevice(previous));
+        ZC_CUDA_IGNORE(cudaSetDevice(previous));
         return status;
     }
     int current = previous;

@@ -39,7 +39,7 @@ static int zc__peer_enabled(int from, int to)
         (void)cudaGetLastError();
         enabled = 1;
     } else if (probe == cudaSuccess) {
-        zc__cuda_ignore(cudaDeviceDisablePeerAccess(to));
+        ZC_CUDA_IGNORE(cudaDeviceDisablePeerAccess(to));
     } else {
         (void)cudaGetLastError();
     }
@@ -110,20 +110,14 @@ static zc_status zc__host_ptr_on(const char *fn, const zc__ptr_snapshot *s, int 
                        "allocate or register it with ZC_BUFFER_FLAG_PORTABLE",
                        fn, zc_buffer_kind_name(s->kind), s->host, s->device, device);
     zc__caps caps;
-    zc_status status = zc__caps_get(fn, device, &caps);
-    if (status != ZC_OK)
-        return status;
+    ZC_CHECK(zc__caps_get(fn, device, &caps));
     if (!caps.can_map_host_memory)
         return ZC_FAIL(ZC_ERR_UNSUPPORTED, "%s: GPU %d cannot map host memory", fn, device);
     int previous = 0;
-    status = zc__device_enter(device, &previous);
-    if (status != ZC_OK)
-        return status;
+    ZC_CHECK(zc__device_enter(device, &previous));
     void *dev = NULL;
-    status = ZC_CUDA(cudaHostGetDevicePointer(&dev, s->host, 0));
-    status = zc__device_leave(previous, status);
-    if (status != ZC_OK)
-        return status;
+    zc_status status = ZC_CUDA(cudaHostGetDevicePointer(&dev, s->host, 0));
+    ZC_CHECK(zc__device_leave(previous, status));
     *ptr_p = dev;
     return ZC_OK;
 }

@@ -70,7 +70,7 @@ zc_status zc__mem_exact_register(void *ptr, size_t bytes, int mapped)
 void zc__mem_exact_unregister(void *ptr)
 {
     if (ptr != NULL)
-        zc__cuda_ignore(cudaHostUnregister(ptr));
+        ZC_CUDA_IGNORE(cudaHostUnregister(ptr));
 }
 
 static zc_status zc__exact_registered(size_t bytes, void **ptr_p)

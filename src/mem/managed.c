@@ -49,9 +49,7 @@ static zc_status zc__location(const char *fn, int device, struct cudaMemLocation
         loc.id = 0;
     } else {
         zc__caps caps;
-        zc_status status = zc__caps_get(fn, device, &caps);
-        if (status != ZC_OK)
-            return status;
+        ZC_CHECK(zc__caps_get(fn, device, &caps));
         loc.type = cudaMemLocationTypeDevice;
         loc.id = device;
     }
@@ -65,17 +63,11 @@ ZC_EXTERN zc_status zc_buffer_prefetch(const zc_buffer *buf, size_t offset, size
     static const char fn[] = "zc_buffer_prefetch";
     void *start = NULL;
     int owner = 0;
-    zc_status status = zc__managed_range(fn, buf, offset, length, &start, &length, &owner);
-    if (status != ZC_OK)
-        return status;
+    ZC_CHECK(zc__managed_range(fn, buf, offset, length, &start, &length, &owner));
     struct cudaMemLocation loc;
-    status = zc__location(fn, device, &loc);
-    if (status != ZC_OK)
-        return status;
+    ZC_CHECK(zc__location(fn, device, &loc));
     zc__caps caps;
-    status = zc__caps_get(fn, device == ZC_DEVICE_HOST ? owner : device, &caps);
-    if (status != ZC_OK)
-        return status;
+    ZC_CHECK(zc__caps_get(fn, device == ZC_DEVICE_HOST ? owner : device, &caps));
     if (!caps.concurrent_managed_access)
         return ZC_FAIL(ZC_ERR_UNSUPPORTED,
                        "%s: prefetching needs concurrentManagedAccess, which device %d lacks", fn,
@@ -117,13 +109,9 @@ ZC_EXTERN zc_status zc_buffer_advise(const zc_buffer *buf, size_t offset, size_t
     }
     void *start = NULL;
     int owner = 0;
-    zc_status status = zc__managed_range(fn, buf, offset, length, &start, &length, &owner);
-    if (status != ZC_OK)
-        return status;
+    ZC_CHECK(zc__managed_range(fn, buf, offset, length, &start, &length, &owner));
     struct cudaMemLocation loc;
-    status = zc__location(fn, device, &loc);
-    if (status != ZC_OK)
-        return status;
+    ZC_CHECK(zc__location(fn, device, &loc));
 #if CUDART_VERSION >= 13000
     return ZC_CUDA(cudaMemAdvise(start, length, what, loc));
 #else

@@ -76,9 +76,7 @@ ZC_EXTERN zc_status zc_pointer_query(const void *ptr, zc_pointer_info *info_p)
     }
     if (!info.from_zerocopy) {
         struct cudaPointerAttributes attr;
-        zc_status status = ZC_CUDA(cudaPointerGetAttributes(&attr, ptr));
-        if (status != ZC_OK)
-            return status;
+        ZC_CHECK(ZC_CUDA(cudaPointerGetAttributes(&attr, ptr)));
         switch (attr.type) {
         case cudaMemoryTypeUnregistered:
             info.kind = ZC_BUFFER_PAGEABLE;

@@ -35,7 +35,7 @@ static int zc__event_done(void *ctx, void *event)
 static void zc__event_destroy(void *ctx, void *event)
 {
     (void)ctx;
-    zc__cuda_ignore(cudaEventDestroy((cudaEvent_t)event));
+    ZC_CUDA_IGNORE(cudaEventDestroy((cudaEvent_t)event));
 }
 
 /* Release a block the pool holds: wait for its last use, forget it, free its memory. */
@@ -43,8 +43,8 @@ static void zc__release(void *ctx, void *block, void *event)
 {
     (void)ctx;
     if (event != NULL) {
-        zc__cuda_ignore(cudaEventSynchronize((cudaEvent_t)event));
-        zc__cuda_ignore(cudaEventDestroy((cudaEvent_t)event));
+        ZC_CUDA_IGNORE(cudaEventSynchronize((cudaEvent_t)event));
+        ZC_CUDA_IGNORE(cudaEventDestroy((cudaEvent_t)event));
     }
     zc__registry_lock();
     zc__registry_remove(block);
@@ -82,16 +82,12 @@ ZC_EXTERN zc_status zc_pool_create(zc_buffer_kind kind, unsigned flags, int devi
         return ZC_FAIL(ZC_ERR_INVALID_ARG,
                        "%s: pools hold pageable, pinned, mapped or write-combined buffers, not %s",
                        fn, zc_buffer_kind_name(kind));
-    zc_status status = zc__check_kind_flags(fn, kind, flags);
-    if (status != ZC_OK)
-        return status;
+    ZC_CHECK(zc__check_kind_flags(fn, kind, flags));
     if (device < -1 || (device == -1 && kind != ZC_BUFFER_PAGEABLE))
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "%s: device %d is not a device number", fn, device);
     if (device >= 0 && !(flags & ZC_BUFFER_FLAG_FALLBACK_PAGEABLE)) {
         zc__caps caps;
-        status = zc__caps_get(fn, device, &caps);
-        if (status != ZC_OK)
-            return status;
+        ZC_CHECK(zc__caps_get(fn, device, &caps));
     }
     zc_pool *pool = calloc(1, sizeof *pool);
     if (pool == NULL)
@@ -138,9 +134,7 @@ ZC_EXTERN zc_status zc_pool_alloc(zc_pool *pool, size_t size, zc_buffer **buf_p)
     if (size == 0)
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "%s: size is 0", fn);
     size_t rounded = 0;
-    zc_status status = zc__page_round(fn, size, &rounded);
-    if (status != ZC_OK)
-        return status;
+    ZC_CHECK(zc__page_round(fn, size, &rounded));
 
     pthread_mutex_lock(&pool->lock);
     void *cached = NULL;
@@ -148,7 +142,7 @@ ZC_EXTERN zc_status zc_pool_alloc(zc_pool *pool, size_t size, zc_buffer **buf_p)
     if (zc__pool_core_take(&pool->core, size, &cached, &capacity)) {
         zc__block *b = cached;
         zc__registry_lock();
-        status = zc__handle_attach(fn, b, size, buf_p);
+        zc_status status = zc__handle_attach(fn, b, size, buf_p);
         zc__registry_unlock();
         if (status == ZC_OK)
             zc__lent_link(pool, b);
@@ -161,14 +155,12 @@ ZC_EXTERN zc_status zc_pool_alloc(zc_pool *pool, size_t size, zc_buffer **buf_p)
 
     /* A miss: make the block without holding the pool, as pinning can take milliseconds. */
     zc__block *b = NULL;
-    status = zc__block_make(fn, size, pool->kind, pool->flags, pool->device, &b);
-    if (status != ZC_OK)
-        return status;
+    ZC_CHECK(zc__block_make(fn, size, pool->kind, pool->flags, pool->device, &b));
     b->pool = pool;
     b->notes |= ZC_BUFFER_NOTE_POOLED;
     pthread_mutex_lock(&pool->lock);
     zc__registry_lock();
-    status = zc__registry_insert(fn, b);
+    zc_status status = zc__registry_insert(fn, b);
     if (status == ZC_OK) {
         status = zc__handle_attach(fn, b, size, buf_p);
         if (status != ZC_OK)
@@ -204,15 +196,13 @@ zc_status zc__pool_return(zc_pool *pool, zc_buffer *buf, struct CUstream_st *str
         int previous = 0;
         int entered = pool->device >= 0;
         if (entered) {
-            status = zc__device_enter(pool->device, &previous);
-            if (status != ZC_OK)
-                return status;
+            ZC_CHECK(zc__device_enter(pool->device, &previous));
         }
         status = ZC_CUDA(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
         if (status == ZC_OK) {
             status = ZC_CUDA(cudaEventRecord(event, (cudaStream_t)stream));
             if (status != ZC_OK) {
-                zc__cuda_ignore(cudaEventDestroy(event));
+                ZC_CUDA_IGNORE(cudaEventDestroy(event));
                 event = NULL;
             }
         }
@@ -220,7 +210,7 @@ zc_status zc__pool_return(zc_pool *pool, zc_buffer *buf, struct CUstream_st *str
             status = zc__device_leave(previous, status);
         if (status != ZC_OK) {
             if (event != NULL)
-                zc__cuda_ignore(cudaEventDestroy(event));
+                ZC_CUDA_IGNORE(cudaEventDestroy(event));
             return status;
         }
     }
@@ -241,7 +231,7 @@ zc_status zc__pool_return(zc_pool *pool, zc_buffer *buf, struct CUstream_st *str
     }
     pthread_mutex_unlock(&pool->lock);
     if (status != ZC_OK && event != NULL)
-        zc__cuda_ignore(cudaEventDestroy(event));
+        ZC_CUDA_IGNORE(cudaEventDestroy(event));
     return status;
 }
 
