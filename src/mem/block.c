@@ -60,7 +60,6 @@ static zc__block *zc__block_new(zc_buffer_kind kind, unsigned flags, int device,
  * device's when b->device >= 0. */
 static zc_status zc__make_pageable(const char *fn, zc__block *b, const zc__caps *caps)
 {
-    zc_status status;
     if (b->capacity >= ZC_PIN_REGISTER_THRESHOLD) {
         ZC_CHECK(zc__pages_map(fn, b->capacity, 1, &b->map_base));
         b->map_len = b->capacity;
