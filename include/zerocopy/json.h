@@ -18,6 +18,7 @@
 #include "zerocopy/ring_budget.h"
 #include "zerocopy/stats.h"
 #include "zerocopy/status.h"
+#include "zerocopy/stream.h"
 #include "zerocopy/trace.h"
 
 /* profile/2: every figure's origin under "origin", the assumed ones apart under "assumed",
@@ -29,6 +30,8 @@
 #define ZC_BENCH_SCHEMA         "zerocopy.bench/1"
 #define ZC_INFO_SCHEMA          "zerocopy.info/1"
 #define ZC_TRACE_SCHEMA         "zerocopy.trace/1"
+#define ZC_STREAM_SCHEMA        "zerocopy.stream/1"
+#define ZC_STREAM_MULTI_SCHEMA  "zerocopy.stream-multi/1"
 
 /* Everything one bench run produced, as its document needs it. */
 typedef struct zc_bench_document {
@@ -57,6 +60,75 @@ typedef struct zc_trace_document {
     const zc_trace_log *log;
     const zc_trace_report *report;
 } zc_trace_document;
+
+/* The thread that pushed and pulled a stream's frames, and what could disturb its timing (read
+ * after the runs): "host" of zerocopy.stream/1. */
+typedef struct zc_stream_doc_host {
+    int cpu;             /* the core it was pinned to, -1 when not pinned */
+    const char *pinning; /* how the core was chosen, in a few words */
+    int cpus_online;
+    double cpu_mhz;       /* the core's frequency, 0 when unknown */
+    const char *governor; /* the cpufreq governor, "" when none */
+    double loadavg_1min;
+    int procs_running; /* runnable processes */
+} zc_stream_doc_host;
+
+/* The settings every run of a stream command shared: "config" of zerocopy.stream/1 (the multi
+ * document reads frame_samples, channels, ntaps, in_flight, reuse and verify). */
+typedef struct zc_stream_doc_config {
+    size_t frame_samples; /* per channel */
+    size_t channels;      /* 1 real, 2 I/Q */
+    size_t ntaps;
+    const char *taps_file; /* the taps' file, or NULL when they were designed (cutoff_hz) */
+    double cutoff_hz;
+    double sample_rate;
+    uint32_t in_flight;
+    uint64_t warmup;    /* frames not measured */
+    uint64_t frames;    /* per run; 0: duration_s when above 0, else the whole input ("all") */
+    double duration_s;  /* per run, when frames is 0 */
+    double paced_rate;  /* samples per second offered, 0 when as fast as possible (null) */
+    const char *source; /* "synth", a path or "-" */
+    const char *format; /* the input's sample format: "f32", "s16", "cu8", ... */
+    const char *output_format;  /* the filtered samples' */
+    zc_ring_full_policy policy; /* the one the runs used (paced runs drop unless told to wait) */
+    zc_stream_nonfinite nonfinite;
+    int reuse; /* frames republished from the transport buffers */
+    zc_stream_verify verify;
+} zc_stream_doc_config;
+
+/* One run of a mode: a RUN of zerocopy.stream/1, named by zc_stream_run_name. */
+typedef struct zc_stream_doc_run {
+    zc_stream_mode mode;
+    zc_ring_protocol protocol; /* a mode on a ring's; ignored by the others */
+    zc_status status;          /* ZC_ERR_UNSUPPORTED: skipped, the GPU cannot run the mode */
+    const char *error;         /* why, when status is not ZC_OK */
+    const zc_stream_stats *stats;
+    uint64_t samples_written; /* to the command's output */
+    uint64_t clipped_values;  /* clipped by an integer output format */
+    int budget_asked;         /* a "budget" object, when frames were measured */
+    zc_status budget_status;  /* ZC_OK: budget holds it; otherwise budget_error says why none */
+    const zc_ring_budget *budget;
+    const char *budget_error;
+} zc_stream_doc_run;
+
+/* Every run of one zc stream command, as its document needs it. */
+typedef struct zc_stream_document {
+    const char *command;          /* the command line, "zc stream ..." */
+    const zc_device_info *device; /* the GPU, or NULL when only the cpu mode ran ("device" null) */
+    zc_stream_doc_host host;
+    zc_stream_doc_config config;
+    const zc_stream_doc_run *runs;
+    size_t run_count;
+} zc_stream_document;
+
+/* One mode over several lanes (GPUs, or host lanes of the cpu mode): the lanes are those of
+ * run.stats, lane_names one per lane (the GPU's name, or "host"; may be NULL: ""). */
+typedef struct zc_stream_multi_document {
+    zc_stream_doc_config config;
+    int host_cpu; /* the core the host thread was pinned to, -1 when not pinned */
+    zc_stream_doc_run run;
+    const char *const *lane_names;
+} zc_stream_multi_document;
 
 /* The capability flags of a GPU in the order zc info prints them, named as CUDA names them. */
 typedef struct zc_capability_field {
@@ -195,6 +267,16 @@ ZC_EXTERN zc_status zc_program_run_to_json(const char *schema, char *const *argv
  * when something was recorded the processes, paths, memsets, kernels, host and unified memory
  * and the findings in the report's order; otherwise why_not_traced and no findings. */
 ZC_EXTERN zc_status zc_trace_to_json(const zc_trace_document *trace, cJSON **doc_p);
+
+/* Stream runs. */
+
+/* The "zerocopy.stream/1" document of a zc stream command (docs/json.md): the command, the GPU,
+ * the host, the settings, every run in order and the comparison of the best zerocopy run with
+ * classic-pinned. ZC_ERR_INVALID_ARG when a run has no statistics. */
+ZC_EXTERN zc_status zc_stream_to_json(const zc_stream_document *stream, cJSON **doc_p);
+
+/* The "zerocopy.stream-multi/1" document of one mode over several lanes (docs/json.md). */
+ZC_EXTERN zc_status zc_stream_multi_to_json(const zc_stream_multi_document *multi, cJSON **doc_p);
 
 /* The capability flags, in order, and the value of one of them for a GPU. */
 ZC_EXTERN const zc_capability_field *zc_capability_fields(size_t *count_p);

@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* zc stream --budget: the time budget of a zerocopy run, as a table and as JSON. */
+/* zc stream --budget: the time budget of a zerocopy run, and its table. */
 #include "stream_budget.h"
 
 #include <string.h>
-
-#include "zerocopy/json.h"
 
 uint64_t zc_cli_stream_budget_frames(const zc_cli_stream_opts *o)
 {
@@ -59,17 +57,4 @@ void zc_cli_stream_budget_print(FILE *f, const zc_cli_stream_result *r)
             "  to-gpu and to-host each within +-%.2f us of the truth, their sum exact; clocks: "
             "drift %.2f ppm, SM clock %.0f MHz, timer tick %.0f ns, fit residual %.0f ns\n",
             within / 1e3, b->drift_ppm, b->gpu_clock_mhz, alone->tick_ns, b->fit_residual_ns);
-}
-
-cJSON *zc_cli_stream_budget_json(const zc_cli_stream_result *r)
-{
-    if (r->budget_status != ZC_OK) {
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "status", zc_status_name(r->budget_status));
-        cJSON_AddStringToObject(o, "error", r->budget_error);
-        return o;
-    }
-    cJSON *o = NULL;
-    (void)zc_ring_budget_to_json(&r->budget, &o); /* NULL when out of memory: no object added */
-    return o;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* zc stream --budget: how many frames a run keeps, taking the budget, its table and JSON. */
+/* zc stream --budget: how many frames a run keeps, taking the budget, and its table (the JSON's
+ * "budget" is the library's, zc_stream_to_json). */
 #ifndef ZC_STREAM_BUDGET_H
 #define ZC_STREAM_BUDGET_H
 
@@ -19,8 +20,5 @@ void zc_cli_stream_budget_take(zc_stream *s, zc_cli_stream_result *r);
 
 /* The budget's table (zerocopy runs with measured frames; nothing otherwise). */
 void zc_cli_stream_budget_print(FILE *f, const zc_cli_stream_result *r);
-
-/* The run's "budget" object: the steps and the clocks, or its status and error. */
-cJSON *zc_cli_stream_budget_json(const zc_cli_stream_result *r);
 
 #endif

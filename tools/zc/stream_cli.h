@@ -10,10 +10,12 @@
 #include <cjson/cJSON.h>
 
 #include "stream_format.h"
+#include "zerocopy/json.h"
 #include "zerocopy/zerocopy.h"
 
-#define ZC_CLI_STREAM_SCHEMA       "zerocopy.stream/1"
-#define ZC_CLI_STREAM_MULTI_SCHEMA "zerocopy.stream-multi/1"
+/* The documents' schemas, as the library writes them (zc_stream_to_json). */
+#define ZC_CLI_STREAM_SCHEMA       ZC_STREAM_SCHEMA
+#define ZC_CLI_STREAM_MULTI_SCHEMA ZC_STREAM_MULTI_SCHEMA
 /* Every mode once, those on a ring (zerocopy, hybrid) once per protocol. */
 #define ZC_CLI_STREAM_MAX_RUNS     (ZC_STREAM_MODE_COUNT + 2)
 
@@ -161,8 +163,9 @@ void zc_cli_stream_run(const zc_cli_stream_opts *o, zc_stream_mode mode, zc_ring
 void zc_cli_stream_run_name(zc_stream_mode mode, zc_ring_protocol protocol, char *name,
                             size_t size);
 
-/* The JSON documents of a finished command: every mode on one GPU (or the host), and one mode
- * over several lanes. dev NULL: no GPU (cpu mode). */
+/* The JSON documents of a finished command, built by the library from these records: every mode
+ * on one GPU (or the host), and one mode over several lanes. dev NULL: no GPU (cpu mode). NULL
+ * when the document could not be built. */
 cJSON *zc_cli_stream_json(const zc_cli_stream_opts *o, int argc, char **argv,
                           const zc_device_info *dev, const zc_cli_stream_host *host,
                           const zc_cli_stream_result *runs, int count);
