@@ -441,7 +441,9 @@ typedef struct zc_stream_advice {
     char explanation[512];
 } zc_stream_advice;
 
-/* "zerocopy-ll", "zerocopy-flag", "mapped-launch", ... (the names zc stream's runs have). */
+/* "zerocopy-ll", "zerocopy-flag", "mapped-launch", ... (the names zc stream's runs have):
+ * zc_stream_run_name (zerocopy/filter.h) for advice's int mode and protocol, any protocol but
+ * LL read as FLAG. */
 ZC_EXTERN zc_status zc_stream_option_name(int mode, int protocol, char *out, size_t size);
 
 /*

@@ -34,15 +34,12 @@ static size_t zc__rows(int *modes, int *protocols, size_t cap)
 ZC_EXTERN zc_status zc_stream_option_name(int mode, int protocol, char *out, size_t size)
 {
     ZC_REQUIRE_ARG(out);
-    const char *name =
-        mode >= 0 && mode < ZC_STREAM_MODE_COUNT ? zc_stream_mode_name((zc_stream_mode)mode) : NULL;
-    if (name == NULL)
+    if (mode < 0 || mode >= ZC_STREAM_MODE_COUNT)
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_stream_option_name: unknown mode %d", mode);
-    if (zc_stream_mode_on_ring((zc_stream_mode)mode))
-        zc__snprintf_c(out, size, "%s-%s", name, protocol == ZC_RING_PROTO_LL ? "ll" : "flag");
-    else
-        zc__snprintf_c(out, size, "%s", name);
-    return ZC_OK;
+    /* The library's run names (zc_stream_run_name); any protocol but LL reads as FLAG here. */
+    return zc_stream_run_name((zc_stream_mode)mode,
+                              protocol == ZC_RING_PROTO_LL ? ZC_RING_PROTO_LL : ZC_RING_PROTO_FLAG,
+                              out, size);
 }
 
 /* The runs of one row, sorted by size, one per size: for latency the one with the fewest
