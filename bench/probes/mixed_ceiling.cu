@@ -27,8 +27,8 @@
     do {                                                                                           \
         cudaError_t e_ = (call);                                                                   \
         if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "mixed_ceiling: %s failed: %s (%s:%d)\n", #call,                       \
-                    cudaGetErrorName(e_), __FILE__, __LINE__);                                     \
+            fprintf(stderr, "mixed_ceiling: %s failed: %s (%s:%d)\n", #call, cudaGetErrorName(e_), \
+                    __FILE__, __LINE__);                                                           \
             exit(2);                                                                               \
         }                                                                                          \
     } while (0)
