@@ -584,6 +584,112 @@ ZC_EXTERN zc_status zc_validation_markdown(const zc_profile *profile, const char
                                            const zc_validation_result *results, size_t count,
                                            const zc_validation_summary *summary, FILE *out);
 
+/* ---- Advice for a traced program: its copies grouped into workloads, each one priced ---- */
+
+/* One class of copies a trace measured, as its document names it (docs/json.md,
+ * zerocopy.trace/1 "copy_classes", or a whole "paths" entry when the document has no classes). */
+typedef struct zc_traced_copies {
+    char direction[8]; /* "h2d", "d2h", "d2d", "p2p", "h2h", "h2a", ... */
+    char src_kind[24]; /* "pageable", "pinned", "device", "managed", "array", "unknown", ... */
+    char dst_kind[24];
+    uint64_t count;       /* copies */
+    uint64_t async_count; /* of them, issued by asynchronous calls */
+    uint64_t bytes;       /* all of them together */
+    uint64_t bytes_min;   /* the smallest and largest copy; both 0 when the document gives only */
+    uint64_t bytes_max;   /* totals (then the mean size, bytes / count, stands for each) */
+    double time_s;        /* the sum of their durations on the GPU */
+} zc_traced_copies;
+
+/* What zc_advise_traced reads of a traced program. */
+typedef struct zc_traced_program {
+    const zc_traced_copies *copies;
+    size_t copy_count;
+    double span_s;           /* first GPU activity to last end; 0 when unknown */
+    int sized;               /* 1: copies are size classes; 0: per-path totals */
+    uint64_t managed_bytes;  /* bytes migrated on demand (unified-memory counters) */
+    uint64_t managed_faults; /* fault records */
+    uint64_t mapped_bytes;   /* host memory pinned with the mapped flag by the program */
+    int mapped_reads;        /* 1: kernels were seen reading mapped host memory */
+    int pinning_in_loop;     /* 1: the trace found pinned memory allocated in a loop */
+    uint64_t pinning_calls;  /* the calls that finding rests on */
+    double pinning_time_s;   /* the time they took */
+    double pinning_saving_s; /* what its fix saves at most; negative when not known */
+} zc_traced_program;
+
+/* Most groups and unpriced lines one advice holds; what does not fit is folded into the last
+ * line ("more ..."), never dropped. */
+#define ZC_TRACE_GROUP_MAX    64
+#define ZC_TRACE_UNPRICED_MAX 32
+
+/* The `zc run --fix` list that cures a group, at most this long ("pageable,register"). */
+#define ZC_TRACE_CURE_MAX 32
+
+/*
+ * One workload a traced program forms: copies of one direction (h2d or d2h) from one host
+ * memory kind whose sizes fall in one power-of-two class [2^k, 2^(k+1)), priced for every
+ * technique as zc_advise_predict prices workload.
+ */
+typedef struct zc_trace_group {
+    zc_workload workload;     /* bytes: the group's mean copy size; transfers: its count;
+                                 one GPU access per byte, coalesced, back to back */
+    zc_buffer_kind host_kind; /* ZC_BUFFER_PAGEABLE or ZC_BUFFER_PINNED (the trace calls
+                                 registered and write-combined memory pinned too) */
+    uint64_t size_class;      /* 2^k: every copy of the group is 2^k to 2^(k+1) - 1 bytes */
+    uint64_t bytes_min, bytes_max;
+    uint64_t count, bytes, async_count;
+    double rate_hz;     /* count over the program's GPU span; 0 when the span is unknown */
+    int reuse;          /* 1 the same host buffer is copied again, 0 not, -1 the trace does
+                           not say (it records no host addresses of copies) */
+    double measured_us; /* the sum of the copies' GPU durations, as traced */
+    zc_technique current;
+    zc_prediction predicted[ZC_TECH_COUNT]; /* by technique */
+    double now_us;                          /* predicted[current].total_us */
+    double copies_us;  /* the current technique's copies alone (per-copy cost and time on the
+                          link, times count): what the trace measured */
+    zc_technique best; /* the usable technique of the lowest total */
+    double best_us;
+    double saving_us;             /* now_us - best_us, at least 0 */
+    char cure[ZC_TRACE_CURE_MAX]; /* `zc run --fix` list that applies; "" when none */
+} zc_trace_group;
+
+/* A part of the program the advice could not price: what it is, how much, and why. */
+typedef struct zc_trace_unpriced {
+    char what[64];
+    uint64_t count;
+    uint64_t bytes;
+    double time_s; /* as traced; 0 when the trace does not time it */
+    char why[192];
+} zc_trace_unpriced;
+
+/* The advice for a traced program: its groups (by direction, host kind, size), the totals and
+ * what was left unpriced. */
+typedef struct zc_trace_advice {
+    zc_trace_group groups[ZC_TRACE_GROUP_MAX];
+    size_t group_count;
+    zc_trace_unpriced unpriced[ZC_TRACE_UNPRICED_MAX];
+    size_t unpriced_count;
+    double span_s;
+    int sized;          /* 0: the document gave per-path totals, each priced at its mean size */
+    double measured_us; /* over the groups */
+    double now_us;
+    double best_us;
+    double saving_us;
+    char pinning_cure[ZC_TRACE_CURE_MAX]; /* "pinning" when pinned memory is allocated in a
+                                             loop, else "" */
+    double pinning_saving_s;              /* what that cure saves at most; negative: not known */
+} zc_trace_advice;
+
+/*
+ * Group a traced program's copies into workloads and price each for every technique on a
+ * completed profile: the group's current technique, its predicted time now, every
+ * alternative's, the best and the saving, the `zc run` cure; the totals; and each part it
+ * could not price with the reason (other directions, kinds without a curve, managed and mapped
+ * memory used in place, groups beyond ZC_TRACE_GROUP_MAX). ZC_ERR_INVALID_ARG for NULL, a
+ * class whose figures disagree (bytes below count * bytes_min, ...) or a span not finite.
+ */
+ZC_EXTERN zc_status zc_advise_traced(const zc_profile *profile, const zc_traced_program *program,
+                                     zc_trace_advice *advice_p);
+
 ZC_END_DECLS
 
 #endif

@@ -27,6 +27,7 @@
 #define ZC_ADVISE_SCHEMA        "zerocopy.advise/1"
 #define ZC_VALIDATION_SCHEMA    "zerocopy.advise-validation/2"
 #define ZC_STREAM_ADVICE_SCHEMA "zerocopy.stream-advice/1"
+#define ZC_ADVISE_TRACE_SCHEMA  "zerocopy.advise-trace/1"
 #define ZC_BENCH_SCHEMA         "zerocopy.bench/1"
 #define ZC_INFO_SCHEMA          "zerocopy.info/1"
 #define ZC_TRACE_SCHEMA         "zerocopy.trace/1"
@@ -288,6 +289,27 @@ ZC_EXTERN zc_status zc_device_info_to_json(const zc_device_info *info, cJSON **d
 ZC_EXTERN zc_status zc_peer_link_to_json(const zc_peer_link *peer, cJSON **doc_p);
 ZC_EXTERN zc_status zc_info_to_json(const zc_device_info *infos, int count,
                                     const zc_peer_link *peers, int peer_count, cJSON **doc_p);
+
+/* ---- zc advise --trace: a traced program's workloads priced ---- */
+
+/*
+ * The advice for the program a "zerocopy.trace/1" document traced (zc_advise_traced on its
+ * "copy_classes", or on its "paths" when it has none, each priced at its mean size; its
+ * managed and mapped memory and its pinning finding). ZC_ERR_PARSE when doc is not a trace
+ * document or a field is malformed (the detail names it); ZC_ERR_INVALID_ARG when the trace
+ * recorded nothing (traced false: the detail gives why_not_traced).
+ */
+ZC_EXTERN zc_status zc_advise_trace(const zc_profile *profile, const cJSON *doc,
+                                    zc_trace_advice *advice_p);
+
+/* The same from the document's text (size bytes): ZC_ERR_PARSE when it is empty or not JSON. */
+ZC_EXTERN zc_status zc_advise_trace_text(const zc_profile *profile, const char *text, size_t size,
+                                         zc_trace_advice *advice_p);
+
+/* The "zerocopy.advise-trace/1" document of an advice; notes (the profile's assumptions) may be
+ * NULL. */
+ZC_EXTERN zc_status zc_trace_advice_to_json(const zc_profile *profile, const char *notes,
+                                            const zc_trace_advice *advice, cJSON **doc_p);
 
 ZC_END_DECLS
 

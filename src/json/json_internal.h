@@ -5,6 +5,11 @@
 
 #if defined(ZC_PART) && !defined(ZC_SEES_json)
 #error "src/json/ included from below json: DESIGN.md's layers (src/CMakeLists.txt)"
+/* zc trace's copies in power-of-two size classes as doc's "copy_classes" (trace_classes_json.c);
+ * 0 when out of memory. */
+struct zc_trace_log;
+int zc__trace_copy_classes_json(cJSON *doc, const struct zc_trace_log *log);
+
 #endif
 
 #include <stddef.h>
@@ -40,5 +45,10 @@ struct zc_device_info;
 struct zc_peer_link;
 cJSON *zc__info_doc(const struct zc_device_info *infos, int count, const struct zc_peer_link *peers,
                     int peer_count);
+
+/* zc trace's copies in power-of-two size classes as doc's "copy_classes" (trace_classes_json.c);
+ * 0 when out of memory. */
+struct zc_trace_log;
+int zc__trace_copy_classes_json(cJSON *doc, const struct zc_trace_log *log);
 
 #endif

@@ -94,6 +94,7 @@ static void zc__report_json(cJSON *doc, double ceiling_gbps, const zc_trace_log 
     cJSON *paths = cJSON_AddArrayToObject(doc, "paths");
     for (size_t i = 0; paths && i < r->path_count; i++)
         cJSON_AddItemToArray(paths, zc__path_json(ceiling_gbps, &r->paths[i], 0));
+    (void)zc__trace_copy_classes_json(doc, log); /* out of memory: the field is left out */
     cJSON *memsets = cJSON_AddArrayToObject(doc, "memsets");
     for (size_t i = 0; memsets && i < r->memset_count; i++)
         cJSON_AddItemToArray(memsets, zc__path_json(ceiling_gbps, &r->memsets[i], 1));
