@@ -302,7 +302,12 @@ ZC_EXTERN zc_status zc_info_to_json(const zc_device_info *infos, int count,
 ZC_EXTERN zc_status zc_advise_trace(const zc_profile *profile, const cJSON *doc,
                                     zc_trace_advice *advice_p);
 
-/* The same from the document's text (size bytes): ZC_ERR_PARSE when it is empty or not JSON. */
+/* Check that doc is a trace document zc_advise_trace can read, without a profile (a tool reads
+ * its input before it measures one): the same statuses. */
+ZC_EXTERN zc_status zc_trace_advice_check(const cJSON *doc);
+
+/* zc_advise_trace from the document's text (size bytes): ZC_ERR_PARSE when it is empty or not
+ * JSON. */
 ZC_EXTERN zc_status zc_advise_trace_text(const zc_profile *profile, const char *text, size_t size,
                                          zc_trace_advice *advice_p);
 

@@ -129,12 +129,10 @@ static zc_status zc__in_place(const cJSON *doc, zc_traced_program *p)
     return ZC_OK;
 }
 
-ZC_EXTERN zc_status zc_advise_trace(const zc_profile *profile, const cJSON *doc,
-                                    zc_trace_advice *advice_p)
+/* The traced program of doc into *p, its copies in *copies_p (the caller frees them). */
+static zc_status zc__program_read(const cJSON *doc, zc_traced_program *p,
+                                  zc_traced_copies **copies_p)
 {
-    ZC_REQUIRE_ARG(profile);
-    ZC_REQUIRE_ARG(doc);
-    ZC_REQUIRE_ARG(advice_p);
     const cJSON *schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
     if (!cJSON_IsObject(doc) || !cJSON_IsString(schema) ||
         strcmp(schema->valuestring, ZC_TRACE_SCHEMA) != 0)
@@ -149,16 +147,39 @@ ZC_EXTERN zc_status zc_advise_trace(const zc_profile *profile, const cJSON *doc,
                        cJSON_IsString(why) ? ": " : "",
                        cJSON_IsString(why) ? why->valuestring : "");
     }
-    zc_traced_program p;
-    memset(&p, 0, sizeof p);
-    p.span_s = zc__json_number_of(doc, "gpu_span_s");
-    if (!(p.span_s >= 0.0))
+    memset(p, 0, sizeof *p);
+    p->span_s = zc__json_number_of(doc, "gpu_span_s");
+    if (!(p->span_s >= 0.0))
         return ZC_FAIL(ZC_ERR_PARSE, "trace document: \"gpu_span_s\" is not a duration");
+    ZC_CHECK(zc__copy_list(doc, p, copies_p));
+    zc_status st = zc__in_place(doc, p);
+    if (st != ZC_OK) {
+        free(*copies_p);
+        *copies_p = NULL;
+    }
+    return st;
+}
+
+ZC_EXTERN zc_status zc_trace_advice_check(const cJSON *doc)
+{
+    ZC_REQUIRE_ARG(doc);
+    zc_traced_program p;
     zc_traced_copies *copies = NULL;
-    ZC_CHECK(zc__copy_list(doc, &p, &copies));
-    zc_status st = zc__in_place(doc, &p);
-    if (st == ZC_OK)
-        st = zc_advise_traced(profile, &p, advice_p);
+    ZC_CHECK(zc__program_read(doc, &p, &copies));
+    free(copies);
+    return ZC_OK;
+}
+
+ZC_EXTERN zc_status zc_advise_trace(const zc_profile *profile, const cJSON *doc,
+                                    zc_trace_advice *advice_p)
+{
+    ZC_REQUIRE_ARG(profile);
+    ZC_REQUIRE_ARG(doc);
+    ZC_REQUIRE_ARG(advice_p);
+    zc_traced_program p;
+    zc_traced_copies *copies = NULL;
+    ZC_CHECK(zc__program_read(doc, &p, &copies));
+    zc_status st = zc_advise_traced(profile, &p, advice_p);
     free(copies);
     return st;
 }

@@ -8,6 +8,7 @@
 #include "advise_input.h"
 #include "advise_print.h"
 #include "advise_quick.h"
+#include "advise_trace.h"
 #include "advise_validate.h"
 #include "cli.h"
 #include "cli_json.h"
@@ -22,7 +23,8 @@ static const char zc__advise_usage[] =
     "       zc advise --frame SIZE [--frame-rate HZ|max] --stream FILE... [--profile FILE]\n"
     "          [--stream-check FILE...] [-j FILE]\n"
     "       zc advise --validate [--profile FILE] [--out DIR] [--rounds N] [--random N]\n"
-    "          [--seed S] [--seconds-per-run S] [-d N] [--force]";
+    "          [--seed S] [--seconds-per-run S] [-d N] [--force]\n"
+    "       zc advise --trace FILE|- [--profile FILE] [-d N] [-j FILE] [--force]";
 
 static void zc__advise_help(void)
 {
@@ -50,6 +52,12 @@ static void zc__advise_help(void)
            "  --stream FILE         a `zc stream --json` result to advise from (repeatable)\n"
            "  --stream-check FILE   zc stream results the advice did not see: judge the advice\n"
            "                        at each of their frame sizes by them (repeatable)\n\n"
+           "A traced program (the workloads a `zc trace --json` document's copies form):\n"
+           "  --trace FILE          group the copies of the trace document FILE (- for stdin)\n"
+           "                        by direction, host memory kind and power-of-two size;\n"
+           "                        price each with every technique: measured, predicted now,\n"
+           "                        the best and what it saves, the zc run cure; and say what\n"
+           "                        could not be priced and why (-j: schema \"%s\")\n\n"
            "Other options:\n"
            "  --profile FILE        the machine's measured figures (- for stdin)\n"
            "  --save-profile FILE   write the profile used: measured and derived figures with\n"
@@ -67,8 +75,8 @@ static void zc__advise_help(void)
            "  --seconds-per-run S   --validate: timed work per technique and round (0.04)\n"
            "  -h, --help            this help\n\n"
            "The model and its validation: docs/advise.md.\n",
-           zc__advise_usage, ZC_PROFILE_SCHEMA, ZC_ADVISE_SCHEMA, zc_validation_fixed_count(),
-           ZC_VALIDATION_ROUNDS_MAX);
+           zc__advise_usage, ZC_PROFILE_SCHEMA, ZC_ADVISE_TRACE_SCHEMA, ZC_ADVISE_SCHEMA,
+           zc_validation_fixed_count(), ZC_VALIDATION_ROUNDS_MAX);
 }
 
 /* Which workload flags were given (they override the workload file). */
@@ -86,6 +94,7 @@ enum {
 /* What the command line asked for, handed from parsing to the run. */
 typedef struct zc__advise_args {
     const char *profile_path, *workload_path;
+    const char *trace_path; /* --trace: advise on a traced program instead */
     int validate;
     zc_cli_validate_args v;
     zc_workload flags;
@@ -138,6 +147,7 @@ int zc_cli_cmd_advise(int argc, char **argv)
         {"frame-rate", required_argument, NULL, OPT_FIRST + 19},
         {"stream", required_argument, NULL, OPT_FIRST + 20},
         {"stream-check", required_argument, NULL, OPT_FIRST + 21},
+        {"trace", required_argument, NULL, OPT_FIRST + 22},
         {"device", required_argument, NULL, 'd'},
         {"json", required_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},
@@ -160,6 +170,11 @@ int zc_cli_cmd_advise(int argc, char **argv)
         return zc_cli_usage_error("advise", zc__advise_usage,
                                   "--validate checks transfer workloads; for a stream, run zc "
                                   "stream and give its results with --stream");
+    if (a.trace_path != NULL && (a.validate || a.stream.frame_bytes > 0 || a.stream_count > 0 ||
+                                 a.check_count > 0 || a.set != 0 || a.workload_path != NULL))
+        return zc_cli_usage_error("advise", zc__advise_usage,
+                                  "--trace advises on the traced program's own workloads: it "
+                                  "takes no workload, stream or --validate options");
     if (a.check_count > 0 && a.stream.frame_bytes == 0)
         a.stream.frame_bytes = 1; /* --stream-check alone: every size of the checked runs */
     if ((a.stream.frame_bytes > 0 || a.check_count > 0) && a.stream_count == 0 &&
@@ -169,18 +184,21 @@ int zc_cli_cmd_advise(int argc, char **argv)
 
     /* Every output is checked before anything is measured, and none may replace an input. */
     /* The profile, the workload, and every stream result read (--stream, --stream-check). */
-    const char *inputs[2 + 2 * ZC__STREAM_FILES_MAX] = {a.profile_path, a.workload_path};
-    size_t ninputs = 2;
+    const char *inputs[3 + 2 * ZC__STREAM_FILES_MAX] = {a.profile_path, a.workload_path,
+                                                        a.trace_path};
+    size_t ninputs = 3;
     for (size_t i = 0; i < a.stream_count; i++)
         inputs[ninputs++] = a.streams[i];
     for (size_t i = 0; i < a.check_count; i++)
         inputs[ninputs++] = a.checks[i];
     zc_cli_output json_out = {0}, save_out = {0};
     int code = ZC_EXIT_OK;
-    if (a.profile_path != NULL && a.workload_path != NULL && strcmp(a.profile_path, "-") == 0 &&
-        strcmp(a.workload_path, "-") == 0)
+    if (a.profile_path != NULL && strcmp(a.profile_path, "-") == 0 &&
+        ((a.workload_path != NULL && strcmp(a.workload_path, "-") == 0) ||
+         (a.trace_path != NULL && strcmp(a.trace_path, "-") == 0)))
         return zc_cli_usage_error("advise", zc__advise_usage,
-                                  "--profile - and --workload - cannot both read stdin");
+                                  "--profile - and --%s - cannot both read stdin",
+                                  a.trace_path != NULL ? "trace" : "workload");
     if (json != NULL && save_path != NULL && strcmp(json, "-") == 0 && strcmp(save_path, "-") == 0)
         return zc_cli_usage_error("advise", zc__advise_usage,
                                   "--json - and --save-profile - cannot share stdout");
@@ -339,6 +357,9 @@ static int zc__advise_option(int opt, zc__advise_args *a, const char **json, con
         list[(*count)++] = optarg;
         return ZC_EXIT_OK;
     }
+    case 256 + 22:
+        a->trace_path = optarg;
+        return ZC_EXIT_OK;
     case 'd':
         return zc_cli_int_option("advise", zc__advise_usage, "--device", "a GPU number", optarg, 0,
                                  ZC_CLI_DEVICE_MAX, &a->v.device);
@@ -486,15 +507,31 @@ static int zc__rank(const zc_profile *profile, const char *notes, const zc_workl
     return code;
 }
 
-/* After parsing: the workload, the profile, the outputs. */
+static int zc__advise_with(const zc__advise_args *a, const cJSON *trace, const zc_workload *wp,
+                           zc_cli_output *json_out, zc_cli_output *save_out);
+
+/* After parsing: the workload or the trace, then the rest. */
 static int zc__advise_run(const zc__advise_args *a, zc_cli_output *json_out,
                           zc_cli_output *save_out)
 {
     int streaming = a->stream.frame_bytes > 0;
     zc_workload w;
-    int code = streaming ? ZC_EXIT_OK : zc__workload(a, &w);
+    cJSON *trace = NULL; /* --trace: read and checked before a profile is measured */
+    int code = a->trace_path != NULL ? zc_cli_advise_trace_read(a->trace_path, &trace)
+               : streaming           ? ZC_EXIT_OK
+                                     : zc__workload(a, &w);
     if (code != ZC_EXIT_OK)
         return code;
+    code = zc__advise_with(a, trace, &w, json_out, save_out);
+    cJSON_Delete(trace);
+    return code;
+}
+
+/* With the workload (or the trace) in hand: the profile, the advice, the outputs. */
+static int zc__advise_with(const zc__advise_args *a, const cJSON *trace, const zc_workload *wp,
+                           zc_cli_output *json_out, zc_cli_output *save_out)
+{
+    int streaming = a->stream.frame_bytes > 0, code = ZC_EXIT_OK;
     zc_profile profile;
     char notes[4096] = "";
     zc_status status = ZC_OK;
@@ -510,12 +547,14 @@ static int zc__advise_run(const zc__advise_args *a, zc_cli_output *json_out,
         if ((code = zc_cli_profile_add_stream_file(&profile, a->streams[i])) != ZC_EXIT_OK)
             return code;
     }
-    if (streaming)
+    if (a->trace_path != NULL)
+        code = zc_cli_advise_trace(&profile, notes, trace, a->trace_path, json_out);
+    else if (streaming)
         code = zc__stream(a, &profile, json_out);
     else if (a->validate)
         code = zc_cli_advise_validate(&profile, notes, &a->v);
     else
-        code = zc__rank(&profile, notes, &w, json_out);
+        code = zc__rank(&profile, notes, wp, json_out);
     if (save_out == NULL)
         return code;
     if (code != ZC_EXIT_OK) {
