@@ -194,6 +194,8 @@ _PROTOTYPES = {
 # Functions some versions of the library have and others not: the package uses them where they
 # are (has() says) and says which is missing where they are not.
 _OPTIONAL = {
+    # advice for a traced program (zc advise --trace), from the trace document's text
+    "zc_advise_trace_text": (c_status, [c_void_p, c_char_p, c_size_t, _P(S.zc_trace_advice)]),
     # the profile's figures by key, and measuring a profile with the bench engine in process
     "zc_profile_field_key": (c_char_p, [c_int]),
     "zc_profile_field_from_key": (c_status, [c_char_p, _P(c_int)]),

@@ -57,6 +57,9 @@ KIND_PAGE_LOCKED = 0x02
 KIND_COPY_SOURCE = 0x20
 ACCESS_COUNT = 3
 TECH_COUNT = 6
+TRACE_GROUP_MAX = 64  # ZC_TRACE_GROUP_MAX: the workloads one trace advice holds
+TRACE_UNPRICED_MAX = 32  # ZC_TRACE_UNPRICED_MAX
+TRACE_CURE_MAX = 32  # ZC_TRACE_CURE_MAX
 TECHNIQUE_NOTE_COUNT = 9
 SIZE_MAX = (1 << (8 * ctypes.sizeof(c_size_t))) - 1
 WORKLOAD_BYTES_MAX = 1 << 40  # ZC_WORKLOAD_BYTES_MAX: the most `zc advise --bytes` takes
@@ -386,6 +389,57 @@ class zc_recommendation(Checked):
     ]
 
 
+class zc_trace_group(Checked):
+    _fields_ = [
+        ("workload", zc_workload),
+        ("host_kind", c_enum),
+        ("size_class", c_uint64),
+        ("bytes_min", c_uint64),
+        ("bytes_max", c_uint64),
+        ("count", c_uint64),
+        ("bytes", c_uint64),
+        ("async_count", c_uint64),
+        ("rate_hz", c_double),
+        ("reuse", c_int),
+        ("measured_us", c_double),
+        ("current", c_enum),
+        ("predicted", zc_prediction * TECH_COUNT),
+        ("now_us", c_double),
+        ("copies_us", c_double),
+        ("best", c_enum),
+        ("best_us", c_double),
+        ("saving_us", c_double),
+        ("cure", c_char * TRACE_CURE_MAX),
+    ]
+
+
+class zc_trace_unpriced(Checked):
+    _fields_ = [
+        ("what", c_char * 64),
+        ("count", c_uint64),
+        ("bytes", c_uint64),
+        ("time_s", c_double),
+        ("why", c_char * 192),
+    ]
+
+
+class zc_trace_advice(Checked):
+    _fields_ = [
+        ("groups", zc_trace_group * TRACE_GROUP_MAX),
+        ("group_count", c_size_t),
+        ("unpriced", zc_trace_unpriced * TRACE_UNPRICED_MAX),
+        ("unpriced_count", c_size_t),
+        ("span_s", c_double),
+        ("sized", c_int),
+        ("measured_us", c_double),
+        ("now_us", c_double),
+        ("best_us", c_double),
+        ("saving_us", c_double),
+        ("pinning_cure", c_char * TRACE_CURE_MAX),
+        ("pinning_saving_s", c_double),
+    ]
+
+
 class zc_measurement(Checked):
     _fields_ = [
         ("technique", c_enum),
@@ -498,6 +552,9 @@ ALL = {
         zc_workload,
         zc_prediction,
         zc_recommendation,
+        zc_trace_group,
+        zc_trace_unpriced,
+        zc_trace_advice,
         zc_measurement,
         zc_pcie_link,
         zc_device_info,

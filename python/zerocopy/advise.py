@@ -4,6 +4,8 @@ technique with its predicted cost, and the runner that measures one for real; th
 behind `zc advise`, as Python objects."""
 
 import ctypes
+import json
+import os
 from ctypes import byref, c_int
 from dataclasses import dataclass
 
@@ -286,11 +288,149 @@ def _workload_dict(w):
     }
 
 
+@dataclass(frozen=True)
+class TraceGroup:
+    """One workload a traced program forms (zc_trace_group): copies of one direction and host
+    memory kind whose sizes fall in [size_class, 2 * size_class), priced for every technique."""
+
+    direction: str
+    host_kind: str
+    size_class: int
+    bytes_min: int
+    bytes_max: int
+    mean_bytes: int
+    count: int
+    bytes: int
+    async_count: int
+    rate_hz: float
+    reuse: object  # True, False, or None when the trace does not say
+    measured_us: float
+    current: str
+    now_us: float
+    copies_us: float
+    best: str
+    best_us: float
+    saving_us: float
+    cure: str  # the `zc run --fix` list that applies, "" when none
+    predicted: dict  # technique key -> total_us, None where the profile cannot price it
+
+
+@dataclass(frozen=True)
+class Unpriced:
+    """A part of the traced program the advice could not price, and why."""
+
+    what: str
+    count: int
+    bytes: int
+    time_s: float
+    why: str
+
+
+@dataclass(frozen=True)
+class TraceAdvice:
+    """zc_advise_trace: a traced program's workloads priced, the totals and what was not."""
+
+    device_name: str
+    profile_source: str
+    assumptions: list
+    span_s: float
+    sized: bool
+    groups: list
+    measured_us: float
+    now_us: float
+    best_us: float
+    saving_us: float
+    pinning_cure: str
+    pinning_saving_s: object  # None when not known
+    unpriced: list
+
+
+def _trace_text(trace):
+    """The trace document's bytes: a dict (the parsed document), JSON text or bytes, or a path."""
+    if isinstance(trace, dict):
+        return json.dumps(trace).encode()
+    if isinstance(trace, (bytes, bytearray)):
+        return bytes(trace)
+    if isinstance(trace, str) and trace.lstrip().startswith("{"):
+        return trace.encode()
+    if isinstance(trace, (str, os.PathLike)):
+        with open(trace, "rb") as f:
+            return f.read()
+    raise TypeError(f"trace: a zc trace --json document (path, text, bytes or dict), got {trace!r}")
+
+
+def _trace_group(g):
+    predicted = {
+        TECHNIQUES[t]: (p.total_us if p.usable else None) for t, p in enumerate(g.predicted)
+    }
+    return TraceGroup(
+        direction=DIRECTIONS[g.workload.direction],
+        host_kind=_lib.text(lib.zc_buffer_kind_key(g.host_kind)),
+        size_class=g.size_class,
+        bytes_min=g.bytes_min,
+        bytes_max=g.bytes_max,
+        mean_bytes=g.workload.bytes,
+        count=g.count,
+        bytes=g.bytes,
+        async_count=g.async_count,
+        rate_hz=g.rate_hz,
+        reuse=None if g.reuse < 0 else bool(g.reuse),
+        measured_us=g.measured_us,
+        current=TECHNIQUES[g.current],
+        now_us=g.now_us,
+        copies_us=g.copies_us,
+        best=TECHNIQUES[g.best],
+        best_us=g.best_us,
+        saving_us=g.saving_us,
+        cure=_lib.text(g.cure),
+        predicted=predicted,
+    )
+
+
+def _advise_trace(trace, profile, device):
+    if not _lib.has("zc_advise_trace_text"):
+        raise _unsupported("zc_advise_trace_text", "advise(trace=...)")
+    text = _trace_text(trace)
+    notes = []
+    if profile is None:
+        p, notes = measure_profile(device)
+    else:
+        p = profile.copy()
+    assumptions = notes + p.fill_gaps()
+    a = S.zc_trace_advice()
+    call("zc_advise_trace_text", p._ptr(), text, len(text), byref(a))
+    return TraceAdvice(
+        device_name=p.device_name,
+        profile_source=p.source,
+        assumptions=assumptions,
+        span_s=a.span_s,
+        sized=bool(a.sized),
+        groups=[_trace_group(g) for g in a.groups[: a.group_count]],
+        measured_us=a.measured_us,
+        now_us=a.now_us,
+        best_us=a.best_us,
+        saving_us=a.saving_us,
+        pinning_cure=_lib.text(a.pinning_cure),
+        pinning_saving_s=a.pinning_saving_s if a.pinning_saving_s >= 0 else None,
+        unpriced=[
+            Unpriced(_lib.text(u.what), u.count, u.bytes, u.time_s, _lib.text(u.why))
+            for u in a.unpriced[: a.unpriced_count]
+        ],
+    )
+
+
 def advise(size=4096, transfers=1000, rate_hz=0.0, direction="h2d", accesses=1.0,
-           pattern="coalesced", concurrent=False, latency_budget_us=0.0, profile=None, device=0):
+           pattern="coalesced", concurrent=False, latency_budget_us=0.0, profile=None, device=0,
+           trace=None):
     """Rank every technique for the workload (zc_advise_rank). profile: a Profile (copied and
     completed with fill_gaps, which needs no GPU), or None to measure one on GPU device now
-    (measure_profile, as `zc advise` without --profile does)."""
+    (measure_profile, as `zc advise` without --profile does).
+
+    trace: a `zc trace --json` document (a path, its text or bytes, or the parsed dict): then
+    the program's own workloads are priced instead (zc_advise_trace, as `zc advise --trace`)
+    and a TraceAdvice comes back; the workload arguments are not used."""
+    if trace is not None:
+        return _advise_trace(trace, profile, device)
     w = workload(size, transfers, rate_hz, direction, accesses, pattern, concurrent, latency_budget_us)
     notes = []
     if profile is None:
