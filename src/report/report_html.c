@@ -399,6 +399,7 @@ int zc__report_html_page(const zc_report_input *in, const char *title, zc__buf *
         zc__plot_figure(&body, &tools, "histogram", &plot);
     free(plot.script);
     memset(&plot, 0, sizeof plot);
+    zc__report_budget_tables(&body, in);
 
     zc__report_multigpu(&body, in);
 

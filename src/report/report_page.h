@@ -122,6 +122,9 @@ void zc__report_alloc_table(zc__buf *page, const zc_report_input *in);
 /* The multi-GPU section; nothing when no input has multi-GPU figures. */
 void zc__report_multigpu(zc__buf *page, const zc_report_input *in);
 
+/* The time budget of every stream run that kept one (report_budget.c). */
+void zc__report_budget_tables(zc__buf *page, const zc_report_input *in);
+
 /* The bench case of that key with outcome ok, or NULL (report_json.c). */
 const cJSON *zc__report_bench_case(const cJSON *bench, const char *key);
 

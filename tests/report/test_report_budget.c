@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The stream section shows each run's time budget (zc stream --budget): a table of its steps
+ * with p50, p99, p99.9 and mean and its total, and for a run whose budget failed the reason,
+ * from the same document zc stream writes (tests/json/golden/stream_gpu.json's shape). */
+#include "test_support.h"
+
+#include <string.h>
+
+#include "report_test.h"
+
+#define BUDGET_STREAM ZC_REPORT_FIXTURES "/budget.stream.json"
+#define PLAIN_STREAM  ZC_REPORT_FIXTURES "/stream.json"
+
+static char *make(const char *input)
+{
+    char dir[512], out[4096];
+    report_test_tempdir(dir, sizeof dir);
+    snprintf(out, sizeof out, "%s/report.html", dir);
+    const char *args[] = {"report", "-o", out, input, NULL};
+    const char *env[] = {"ZC_GNUPLOT=/nonexistent/gnuplot", "ZC_DOT=/nonexistent/dot", NULL};
+    report_test_how how = {.env = env};
+    char *err = NULL;
+    int code = report_test_zc(args, &how, NULL, &err);
+    if (code != 0)
+        fail_msg("zc report exit %d: %s", code, err);
+    free(err);
+    char *html = zc_test_read_file(out, NULL);
+    report_test_cleanup(dir);
+    return html;
+}
+
+static void expect(const char *html, const char *what)
+{
+    if (strstr(html, what) == NULL)
+        fail_msg("the page lacks %s", what);
+}
+
+static void test_budget_table_per_run(void **state)
+{
+    (void)state;
+    char *html = make(BUDGET_STREAM);
+    expect(html, "<p class=\"budget\">Time budget of zerocopy-ll (budget.stream.json), 1000 "
+                 "frames, microseconds:</p>");
+    expect(html, "<tr><th>step</th><th>p50</th><th>p99</th><th>p99.9</th><th>mean</th></tr>");
+    /* The fixture's host-write step: p50 0.625, p99 1.5, p99.9 1.75, mean 0.75. */
+    expect(html, "<tr><td>host-write</td><td class=\"n\">0.62</td><td class=\"n\">1.50</td><td "
+                 "class=\"n\">1.75</td><td class=\"n\">0.75</td></tr>");
+    expect(html, "<tr><td>to-gpu</td><td class=\"n\">1.88</td>");
+    expect(html, "<tr><td>total</td><td class=\"n\">");
+    /* The run whose budget could not be kept says why, and no table is made for it. */
+    expect(html, "Time budget of zerocopy-flag (budget.stream.json): none, ERR_UNSUPPORTED");
+    const char *first = strstr(html, "<table class=\"budget\">");
+    assert_non_null(first);
+    assert_null(strstr(first + 1, "<table class=\"budget\">"));
+    free(html);
+}
+
+static void test_no_budget_no_table(void **state)
+{
+    (void)state;
+    char *html = make(PLAIN_STREAM);
+    assert_null(strstr(html, "class=\"budget\""));
+    free(html);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_budget_table_per_run),
+        cmocka_unit_test(test_no_budget_no_table),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
