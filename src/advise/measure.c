@@ -42,8 +42,9 @@ ZC_EXTERN zc_status zc_profile_measure_config(const zc_bench_config *config_in,
         notes[0] = '\0';
     zc_bench_case_id ids[ZC_BENCH_CASE_ID_COUNT];
     size_t n = 0;
-    ZC_CHECK(zc_profile_bench_cases(ids, ZC_BENCH_CASE_ID_COUNT, &n));
-    zc_status status;
+    zc_status status = zc_profile_bench_cases(ids, ZC_BENCH_CASE_ID_COUNT, &n);
+    if (status != ZC_OK)
+        return status;
     int device = config_in->device;
     zc_bench_mode mode = config_in->mode;
     zc_device_info info;

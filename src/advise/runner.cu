@@ -121,6 +121,7 @@ static void zc__run_destroy(zc__run *r)
 
 static zc_status zc__run_create(zc__run *r)
 {
+    zc_status status;
     for (int i = 0; i < ZC__STREAMS; i++) {
         ZC_CUDA_RETURN(cudaStreamCreateWithFlags(&r->streams[i], cudaStreamNonBlocking));
         r->stream_count++;
@@ -128,10 +129,14 @@ static zc_status zc__run_create(zc__run *r)
     ZC_CHECK(zc__mem_exact_alloc(ZC_BUFFER_DEVICE, sizeof(uint32_t), (void **)&r->sink));
     for (int s = 0; s < r->sets; s++) {
         if (r->in) {
-            ZC_CHECK(zc__host_alloc(r, s, 0, &r->h_in[s], &r->d_in[s]));
+            status = zc__host_alloc(r, s, 0, &r->h_in[s], &r->d_in[s]);
+            if (status != ZC_OK)
+                return status;
         }
         if (r->out) {
-            ZC_CHECK(zc__host_alloc(r, s, 1, &r->h_out[s], &r->d_out[s]));
+            status = zc__host_alloc(r, s, 1, &r->h_out[s], &r->d_out[s]);
+            if (status != ZC_OK)
+                return status;
         }
         for (size_t c = 0; c < r->chunks; c++) {
             ZC_CUDA_RETURN(cudaEventCreateWithFlags(&r->done[s][c], cudaEventDisableTiming));
@@ -220,7 +225,9 @@ static zc_status zc__transfer_queue(zc__run *r, int set, uint32_t seed)
             ZC_CUDA_RETURN(cudaMemcpyAsync(r->d_in[set] + first, r->h_in[set] + first, chunk_bytes,
                                            cudaMemcpyHostToDevice, s));
         zc__work work = zc__work_of(r, set, first, chunk_words, seed);
-        ZC_CHECK(zc__work_launch(&work, s));
+        zc_status status = zc__work_launch(&work, s);
+        if (status != ZC_OK)
+            return status;
         if (r->out)
             ZC_CUDA_RETURN(cudaMemcpyAsync(r->h_out[set] + first, r->d_out[set] + first,
                                            chunk_bytes, cudaMemcpyDeviceToHost, s));
@@ -259,7 +266,9 @@ static zc_status zc__verify(zc__run *r, int device)
      * streams, so a plain cudaMemset could land after the kernel's first additions. */
     ZC_CUDA_RETURN(cudaMemsetAsync(r->sink, 0, sizeof(uint32_t), r->streams[0]));
     ZC_CUDA_RETURN(cudaStreamSynchronize(r->streams[0]));
-    ZC_CHECK(zc__transfers(r, 1, seed, device));
+    zc_status status = zc__transfers(r, 1, seed, device);
+    if (status != ZC_OK)
+        return status;
     uint32_t sink = 0;
     ZC_CUDA_RETURN(cudaMemcpy(&sink, r->sink, sizeof sink, cudaMemcpyDeviceToHost));
     uint32_t passes = (uint32_t)r->w.gpu_accesses;
@@ -296,7 +305,9 @@ ZC_EXTERN zc_status zc_advise_run(int device, const zc_workload *workload, zc_te
                                   double max_seconds, zc_measurement *measurement_p)
 {
     ZC_REQUIRE_ARG(measurement_p);
-    ZC_CHECK(zc_workload_check(workload));
+    zc_status status = zc_workload_check(workload);
+    if (status != ZC_OK)
+        return status;
     if ((int)technique < 0 || technique >= ZC_TECH_COUNT)
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_advise_run: unknown technique %d", (int)technique);
     if (!(max_seconds > 0.0) || max_seconds > 600.0)
@@ -348,10 +359,13 @@ ZC_EXTERN zc_status zc_advise_run(int device, const zc_workload *workload, zc_te
     }
     double samples[ZC__REPEATS];
     double batch_us = 0.0, timed = 0.0;
-    zc_status status;
-    ZC_CHECK_GOTO(zc__run_create(&r), status, destroy);
+    status = zc__run_create(&r);
+    if (status != ZC_OK)
+        goto destroy;
     /* Warm up: first launch, first touch of every buffer, managed pages placed once. */
-    ZC_CHECK_GOTO(zc__transfers(&r, 2, 1u, device), status, destroy);
+    status = zc__transfers(&r, 2, 1u, device);
+    if (status != ZC_OK)
+        goto destroy;
     for (int i = 0; i < ZC__REPEATS && status == ZC_OK; i++) {
         double t0 = zc__now_us();
         status = zc__transfers(&r, 1, 100u + (uint32_t)i, device);
@@ -373,7 +387,9 @@ ZC_EXTERN zc_status zc_advise_run(int device, const zc_workload *workload, zc_te
         batch_us = zc__now_us() - t0;
         if (status != ZC_OK)
             goto destroy;
-        ZC_CHECK_GOTO(zc__verify(&r, device), status, destroy);
+        status = zc__verify(&r, device);
+        if (status != ZC_OK)
+            goto destroy;
         zc_measurement m;
         memset(&m, 0, sizeof m);
         m.technique = technique;

@@ -45,8 +45,11 @@ ZC_EXTERN zc_status zc_stream_check_advice(const zc_profile *profile, const zc_p
     memset(&c, 0, sizeof c);
     c.workload = *workload;
     zc_stream_advice got;
-    ZC_CHECK(zc_stream_advise(profile, workload, &c.advice));
-    ZC_CHECK(zc_stream_advise(measured, workload, &got));
+    zc_status status = zc_stream_advise(profile, workload, &c.advice);
+    if (status != ZC_OK)
+        return status;
+    if ((status = zc_stream_advise(measured, workload, &got)) != ZC_OK)
+        return status;
     c.best = got.ranked[0];
     const zc_stream_option *pick =
         zc__row(&got, c.advice.ranked[0].mode, c.advice.ranked[0].protocol);

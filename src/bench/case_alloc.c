@@ -134,8 +134,9 @@ static zc_status zc__alloc_check(zc_bench_ctx *ctx, const char *key, zc__alloc_o
     size_t n = bytes < 4096 ? bytes : 4096;
     size_t offsets[2] = {0, bytes - n};
     void *scratch = NULL;
-    ZC_CHECK(zc__bench_device(ctx, 0, 4096, &scratch));
-    zc_status st = ZC_OK;
+    zc_status st = zc__bench_device(ctx, 0, 4096, &scratch);
+    if (st != ZC_OK)
+        return st;
     for (int i = 0; i < 2; i++) {
         uint32_t seed = zc__bench_seed(ctx);
         if (one->host != NULL) {
@@ -181,8 +182,9 @@ zc_status zc__run_alloc(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_
     size_t free_b = 0, total_b = 0;
     ZC_CUDA_RETURN(cudaMemGetInfo(&free_b, &total_b));
     zc_pool *pool = NULL;
-    ZC_CHECK(zc_pool_create(ZC_BUFFER_PINNED, 0, ctx->config.device, 0, &pool));
-    zc_status st = ZC_OK;
+    zc_status st = zc_pool_create(ZC_BUFFER_PINNED, 0, ctx->config.device, 0, &pool);
+    if (st != ZC_OK)
+        return st;
     double *alloc_s = NULL, *free_s = NULL;
     char summary[ZC_BENCH_REASON_MAX] = "";
     size_t used = 0;

@@ -70,8 +70,10 @@ zc_status zc__run_small_copy(zc_bench_ctx *ctx, const zc__bench_case *self, zc_b
         }
         double *seconds = NULL;
         size_t count = 0, warmups = 0;
-        ZC_CHECK(zc__measure(ctx, zc__small_sample, &a, ctx->method.latency_samples, &seconds,
-                             &count, &warmups));
+        st = zc__measure(ctx, zc__small_sample, &a, ctx->method.latency_samples, &seconds, &count,
+                         &warmups);
+        if (st != ZC_OK)
+            return st;
         if (zc__bench_corrupt(ctx, key))
             st = a.dir == ZC__DIR_H2D ? zc__corrupt_device(a.dev, b) : zc__corrupt_host(a.host, b);
         if (st == ZC_OK)
@@ -99,7 +101,9 @@ static zc_status zc__launch_sample(zc_bench_ctx *ctx, void *varg, size_t slot, d
     zc__launch_arg *a = varg;
     a->value++;
     uint64_t t0 = zc_clock_ns();
-    ZC_CHECK(zc__k_touch(ctx->d_slots, a->value, ctx->streams[0]));
+    zc_status st = zc__k_touch(ctx->d_slots, a->value, ctx->streams[0]);
+    if (st != ZC_OK)
+        return st;
     ZC_CUDA_RETURN(cudaStreamSynchronize(ctx->streams[0]));
     *seconds_p = (double)(zc_clock_ns() - t0) / 1e9;
     return ZC_OK;
@@ -110,10 +114,12 @@ zc_status zc__run_launch(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench
     zc__launch_arg a = {zc__bench_seed(ctx)};
     double *seconds = NULL;
     size_t count = 0, warmups = 0;
-    ZC_CHECK(zc__measure(ctx, zc__launch_sample, &a, ctx->method.latency_samples, &seconds, &count,
-                         &warmups));
+    zc_status st = zc__measure(ctx, zc__launch_sample, &a, ctx->method.latency_samples, &seconds,
+                               &count, &warmups);
+    if (st != ZC_OK)
+        return st;
     uint32_t got = 0;
-    zc_status st = ZC_CUDA(cudaMemcpy(&got, ctx->d_slots, sizeof got, cudaMemcpyDeviceToHost));
+    st = ZC_CUDA(cudaMemcpy(&got, ctx->d_slots, sizeof got, cudaMemcpyDeviceToHost));
     if (st == ZC_OK && got != a.value)
         st = ZC_FAIL(ZC_ERR_VERIFY,
                      "%s: the last kernel should have written %" PRIu32 ", the word holds %" PRIu32,
@@ -185,8 +191,10 @@ zc_status zc__run_roundtrip(zc_bench_ctx *ctx, const zc__bench_case *self, zc_be
         ((uint32_t *)a.h_in)[a.bytes / 8] ^= 0xFFu; /* the expected output no longer follows */
     double *seconds = NULL;
     size_t count = 0, warmups = 0;
-    ZC_CHECK(zc__measure(ctx, zc__rt_sample, &a, ctx->method.latency_samples, &seconds, &count,
-                         &warmups));
+    st = zc__measure(ctx, zc__rt_sample, &a, ctx->method.latency_samples, &seconds, &count,
+                     &warmups);
+    if (st != ZC_OK)
+        return st;
     st = zc__add_seconds(res, "4 KiB H2D + kernel + 4 KiB D2H", a.bytes, NULL, 0, ZC_BENCH_LATENCY,
                          2.0 * (double)a.bytes, 1.0, seconds, count, warmups);
     free(seconds);

@@ -37,8 +37,10 @@ static zc_status zc__cross_sample(zc_bench_ctx *ctx, void *varg, size_t slot, do
         return st;
     if (a->copy)
         ZC_CUDA_RETURN(cudaMemcpyAsync(a->dev, a->host, a->bytes, cudaMemcpyHostToDevice, s));
-    ZC_CHECK(zc__k_read(a->copy ? a->dev : a->host_dev, a->bytes, ZC__ACCESS_16B, 0, a->k,
-                        &zc__shapes[ZC__SHAPE_DEFAULT], ctx->info.sm_count, sl, s));
+    st = zc__k_read(a->copy ? a->dev : a->host_dev, a->bytes, ZC__ACCESS_16B, 0, a->k,
+                    &zc__shapes[ZC__SHAPE_DEFAULT], ctx->info.sm_count, sl, s);
+    if (st != ZC_OK)
+        return st;
     return zc__gate_finish(ctx, 1, seconds_p);
 }
 
@@ -138,8 +140,9 @@ static zc_status zc__overlap_sample(zc_bench_ctx *ctx, void *varg, size_t slot, 
     (void)slot;
     zc__overlap_arg *a = varg;
     int ns = a->mode == 1 ? a->streams : 1;
-    ZC_CHECK(zc__gate_begin(ctx, ns, NULL));
-    zc_status st = ZC_OK;
+    zc_status st = zc__gate_begin(ctx, ns, NULL);
+    if (st != ZC_OK)
+        return st;
     int sm = ctx->info.sm_count;
     if (a->mode == 2) {
         st = zc__k_increment(a->hd_in, a->hd_out, a->bytes, sm, ctx->streams[0]);

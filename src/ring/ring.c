@@ -213,8 +213,11 @@ zc_status zc__ring_setup(zc_ring *ring, const zc_ring_config *config, unsigned c
                          unsigned char *dev, uint64_t first_seq)
 {
     zc__ring_layout l;
-    ZC_CHECK(zc__ring_strides(config, &ring->in_stride, &ring->out_stride));
-    ZC_CHECK(zc__ring_plan(config, ring->in_stride, ring->out_stride, &l));
+    zc_status st = zc__ring_strides(config, &ring->in_stride, &ring->out_stride);
+    if (st == ZC_OK)
+        st = zc__ring_plan(config, ring->in_stride, ring->out_stride, &l);
+    if (st != ZC_OK)
+        return st;
     ring->config = *config;
     ring->in_words = config->in_bytes / 4;
     ring->out_words = config->out_bytes / 4;
@@ -271,9 +274,11 @@ ZC_EXTERN zc_status zc_ring_create(const zc_ring_config *config, zc_ring **ring_
 {
     ZC_REQUIRE_ARG(config);
     ZC_REQUIRE_ARG(ring_p);
-    ZC_CHECK(zc_ring_config_check(config));
+    zc_status st = zc_ring_config_check(config);
+    if (st != ZC_OK)
+        return st;
     int count = 0, can_map = 0, sms = 0;
-    zc_status st = zc_device_count(&count); /* says why when there is no GPU or driver */
+    st = zc_device_count(&count); /* says why when there is no GPU or driver */
     if (st != ZC_OK)
         return st;
     if (config->device >= count)
@@ -292,7 +297,9 @@ ZC_EXTERN zc_status zc_ring_create(const zc_ring_config *config, zc_ring **ring_
                        "kernel's blocks must all be resident",
                        config->consumers, sms);
     size_t bytes;
-    ZC_CHECK(zc__ring_bytes(config, &bytes));
+    st = zc__ring_bytes(config, &bytes);
+    if (st != ZC_OK)
+        return st;
 
     zc_ring *ring = calloc(1, sizeof *ring);
     if (ring == NULL)
@@ -300,7 +307,9 @@ ZC_EXTERN zc_status zc_ring_create(const zc_ring_config *config, zc_ring **ring_
     void *host = NULL, *dev = NULL;
     ZC_CHECK_GOTO(zc__mem_exact_alloc(ZC_BUFFER_MAPPED, bytes, &host), st, fail_record);
     ZC_CHECK_GOTO(zc__mem_exact_device_ptr(ZC_BUFFER_MAPPED, host, &dev), st, fail_host);
-    ZC_CHECK_GOTO(zc__ring_setup(ring, config, host, dev, 0), st, fail_host);
+    st = zc__ring_setup(ring, config, host, dev, 0);
+    if (st != ZC_OK)
+        goto fail_host;
     /* The FLAG results' arrival counters, then the input stamps as block 0 passes them on: only
      * the GPU's blocks touch them, so they live in device memory (atomics on host memory cross
      * PCIe, where they are not even native on every machine). */

@@ -144,7 +144,9 @@ ZC_EXTERN zc_status zc_stream_pull(zc_stream *s, float *out, size_t max, uint64_
             *got_p = got;
             return ZC_OK;
         }
-        ZC_CHECK(zc__stream_failed(s, "zc_stream_pull"));
+        zc_status st = zc__stream_failed(s, "zc_stream_pull");
+        if (st != ZC_OK)
+            return st;
         /* flushed first: once it is set, sent is final. */
         const int flushed = __atomic_load_n(&s->flushed, __ATOMIC_ACQUIRE);
         const uint64_t sent = __atomic_load_n(&s->sent, __ATOMIC_ACQUIRE);
@@ -153,7 +155,7 @@ ZC_EXTERN zc_status zc_stream_pull(zc_stream *s, float *out, size_t max, uint64_
         const uint64_t left = waited < timeout_ns ? timeout_ns - waited : 0;
         if (taken < sent) {
             pthread_mutex_lock(&s->take_lock);
-            zc_status st = zc__take_next(s, left);
+            st = zc__take_next(s, left);
             pthread_mutex_unlock(&s->take_lock);
             if (st == ZC_OK && discard)
                 return ZC_OK;
