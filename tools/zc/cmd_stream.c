@@ -135,17 +135,6 @@ static void zc__stream_help(void)
 
 #define ZC__USAGE(...) zc_cli_usage_error("stream", zc__stream_usage, __VA_ARGS__)
 
-/* A number option of this command (its value in optarg), its range said when refused (cli.h):
- * 0 or the exit code. */
-#define ZC__U64(name, what, min, max, value_p)                                                     \
-    zc_cli_u64_option("stream", zc__stream_usage, name, what, optarg, min, max, value_p)
-#define ZC__INT(name, what, min, max, value_p)                                                     \
-    zc_cli_int_option("stream", zc__stream_usage, name, what, optarg, min, max, value_p)
-#define ZC__DOUBLE(name, what, min, max, value_p)                                                  \
-    zc_cli_double_option("stream", zc__stream_usage, name, what, optarg, min, max, value_p)
-#define ZC__U64_OF(name, what, text, min, max, value_p)                                            \
-    zc_cli_u64_option("stream", zc__stream_usage, name, what, text, min, max, value_p)
-
 /* --tones: up to 8 frequencies, each a number as every option reads one. */
 static int zc__parse_tones(const char *text, zc_cli_stream_opts *o)
 {
@@ -347,7 +336,8 @@ static int zc__opt_mode(void *opts, const char *value)
 static int zc__opt_frames(void *opts, const char *value)
 {
     zc_cli_stream_opts *o = opts;
-    int code = ZC__U64_OF("--frames", "a number of frames", value, 1, 1000000000000ull, &o->frames);
+    int code = zc_cli_u64_option("stream", zc__stream_usage, "--frames", "a number of frames",
+                                 value, 1, 1000000000000ull, &o->frames);
     o->frames_given = code == 0;
     o->duration_s = 0; /* the last of --frames and --duration counts */
     return code;
