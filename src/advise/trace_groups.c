@@ -50,11 +50,12 @@ void zc__trace_unpriced_add(zc_trace_advice *a, const char *what, uint64_t count
     u->time_s += time_s;
 }
 
-/* k for sizes in [2^k, 2^(k+1)): the group's class; 0 for 0 bytes. */
-static uint64_t zc__size_class(uint64_t bytes)
+uint64_t zc__trace_size_class(uint64_t bytes)
 {
     uint64_t c = 1;
-    while (bytes >= 2 && c < (1ull << 63)) {
+    if (bytes == 0)
+        return 0;
+    while (bytes >= 2) {
         bytes >>= 1;
         c <<= 1;
     }
@@ -155,7 +156,7 @@ static zc_status zc__add_class(zc_trace_advice *a, const zc_traced_copies *c)
     int sized = c->bytes_min > 0;
     uint64_t lo = sized ? c->bytes_min : c->bytes / c->count;
     uint64_t hi = sized ? c->bytes_max : lo;
-    zc_trace_group *g = zc__group_of(a, direction, kind, zc__size_class(lo > 0 ? lo : 1));
+    zc_trace_group *g = zc__group_of(a, direction, kind, zc__trace_size_class(lo > 0 ? lo : 1));
     if (g == NULL) {
         snprintf(buf, sizeof buf,
                  "more workloads than one advice prices (%d): these are counted, not priced",

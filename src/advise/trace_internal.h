@@ -10,6 +10,10 @@
 
 #include "zerocopy/advise.h"
 
+/* The power-of-two size class of a copy of bytes: 2^k for sizes 2^k to 2^(k+1) - 1, 0 for 0
+ * bytes. One rule for the trace document's copy classes and the groups advice prices. */
+uint64_t zc__trace_size_class(uint64_t bytes);
+
 /* Add a part that cannot be priced: into a line of the same what and why when there is one,
  * else a new line; past ZC_TRACE_UNPRICED_MAX into the last line, which then says so. */
 void zc__trace_unpriced_add(zc_trace_advice *advice, const char *what, uint64_t count,

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "advise/trace_internal.h"
 #include "json/json_internal.h"
 #include "zerocopy/json.h"
 
@@ -15,18 +16,6 @@ typedef struct zc__copy_class {
     uint64_t size_class; /* 2^k: the copies are 2^k to 2^(k+1) - 1 bytes (0 for 0 bytes) */
     uint64_t count, async_count, bytes, bytes_min, bytes_max, time_ns, first_ns, last_ns;
 } zc__copy_class;
-
-static uint64_t zc__class_of(uint64_t bytes)
-{
-    uint64_t c = 1;
-    if (bytes == 0)
-        return 0;
-    while (bytes >= 2) {
-        bytes >>= 1;
-        c <<= 1;
-    }
-    return c;
-}
 
 static int zc__class_order(const void *x, const void *y)
 {
@@ -45,7 +34,7 @@ static int zc__class_order(const void *x, const void *y)
 static zc__copy_class *zc__class_find(zc__copy_class **classes, size_t *count, size_t *cap,
                                       const zc_trace_copy *c)
 {
-    uint64_t k = zc__class_of(c->bytes);
+    uint64_t k = zc__trace_size_class(c->bytes);
     for (size_t i = *count; i-- > 0;) {
         zc__copy_class *x = &(*classes)[i];
         if (x->dir == c->dir && x->src == c->src && x->dst == c->dst && x->size_class == k)
