@@ -387,16 +387,22 @@ def _trace_group(g):
     )
 
 
-def _advise_trace(trace, profile, device):
-    if not _lib.has("zc_advise_trace_text"):
-        raise _unsupported("zc_advise_trace_text", "advise(trace=...)")
-    text = _trace_text(trace)
+def _completed_profile(profile, device):
+    """The profile advice prices with: a copy of profile, or one measured on GPU device now,
+    completed with fill_gaps; and what measuring and completing it assumed."""
     notes = []
     if profile is None:
         p, notes = measure_profile(device)
     else:
         p = profile.copy()
-    assumptions = notes + p.fill_gaps()
+    return p, notes + p.fill_gaps()
+
+
+def _advise_trace(trace, profile, device):
+    if not _lib.has("zc_advise_trace_text"):
+        raise _unsupported("zc_advise_trace_text", "advise(trace=...)")
+    text = _trace_text(trace)
+    p, assumptions = _completed_profile(profile, device)
     a = S.zc_trace_advice()
     call("zc_advise_trace_text", p._ptr(), text, len(text), byref(a))
     return TraceAdvice(
@@ -432,12 +438,7 @@ def advise(size=4096, transfers=1000, rate_hz=0.0, direction="h2d", accesses=1.0
     if trace is not None:
         return _advise_trace(trace, profile, device)
     w = workload(size, transfers, rate_hz, direction, accesses, pattern, concurrent, latency_budget_us)
-    notes = []
-    if profile is None:
-        p, notes = measure_profile(device)
-    else:
-        p = profile.copy()
-    assumptions = notes + p.fill_gaps()
+    p, assumptions = _completed_profile(profile, device)
     rec = S.zc_recommendation()
     call("zc_advise_rank", p._ptr(), byref(w), byref(rec))
     ranked = []
