@@ -228,6 +228,28 @@ void report_test_zc_fake_plots(const char *dir, const char *const *args)
     free(err);
 }
 
+char *report_test_page_of(const char *const *inputs, char **err_p)
+{
+    char dir[512], out[4096];
+    report_test_tempdir(dir, sizeof dir);
+    snprintf(out, sizeof out, "%s/report.html", dir);
+    const char *args[16] = {"report", "-o", out};
+    size_t n = 3;
+    for (size_t i = 0; inputs[i] != NULL && n < 15; i++)
+        args[n++] = inputs[i];
+    args[n] = NULL;
+    const char *env[] = {"ZC_GNUPLOT=/nonexistent/gnuplot", "ZC_DOT=/nonexistent/dot", NULL};
+    report_test_how how = {.env = env};
+    int code = report_test_zc(args, &how, NULL, err_p);
+    if (code != 0)
+        fail_msg("zc report exit %d: %s", code, *err_p);
+    if (strstr(*err_p, "malformed") != NULL)
+        fail_msg("zc report says: %s", *err_p);
+    char *html = zc_test_read_file(out, NULL);
+    report_test_cleanup(dir);
+    return html;
+}
+
 char *report_test_make_page(const char *dir, const char *const *env, const char *input,
                             const char *extra)
 {

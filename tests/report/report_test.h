@@ -55,6 +55,11 @@ const char *report_test_figure_after(const char *html, const char *heading, cons
 char *report_test_make_page(const char *dir, const char *const *env, const char *input,
                             const char *extra);
 
+/* The page from inputs (NULL-terminated, at most 12) without plots or picture (no gnuplot, no
+ * dot), and what zc said on stderr (to free); fails unless zc exits 0 and says nothing is
+ * malformed. The page's text, to free. */
+char *report_test_page_of(const char *const *inputs, char **err_p);
+
 /* How many times what occurs in text. */
 int report_test_count(const char *text, const char *what);
 

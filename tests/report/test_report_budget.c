@@ -13,19 +13,9 @@
 
 static char *make(const char *input)
 {
-    char dir[512], out[4096];
-    report_test_tempdir(dir, sizeof dir);
-    snprintf(out, sizeof out, "%s/report.html", dir);
-    const char *args[] = {"report", "-o", out, input, NULL};
-    const char *env[] = {"ZC_GNUPLOT=/nonexistent/gnuplot", "ZC_DOT=/nonexistent/dot", NULL};
-    report_test_how how = {.env = env};
     char *err = NULL;
-    int code = report_test_zc(args, &how, NULL, &err);
-    if (code != 0)
-        fail_msg("zc report exit %d: %s", code, err);
+    char *html = report_test_page_of((const char *[]){input, NULL}, &err);
     free(err);
-    char *html = zc_test_read_file(out, NULL);
-    report_test_cleanup(dir);
     return html;
 }
 

@@ -12,29 +12,6 @@
 #define MULTI_BENCH  ZC_REPORT_FIXTURES "/multigpu.bench.json"
 #define BENCH        ZC_REPORT_FIXTURES "/h200.bench.json"
 
-/* The page from inputs, and what zc said on stderr. */
-static char *make(const char *const *inputs, char **err_p)
-{
-    char dir[512], out[4096];
-    report_test_tempdir(dir, sizeof dir);
-    snprintf(out, sizeof out, "%s/report.html", dir);
-    const char *args[16] = {"report", "-o", out};
-    size_t n = 3;
-    for (size_t i = 0; inputs[i] != NULL && n < 15; i++)
-        args[n++] = inputs[i];
-    args[n] = NULL;
-    const char *env[] = {"ZC_GNUPLOT=/nonexistent/gnuplot", "ZC_DOT=/nonexistent/dot", NULL};
-    report_test_how how = {.env = env};
-    int code = report_test_zc(args, &how, NULL, err_p);
-    if (code != 0)
-        fail_msg("zc report exit %d: %s", code, *err_p);
-    if (strstr(*err_p, "malformed") != NULL)
-        fail_msg("zc report says: %s", *err_p);
-    char *html = zc_test_read_file(out, NULL);
-    report_test_cleanup(dir);
-    return html;
-}
-
 static void expect(const char *html, const char *what)
 {
     if (strstr(html, what) == NULL)
@@ -45,7 +22,7 @@ static void test_stream_over_two_gpus(void **state)
 {
     (void)state;
     char *err = NULL;
-    char *html = make((const char *[]){MULTI_STREAM, NULL}, &err);
+    char *html = report_test_page_of((const char *[]){MULTI_STREAM, NULL}, &err);
     free(err);
     expect(html, "<h2 id=\"multigpu\">Several GPUs</h2>");
     expect(html, "zc stream over 2 GPUs: multigpu.stream.json");
@@ -66,7 +43,7 @@ static void test_bench_group(void **state)
     (void)state;
     char *err = NULL;
     /* The multi-GPU bench alone: no single-GPU figures, still a page. */
-    char *html = make((const char *[]){MULTI_BENCH, NULL}, &err);
+    char *html = report_test_page_of((const char *[]){MULTI_BENCH, NULL}, &err);
     free(err);
     expect(html, "zc bench over several GPUs: multigpu.bench.json");
     expect(html, "<td>GPU 0 -&gt; GPU 1</td><td class=\"n\">256 MiB</td><td class=\"n\">393 "
@@ -76,7 +53,7 @@ static void test_bench_group(void **state)
     free(html);
     /* Given first, beside a single-GPU bench and a stream over two GPUs: the page's figures
      * still come from the single-GPU bench, and the section holds both. */
-    html = make((const char *[]){MULTI_BENCH, BENCH, MULTI_STREAM, NULL}, &err);
+    html = report_test_page_of((const char *[]){MULTI_BENCH, BENCH, MULTI_STREAM, NULL}, &err);
     free(err);
     expect(html, "<title>Moving data to and from NVIDIA H200</title>");
     expect(html, "large and frequent transfers");
