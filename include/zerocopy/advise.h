@@ -197,6 +197,19 @@ typedef struct zc_profile {
     unsigned char alloc_origin[ZC_ALLOC_KIND_COUNT];    /* zc_origin of each cost curve */
     unsigned char device_origin[2];                     /* of device_curve */
     unsigned char mapped_reread_origin;                 /* of mapped_reread */
+
+    /* Added since: the struct only grows at its end. */
+    zc_cost_curve managed_transfer[2]; /* one managed transfer by size (us), as managed.transfer
+                                          measured it: [ZC_DIR_H2D] the CPU's writes into pages
+                                          the GPU holds beyond the same writes on the host, the
+                                          prefetch and a kernel's read; [ZC_DIR_D2H] the prefetch
+                                          there, a kernel's write and the prefetch back. Each
+                                          holds one launch and one synchronisation. */
+    unsigned char managed_transfer_origin[2];
+    zc_cost_curve host_fill; /* the CPU filling its own, touched memory the runner's way, by size
+                                (us): small inputs stay in its caches, large ones go at the
+                                memory's rate (host_write_gbps is the largest point's) */
+    unsigned char host_fill_origin;
 } zc_profile;
 
 /* The largest transfer a workload may name as a size text ("4KiB", "1.5M"): 1 TiB. */
@@ -334,8 +347,14 @@ ZC_EXTERN zc_status zc_advise_run(int device, const zc_workload *workload, zc_te
                                   double max_seconds, zc_measurement *measurement_p);
 
 /* The rate at which this CPU fills its own, already touched memory the way the runner's
- * producer does (GB/s); a CPU-only measurement of about 50 ms. */
+ * producer does (GB/s), at 64 MiB, the median of nine after a warm-up; a CPU-only measurement
+ * of about 0.4 s. */
 ZC_EXTERN zc_status zc_advise_measure_host_write(double *gbps_p);
+
+/* What this CPU takes to fill its own, already touched memory the way the runner's producer
+ * does, at sizes from 4 KiB to 64 MiB (us per fill, the median of several after a warm-up long
+ * enough for the CPU's clock to settle), into *curve_p; a CPU-only measurement of about 0.5 s. */
+ZC_EXTERN zc_status zc_advise_measure_host_fill(zc_cost_curve *curve_p);
 
 /* The rate at which this CPU writes managed memory whose pages the GPU holds (each faults back
  * first), as the runner's managed transfers do; about 0.1 s on GPU device. zc bench measures
@@ -644,8 +663,8 @@ typedef struct zc_trace_group {
     zc_technique current;
     zc_prediction predicted[ZC_TECH_COUNT]; /* by technique */
     double now_us;                          /* predicted[current].total_us */
-    double copies_us;  /* the current technique's copies alone (per-copy cost and time on the
-                          link, times count): what the trace measured */
+    double copies_us;  /* the current technique's copies alone on the GPU, as the trace
+                          measures them: count times the copy curve's time at the group's size */
     zc_technique best; /* the usable technique of the lowest total */
     double best_us;
     double saving_us;             /* now_us - best_us, at least 0 */

@@ -52,8 +52,8 @@ typedef enum zc_bench_case_id {
      * direction: ZC_BENCH_CASE_COPY_H2D_PAGEABLE 0 .. _REGISTERED 3, D2H 4..7, BIDIR 8..11. */
     ZC_BUFFER_KIND_MAP(ZC__BENCH_COPY_ID, H2D) ZC_BUFFER_KIND_MAP(ZC__BENCH_COPY_ID, D2H)
         ZC_BUFFER_KIND_MAP(ZC__BENCH_COPY_ID, BIDIR)
-    /* The other cases, from 12 (ZC_BENCH_CASE_ZEROCOPY_READ_16B) to 46; ZC_BENCH_CASE_ID_COUNT
-     * is 47. */
+    /* The other cases, from 12 (ZC_BENCH_CASE_ZEROCOPY_READ_16B) to 47; ZC_BENCH_CASE_ID_COUNT
+     * is 48. */
     ZC_BENCH_CASE_ZEROCOPY_READ_16B,
     ZC_BENCH_CASE_ZEROCOPY_READ_4B,
     ZC_BENCH_CASE_ZEROCOPY_READ_STRIDED,
@@ -89,6 +89,7 @@ typedef enum zc_bench_case_id {
     ZC_BENCH_CASE_MULTIGPU_PEER_COPY,
     ZC_BENCH_CASE_MULTIGPU_PEER_READ,
     ZC_BENCH_CASE_MULTIGPU_PEER_WRITE,
+    ZC_BENCH_CASE_MANAGED_TRANSFER, /* added after the published 47 keep their values */
     ZC_BENCH_CASE_ID_COUNT
 } zc_bench_case_id;
 #undef ZC__BENCH_COPY_ID

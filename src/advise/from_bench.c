@@ -46,6 +46,7 @@ static const zc_bench_case_id zc__used[] = {
     ZC_BENCH_CASE_ALLOC_COST,
     ZC_BENCH_CASE_DEVICE_WRITE_16B,
     ZC_BENCH_CASE_CROSSOVER_READ_K,
+    ZC_BENCH_CASE_MANAGED_TRANSFER,
 };
 
 #define ZC__USED_COUNT (sizeof zc__used / sizeof zc__used[0])
@@ -248,6 +249,18 @@ static void zc__managed(const zc__by_id *b, zc_profile *p)
     if (touch > 0.0 && on_gpu > touch)
         zc__put(p, ZC_PF_MANAGED_FAULT_US_PER_MIB,
                 zc__us_at(ZC__MIB, touch) - zc__us_at(ZC__MIB, on_gpu), ZC_ORIGIN_DERIVED);
+    /* managed.transfer: the whole transfer each way by size, what the model prefers. */
+    const zc_bench_result *t = b->r[ZC_BENCH_CASE_MANAGED_TRANSFER];
+    for (int d = 0; d < 2; d++) {
+        double us = 0.0;
+        for (size_t i = 0; t != NULL && i < t->point_count; i++) {
+            const zc_bench_point *pt = &t->points[i];
+            if (strcmp(pt->variant, zc_direction_key((zc_direction)d)) == 0 && pt->bytes > 0 &&
+                zc__median(pt, &us) &&
+                zc_cost_curve_add(&p->managed_transfer[d], pt->bytes, us) == ZC_OK)
+                p->managed_transfer_origin[d] = ZC_ORIGIN_MEASURED;
+        }
+    }
     /* Two prefetch sizes give the fixed part: time = fixed + bytes / rate. */
     const zc_bench_result *r = b->r[ZC_BENCH_CASE_MANAGED_PREFETCH];
     const zc_bench_point *lo = NULL, *hi = NULL;

@@ -95,17 +95,19 @@ static zc__traffic zc__traffic_of(const zc_workload *w)
 }
 
 /* The kernel's time on device memory: along the measured read and write curves when the
- * profile has them (a small kernel is launch-bound, far below the peak), else at the peak. */
-static double zc__device_us(const zc_profile *p, const zc_workload *w, const zc__traffic *t)
+ * profile has them (a small kernel is launch-bound, far below the peak), else at the peak. The
+ * k passes over a transfer are one launch, so they are priced as one launch moving all their
+ * bytes, not as k launches of one pass each (which would count the fixed cost k times). */
+static double zc__device_us(const zc_profile *p, const zc__traffic *t)
 {
     double us = 0.0, one = 0.0;
     for (int d = 0; d < 2; d++) {
         double bytes = d ? t->writes : t->reads;
         if (!(bytes > 0.0))
             continue;
-        if (p->device_curve[d].count > 0 &&
-            zc_curve_time_us(&p->device_curve[d], w->bytes, &one) == ZC_OK)
-            us += one * bytes / (double)w->bytes;
+        if (p->device_curve[d].count > 0 && bytes < 1e18 &&
+            zc_curve_time_us(&p->device_curve[d], (size_t)bytes, &one) == ZC_OK)
+            us += one;
         else
             us += zc__us_at(bytes, p->device_gbps);
     }
@@ -124,6 +126,18 @@ static double zc__mapped_reads_us(const zc_profile *p, const zc_workload *w, con
     double extra = zc__cost_curve_at(&p->mapped_reread, w->bytes);
     return zc__us_at((double)w->bytes, rd) +
            (passes - 1.0) * fmin(extra, zc__us_at((double)w->bytes, rd));
+}
+
+/* The CPU's writes of a transfer's input: along the fill curve measured by size when the
+ * profile has it (small inputs stay in the CPU's caches and go several times faster than the
+ * memory's rate), else at the one rate. */
+static double zc__fill_us(const zc_profile *p, const zc__traffic *t)
+{
+    if (!(t->fill_bytes > 0.0))
+        return 0.0;
+    if (p->host_fill.count > 0)
+        return zc__cost_curve_at(&p->host_fill, (size_t)t->fill_bytes);
+    return zc__us_at(t->fill_bytes, p->host_write_gbps);
 }
 
 /* Setup: one call of kind per buffer the technique allocates (sets of input and output
@@ -150,8 +164,8 @@ static void zc__predict_copy(const zc_profile *p, const zc_workload *w, zc_buffe
     r->fixed_us = p->launch_sync_us + (t->in + t->out) * p->copy_latency_us[kind];
     r->link_us = (t->in ? zc__curve_increment_us(h2d, w->bytes) : 0.0) +
                  (t->out ? zc__curve_increment_us(d2h, w->bytes) : 0.0);
-    r->compute_us = zc__device_us(p, w, t);
-    r->cpu_us = zc__us_at(t->fill_bytes, p->host_write_gbps);
+    r->compute_us = zc__device_us(p, t);
+    r->cpu_us = zc__fill_us(p, t);
     r->per_transfer_us = r->fixed_us + r->link_us + r->compute_us + r->cpu_us;
     r->steady_us = r->per_transfer_us;
     if (kind == ZC_BUFFER_PINNED)
@@ -175,11 +189,11 @@ static void zc__predict_overlapped(const zc_profile *p, const zc_workload *w, co
     double lat = p->copy_latency_us[ZC_BUFFER_PINNED];
     double c_in = t->in ? lat + zc__curve_increment_us(h2d, chunk) : 0.0;
     double c_out = t->out ? lat + zc__curve_increment_us(d2h, chunk) : 0.0;
-    double c_kernel = p->enqueue_us + zc__device_us(p, w, t) / (double)chunks;
+    double c_kernel = p->enqueue_us + zc__device_us(p, t) / (double)chunks;
     double n = (double)chunks;
     /* The host queues per chunk: the copies, the launch and the event that frees the set. */
     double cpu =
-        zc__us_at(t->fill_bytes, p->host_write_gbps) + n * (t->in + 1 + t->out + 1) * p->enqueue_us;
+        zc__fill_us(p, t) + n * (t->in + 1 + t->out + 1) * p->enqueue_us;
     double parts[4] = {n * c_in, n * c_kernel, n * c_out, cpu};
     double both =
         t->in && t->out ? zc__us_at(t->in_bytes + t->out_bytes, p->both_directions_gbps) : 0.0;
@@ -192,8 +206,8 @@ static void zc__predict_overlapped(const zc_profile *p, const zc_workload *w, co
     r->fixed_us = p->launch_sync_us + n * (t->in + t->out) * lat;
     r->link_us = n * ((t->in ? zc__curve_increment_us(h2d, chunk) : 0.0) +
                       (t->out ? zc__curve_increment_us(d2h, chunk) : 0.0));
-    r->compute_us = zc__device_us(p, w, t);
-    r->cpu_us = zc__us_at(t->fill_bytes, p->host_write_gbps);
+    r->compute_us = zc__device_us(p, t);
+    r->cpu_us = zc__fill_us(p, t);
     /* One transfer alone: its chunks pipeline through the three stages. */
     r->per_transfer_us =
         p->launch_sync_us + r->cpu_us + c_in + c_kernel + c_out + (n - 1.0) * stage_max;
@@ -217,33 +231,64 @@ static void zc__predict_mapped(const zc_profile *p, const zc_workload *w, const 
     r->link_us = (t->reads > 0.0 ? zc__mapped_reads_us(p, w, t, rd) : 0.0) +
                  (t->writes > 0.0 ? zc__us_at(t->writes, wr) : 0.0);
     r->compute_us = 0.0;
-    r->cpu_us = zc__us_at(t->fill_bytes, p->host_write_gbps);
+    r->cpu_us = zc__fill_us(p, t);
     r->per_transfer_us = r->fixed_us + r->link_us + r->cpu_us;
     r->steady_us = r->per_transfer_us;
     r->setup_us = zc__setup_us(p, ZC_ALLOC_PINNED, t, 1.0);
 }
 
-/* Managed memory moved by cudaMemPrefetchAsync each way; the CPU's writes fault the pages back. */
-static void zc__predict_managed(const zc_profile *p, const zc__traffic *t, zc_prediction *r)
+/* Managed memory along managed.transfer's curves: each measured transfer held one launch and
+ * synchronisation and one kernel pass over the bytes; a transfer both ways pays one of each,
+ * and the kernel's passes are priced on device memory as for the copies. */
+static void zc__predict_managed_measured(const zc_profile *p, const zc_workload *w,
+                                         const zc__traffic *t, zc_prediction *r)
 {
-    if (!(p->managed_prefetch_gbps > 0.0) || !(p->device_gbps > 0.0) ||
-        (t->in && !(p->managed_cpu_touch_gbps > 0.0)))
-        return;
+    const zc_cost_curve *in = &p->managed_transfer[ZC_DIR_H2D];
+    const zc_cost_curve *out = &p->managed_transfer[ZC_DIR_D2H];
+    zc__traffic one = *t; /* one pass each way: what the measured transfers' kernels did */
+    one.reads = t->in ? (double)w->bytes : 0.0;
+    one.writes = t->out ? (double)w->bytes : 0.0;
+    double measured = (t->in ? zc__cost_curve_at(in, w->bytes) : 0.0) +
+                      (t->out ? zc__cost_curve_at(out, w->bytes) : 0.0);
+    double held = (t->in + t->out) * p->launch_sync_us + zc__device_us(p, &one);
     r->usable = 1;
-    /* The output is prefetched to the GPU before the kernel and back after it. */
-    double prefetches = t->in + 2.0 * t->out;
-    r->fixed_us = p->launch_sync_us + prefetches * p->managed_prefetch_us;
-    r->link_us = zc__us_at(t->in_bytes + 2.0 * t->out_bytes, p->managed_prefetch_gbps);
-    /* The kernel reads pages that were prefetched: the rate managed.prefetched measured. */
-    double on_gpu = p->managed_prefetched_gbps > 0.0 ? p->managed_prefetched_gbps : p->device_gbps;
-    r->compute_us = zc__us_at(t->reads + t->writes, on_gpu);
-    /* The CPU's fill finds the pages on the GPU (the last prefetch put them there) and faults
-     * each back before writing it. Measured, the rate is of the whole fill; assumed (the GPU's
-     * fault rate standing in), the write itself comes on top. */
-    double fill = zc__us_at(t->fill_bytes, p->managed_cpu_touch_gbps);
-    if (p->origin[ZC_PF_MANAGED_CPU_TOUCH_GBPS] != ZC_ORIGIN_MEASURED)
-        fill += zc__us_at(t->fill_bytes, p->host_write_gbps);
-    r->cpu_us = t->in ? fill : 0.0;
+    r->fixed_us = p->launch_sync_us;
+    r->link_us = fmax(measured - held, 0.0);
+    r->compute_us = zc__device_us(p, t);
+    r->cpu_us = t->in ? zc__fill_us(p, t) : 0.0;
+}
+
+/* Managed memory moved by cudaMemPrefetchAsync each way; the CPU's writes fault the pages
+ * back. */
+static void zc__predict_managed(const zc_profile *p, const zc_workload *w, const zc__traffic *t,
+                                zc_prediction *r)
+{
+    if (!(p->device_gbps > 0.0))
+        return;
+    if ((!t->in || p->managed_transfer[ZC_DIR_H2D].count > 0) &&
+        (!t->out || p->managed_transfer[ZC_DIR_D2H].count > 0)) {
+        zc__predict_managed_measured(p, w, t, r);
+    } else {
+        /* Without the curves (a profile from before managed.transfer): from the rates. */
+        if (!(p->managed_prefetch_gbps > 0.0) || (t->in && !(p->managed_cpu_touch_gbps > 0.0)))
+            return;
+        r->usable = 1;
+        /* The output is prefetched to the GPU before the kernel and back after it. */
+        double prefetches = t->in + 2.0 * t->out;
+        r->fixed_us = p->launch_sync_us + prefetches * p->managed_prefetch_us;
+        r->link_us = zc__us_at(t->in_bytes + 2.0 * t->out_bytes, p->managed_prefetch_gbps);
+        /* The kernel reads pages that were prefetched: the rate managed.prefetched measured. */
+        double on_gpu =
+            p->managed_prefetched_gbps > 0.0 ? p->managed_prefetched_gbps : p->device_gbps;
+        r->compute_us = zc__us_at(t->reads + t->writes, on_gpu);
+        /* The CPU's fill finds the pages on the GPU (the last prefetch put them there) and
+         * faults each back before writing it. Measured, the rate is of the whole fill;
+         * assumed (the GPU's fault rate standing in), the write itself comes on top. */
+        double fill = zc__us_at(t->fill_bytes, p->managed_cpu_touch_gbps);
+        if (p->origin[ZC_PF_MANAGED_CPU_TOUCH_GBPS] != ZC_ORIGIN_MEASURED)
+            fill += zc__fill_us(p, t);
+        r->cpu_us = t->in ? fill : 0.0;
+    }
     r->per_transfer_us = r->fixed_us + r->link_us + r->compute_us + r->cpu_us;
     r->steady_us = r->per_transfer_us;
     r->setup_us = zc__setup_us(p, ZC_ALLOC_MANAGED, t, 1.0);
@@ -282,7 +327,7 @@ ZC_EXTERN zc_status zc_advise_predict(const zc_profile *profile, const zc_worklo
         zc__predict_mapped(profile, workload, &t, &r);
         break;
     default:
-        zc__predict_managed(profile, &t, &r);
+        zc__predict_managed(profile, workload, &t, &r);
         break;
     }
     if (r.usable) {

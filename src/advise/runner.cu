@@ -406,27 +406,6 @@ destroy:
     return status;
 }
 
-ZC_EXTERN zc_status zc_advise_measure_host_write(double *gbps_p)
-{
-    ZC_REQUIRE_ARG(gbps_p);
-    /* 64 MiB: well past the CPU's caches, so the rate is the memory's, as for large inputs. */
-    const size_t bytes = (size_t)64 << 20;
-    uint32_t *buf = (uint32_t *)malloc(bytes);
-    if (buf == NULL)
-        return ZC_FAIL(ZC_ERR_NO_MEMORY, "zc_advise_measure_host_write: malloc(%zu) failed", bytes);
-    memset(buf, 0, bytes); /* touched first: the runner's buffers are, after their warm-up */
-    double t[3];
-    for (int i = 0; i < 3; i++) {
-        double t0 = zc__now_us();
-        zc__fill(buf, bytes / 4, (uint32_t)i);
-        t[i] = zc__now_us() - t0;
-    }
-    free(buf);
-    qsort(t, 3, sizeof t[0], zc__cmp_double);
-    *gbps_p = (double)bytes / (t[1] * 1e3);
-    return ZC_OK;
-}
-
 ZC_EXTERN zc_status zc_advise_measure_managed_touch(int device, double *gbps_p)
 {
     ZC_REQUIRE_ARG(gbps_p);

@@ -87,7 +87,14 @@ static zc_status zc__price_group(const zc_profile *profile, zc_trace_group *g, d
     g->now_us = now->total_us;
     g->best_us = g->predicted[g->best].total_us;
     g->saving_us = g->now_us - g->best_us;
-    g->copies_us = (double)g->count * (profile->copy_latency_us[g->host_kind] + now->link_us);
+    /* What the trace measured is each copy's duration on the GPU: the copy curve's time at the
+     * group's size (zc bench times back-to-back copies on the GPU too), without the host's
+     * per-call cost that copy_latency_us prices for a synchronous copy. */
+    double one = 0.0;
+    const zc_curve *curve = &profile->copy[g->host_kind][g->workload.direction];
+    if (zc_curve_time_us(curve, g->workload.bytes, &one) != ZC_OK)
+        one = profile->copy_latency_us[g->host_kind] + now->link_us;
+    g->copies_us = (double)g->count * one;
     zc__cure(g);
     return ZC_OK;
 }

@@ -85,7 +85,7 @@ static zc_status zc__workload(const zc_profile *p, const zc_validation_config *c
 
 /*
  * The figures of the runner's host side that zc bench does not measure, measured here on the
- * machine being validated when the profile only assumes them: the CPU's fill rate and its
+ * machine being validated when the profile only assumes them: the CPU's fill by size and its
  * writes into managed pages the GPU holds. Small host-side timings of the runner's own steps,
  * not a second bench.
  */
@@ -93,12 +93,17 @@ static zc_status zc__measure_missing(zc_profile *p, int device)
 {
     zc_status st = ZC_OK;
     double v = 0.0;
-    if (p->origin[ZC_PF_HOST_WRITE_GBPS] != ZC_ORIGIN_MEASURED) {
-        if ((st = zc_advise_measure_host_write(&v)) != ZC_OK)
-            return st;
+    if (p->host_fill_origin != ZC_ORIGIN_MEASURED) {
+        ZC_CHECK(zc_advise_measure_host_fill(&p->host_fill));
+        p->host_fill_origin = ZC_ORIGIN_MEASURED;
+        /* The one rate (the summary's figure, and what older readers use): the largest fill's. */
+        size_t last = p->host_fill.count - 1;
+        v = (double)p->host_fill.bytes[last] / (p->host_fill.us[last] * 1e3);
         (void)zc_profile_set(p, ZC_PF_HOST_WRITE_GBPS, v, ZC_ORIGIN_MEASURED);
     }
+    /* Only the model without managed.transfer's curve prices the touch on its own. */
     if (p->origin[ZC_PF_MANAGED_CPU_TOUCH_GBPS] != ZC_ORIGIN_MEASURED &&
+        p->managed_transfer_origin[ZC_DIR_H2D] != ZC_ORIGIN_MEASURED &&
         p->managed_prefetch_gbps > 0.0) {
         st = zc_advise_measure_managed_touch(device, &v);
         if (st == ZC_OK)

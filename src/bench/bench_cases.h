@@ -52,6 +52,8 @@ zc_status zc__run_copy(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_r
 zc_status zc__run_sm(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_result *res);
 zc_status zc__run_tune(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_result *res);
 zc_status zc__run_managed(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_result *res);
+zc_status zc__run_managed_transfer(zc_bench_ctx *ctx, const zc__bench_case *self,
+                                   zc_bench_result *res);
 zc_status zc__run_small_copy(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_result *res);
 zc_status zc__run_launch(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_result *res);
 zc_status zc__run_roundtrip(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_result *res);

@@ -276,6 +276,14 @@ const zc__bench_case zc__bench_cases[] = {
      zc__run_multi,
      ZC__MULTI_WRITE,
      0},
+    {{"managed.transfer", "managed", ZC__TECH(MANAGED), "roundtrip",
+      "managed memory: one whole transfer, in (CPU writes, prefetch, kernel reads) and out "
+      "(prefetch, kernel writes, prefetch back), per size"},
+     ZC__ALL,
+     zc__can_managed,
+     zc__run_managed_transfer,
+     0,
+     0},
 };
 
 /* Rows run in the order of zc_bench_case_id (zerocopy/bench.h): a row added without its name
@@ -284,13 +292,14 @@ _Static_assert(ZC__COUNT(zc__bench_cases) == ZC_BENCH_CASE_ID_COUNT,
                "every bench case needs its zc_bench_case_id in zerocopy/bench.h");
 
 #ifndef ZC_PLANT_BUFFER_KIND
-/* The published ids keep their values: the twelve copy cases first, 47 in all. */
+/* The published ids keep their values: the twelve copy cases first, 47 as published, then
+ * the ones added since at the end. */
 _Static_assert(ZC_BENCH_CASE_COPY_BIDIR_REGISTERED == 11 && ZC_BENCH_CASE_ZEROCOPY_READ_16B == 12 &&
-                   ZC_BENCH_CASE_ID_COUNT == 47,
+                   ZC_BENCH_CASE_MULTIGPU_PEER_WRITE == 46 && ZC_BENCH_CASE_ID_COUNT == 48,
                "the bench case ids keep their published values");
 #else
 /* A planted copy kind has its three copy cases, made from the list. */
-_Static_assert(ZC_BENCH_CASE_COPY_BIDIR_PLANTED == 14 && ZC_BENCH_CASE_ID_COUNT == 50,
+_Static_assert(ZC_BENCH_CASE_COPY_BIDIR_PLANTED == 14 && ZC_BENCH_CASE_ID_COUNT == 51,
                "a planted copy kind has its copy cases");
 #endif
 

@@ -60,6 +60,18 @@ static int zc__keep(unsigned char origin, int saved)
     return origin != ZC_ORIGIN_NONE && !(saved && origin == ZC_ORIGIN_ASSUMED);
 }
 
+/* A cost curve under a (dotted) key, with its origin under "origin", when it is kept. */
+static void zc__cost_out(cJSON *doc, cJSON *origin, const char *key, const zc_cost_curve *c,
+                         unsigned char from, int saved)
+{
+    const char *leaf = NULL;
+    cJSON *holder = c->count > 0 && zc__keep(from, saved) ? zc__holder(doc, key, 1, &leaf) : NULL;
+    if (holder == NULL)
+        return;
+    cJSON_AddItemToObject(holder, leaf, zc__cost_json(c));
+    cJSON_AddStringToObject(origin, key, zc_origin_key((zc_origin)from));
+}
+
 /* The document of a profile: every figure of the given origins and, under "origin", where each
  * came from; saved: the assumed ones apart, under "assumed", never among the measured. */
 static cJSON *zc__profile_doc(const zc_profile *profile, int saved)
@@ -111,11 +123,12 @@ static cJSON *zc__profile_doc(const zc_profile *profile, int saved)
         snprintf(name, sizeof name, "device_gbps_curve.%s", rw[d]);
         cJSON_AddStringToObject(origin, name, zc_origin_key((zc_origin)p.device_origin[d]));
     }
-    if (p.mapped_reread.count > 0 && zc__keep(p.mapped_reread_origin, saved)) {
-        cJSON_AddItemToObject(doc, "mapped_reread_us", zc__cost_json(&p.mapped_reread));
-        cJSON_AddStringToObject(origin, "mapped_reread_us",
-                                zc_origin_key((zc_origin)p.mapped_reread_origin));
-    }
+    zc__cost_out(doc, origin, "mapped_reread_us", &p.mapped_reread, p.mapped_reread_origin, saved);
+    zc__cost_out(doc, origin, "managed_transfer_us.h2d", &p.managed_transfer[ZC_DIR_H2D],
+                 p.managed_transfer_origin[ZC_DIR_H2D], saved);
+    zc__cost_out(doc, origin, "managed_transfer_us.d2h", &p.managed_transfer[ZC_DIR_D2H],
+                 p.managed_transfer_origin[ZC_DIR_D2H], saved);
+    zc__cost_out(doc, origin, "host_fill_us", &p.host_fill, p.host_fill_origin, saved);
     for (int f = 0; f < ZC_PF_COUNT; f++) {
         double v = *zc_profile_field_value(&p, (zc_profile_field)f);
         const char *key = zc_profile_field_key((zc_profile_field)f);
@@ -216,6 +229,21 @@ static unsigned char zc__origin_of(const cJSON *doc, const char *key)
     return (unsigned char)(origin == ZC_ORIGIN_NONE ? ZC_ORIGIN_MEASURED : origin);
 }
 
+/* The cost curve under a (dotted) key, when the document has one, and its origin. */
+static zc_status zc__cost_in(const cJSON *doc, const char *key, zc_cost_curve *c,
+                             unsigned char *origin_p)
+{
+    const char *leaf = NULL;
+    const cJSON *holder = zc__holder((cJSON *)doc, key, 0, &leaf);
+    const cJSON *arr = holder != NULL ? cJSON_GetObjectItemCaseSensitive(holder, leaf) : NULL;
+    if (arr == NULL)
+        return ZC_OK;
+    ZC_CHECK(zc__points_from_json(arr, key, c, zc__add_cost));
+    if (c->count > 0)
+        *origin_p = zc__origin_of(doc, key);
+    return ZC_OK;
+}
+
 /* A profile/1 document saved its assumptions among its figures and listed them under
  * "not_measured" ("assumed NAME = VALUE (not measured)"): those figures are assumed. */
 static void zc__old_assumptions(const cJSON *doc, zc_profile *p)
@@ -312,12 +340,12 @@ ZC_EXTERN zc_status zc_profile_from_json(const cJSON *doc, zc_profile *profile_p
         if (p.device_curve[d].count > 0)
             p.device_origin[d] = zc__origin_of(doc, what);
     }
-    const cJSON *reread = cJSON_GetObjectItemCaseSensitive(doc, "mapped_reread_us");
-    if (reread != NULL) {
-        ZC_CHECK(zc__points_from_json(reread, "mapped_reread_us", &p.mapped_reread, zc__add_cost));
-        if (p.mapped_reread.count > 0)
-            p.mapped_reread_origin = zc__origin_of(doc, "mapped_reread_us");
-    }
+    ZC_CHECK(zc__cost_in(doc, "mapped_reread_us", &p.mapped_reread, &p.mapped_reread_origin));
+    ZC_CHECK(zc__cost_in(doc, "managed_transfer_us.h2d", &p.managed_transfer[ZC_DIR_H2D],
+                         &p.managed_transfer_origin[ZC_DIR_H2D]));
+    ZC_CHECK(zc__cost_in(doc, "managed_transfer_us.d2h", &p.managed_transfer[ZC_DIR_D2H],
+                         &p.managed_transfer_origin[ZC_DIR_D2H]));
+    ZC_CHECK(zc__cost_in(doc, "host_fill_us", &p.host_fill, &p.host_fill_origin));
     for (int f = 0; f < ZC_PF_COUNT; f++) {
         const char *key = zc_profile_field_key((zc_profile_field)f), *leaf = NULL;
         const cJSON *holder = zc__holder((cJSON *)doc, key, 0, &leaf);

@@ -58,6 +58,7 @@ static const struct {
     {ZC_BENCH_CASE_MULTIGPU_PEER_COPY, "multigpu.peer.copy"},
     {ZC_BENCH_CASE_MULTIGPU_PEER_READ, "multigpu.peer.read"},
     {ZC_BENCH_CASE_MULTIGPU_PEER_WRITE, "multigpu.peer.write"},
+    {ZC_BENCH_CASE_MANAGED_TRANSFER, "managed.transfer"},
 };
 
 int main(void)

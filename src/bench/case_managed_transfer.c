@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* managed.transfer: one whole transfer through managed memory, by size, the way a program
+ * moves its data with it (zc advise's managed technique): in, the CPU writes pages the last
+ * prefetch left on the GPU, prefetches them there and a kernel reads them; out, the pages
+ * go to the GPU, a kernel writes them and they come back. Timed on the host clock, one
+ * transfer per sample, each ended by a stream synchronisation, so that page-fault batches,
+ * the prefetches' fixed costs and the migration granularity at small sizes are in the figure.
+ * The "h2d" figure leaves out what the same writes cost on pages already on the host (timed
+ * in the same sample), so that it is what managed memory adds to the program's own fill. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/bench_cases.h"
+#include "core/error.h"
+#include "device/cuda_check.h"
+#include "mem/exact.h"
+#include "zerocopy/clock.h"
+
+static const size_t zc__transfer_quick[] = {4u << 10, 1u << 20, 16u << 20};
+static const size_t zc__transfer_default[] = {4u << 10, 64u << 10, 1u << 20, 16u << 20,
+                                              64u << 20};
+static const size_t zc__transfer_full[] = {4u << 10,  64u << 10,  256u << 10, 1u << 20,
+                                           4u << 20,  16u << 20,  64u << 20,  256u << 20};
+
+typedef struct zc__transfer_arg {
+    const char *key;
+    void *p;
+    size_t bytes;
+    int device;
+    int out;       /* 0: h2d (the CPU writes, the GPU reads); 1: d2h (the GPU writes) */
+    uint32_t seed; /* what the transfer carries; seed + 1 is written between samples */
+    int corrupt;   /* the corruption test hook: flip a byte of what moves */
+} zc__transfer_arg;
+
+static struct cudaMemLocation zc__where(int device)
+{
+    struct cudaMemLocation loc;
+    memset(&loc, 0, sizeof loc);
+    loc.type = device >= 0 ? cudaMemLocationTypeDevice : cudaMemLocationTypeHost;
+    loc.id = device >= 0 ? device : 0;
+    return loc;
+}
+
+static zc_status zc__move(zc_bench_ctx *ctx, const zc__transfer_arg *a, int device)
+{
+    ZC_CUDA_RETURN(cudaMemPrefetchAsync(a->p, a->bytes, zc__where(device), 0, ctx->streams[0]));
+    return ZC_OK;
+}
+
+static double zc__since_s(uint64_t t0)
+{
+    return (double)(zc_clock_ns() - t0) / 1e9;
+}
+
+/* In: the pages start on the GPU holding the last sample's poison; the CPU writes the data,
+ * it is prefetched and read. Then the same writes on host-resident pages, timed to subtract,
+ * leave the next poison. */
+static zc_status zc__in_sample(zc_bench_ctx *ctx, zc__transfer_arg *a, size_t slot,
+                               double *seconds_p)
+{
+    uint32_t *s = ctx->d_slots + slot;
+    cudaStream_t st0 = ctx->streams[0];
+    ZC_CHECK(zc__move(ctx, a, a->device));
+    ZC_CUDA_RETURN(cudaMemsetAsync(s, 0, sizeof *s, st0));
+    ZC_CUDA_RETURN(cudaStreamSynchronize(st0));
+    uint64_t t0 = zc_clock_ns();
+    zc__pattern_fill(a->p, a->bytes, a->seed);
+    if (a->corrupt)
+        ZC_CHECK(zc__corrupt_host(a->p, a->bytes));
+    ZC_CHECK(zc__move(ctx, a, a->device));
+    ZC_CHECK(zc__k_read(a->p, a->bytes, ZC__ACCESS_16B, 0, 1, &zc__shapes[ZC__SHAPE_DEFAULT],
+                        ctx->info.sm_count, s, st0));
+    ZC_CUDA_RETURN(cudaStreamSynchronize(st0));
+    double whole = zc__since_s(t0);
+    ZC_CHECK(zc__move(ctx, a, -1));
+    ZC_CUDA_RETURN(cudaStreamSynchronize(st0));
+    t0 = zc_clock_ns();
+    zc__pattern_fill(a->p, a->bytes, a->seed + 1);
+    double plain = zc__since_s(t0);
+    *seconds_p = whole > plain ? whole - plain : 0.0;
+    return ZC_OK;
+}
+
+/* Out: the pages start on the host holding poison; they go to the GPU, a kernel writes the
+ * data, they come back, and the CPU finds the data there. */
+static zc_status zc__out_sample(zc_bench_ctx *ctx, zc__transfer_arg *a, size_t slot,
+                                double *seconds_p)
+{
+    (void)slot;
+    cudaStream_t st0 = ctx->streams[0];
+    zc__pattern_fill(a->p, a->bytes, a->seed + 1);
+    ZC_CHECK(zc__move(ctx, a, -1));
+    ZC_CUDA_RETURN(cudaStreamSynchronize(st0));
+    uint64_t t0 = zc_clock_ns();
+    ZC_CHECK(zc__move(ctx, a, a->device));
+    ZC_CHECK(zc__k_fill(a->p, a->bytes, a->seed, ctx->info.sm_count, st0));
+    ZC_CHECK(zc__move(ctx, a, -1));
+    ZC_CUDA_RETURN(cudaStreamSynchronize(st0));
+    *seconds_p = zc__since_s(t0);
+    if (a->corrupt)
+        ZC_CHECK(zc__corrupt_host(a->p, a->bytes));
+    size_t bad = 0;
+    if (!zc__pattern_check(a->p, a->bytes, a->seed, 0, &bad))
+        return zc__verify_fail_host(a->key, "data the kernel wrote, back on the host", a->bytes,
+                                    a->p, bad, a->seed);
+    return ZC_OK;
+}
+
+static zc_status zc__transfer_sample(zc_bench_ctx *ctx, void *varg, size_t slot,
+                                     double *seconds_p)
+{
+    zc__transfer_arg *a = varg;
+    return a->out ? zc__out_sample(ctx, a, slot, seconds_p)
+                  : zc__in_sample(ctx, a, slot, seconds_p);
+}
+
+/* One direction at one size: the samples, the check of what every kernel read, the point. */
+static zc_status zc__transfer_point(zc_bench_ctx *ctx, const char *key, zc__transfer_arg *a,
+                                    zc_bench_result *res)
+{
+    double *seconds = NULL;
+    size_t count = 0, warmups = 0;
+    ZC_CHECK(zc__measure(ctx, zc__transfer_sample, a, 0, &seconds, &count, &warmups));
+    zc_status st = ZC_OK;
+    if (!a->out)
+        st = zc__verify_slots(ctx, key, "managed data the kernel read after the CPU wrote it",
+                              warmups + count, zc__pattern_sum(a->bytes, a->seed, 1));
+    if (st == ZC_OK)
+        st = zc__add_seconds(res, a->out ? "d2h" : "h2d", a->bytes, NULL, 0, ZC_BENCH_DURATION,
+                             (double)a->bytes, 1.0, seconds, count, warmups);
+    free(seconds);
+    return st;
+}
+
+zc_status zc__run_managed_transfer(zc_bench_ctx *ctx, const zc__bench_case *self,
+                                   zc_bench_result *res)
+{
+    const char *key = self->info.key;
+    const size_t *sizes;
+    size_t nsizes = zc__bench_sizes(ctx, zc__transfer_quick, ZC__COUNT(zc__transfer_quick),
+                                    zc__transfer_default, ZC__COUNT(zc__transfer_default),
+                                    zc__transfer_full, ZC__COUNT(zc__transfer_full), &sizes);
+    size_t free_b = 0, total_b = 0;
+    ZC_CUDA_RETURN(cudaMemGetInfo(&free_b, &total_b));
+    /* As the other managed cases: never more than a quarter of what the card has free. */
+    size_t limit = free_b / 4, maxb = 0, skipped = 0;
+    for (size_t i = 0; i < nsizes; i++)
+        if (sizes[i] <= limit && sizes[i] > maxb)
+            maxb = sizes[i];
+    if (maxb == 0)
+        return ZC_FAIL(ZC_ERR_NO_MEMORY, "%s: no size fits in a quarter of the %zu free bytes", key,
+                       free_b);
+    zc__transfer_arg a;
+    memset(&a, 0, sizeof a);
+    a.key = key;
+    a.device = ctx->config.device;
+    a.corrupt = zc__bench_corrupt(ctx, key);
+    ZC_CHECK(zc__mem_exact_alloc(ZC_BUFFER_MANAGED, maxb, &a.p));
+    zc_status st = ZC_OK;
+    for (size_t i = 0; i < nsizes && st == ZC_OK; i++) {
+        if (sizes[i] > limit) {
+            skipped++;
+            continue;
+        }
+        for (int out = 0; out < 2 && st == ZC_OK; out++) {
+            zc__bench_tick(ctx, 2 * i + (size_t)out, 2 * nsizes);
+            a.bytes = sizes[i];
+            a.out = out;
+            a.seed = zc__bench_seed(ctx);
+            st = zc__transfer_point(ctx, key, &a, res);
+        }
+    }
+    if (st == ZC_OK && skipped)
+        snprintf(res->reason, sizeof res->reason,
+                 "%zu size(s) left out: larger than a quarter of the GPU's free memory", skipped);
+    ZC_CUDA_IGNORE(cudaStreamSynchronize(ctx->streams[0]));
+    zc__mem_exact_free(ZC_BUFFER_MANAGED, a.p);
+    return st;
+}

@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The model's measured curves: managed memory priced along managed.transfer's curves, the
+ * CPU's fill along its curve by size, both kept by the profile document and made from a bench
+ * result; a profile without them keeps the rates it had. */
+#include "test_support.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "advise_files.h"
+
+static zc_profile load_h200(void)
+{
+    zc_profile p;
+    zc_status status =
+        zc_test_profile_load(ZC_ADVISE_FIXTURES "/h200.profile.json", &p, NULL, NULL, 0);
+    if (status != ZC_OK)
+        fail_msg("loading h200.profile.json: %s", zc_last_error());
+    return p;
+}
+
+static zc_workload workload(size_t bytes, zc_direction dir, double k)
+{
+    zc_workload w;
+    memset(&w, 0, sizeof w);
+    w.bytes = bytes;
+    w.transfers = 100;
+    w.direction = dir;
+    w.gpu_accesses = k;
+    w.pattern = ZC_ACCESS_COALESCED;
+    return w;
+}
+
+static zc_prediction predict(const zc_profile *p, size_t bytes, zc_direction dir, double k,
+                             zc_technique t)
+{
+    zc_workload w = workload(bytes, dir, k);
+    zc_prediction r;
+    if (zc_advise_predict(p, &w, t, &r) != ZC_OK)
+        fail_msg("predict %s: %s", zc_technique_key(t), zc_last_error());
+    return r;
+}
+
+/* Curves as managed.transfer and the runner's fill would give them (us), shaped like the H200's:
+ * a fixed part of tens of microseconds, then the bytes. */
+static void add_curves(zc_profile *p)
+{
+    static const size_t sizes[] = {4096, 65536, 1 << 20, 16 << 20};
+    static const double in[] = {40.0, 70.0, 300.0, 4000.0}, out[] = {60.0, 80.0, 200.0, 2000.0};
+    static const double fill[] = {0.4, 6.0, 150.0, 2800.0};
+    for (size_t i = 0; i < 4; i++) {
+        assert_int_equal(zc_cost_curve_add(&p->managed_transfer[ZC_DIR_H2D], sizes[i], in[i]),
+                         ZC_OK);
+        assert_int_equal(zc_cost_curve_add(&p->managed_transfer[ZC_DIR_D2H], sizes[i], out[i]),
+                         ZC_OK);
+        assert_int_equal(zc_cost_curve_add(&p->host_fill, sizes[i], fill[i]), ZC_OK);
+    }
+    p->managed_transfer_origin[ZC_DIR_H2D] = ZC_ORIGIN_MEASURED;
+    p->managed_transfer_origin[ZC_DIR_D2H] = ZC_ORIGIN_MEASURED;
+    p->host_fill_origin = ZC_ORIGIN_MEASURED;
+}
+
+static void test_managed_follows_its_curves(void **state)
+{
+    (void)state;
+    zc_profile p = load_h200();
+    zc_prediction before = predict(&p, 4096, ZC_DIR_H2D, 1, ZC_TECH_MANAGED);
+    add_curves(&p);
+    /* One pass in: the measured transfer plus the program's own fill, nothing else. */
+    zc_prediction in = predict(&p, 4096, ZC_DIR_H2D, 1, ZC_TECH_MANAGED);
+    assert_true(in.usable);
+    assert_double_equal(in.per_transfer_us, 40.0 + 0.4, 1e-9);
+    assert_double_equal(in.cpu_us, 0.4, 1e-12);
+    assert_true(fabs(in.per_transfer_us - before.per_transfer_us) > 1.0);
+    /* Out: the measured transfer alone (the CPU fills nothing). */
+    zc_prediction out = predict(&p, 65536, ZC_DIR_D2H, 1, ZC_TECH_MANAGED);
+    assert_double_equal(out.per_transfer_us, 80.0, 1e-9);
+    assert_double_equal(out.cpu_us, 0.0, 1e-12);
+    /* Both ways: one launch and synchronisation, not two. */
+    zc_prediction both = predict(&p, 1 << 20, ZC_DIR_BOTH, 1, ZC_TECH_MANAGED);
+    assert_double_equal(both.per_transfer_us, 300.0 + 200.0 - p.launch_sync_us + 150.0, 1e-6);
+    /* Between measured sizes: along the line. */
+    zc_prediction mid = predict(&p, (4096 + 65536) / 2, ZC_DIR_D2H, 1, ZC_TECH_MANAGED);
+    assert_double_equal(mid.per_transfer_us, 70.0, 1e-6);
+    /* More passes cost the kernel's time on device memory, on top. */
+    zc_prediction k8 = predict(&p, 16 << 20, ZC_DIR_H2D, 8, ZC_TECH_MANAGED);
+    zc_prediction k1 = predict(&p, 16 << 20, ZC_DIR_H2D, 1, ZC_TECH_MANAGED);
+    assert_true(k8.per_transfer_us > k1.per_transfer_us);
+    assert_double_equal(k1.per_transfer_us, 4000.0 + 2800.0, 1e-6);
+}
+
+static void test_a_missing_direction_keeps_the_rates(void **state)
+{
+    (void)state;
+    /* The H200 fixture has no managed figures: managed is not priced, and a curve for one
+     * direction prices that direction only, never guesses the other. */
+    zc_profile p = load_h200();
+    assert_false(predict(&p, 65536, ZC_DIR_H2D, 1, ZC_TECH_MANAGED).usable);
+    assert_int_equal(zc_cost_curve_add(&p.managed_transfer[ZC_DIR_D2H], 4096, 60.0), ZC_OK);
+    assert_false(predict(&p, 65536, ZC_DIR_H2D, 1, ZC_TECH_MANAGED).usable);
+    assert_false(predict(&p, 65536, ZC_DIR_BOTH, 1, ZC_TECH_MANAGED).usable);
+    assert_double_equal(predict(&p, 4096, ZC_DIR_D2H, 1, ZC_TECH_MANAGED).per_transfer_us, 60.0,
+                        1e-9);
+    /* The Gen4 fixture has the rates: without its in curve, h2d is priced from them as before. */
+    zc_profile g;
+    if (zc_test_profile_load(ZC_ADVISE_FIXTURES "/gen4x8.profile.json", &g, NULL, NULL, 0) != ZC_OK)
+        fail_msg("loading gen4x8.profile.json: %s", zc_last_error());
+    zc_prediction rates = predict(&g, 65536, ZC_DIR_H2D, 1, ZC_TECH_MANAGED);
+    assert_true(rates.usable);
+    assert_int_equal(zc_cost_curve_add(&g.managed_transfer[ZC_DIR_D2H], 4096, 60.0), ZC_OK);
+    zc_prediction same = predict(&g, 65536, ZC_DIR_H2D, 1, ZC_TECH_MANAGED);
+    assert_double_equal(same.per_transfer_us, rates.per_transfer_us, 1e-9);
+}
+
+static void test_fill_follows_its_curve(void **state)
+{
+    (void)state;
+    zc_profile p = load_h200();
+    zc_prediction rate = predict(&p, 65536, ZC_DIR_H2D, 1, ZC_TECH_PINNED);
+    assert_double_equal(rate.cpu_us, 65536 / (p.host_write_gbps * 1e3), 1e-9);
+    add_curves(&p);
+    for (int t = 0; t < ZC_TECH_MANAGED; t++) {
+        zc_prediction r = predict(&p, 65536, ZC_DIR_H2D, 1, (zc_technique)t);
+        if (r.usable)
+            assert_double_equal(r.cpu_us, 6.0, 1e-9);
+    }
+    /* Nothing to fill for results coming out. */
+    assert_double_equal(predict(&p, 65536, ZC_DIR_D2H, 1, ZC_TECH_PINNED).cpu_us, 0.0, 1e-12);
+}
+
+static void test_curves_round_trip(void **state)
+{
+    (void)state;
+    zc_profile p = load_h200();
+    add_curves(&p);
+    p.managed_transfer_origin[ZC_DIR_D2H] = ZC_ORIGIN_DERIVED;
+    for (int saved = 0; saved < 2; saved++) {
+        cJSON *doc = NULL;
+        if (saved)
+            assert_int_equal(zc_profile_to_saved_json(&p, NULL, &doc), ZC_OK);
+        else
+            assert_int_equal(zc_profile_to_json(&p, &doc), ZC_OK);
+        const cJSON *mt = cJSON_GetObjectItemCaseSensitive(doc, "managed_transfer_us");
+        assert_true(cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(mt, "h2d")));
+        zc_profile back;
+        assert_int_equal(zc_profile_from_json(doc, &back), ZC_OK);
+        cJSON_Delete(doc);
+        for (int d = 0; d < 2; d++) {
+            assert_int_equal(back.managed_transfer[d].count, 4);
+            assert_int_equal(back.managed_transfer_origin[d], p.managed_transfer_origin[d]);
+            assert_double_equal(back.managed_transfer[d].us[2], p.managed_transfer[d].us[2], 1e-9);
+        }
+        assert_int_equal(back.host_fill.count, 4);
+        assert_int_equal(back.host_fill.bytes[3], 16 << 20);
+        assert_int_equal(back.host_fill_origin, ZC_ORIGIN_MEASURED);
+    }
+    /* A point that is not [bytes, us] is refused with the curve's name. */
+    cJSON *bad = cJSON_Parse("{\"schema\": \"zerocopy.profile/2\", \"device_name\": \"x\", "
+                             "\"host_fill_us\": [[4096]]}");
+    assert_non_null(bad);
+    zc_profile q;
+    assert_int_equal(zc_profile_from_json(bad, &q), ZC_ERR_PARSE);
+    assert_non_null(strstr(zc_last_error(), "host_fill_us"));
+    cJSON_Delete(bad);
+}
+
+/* A managed.transfer case as zc bench writes it, one point per direction and size. */
+static cJSON *transfer_case(void)
+{
+    cJSON *c = cJSON_Parse("{\"key\": \"managed.transfer\", \"group\": \"managed\", "
+                           "\"technique\": \"managed\", \"direction\": \"roundtrip\", "
+                           "\"title\": \"t\", \"outcome\": \"ok\", \"status\": \"OK\", "
+                           "\"reason\": \"\", \"seconds\": 1, \"points\": []}");
+    static const char *const dirs[2] = {"h2d", "d2h"};
+    static const double sizes[2] = {4096, 1048576}, us[2][2] = {{41, 310}, {62, 190}};
+    for (int d = 0; d < 2; d++)
+        for (int i = 0; i < 2; i++) {
+            char text[512];
+            snprintf(text, sizeof text,
+                     "{\"variant\": \"%s\", \"bytes\": %.0f, \"param_name\": null, \"param\": "
+                     "null, \"metric\": \"duration\", \"unit\": \"us\", \"bytes_per_sample\": "
+                     "%.0f, \"ops_per_sample\": 1, \"warmups\": 1, \"verified\": true, "
+                     "\"stats\": {\"count\": 9, \"median\": %g, \"min\": %g, \"max\": %g, "
+                     "\"mean\": %g, \"stddev\": 0, \"cov\": 0, \"p90\": %g, \"p99\": %g, "
+                     "\"p999\": %g}, \"samples\": null}",
+                     dirs[d], sizes[i], sizes[i], us[d][i], us[d][i], us[d][i], us[d][i],
+                     us[d][i], us[d][i], us[d][i]);
+            cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(c, "points"),
+                                 cJSON_Parse(text));
+        }
+    return c;
+}
+
+static void test_bench_case_becomes_curves(void **state)
+{
+    (void)state;
+    cJSON *doc = zc_test_read_json(ZC_ADVISE_FIXTURES "/../report/h200.bench.json");
+    assert_non_null(doc);
+    zc_profile p;
+    assert_int_equal(zc_profile_from_bench_json(doc, &p, NULL, 0), ZC_OK);
+    assert_int_equal(p.managed_transfer[ZC_DIR_H2D].count, 0);
+    assert_int_equal(p.managed_transfer_origin[ZC_DIR_H2D], ZC_ORIGIN_NONE);
+    cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(doc, "cases"), transfer_case());
+    assert_int_equal(zc_profile_from_bench_json(doc, &p, NULL, 0), ZC_OK);
+    cJSON_Delete(doc);
+    assert_int_equal(p.managed_transfer[ZC_DIR_H2D].count, 2);
+    assert_int_equal(p.managed_transfer[ZC_DIR_D2H].count, 2);
+    assert_double_equal(p.managed_transfer[ZC_DIR_H2D].us[1], 310.0, 1e-9);
+    assert_double_equal(p.managed_transfer[ZC_DIR_D2H].us[0], 62.0, 1e-9);
+    assert_int_equal(p.managed_transfer_origin[ZC_DIR_D2H], ZC_ORIGIN_MEASURED);
+    /* The profile asks zc bench for the case. */
+    zc_bench_case_id ids[ZC_BENCH_CASE_ID_COUNT];
+    size_t n = 0, found = 0;
+    assert_int_equal(zc_profile_bench_cases(ids, ZC_BENCH_CASE_ID_COUNT, &n), ZC_OK);
+    for (size_t i = 0; i < n; i++)
+        found += ids[i] == ZC_BENCH_CASE_MANAGED_TRANSFER;
+    assert_int_equal(found, 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_managed_follows_its_curves),
+        cmocka_unit_test(test_a_missing_direction_keeps_the_rates),
+        cmocka_unit_test(test_fill_follows_its_curve),
+        cmocka_unit_test(test_curves_round_trip),
+        cmocka_unit_test(test_bench_case_becomes_curves),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
