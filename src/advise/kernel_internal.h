@@ -52,6 +52,10 @@ static inline uint32_t zc__fill_word(uint32_t seed, size_t i)
 /* The CPU's part of every transfer: write the input. */
 void zc__fill(uint32_t *data, size_t words, uint32_t seed);
 
+/* What one zc__fill of bytes of touched pinned memory takes (us), measured now: the median of
+ * nine after a warm-up (host_fill.c). */
+zc_status zc__host_fill_at(size_t bytes, double *us_p);
+
 #ifdef __cplusplus
 }
 #endif

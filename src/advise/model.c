@@ -105,9 +105,12 @@ static double zc__device_us(const zc_profile *p, const zc__traffic *t)
         double bytes = d ? t->writes : t->reads;
         if (!(bytes > 0.0))
             continue;
-        if (p->device_curve[d].count > 0 && bytes < 1e18 &&
-            zc_curve_time_us(&p->device_curve[d], (size_t)bytes, &one) == ZC_OK)
-            us += one;
+        const zc_curve *c = &p->device_curve[d];
+        if (c->count > 0 && bytes < 1e18 && zc_curve_time_us(c, (size_t)bytes, &one) == ZC_OK)
+            /* Below the smallest kernel measured, the time that curve holds is the least a
+             * kernel takes, which launch_sync_us (an almost empty kernel) already counts: what
+             * the bytes add is priced down to nothing at none. */
+            us += bytes < (double)c->bytes[0] ? one * bytes / (double)c->bytes[0] : one;
         else
             us += zc__us_at(bytes, p->device_gbps);
     }

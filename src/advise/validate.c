@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "advise/kernel_internal.h"
 #include "core/error.h"
 #include "zerocopy/device.h"
 
@@ -150,6 +151,15 @@ ZC_EXTERN zc_status zc_advise_validate(const zc_profile *profile,
     summary_p->managed_cpu_touch_gbps = local.managed_cpu_touch_gbps;
     zc_status worst = ZC_OK;
     for (size_t i = 0; i < count; i++) {
+        /* The CPU's fill at this workload's own size, measured just before its runs: the rate
+         * a process sees can change over seconds (after another gave back much memory), and
+         * the fill is most of a large workload's time. */
+        const zc_workload *w = &workloads[i].workload;
+        double fill_us = 0.0;
+        if (w->direction != ZC_DIR_D2H) {
+            ZC_CHECK(zc__host_fill_at(w->bytes, &fill_us));
+            ZC_CHECK(zc_cost_curve_add(&local.host_fill, w->bytes, fill_us));
+        }
         zc_status status = zc__workload(&local, config, &workloads[i], &results[i]);
         if (status == ZC_ERR_NO_DEVICE)
             return status;

@@ -119,8 +119,11 @@ ZC_EXTERN zc_status zc_validation_markdown(const zc_profile *profile, const char
             "the workload's count). Noise: two standard errors of the difference between the "
             "winner's and the runner-up's medians (from the rounds' median absolute deviation), "
             "at least 1%%; a technique within it of the winner is tied with it. Error = "
-            "(predicted - measured) / measured. The CPU fill rate the predictions used: %.1f "
-            "GB/s; its writes into managed pages the GPU holds: %.2f GB/s.\n\n",
+            "(predicted - measured) / measured. The CPU's fill, which the predictions price "
+            "by size, was measured at 4 KiB to 64 MiB first (%.1f GB/s at 64 MiB) and again "
+            "at each workload's own size just before its rounds. Managed memory is priced "
+            "along managed.transfer's curves when the profile has them; otherwise the CPU's "
+            "writes into managed pages the GPU holds went at %.2f GB/s.\n\n",
             summary->rounds, summary->host_write_gbps, summary->managed_cpu_touch_gbps);
     zc__summary(out, summary);
     zc__verdicts(out, results, count);

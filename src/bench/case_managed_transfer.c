@@ -29,7 +29,8 @@ typedef struct zc__transfer_arg {
     size_t bytes;
     int device;
     int out;       /* 0: h2d (the CPU writes, the GPU reads); 1: d2h (the GPU writes) */
-    uint32_t seed; /* what the transfer carries; seed + 1 is written between samples */
+    uint32_t seed; /* in: what each transfer carries, seed + 1 written between samples; out:
+                      seed + the sample's number, so that each sample's data is new */
     int corrupt;   /* the corruption test hook: flip a byte of what moves */
 } zc__transfer_arg;
 
@@ -82,28 +83,26 @@ static zc_status zc__in_sample(zc_bench_ctx *ctx, zc__transfer_arg *a, size_t sl
     return ZC_OK;
 }
 
-/* Out: the pages start on the host holding poison; they go to the GPU, a kernel writes the
- * data, they come back, and the CPU finds the data there. */
+/* Out: the pages start on the host, where the last sample's prefetch left them (the CPU does
+ * not write them: a program reads its results); they go to the GPU, a kernel writes data of
+ * this sample's own seed, they come back, and the CPU finds that data there. */
 static zc_status zc__out_sample(zc_bench_ctx *ctx, zc__transfer_arg *a, size_t slot,
                                 double *seconds_p)
 {
-    (void)slot;
     cudaStream_t st0 = ctx->streams[0];
-    zc__pattern_fill(a->p, a->bytes, a->seed + 1);
-    ZC_CHECK(zc__move(ctx, a, -1));
-    ZC_CUDA_RETURN(cudaStreamSynchronize(st0));
+    uint32_t seed = a->seed + (uint32_t)slot;
     uint64_t t0 = zc_clock_ns();
     ZC_CHECK(zc__move(ctx, a, a->device));
-    ZC_CHECK(zc__k_fill(a->p, a->bytes, a->seed, ctx->info.sm_count, st0));
+    ZC_CHECK(zc__k_fill(a->p, a->bytes, seed, ctx->info.sm_count, st0));
     ZC_CHECK(zc__move(ctx, a, -1));
     ZC_CUDA_RETURN(cudaStreamSynchronize(st0));
     *seconds_p = zc__since_s(t0);
     if (a->corrupt)
         ZC_CHECK(zc__corrupt_host(a->p, a->bytes));
     size_t bad = 0;
-    if (!zc__pattern_check(a->p, a->bytes, a->seed, 0, &bad))
+    if (!zc__pattern_check(a->p, a->bytes, seed, 0, &bad))
         return zc__verify_fail_host(a->key, "data the kernel wrote, back on the host", a->bytes,
-                                    a->p, bad, a->seed);
+                                    a->p, bad, seed);
     return ZC_OK;
 }
 
