@@ -54,6 +54,9 @@ typedef struct zc_report_input {
     char sources[2048];  /* the input files, comma-separated */
     char warnings[2048]; /* what was set aside, one line each ("<file>: <why>") */
     zc_report_bad *bad;  /* where an out-of-range value is recorded; never NULL */
+    zc_report_doc traces[ZC_REPORT_MAX_DOCS]; /* zerocopy.trace/1 (priced on the profile) and
+                                                 zerocopy.advise-trace/1 (as advised) */
+    size_t trace_count;
 } zc_report_input;
 
 /* What became of one picture the page asked a tool for. */

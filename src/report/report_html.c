@@ -425,6 +425,7 @@ int zc__report_html_page(const zc_report_input *in, const char *title, zc__buf *
     free(dot);
 
     zc__advice(&body, in);
+    zc__report_trace_section(&body, in);
     if (in->notes[0]) {
         zc__buf_printf(&body, "<details><summary>Figures the model assumed (not measured)"
                               "</summary><pre>");

@@ -181,6 +181,9 @@ static zc_status zc__report_input_add(zc_report_input *in, const char *path, con
         zc__add_doc(in, in->streams, &in->stream_count, doc, path, "stream");
     else if (strncmp(s, "zerocopy.stream-multi/", 22) == 0)
         zc__add_doc(in, in->multis, &in->multi_count, doc, path, "multi-GPU stream");
+    else if (strncmp(s, "zerocopy.trace/", 15) == 0 ||
+             strncmp(s, "zerocopy.advise-trace/", 22) == 0)
+        zc__add_doc(in, in->traces, &in->trace_count, doc, path, "trace");
     else if (strncmp(s, "zerocopy.pinning", 16) == 0 && in->pinning == NULL)
         in->pinning = doc;
     else if (strncmp(s, "zerocopy.info/", 14) == 0 && in->machine == NULL) {
@@ -189,7 +192,7 @@ static zc_status zc__report_input_add(zc_report_input *in, const char *path, con
     } else if (strncmp(s, "zerocopy.pinning", 16) != 0 && strncmp(s, "zerocopy.info/", 14) != 0) {
         return ZC_FAIL(ZC_ERR_PARSE,
                        "%s: schema \"%.100s\" is not a bench, stream, multi-GPU stream, pinning, "
-                       "profile or info result",
+                       "profile, info, trace or advise-trace result",
                        where, s);
     }
     if (status == ZC_OK) {
@@ -260,5 +263,6 @@ ZC_EXTERN zc_status zc_report_input_finish(zc_report_input *in)
     zc__name_docs(in->streams, in->stream_count);
     zc__name_docs(in->benches, in->bench_count);
     zc__name_docs(in->multis, in->multi_count);
+    zc__name_docs(in->traces, in->trace_count);
     return ZC_OK;
 }

@@ -125,6 +125,10 @@ void zc__report_multigpu(zc__buf *page, const zc_report_input *in);
 /* The time budget of every stream run that kept one (report_budget.c). */
 void zc__report_budget_tables(zc__buf *page, const zc_report_input *in);
 
+/* The traced programs' section: each zc trace document priced on the page's profile, each zc
+ * advise --trace document as advised (report_trace.c); nothing without either. */
+void zc__report_trace_section(zc__buf *page, const zc_report_input *in);
+
 /* The bench case of that key with outcome ok, or NULL (report_json.c). */
 const cJSON *zc__report_bench_case(const cJSON *bench, const char *key);
 
