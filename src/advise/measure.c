@@ -48,8 +48,7 @@ ZC_EXTERN zc_status zc_profile_measure_config(const zc_bench_config *config_in,
     int device = config_in->device;
     zc_bench_mode mode = config_in->mode;
     zc_device_info info;
-    if ((status = zc_device_info_get(device, &info)) != ZC_OK)
-        return status;
+    ZC_CHECK(zc_device_info_get(device, &info));
     /* The cases' own sizes (the model wants their spread), one GPU. */
     zc_bench_config config = *config_in;
     config.sizes = NULL;
@@ -57,8 +56,7 @@ ZC_EXTERN zc_status zc_profile_measure_config(const zc_bench_config *config_in,
     config.devices = NULL;
     config.device_count = 0;
     zc_bench_ctx *ctx = NULL;
-    if ((status = zc_bench_ctx_create(&config, &ctx)) != ZC_OK)
-        return status;
+    ZC_CHECK(zc_bench_ctx_create(&config, &ctx));
     zc_bench_result *results = calloc(n, sizeof *results);
     size_t done = 0;
     if (results == NULL) {

@@ -196,8 +196,7 @@ static zc_status zc__transfer_once(zc__run *r, uint32_t seed, int device)
         if (r->out && (status = zc__prefetch(r->h_out[0], r->bytes, device, s)) != ZC_OK)
             return status;
     }
-    if ((status = zc__work_launch(&work, s)) != ZC_OK)
-        return status;
+    ZC_CHECK(zc__work_launch(&work, s));
     if (copies && r->out)
         ZC_CUDA_RETURN(
             cudaMemcpyAsync(r->h_out[0], r->d_out[0], r->bytes, cudaMemcpyDeviceToHost, s));

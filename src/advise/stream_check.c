@@ -48,8 +48,7 @@ ZC_EXTERN zc_status zc_stream_check_advice(const zc_profile *profile, const zc_p
     zc_status status = zc_stream_advise(profile, workload, &c.advice);
     if (status != ZC_OK)
         return status;
-    if ((status = zc_stream_advise(measured, workload, &got)) != ZC_OK)
-        return status;
+    ZC_CHECK(zc_stream_advise(measured, workload, &got));
     c.best = got.ranked[0];
     const zc_stream_option *pick =
         zc__row(&got, c.advice.ranked[0].mode, c.advice.ranked[0].protocol);

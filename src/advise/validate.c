@@ -146,8 +146,7 @@ ZC_EXTERN zc_status zc_advise_validate(const zc_profile *profile,
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_advise_validate: GPU %d of %d", config->device,
                        devices);
     zc_profile local = *profile;
-    if ((st = zc__measure_missing(&local, config->device)) != ZC_OK)
-        return st;
+    ZC_CHECK(zc__measure_missing(&local, config->device));
     summary_p->managed_cpu_touch_gbps = local.managed_cpu_touch_gbps;
     zc_status worst = ZC_OK;
     for (size_t i = 0; i < count; i++) {

@@ -148,8 +148,7 @@ static zc_status zc__alloc_check(zc_bench_ctx *ctx, const char *key, zc__alloc_o
             st = zc__verify_device(ctx, key, "new buffer copied to the GPU", scratch, n, seed);
         } else {
             char *at = (char *)one->dev + offsets[i];
-            if ((st = zc__k_fill(at, n, seed, ctx->info.sm_count, ctx->streams[0])) != ZC_OK)
-                return st;
+            ZC_CHECK(zc__k_fill(at, n, seed, ctx->info.sm_count, ctx->streams[0]));
             /* The corruption hook's legacy-stream copies would not wait for the fill on the
              * non-blocking stream: the fill could overwrite the flipped byte. */
             ZC_CUDA_RETURN(cudaStreamSynchronize(ctx->streams[0]));

@@ -141,16 +141,12 @@ zc_status zc__run_copy(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_r
     a.dir = dir;
     zc_status st;
     if (dir != ZC__DIR_D2H) {
-        if ((st = zc__bench_host(ctx, kind, 0, maxb, &a.h_src)) != ZC_OK)
-            return st;
-        if ((st = zc__bench_device(ctx, 0, maxb, &a.d_dst)) != ZC_OK)
-            return st;
+        ZC_CHECK(zc__bench_host(ctx, kind, 0, maxb, &a.h_src));
+        ZC_CHECK(zc__bench_device(ctx, 0, maxb, &a.d_dst));
     }
     if (dir != ZC__DIR_H2D) {
-        if ((st = zc__bench_host(ctx, kind, 1, maxb, &a.h_dst)) != ZC_OK)
-            return st;
-        if ((st = zc__bench_device(ctx, 1, maxb, &a.d_src)) != ZC_OK)
-            return st;
+        ZC_CHECK(zc__bench_host(ctx, kind, 1, maxb, &a.h_dst));
+        ZC_CHECK(zc__bench_device(ctx, 1, maxb, &a.d_src));
     }
     int gated = kind != ZC_BUFFER_PAGEABLE;
     size_t target = zc__copy_target(ctx);
@@ -160,12 +156,10 @@ zc_status zc__run_copy(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_r
         uint32_t seed_h = zc__bench_seed(ctx), seed_d = zc__bench_seed(ctx);
         if (dir != ZC__DIR_D2H) {
             zc__pattern_fill(a.h_src, b, seed_h);
-            if ((st = zc__poison_device(ctx, a.d_dst, b)) != ZC_OK)
-                return st;
+            ZC_CHECK(zc__poison_device(ctx, a.d_dst, b));
         }
         if (dir != ZC__DIR_H2D) {
-            if ((st = zc__k_fill(a.d_src, b, seed_d, ctx->info.sm_count, ctx->streams[0])) != ZC_OK)
-                return st;
+            ZC_CHECK(zc__k_fill(a.d_src, b, seed_d, ctx->info.sm_count, ctx->streams[0]));
             ZC_CUDA_RETURN(cudaStreamSynchronize(ctx->streams[0]));
             memset(a.h_dst, 0xA5, b);
         }

@@ -49,10 +49,8 @@ zc_status zc__run_small_copy(zc_bench_ctx *ctx, const zc__bench_case *self, zc_b
     memset(&a, 0, sizeof a);
     a.dir = self->arg2;
     zc_status st;
-    if ((st = zc__bench_host(ctx, (zc_buffer_kind)self->arg, 0, 65536, &a.host)) != ZC_OK)
-        return st;
-    if ((st = zc__bench_device(ctx, 0, 65536, &a.dev)) != ZC_OK)
-        return st;
+    ZC_CHECK(zc__bench_host(ctx, (zc_buffer_kind)self->arg, 0, 65536, &a.host));
+    ZC_CHECK(zc__bench_device(ctx, 0, 65536, &a.dev));
     for (size_t i = 0; i < nsizes; i++) {
         zc__bench_tick(ctx, i, nsizes);
         size_t b = sizes[i];
@@ -60,11 +58,9 @@ zc_status zc__run_small_copy(zc_bench_ctx *ctx, const zc__bench_case *self, zc_b
         uint32_t seed = zc__bench_seed(ctx);
         if (a.dir == ZC__DIR_H2D) {
             zc__pattern_fill(a.host, b, seed);
-            if ((st = zc__poison_device(ctx, a.dev, b)) != ZC_OK)
-                return st;
+            ZC_CHECK(zc__poison_device(ctx, a.dev, b));
         } else {
-            if ((st = zc__k_fill(a.dev, b, seed, ctx->info.sm_count, ctx->streams[0])) != ZC_OK)
-                return st;
+            ZC_CHECK(zc__k_fill(a.dev, b, seed, ctx->info.sm_count, ctx->streams[0]));
             ZC_CUDA_RETURN(cudaStreamSynchronize(ctx->streams[0]));
             memset(a.host, 0xA5, b);
         }
@@ -144,19 +140,16 @@ static zc_status zc__rt_sample(zc_bench_ctx *ctx, void *varg, size_t slot, doubl
     (void)slot;
     zc__rt_arg *a = varg;
     memset(a->h_out, 0xA5, a->bytes);
-    zc_status st;
     uint64_t t0 = zc_clock_ns();
     if (a->pageable) {
         /* The legacy default stream orders the synchronous copies and the kernel. */
         ZC_CUDA_RETURN(cudaMemcpy(a->d_in, a->h_in, a->bytes, cudaMemcpyHostToDevice));
-        if ((st = zc__k_increment(a->d_in, a->d_out, a->bytes, ctx->info.sm_count, 0)) != ZC_OK)
-            return st;
+        ZC_CHECK(zc__k_increment(a->d_in, a->d_out, a->bytes, ctx->info.sm_count, 0));
         ZC_CUDA_RETURN(cudaMemcpy(a->h_out, a->d_out, a->bytes, cudaMemcpyDeviceToHost));
     } else {
         cudaStream_t s = ctx->streams[0];
         ZC_CUDA_RETURN(cudaMemcpyAsync(a->d_in, a->h_in, a->bytes, cudaMemcpyHostToDevice, s));
-        if ((st = zc__k_increment(a->d_in, a->d_out, a->bytes, ctx->info.sm_count, s)) != ZC_OK)
-            return st;
+        ZC_CHECK(zc__k_increment(a->d_in, a->d_out, a->bytes, ctx->info.sm_count, s));
         ZC_CUDA_RETURN(cudaMemcpyAsync(a->h_out, a->d_out, a->bytes, cudaMemcpyDeviceToHost, s));
         ZC_CUDA_RETURN(cudaStreamSynchronize(s));
     }

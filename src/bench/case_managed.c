@@ -48,8 +48,7 @@ static zc_status zc__managed_sample(zc_bench_ctx *ctx, void *varg, size_t slot, 
         (st = zc__to_host(ctx, a)) != ZC_OK)
         return st;
     uint32_t *s = ctx->d_slots + slot;
-    if ((st = zc__gate_begin(ctx, 1, s)) != ZC_OK)
-        return st;
+    ZC_CHECK(zc__gate_begin(ctx, 1, s));
     if (a->what == ZC__MANAGED_PREFETCH) {
         ZC_CUDA_RETURN(cudaMemPrefetchAsync(
             a->p, a->bytes, zc__loc(cudaMemLocationTypeDevice, a->device), 0, ctx->streams[0]));

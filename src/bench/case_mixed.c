@@ -33,8 +33,7 @@ static zc_status zc__cross_sample(zc_bench_ctx *ctx, void *varg, size_t slot, do
     zc_status st;
     if (a->copy) /* poison first (untimed) so the kernel can only see what this copy brought */
         ZC_CUDA_RETURN(cudaMemsetAsync(a->dev, 0xA5, a->bytes, s));
-    if ((st = zc__gate_begin(ctx, 1, sl)) != ZC_OK)
-        return st;
+    ZC_CHECK(zc__gate_begin(ctx, 1, sl));
     if (a->copy)
         ZC_CUDA_RETURN(cudaMemcpyAsync(a->dev, a->host, a->bytes, cudaMemcpyHostToDevice, s));
     st = zc__k_read(a->copy ? a->dev : a->host_dev, a->bytes, ZC__ACCESS_16B, 0, a->k,
@@ -206,14 +205,11 @@ zc_status zc__run_overlap(zc_bench_ctx *ctx, const zc__bench_case *self, zc_benc
         a.streams = plans[p].streams;
         a.chunks = plans[p].chunks;
         memset(a.h_out, 0xA5, b);
-        if ((st = zc__poison_device(ctx, a.d_out, b)) != ZC_OK)
-            return st;
+        ZC_CHECK(zc__poison_device(ctx, a.d_out, b));
         double *seconds = NULL;
         size_t count = 0, warmups = 0;
-        if ((st = zc__measure(ctx, zc__overlap_sample, &a, 0, &seconds, &count, &warmups)) != ZC_OK)
-            return st;
-        if (zc__bench_corrupt(ctx, key))
-            st = zc__corrupt_host(a.h_out, b);
+        ZC_CHECK(zc__measure(ctx, zc__overlap_sample, &a, 0, &seconds, &count, &warmups));
+        st = zc__bench_corrupt(ctx, key) ? zc__corrupt_host(a.h_out, b) : ZC_OK;
         size_t bad = 0;
         if (st == ZC_OK && !zc__pattern_check(a.h_out, b, seed, 1, &bad))
             st = ZC_FAIL(ZC_ERR_VERIFY, "%s: %s: output word at byte %zu is not input + 1", key,

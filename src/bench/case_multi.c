@@ -472,7 +472,6 @@ static zc_status zc__mrun_host(zc__mrun *m, size_t bytes, int d2h)
     zc_bench_ctx *ctx = m->ctx;
     size_t n = ctx->device_count;
     double alone[ZC_BENCH_DEVICES_MAX], during[ZC_BENCH_DEVICES_MAX], sum = 0.0, total = 0.0;
-    zc_status st;
     zc__mset s;
     memset(&s, 0, sizeof s);
     s.devs = m->devs;
@@ -484,16 +483,14 @@ static zc_status zc__mrun_host(zc__mrun *m, size_t bytes, int d2h)
         s.jobs[0] = zc__mjob_host(m->devs, (int)i, d2h);
         s.n = 1;
         zc__snprintf_c(variant, sizeof variant, "GPU %d alone", m->devs[i].device);
-        if ((st = zc__mrun_set(m, &s, variant, &alone[i], NULL)) != ZC_OK)
-            return st;
+        ZC_CHECK(zc__mrun_set(m, &s, variant, &alone[i], NULL));
         sum += alone[i];
     }
     for (size_t i = 0; i < n; i++)
         s.jobs[i] = zc__mjob_host(m->devs, (int)i, d2h);
     s.n = n;
     zc__snprintf_c(variant, sizeof variant, "all %zu GPUs at once, total", n);
-    if ((st = zc__mrun_set(m, &s, variant, &total, during)) != ZC_OK)
-        return st;
+    ZC_CHECK(zc__mrun_set(m, &s, variant, &total, during));
     /* Each GPU's share while all ran: its own rate over its own events. */
     double during_sum = 0.0;
     for (size_t i = 0; i < n; i++)
@@ -540,7 +537,6 @@ static zc_status zc__mrun_peer(zc__mrun *m, size_t bytes, zc__mjob_kind kind, ui
 {
     zc_bench_ctx *ctx = m->ctx;
     size_t n = ctx->device_count;
-    zc_status st;
     zc__mset s;
     memset(&s, 0, sizeof s);
     s.devs = m->devs;
@@ -564,8 +560,7 @@ static zc_status zc__mrun_peer(zc__mrun *m, size_t bytes, zc__mjob_kind kind, ui
             s.n = 1;
             zc__snprintf_c(variant, sizeof variant, "GPU %d -> GPU %d%s", m->devs[a].device,
                            m->devs[b].device, kind == ZC__MJ_PEER && !can ? " (no P2P)" : "");
-            if ((st = zc__mrun_set(m, &s, variant, &rate, NULL)) != ZC_OK)
-                return st;
+            ZC_CHECK(zc__mrun_set(m, &s, variant, &rate, NULL));
             if (used < cap)
                 used += (size_t)zc__snprintf_c(finding + used, cap - used, "%s%d->%d %.1f GB/s",
                                                used ? ", " : "", m->devs[a].device,
@@ -581,8 +576,7 @@ static zc_status zc__mrun_peer(zc__mrun *m, size_t bytes, zc__mjob_kind kind, ui
         zc__snprintf_c(variant, sizeof variant, "both directions at once, total");
     else
         zc__snprintf_c(variant, sizeof variant, "ring of %zu GPUs at once, total", n);
-    if ((st = zc__mrun_set(m, &s, variant, &rate, rates)) != ZC_OK)
-        return st;
+    ZC_CHECK(zc__mrun_set(m, &s, variant, &rate, rates));
     if (used < cap)
         used +=
             (size_t)zc__snprintf_c(finding + used, cap - used, "; %s %.1f GB/s",

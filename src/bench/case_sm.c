@@ -146,8 +146,7 @@ static zc_status zc__sm_point(zc_bench_ctx *ctx, const char *key, zc_bench_resul
     zc_status st;
     if (write) {
         if (device_memory) {
-            if ((st = zc__poison_device(ctx, dev, a.bytes)) != ZC_OK)
-                return st;
+            ZC_CHECK(zc__poison_device(ctx, dev, a.bytes));
         } else
             memset(host, 0xA5, a.bytes);
     } else {
@@ -166,8 +165,7 @@ static zc_status zc__sm_point(zc_bench_ctx *ctx, const char *key, zc_bench_resul
     }
     double *seconds = NULL;
     size_t count = 0, warmups = 0;
-    if ((st = zc__measure(ctx, zc__sm_sample, &a, 0, &seconds, &count, &warmups)) != ZC_OK)
-        return st;
+    ZC_CHECK(zc__measure(ctx, zc__sm_sample, &a, 0, &seconds, &count, &warmups));
     char what[96];
     zc__snprintf_c(what, sizeof what, "%s%s", variant[0] ? variant : "kernel",
                    write ? " (write)" : " (read)");
@@ -227,15 +225,11 @@ zc_status zc__run_sm(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_res
         if (sizes[i] > maxb)
             maxb = sizes[i];
     void *host = NULL, *dev = NULL;
-    zc_status st;
     if (device_memory) {
-        if ((st = zc__bench_device(ctx, 0, maxb, &dev)) != ZC_OK)
-            return st;
+        ZC_CHECK(zc__bench_device(ctx, 0, maxb, &dev));
     } else {
-        if ((st = zc__bench_host(ctx, ZC_BUFFER_MAPPED, 0, maxb, &host)) != ZC_OK)
-            return st;
-        if ((st = zc__mem_exact_device_ptr(ZC_BUFFER_MAPPED, host, &dev)) != ZC_OK)
-            return st;
+        ZC_CHECK(zc__bench_host(ctx, ZC_BUFFER_MAPPED, 0, maxb, &host));
+        ZC_CHECK(zc__mem_exact_device_ptr(ZC_BUFFER_MAPPED, host, &dev));
     }
     if (access == ZC__ACCESS_STRIDED) {
         for (size_t i = 0; i < ZC__COUNT(zc__strides); i++) {
@@ -266,11 +260,8 @@ zc_status zc__run_tune(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_r
     int write = self->arg2 & 1;
     size_t bytes = zc__sm_one_size(ctx);
     void *host = NULL, *dev = NULL;
-    zc_status st;
-    if ((st = zc__bench_host(ctx, ZC_BUFFER_MAPPED, 0, bytes, &host)) != ZC_OK)
-        return st;
-    if ((st = zc__mem_exact_device_ptr(ZC_BUFFER_MAPPED, host, &dev)) != ZC_OK)
-        return st;
+    ZC_CHECK(zc__bench_host(ctx, ZC_BUFFER_MAPPED, 0, bytes, &host));
+    ZC_CHECK(zc__mem_exact_device_ptr(ZC_BUFFER_MAPPED, host, &dev));
     double best = 0.0;
     const char *best_name = "";
     for (size_t i = 0; i < zc__shape_count; i++) {
