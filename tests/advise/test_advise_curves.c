@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The model's measured curves: managed memory priced along managed.transfer's curves, the
+/* The model's measured figures: managed memory priced along managed.transfer's curves, the
  * CPU's fill along its curve by size, both kept by the profile document and made from a bench
- * result; a profile without them keeps the rates it had. */
+ * result; a profile without them keeps the rates it had; the round trip's two modes. */
 #include "test_support.h"
 
 #include <math.h>
@@ -217,6 +217,42 @@ static void test_bench_case_becomes_curves(void **state)
     assert_int_equal(found, 1);
 }
 
+/* Set a latency case's one point to samples: n_lo of lo then n_hi of hi (us). */
+static void set_samples(cJSON *doc, const char *key, double lo, int n_lo, double hi, int n_hi)
+{
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(doc, "cases"))
+    {
+        const cJSON *k = cJSON_GetObjectItemCaseSensitive(c, "key");
+        if (!cJSON_IsString(k) || strcmp(k->valuestring, key) != 0)
+            continue;
+        cJSON *pt = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(c, "points"), 0);
+        cJSON *samples = cJSON_CreateArray();
+        for (int i = 0; i < n_lo + n_hi; i++)
+            cJSON_AddItemToArray(samples, cJSON_CreateNumber(i < n_lo ? lo : hi));
+        cJSON_ReplaceItemInObjectCaseSensitive(pt, "samples", samples);
+        return;
+    }
+    fail_msg("no case %s in the fixture", key);
+}
+
+/* The pinned round trip in two modes (4 in 10 at 13 us, the rest at 20): a synchronous copy's
+ * fixed cost follows the mean, a queued operation's the fast mode (the lower quartile). */
+static void test_round_trip_modes(void **state)
+{
+    (void)state;
+    cJSON *doc = zc_test_read_json(ZC_ADVISE_FIXTURES "/../report/h200.bench.json");
+    assert_non_null(doc);
+    set_samples(doc, "latency.roundtrip.pinned", 13.0, 40, 20.0, 60);
+    set_samples(doc, "latency.launch", 9.0, 100, 9.0, 0);
+    zc_profile p;
+    assert_int_equal(zc_profile_from_bench_json(doc, &p, NULL, 0), ZC_OK);
+    cJSON_Delete(doc);
+    assert_double_equal(p.copy_latency_us[ZC_BUFFER_PINNED], (17.2 - 9.0) / 2.0, 1e-9);
+    assert_double_equal(p.enqueue_us, (13.0 - 9.0) / 2.0, 1e-9);
+    assert_int_equal(p.origin[ZC_PF_ENQUEUE_US], ZC_ORIGIN_DERIVED);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -225,6 +261,7 @@ int main(void)
         cmocka_unit_test(test_fill_follows_its_curve),
         cmocka_unit_test(test_curves_round_trip),
         cmocka_unit_test(test_bench_case_becomes_curves),
+        cmocka_unit_test(test_round_trip_modes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
