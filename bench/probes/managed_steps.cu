@@ -16,14 +16,13 @@
 #include <cstring>
 #include <vector>
 
-#define CHECK(call)                                                                        \
-    do {                                                                                   \
-        cudaError_t e_ = (call);                                                           \
-        if (e_ != cudaSuccess) {                                                           \
-            fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call,                   \
-                    cudaGetErrorString(e_));                                               \
-            exit(1);                                                                       \
-        }                                                                                  \
+#define CHECK(call)                                                                                \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
+            fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));  \
+            exit(1);                                                                               \
+        }                                                                                          \
     } while (0)
 
 static double now_us()
@@ -91,8 +90,8 @@ int main(int argc, char **argv)
     CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     uint32_t *sum = nullptr;
     CHECK(cudaMalloc(&sum, 4));
-    const size_t sizes[] = {4u << 10,  16u << 10, 64u << 10, 256u << 10, 1u << 20,
-                            4u << 20,  16u << 20, 64u << 20, 256u << 20};
+    const size_t sizes[] = {4u << 10, 16u << 10, 64u << 10, 256u << 10, 1u << 20,
+                            4u << 20, 16u << 20, 64u << 20, 256u << 20};
     int failed = 0;
     // An empty launch and synchronisation: what every step's timing includes once.
     std::vector<double> sync;
@@ -202,9 +201,8 @@ int main(int argc, char **argv)
                "\"prefetch_out_to_gpu_us\": %.2f, \"kernel_us\": %.2f, "
                "\"prefetch_back_us\": %.2f, \"whole_both_us\": %.2f, \"whole_both_p90_us\": %.2f, "
                "\"whole_h2d_us\": %.2f, \"whole_d2h_us\": %.2f}\n",
-               bytes, n, median(touch), median(pin), median(pout_gpu), median(kern),
-               median(pback), median(whole), pct(whole, 0.9), median(whole_h2d),
-               median(whole_d2h));
+               bytes, n, median(touch), median(pin), median(pout_gpu), median(kern), median(pback),
+               median(whole), pct(whole, 0.9), median(whole_h2d), median(whole_d2h));
         fflush(stdout);
         CHECK(cudaFree(in));
         CHECK(cudaFree(out));

@@ -195,8 +195,7 @@ static void zc__predict_overlapped(const zc_profile *p, const zc_workload *w, co
     double c_kernel = p->enqueue_us + zc__device_us(p, t) / (double)chunks;
     double n = (double)chunks;
     /* The host queues per chunk: the copies, the launch and the event that frees the set. */
-    double cpu =
-        zc__fill_us(p, t) + n * (t->in + 1 + t->out + 1) * p->enqueue_us;
+    double cpu = zc__fill_us(p, t) + n * (t->in + 1 + t->out + 1) * p->enqueue_us;
     double parts[4] = {n * c_in, n * c_kernel, n * c_out, cpu};
     double both =
         t->in && t->out ? zc__us_at(t->in_bytes + t->out_bytes, p->both_directions_gbps) : 0.0;

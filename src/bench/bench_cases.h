@@ -47,6 +47,11 @@ zc_status zc__verify_host_dst(zc_bench_ctx *ctx, const char *key, const char *wh
 int zc__can_copy(const zc_bench_ctx *ctx, const zc__bench_case *self, char *reason, size_t n);
 int zc__can_map(const zc_bench_ctx *ctx, const zc__bench_case *self, char *reason, size_t n);
 int zc__can_managed(const zc_bench_ctx *ctx, const zc__bench_case *self, char *reason, size_t n);
+/* The managed cases' sizes: the largest of sizes that fits in a quarter of the GPU's free
+ * memory (*largest_p) and that quarter (*limit_p); ZC_ERR_NO_MEMORY, naming key, when none
+ * fits. */
+zc_status zc__managed_fit(const char *key, const size_t *sizes, size_t n, size_t *limit_p,
+                          size_t *largest_p);
 
 zc_status zc__run_copy(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_result *res);
 zc_status zc__run_sm(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_result *res);

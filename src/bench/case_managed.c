@@ -62,6 +62,25 @@ static zc_status zc__managed_sample(zc_bench_ctx *ctx, void *varg, size_t slot, 
     return zc__gate_finish(ctx, 1, seconds_p);
 }
 
+zc_status zc__managed_fit(const char *key, const size_t *sizes, size_t n, size_t *limit_p,
+                          size_t *largest_p)
+{
+    size_t free_b = 0, total_b = 0;
+    ZC_CUDA_RETURN(cudaMemGetInfo(&free_b, &total_b));
+    /* Never ask for more managed memory than a quarter of what the card has free: migrating
+     * pages must find room without evicting the run's other buffers. */
+    size_t limit = free_b / 4, largest = 0;
+    for (size_t i = 0; i < n; i++)
+        if (sizes[i] <= limit && sizes[i] > largest)
+            largest = sizes[i];
+    if (largest == 0)
+        return ZC_FAIL(ZC_ERR_NO_MEMORY, "%s: no size fits in a quarter of the %zu free bytes", key,
+                       free_b);
+    *limit_p = limit;
+    *largest_p = largest;
+    return ZC_OK;
+}
+
 int zc__can_managed(const zc_bench_ctx *ctx, const zc__bench_case *self, char *reason, size_t n)
 {
     if (!ctx->info.managed_memory) {
@@ -88,18 +107,11 @@ zc_status zc__run_managed(zc_bench_ctx *ctx, const zc__bench_case *self, zc_benc
     size_t nsizes = zc__bench_sizes(ctx, zc__managed_quick, ZC__COUNT(zc__managed_quick),
                                     zc__managed_default, ZC__COUNT(zc__managed_default),
                                     zc__managed_full, ZC__COUNT(zc__managed_full), &sizes);
-    size_t free_b = 0, total_b = 0;
-    ZC_CUDA_RETURN(cudaMemGetInfo(&free_b, &total_b));
-    /* Never ask for more managed memory than a quarter of what the card has free: migrating
-     * pages must find room without evicting the run's other buffers. */
-    size_t limit = free_b / 4;
-    size_t maxb = 0;
-    for (size_t i = 0; i < nsizes; i++)
-        if (sizes[i] <= limit && sizes[i] > maxb)
-            maxb = sizes[i];
+    size_t limit = 0, maxb = 0;
+    ZC_CHECK(zc__managed_fit(key, sizes, nsizes, &limit, &maxb));
     if (maxb < 4096)
-        return ZC_FAIL(ZC_ERR_NO_MEMORY, "%s: no size fits in a quarter of the %zu free bytes", key,
-                       free_b);
+        return ZC_FAIL(ZC_ERR_NO_MEMORY, "%s: no size of 4 KiB or more fits in %zu bytes", key,
+                       limit);
     zc__managed_arg a;
     memset(&a, 0, sizeof a);
     a.what = self->arg;

@@ -18,10 +18,9 @@
 #include "zerocopy/clock.h"
 
 static const size_t zc__transfer_quick[] = {4u << 10, 1u << 20, 16u << 20};
-static const size_t zc__transfer_default[] = {4u << 10, 64u << 10, 1u << 20, 16u << 20,
-                                              64u << 20};
-static const size_t zc__transfer_full[] = {4u << 10,  64u << 10,  256u << 10, 1u << 20,
-                                           4u << 20,  16u << 20,  64u << 20,  256u << 20};
+static const size_t zc__transfer_default[] = {4u << 10, 64u << 10, 1u << 20, 16u << 20, 64u << 20};
+static const size_t zc__transfer_full[] = {4u << 10, 64u << 10, 256u << 10, 1u << 20,
+                                           4u << 20, 16u << 20, 64u << 20,  256u << 20};
 
 typedef struct zc__transfer_arg {
     const char *key;
@@ -106,8 +105,7 @@ static zc_status zc__out_sample(zc_bench_ctx *ctx, zc__transfer_arg *a, size_t s
     return ZC_OK;
 }
 
-static zc_status zc__transfer_sample(zc_bench_ctx *ctx, void *varg, size_t slot,
-                                     double *seconds_p)
+static zc_status zc__transfer_sample(zc_bench_ctx *ctx, void *varg, size_t slot, double *seconds_p)
 {
     zc__transfer_arg *a = varg;
     return a->out ? zc__out_sample(ctx, a, slot, seconds_p)
@@ -140,16 +138,8 @@ zc_status zc__run_managed_transfer(zc_bench_ctx *ctx, const zc__bench_case *self
     size_t nsizes = zc__bench_sizes(ctx, zc__transfer_quick, ZC__COUNT(zc__transfer_quick),
                                     zc__transfer_default, ZC__COUNT(zc__transfer_default),
                                     zc__transfer_full, ZC__COUNT(zc__transfer_full), &sizes);
-    size_t free_b = 0, total_b = 0;
-    ZC_CUDA_RETURN(cudaMemGetInfo(&free_b, &total_b));
-    /* As the other managed cases: never more than a quarter of what the card has free. */
-    size_t limit = free_b / 4, maxb = 0, skipped = 0;
-    for (size_t i = 0; i < nsizes; i++)
-        if (sizes[i] <= limit && sizes[i] > maxb)
-            maxb = sizes[i];
-    if (maxb == 0)
-        return ZC_FAIL(ZC_ERR_NO_MEMORY, "%s: no size fits in a quarter of the %zu free bytes", key,
-                       free_b);
+    size_t limit = 0, maxb = 0, skipped = 0;
+    ZC_CHECK(zc__managed_fit(key, sizes, nsizes, &limit, &maxb));
     zc__transfer_arg a;
     memset(&a, 0, sizeof a);
     a.key = key;

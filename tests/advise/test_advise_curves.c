@@ -183,10 +183,9 @@ static cJSON *transfer_case(void)
                      "\"stats\": {\"count\": 9, \"median\": %g, \"min\": %g, \"max\": %g, "
                      "\"mean\": %g, \"stddev\": 0, \"cov\": 0, \"p90\": %g, \"p99\": %g, "
                      "\"p999\": %g}, \"samples\": null}",
-                     dirs[d], sizes[i], sizes[i], us[d][i], us[d][i], us[d][i], us[d][i],
-                     us[d][i], us[d][i], us[d][i]);
-            cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(c, "points"),
-                                 cJSON_Parse(text));
+                     dirs[d], sizes[i], sizes[i], us[d][i], us[d][i], us[d][i], us[d][i], us[d][i],
+                     us[d][i], us[d][i]);
+            cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(c, "points"), cJSON_Parse(text));
         }
     return c;
 }

@@ -56,9 +56,9 @@ static void test_advice_document_as_advised(void **state)
     report_test_tempdir(dir, sizeof dir);
     snprintf(advice, sizeof advice, "%s/advice.json", dir);
     char *err = NULL;
-    int code = report_test_zc((const char *[]){"advise", "--profile", PROFILE, "--trace", TRACE,
-                                               "--json", advice, NULL},
-                              &(report_test_how){0}, NULL, &err);
+    int code = report_test_zc(
+        (const char *[]){"advise", "--profile", PROFILE, "--trace", TRACE, "--json", advice, NULL},
+        &(report_test_how){0}, NULL, &err);
     if (code != 0)
         fail_msg("zc advise --trace exit %d: %s", code, err);
     free(err);
