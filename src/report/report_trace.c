@@ -5,18 +5,12 @@
  * its best technique, the saving, the zc run cure, the totals and what could not be priced. */
 #include "report/report_page.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
 #include "zerocopy/json.h"
-#include "zerocopy/size.h"
-
-static double zc__num(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : 0.0;
-}
 
 static const char *zc__str(const cJSON *o, const char *key, const char *otherwise)
 {
@@ -24,17 +18,33 @@ static const char *zc__str(const cJSON *o, const char *key, const char *otherwis
     return cJSON_IsString(v) ? v->valuestring : otherwise;
 }
 
-static void zc__ms_cell(zc__buf *page, double us)
+/* A number of the document in a cell ("-" where it is absent or not finite): microseconds as
+ * milliseconds, or a count. */
+static void zc__ms_cell(zc__buf *page, const cJSON *o, const char *key)
 {
-    zc__buf_printf(page, "<td class=\"n\">%.4g</td>", us / 1e3);
+    double us = zc__report_num(o, key);
+    if (isfinite(us))
+        zc__buf_printf(page, "<td class=\"n\">%.4g</td>", us / 1e3);
+    else
+        zc__buf_printf(page, "<td class=\"n\">-</td>");
+}
+
+static void zc__count_cell(zc__buf *page, const cJSON *o, const char *key)
+{
+    double n = zc__report_num(o, key);
+    if (isfinite(n))
+        zc__buf_printf(page, "<td class=\"n\">%.0f</td>", n);
+    else
+        zc__buf_printf(page, "<td class=\"n\">-</td>");
 }
 
 /* One group's row: its copies, the trace's time, the prices now and with the best technique. */
 static void zc__group_row(zc__buf *page, const cJSON *g)
 {
+    /* Sizes stay doubles: a number from the input is never cast to an integer unchecked. */
     char lo[32], hi[32];
-    (void)zc_size_format((uint64_t)zc__num(g, "bytes_min"), lo, sizeof lo);
-    (void)zc_size_format((uint64_t)zc__num(g, "bytes_max"), hi, sizeof hi);
+    zc__report_bytes_text(zc__report_num(g, "bytes_min"), lo, sizeof lo);
+    zc__report_bytes_text(zc__report_num(g, "bytes_max"), hi, sizeof hi);
     zc__buf_printf(page, "<tr><td>");
     zc__buf_html(page, lo);
     if (strcmp(lo, hi) != 0) {
@@ -45,15 +55,16 @@ static void zc__group_row(zc__buf *page, const cJSON *g)
     zc__buf_html(page, zc__str(g, "direction", "?"));
     zc__buf_printf(page, "</td><td>");
     zc__buf_html(page, zc__str(g, "host_kind", "?"));
-    zc__buf_printf(page, "</td><td class=\"n\">%.0f</td>", zc__num(g, "count"));
-    zc__ms_cell(page, zc__num(g, "measured_us"));
-    zc__ms_cell(page, zc__num(g, "copies_us"));
-    zc__ms_cell(page, zc__num(g, "now_us"));
+    zc__buf_printf(page, "</td>");
+    zc__count_cell(page, g, "count");
+    zc__ms_cell(page, g, "measured_us");
+    zc__ms_cell(page, g, "copies_us");
+    zc__ms_cell(page, g, "now_us");
     zc__buf_printf(page, "<td>");
     zc__buf_html(page, zc__str(g, "best", "?"));
     zc__buf_printf(page, "</td>");
-    zc__ms_cell(page, zc__num(g, "best_us"));
-    zc__ms_cell(page, zc__num(g, "saving_us"));
+    zc__ms_cell(page, g, "best_us");
+    zc__ms_cell(page, g, "saving_us");
     zc__buf_printf(page, "<td>");
     zc__buf_html(page, zc__str(g, "cure", "-"));
     zc__buf_printf(page, "</td></tr>\n");
@@ -80,12 +91,12 @@ static void zc__advice_table(zc__buf *page, const char *name, const cJSON *doc)
         zc__group_row(page, g);
     }
     zc__buf_printf(page, "<tr><td colspan=\"4\">total</td>");
-    zc__ms_cell(page, zc__num(total, "measured_us"));
+    zc__ms_cell(page, total, "measured_us");
     zc__buf_printf(page, "<td></td>");
-    zc__ms_cell(page, zc__num(total, "now_us"));
+    zc__ms_cell(page, total, "now_us");
     zc__buf_printf(page, "<td></td>");
-    zc__ms_cell(page, zc__num(total, "best_us"));
-    zc__ms_cell(page, zc__num(total, "saving_us"));
+    zc__ms_cell(page, total, "best_us");
+    zc__ms_cell(page, total, "saving_us");
     zc__buf_printf(page, "<td></td></tr>\n</table>\n");
     const cJSON *pinning = cJSON_GetObjectItemCaseSensitive(doc, "pinning");
     if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(pinning, "cure")))
@@ -96,7 +107,8 @@ static void zc__advice_table(zc__buf *page, const char *name, const cJSON *doc)
     {
         zc__buf_printf(page, "<p class=\"trace\">Not priced: ");
         zc__buf_html(page, zc__str(u, "what", "?"));
-        zc__buf_printf(page, " (%.0f): ", zc__num(u, "count"));
+        double count = zc__report_num(u, "count");
+        zc__buf_printf(page, " (%.0f): ", isfinite(count) ? count : 0.0);
         zc__buf_html(page, zc__str(u, "why", ""));
         zc__buf_printf(page, "</p>\n");
     }

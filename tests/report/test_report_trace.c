@@ -81,6 +81,25 @@ static void test_trace_without_profile_says_so(void **state)
     free(html);
 }
 
+/* An advice document with numbers no program makes (a size of 1e30, a count absent): the page is
+ * made, the size written as a number, the count as "-", nothing cast unchecked. */
+static void test_advice_with_odd_numbers(void **state)
+{
+    (void)state;
+    char dir[512], advice[1024];
+    report_test_tempdir(dir, sizeof dir);
+    snprintf(advice, sizeof advice, "%s/odd.json", dir);
+    report_test_write(advice,
+                      "{\"schema\": \"zerocopy.advise-trace/1\", \"groups\": [{\"direction\": "
+                      "\"h2d\", \"host_kind\": \"pageable\", \"bytes_min\": 1e30, "
+                      "\"bytes_max\": 1e30, \"measured_us\": 5000}], \"total\": {}}");
+    char *html = page_of((const char *[]){STREAM, advice, NULL});
+    expect(html, "<td>h2d</td><td>pageable</td><td class=\"n\">-</td><td class=\"n\">5</td>");
+    expect(html, "PiB</td>");
+    free(html);
+    report_test_cleanup(dir);
+}
+
 static void test_no_trace_no_section(void **state)
 {
     (void)state;
@@ -95,6 +114,7 @@ int main(void)
         cmocka_unit_test(test_trace_priced_on_the_bench),
         cmocka_unit_test(test_advice_document_as_advised),
         cmocka_unit_test(test_trace_without_profile_says_so),
+        cmocka_unit_test(test_advice_with_odd_numbers),
         cmocka_unit_test(test_no_trace_no_section),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
