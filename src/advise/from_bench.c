@@ -11,6 +11,8 @@
 #include "advise/model_internal.h"
 #include "core/error.h"
 #include "core/c_locale.h"
+#include "core/sorted.h"
+#include "zerocopy/stats.h"
 
 #define ZC__MIB (1024.0 * 1024.0)
 
@@ -112,41 +114,40 @@ static double zc__at_largest(const zc__by_id *b, zc_bench_case_id id, const char
     return best != NULL && zc__median(best, &v) ? v : 0.0;
 }
 
+/* A latency case's one point, or NULL when it has none. */
+static const zc_bench_point *zc__only_point(const zc__by_id *b, zc_bench_case_id id)
+{
+    const zc_bench_result *r = b->r[id];
+    return r != NULL && r->point_count > 0 && r->points[0].stats.count > 0 ? &r->points[0] : NULL;
+}
+
 /* The mean of a latency case's one point (0 when it has none): what a total of many such
  * operations adds up to. The round trip's samples gather in two modes on the H200 (about 13 and
  * 20 us, 4 in 10 in the first), so that its median is one mode or the other from run to run
  * while the totals the model predicts follow the mean. */
 static double zc__mean_of(const zc__by_id *b, zc_bench_case_id id)
 {
-    const zc_bench_result *r = b->r[id];
-    if (r == NULL || r->point_count == 0 || r->points[0].stats.count == 0)
-        return 0.0;
-    double v = r->points[0].stats.mean;
+    const zc_bench_point *pt = zc__only_point(b, id);
+    double v = pt != NULL ? pt->stats.mean : 0.0;
     return isfinite(v) && v > 0.0 ? v : 0.0;
 }
 
-static int zc__cmp_double(const void *a, const void *b)
+/* The nearest-rank percentile p of a latency case's one point, from its samples (a bench
+ * document keeps them; without them, the median stands); 0 when it has none. */
+static double zc__percentile_of(const zc__by_id *b, zc_bench_case_id id, double p)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The q-quantile (0..1) of a latency case's one point, from its samples (a bench document keeps
- * them; without them, the median stands); 0 when it has none. */
-static double zc__quantile_of(const zc__by_id *b, zc_bench_case_id id, double q)
-{
-    const zc_bench_result *r = b->r[id];
-    if (r == NULL || r->point_count == 0 || r->points[0].stats.count == 0)
+    const zc_bench_point *pt = zc__only_point(b, id);
+    if (pt == NULL)
         return 0.0;
-    const zc_bench_point *pt = &r->points[0];
     size_t n = pt->stats.count;
     double *v = pt->samples != NULL ? malloc(n * sizeof *v) : NULL;
-    if (v == NULL)
-        return isfinite(pt->stats.median) ? pt->stats.median : 0.0;
-    memcpy(v, pt->samples, n * sizeof *v);
-    qsort(v, n, sizeof *v, zc__cmp_double);
-    double x = v[(size_t)(q * (double)(n - 1))];
-    free(v);
+    double x = pt->stats.median;
+    if (v != NULL) {
+        memcpy(v, pt->samples, n * sizeof *v);
+        zc__sort_doubles(v, n);
+        x = zc_stats_percentile_sorted(v, n, p);
+        free(v);
+    }
     return isfinite(x) && x > 0.0 ? x : 0.0;
 }
 
@@ -218,8 +219,8 @@ static void zc__latencies(const zc__by_id *b, zc_profile *p)
              * which a pipeline that never waits on one transfer does not pay. Its lower
              * quartile sits in the fast mode (2.3-2.5 us over four H200 runs, where the
              * median gave 2.4-5.2); the overlapped technique pays it per chunk and stage. */
-            double rt_fast = zc__quantile_of(b, ZC_BENCH_CASE_LATENCY_ROUNDTRIP_PINNED, 0.25);
-            double launch_fast = zc__quantile_of(b, ZC_BENCH_CASE_LATENCY_LAUNCH, 0.25);
+            double rt_fast = zc__percentile_of(b, ZC_BENCH_CASE_LATENCY_ROUNDTRIP_PINNED, 25.0);
+            double launch_fast = zc__percentile_of(b, ZC_BENCH_CASE_LATENCY_LAUNCH, 25.0);
             zc__put(p, ZC_PF_ENQUEUE_US,
                     rt_fast > launch_fast ? (rt_fast - launch_fast) / 2.0 : each,
                     ZC_ORIGIN_DERIVED);

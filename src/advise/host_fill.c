@@ -8,6 +8,7 @@
 
 #include "advise/kernel_internal.h"
 #include "core/error.h"
+#include "core/sorted.h"
 #include "mem/exact.h"
 #include "zerocopy/clock.h"
 
@@ -15,12 +16,6 @@
 #define ZC__FILL_BATCH    ((size_t)1 << 20)  /* small fills timed in runs of this many bytes */
 #define ZC__FILL_REPEATS  9
 #define ZC__FILL_WARMUP_S 0.2 /* long enough for an idle CPU's clock to come up */
-
-static int zc__cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static double zc__seconds_since(uint64_t t0)
 {
@@ -40,7 +35,7 @@ static double zc__fill_us(uint32_t *buf, size_t bytes)
             zc__fill(buf, bytes / 4, (uint32_t)(r * per_run + i));
         t[r] = zc__seconds_since(t0) * 1e6 / (double)per_run;
     }
-    qsort(t, ZC__FILL_REPEATS, sizeof t[0], zc__cmp_double);
+    zc__sort_doubles(t, ZC__FILL_REPEATS);
     return t[ZC__FILL_REPEATS / 2];
 }
 

@@ -8,12 +8,18 @@
 
 #include "core/checked_math.h"
 #include "core/error.h"
+#include "core/sorted.h"
 
 static int zc__compare_doubles(const void *a, const void *b)
 {
     double x = *(const double *)a;
     double y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+void zc__sort_doubles(double *values, size_t count)
+{
+    qsort(values, count, sizeof *values, zc__compare_doubles);
 }
 
 ZC_EXTERN double zc_stats_percentile_sorted(const double *sorted, size_t count, double p)
@@ -51,7 +57,7 @@ ZC_EXTERN zc_status zc_stats_compute(const double *samples, size_t count, zc_sta
     if (sorted == NULL)
         return ZC_FAIL(ZC_ERR_NO_MEMORY, "zc_stats_compute: malloc(%zu) failed", bytes);
     memcpy(sorted, samples, bytes);
-    qsort(sorted, count, sizeof *sorted, zc__compare_doubles);
+    zc__sort_doubles(sorted, count);
 
     double sum = 0.0;
     for (size_t i = 0; i < count; i++)
