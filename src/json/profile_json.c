@@ -317,16 +317,10 @@ ZC_EXTERN zc_status zc_profile_from_json(const cJSON *doc, zc_profile *profile_p
                 p.copy_origin[k][d] = zc__origin_of(doc, what);
         }
     }
-    const cJSON *alloc = cJSON_GetObjectItemCaseSensitive(doc, "alloc_us");
     for (int a = 0; a < ZC_ALLOC_KIND_COUNT; a++) {
-        const cJSON *arr = cJSON_GetObjectItemCaseSensitive(alloc, zc_alloc_kind_key(a));
         char what[64];
         snprintf(what, sizeof what, "alloc_us.%s", zc_alloc_kind_key(a));
-        if (arr == NULL)
-            continue;
-        ZC_CHECK(zc__points_from_json(arr, what, &p.alloc[a], zc__add_cost));
-        if (p.alloc[a].count > 0)
-            p.alloc_origin[a] = zc__origin_of(doc, what);
+        ZC_CHECK(zc__cost_in(doc, what, &p.alloc[a], &p.alloc_origin[a]));
     }
     static const char *const rw[2] = {"read", "write"};
     const cJSON *dev = cJSON_GetObjectItemCaseSensitive(doc, "device_gbps_curve");
