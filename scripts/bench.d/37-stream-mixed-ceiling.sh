@@ -11,11 +11,9 @@ results=${2:?usage: 37-stream-mixed-ceiling.sh ZC_BINARY RESULTS_DIR}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=$results/mixed_ceiling
 mkdir -p "$out"
-build=$(cd "$(dirname "$zc")/../.." && pwd)
-nvcc=${NVCC:-$(sed -n 's/^CMAKE_CUDA_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt" 2>/dev/null)}
-nvcc=${nvcc:-nvcc}
-"$nvcc" -arch="${ZC_PROBE_ARCH:-sm_90}" -O2 -std=c++17 "$root/bench/probes/mixed_ceiling.cu" \
-  -o "$out/mixed_ceiling" >"$out/build.txt" 2>&1 || { echo "FAILED: build"; cat "$out/build.txt"; exit 1; }
+# shellcheck source=../probe-lib.sh
+. "$root/scripts/probe-lib.sh"
+probe_build "$zc" mixed_ceiling "$out" || exit 1
 "$out/mixed_ceiling" 256 9 | tee "$out/mixed_ceiling.jsonl"
 status=${PIPESTATUS[0]}
 rm -f "$out/mixed_ceiling"

@@ -11,11 +11,9 @@ results=${2:?usage: 51-advise-managed-steps.sh ZC_BINARY RESULTS_DIR}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=$results/managed_steps
 mkdir -p "$out"
-build=$(cd "$(dirname "$zc")/../.." && pwd)
-nvcc=${NVCC:-$(sed -n 's/^CMAKE_CUDA_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt" 2>/dev/null)}
-nvcc=${nvcc:-nvcc}
-"$nvcc" -arch="${ZC_PROBE_ARCH:-sm_90}" -O2 -std=c++17 "$root/bench/probes/managed_steps.cu" \
-  -o "$out/managed_steps" >"$out/build.txt" 2>&1 || { echo "FAILED: build"; cat "$out/build.txt"; exit 1; }
+# shellcheck source=../probe-lib.sh
+. "$root/scripts/probe-lib.sh"
+probe_build "$zc" managed_steps "$out" || exit 1
 "$out/managed_steps" "${ZC_MANAGED_STEPS_REPS:-30}" | tee "$out/managed_steps.jsonl"
 status=${PIPESTATUS[0]}
 rm -f "$out/managed_steps"
