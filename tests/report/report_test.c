@@ -240,14 +240,25 @@ char *report_test_page_of(const char *const *inputs, char **err_p)
     args[n] = NULL;
     const char *env[] = {"ZC_GNUPLOT=/nonexistent/gnuplot", "ZC_DOT=/nonexistent/dot", NULL};
     report_test_how how = {.env = env};
-    int code = report_test_zc(args, &how, NULL, err_p);
+    char *err = NULL;
+    int code = report_test_zc(args, &how, NULL, &err);
     if (code != 0)
-        fail_msg("zc report exit %d: %s", code, *err_p);
-    if (strstr(*err_p, "malformed") != NULL)
-        fail_msg("zc report says: %s", *err_p);
+        fail_msg("zc report exit %d: %s", code, err);
+    if (strstr(err, "malformed") != NULL)
+        fail_msg("zc report says: %s", err);
     char *html = zc_test_read_file(out, NULL);
     report_test_cleanup(dir);
+    if (err_p != NULL)
+        *err_p = err;
+    else
+        free(err);
     return html;
+}
+
+void report_test_expect(const char *html, const char *what)
+{
+    if (strstr(html, what) == NULL)
+        fail_msg("the page lacks %s", what);
 }
 
 char *report_test_make_page(const char *dir, const char *const *env, const char *input,

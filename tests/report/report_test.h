@@ -56,9 +56,12 @@ char *report_test_make_page(const char *dir, const char *const *env, const char 
                             const char *extra);
 
 /* The page from inputs (NULL-terminated, at most 12) without plots or picture (no gnuplot, no
- * dot), and what zc said on stderr (to free); fails unless zc exits 0 and says nothing is
- * malformed. The page's text, to free. */
+ * dot), and what zc said on stderr (to free; err_p may be NULL); fails unless zc exits 0 and
+ * says nothing is malformed. The page's text, to free. */
 char *report_test_page_of(const char *const *inputs, char **err_p);
+
+/* Fail the test unless the page holds what. */
+void report_test_expect(const char *html, const char *what);
 
 /* How many times what occurs in text. */
 int report_test_count(const char *text, const char *what);

@@ -11,34 +11,24 @@
 #define BUDGET_STREAM ZC_REPORT_FIXTURES "/budget.stream.json"
 #define PLAIN_STREAM  ZC_REPORT_FIXTURES "/stream.json"
 
-static char *make(const char *input)
-{
-    char *err = NULL;
-    char *html = report_test_page_of((const char *[]){input, NULL}, &err);
-    free(err);
-    return html;
-}
-
-static void expect(const char *html, const char *what)
-{
-    if (strstr(html, what) == NULL)
-        fail_msg("the page lacks %s", what);
-}
-
 static void test_budget_table_per_run(void **state)
 {
     (void)state;
-    char *html = make(BUDGET_STREAM);
-    expect(html, "<p class=\"budget\">Time budget of zerocopy-ll (budget.stream.json), 1000 "
-                 "frames, microseconds:</p>");
-    expect(html, "<tr><th>step</th><th>p50</th><th>p99</th><th>p99.9</th><th>mean</th></tr>");
+    char *html = report_test_page_of((const char *[]){BUDGET_STREAM, NULL}, NULL);
+    report_test_expect(html,
+                       "<p class=\"budget\">Time budget of zerocopy-ll (budget.stream.json), 1000 "
+                       "frames, microseconds:</p>");
+    report_test_expect(html,
+                       "<tr><th>step</th><th>p50</th><th>p99</th><th>p99.9</th><th>mean</th></tr>");
     /* The fixture's host-write step: p50 0.625, p99 1.5, p99.9 1.75, mean 0.75. */
-    expect(html, "<tr><td>host-write</td><td class=\"n\">0.62</td><td class=\"n\">1.50</td><td "
-                 "class=\"n\">1.75</td><td class=\"n\">0.75</td></tr>");
-    expect(html, "<tr><td>to-gpu</td><td class=\"n\">1.88</td>");
-    expect(html, "<tr><td>total</td><td class=\"n\">");
+    report_test_expect(
+        html, "<tr><td>host-write</td><td class=\"n\">0.62</td><td class=\"n\">1.50</td><td "
+              "class=\"n\">1.75</td><td class=\"n\">0.75</td></tr>");
+    report_test_expect(html, "<tr><td>to-gpu</td><td class=\"n\">1.88</td>");
+    report_test_expect(html, "<tr><td>total</td><td class=\"n\">");
     /* The run whose budget could not be kept says why, and no table is made for it. */
-    expect(html, "Time budget of zerocopy-flag (budget.stream.json): none, ERR_UNSUPPORTED");
+    report_test_expect(html,
+                       "Time budget of zerocopy-flag (budget.stream.json): none, ERR_UNSUPPORTED");
     const char *first = strstr(html, "<table class=\"budget\">");
     assert_non_null(first);
     assert_null(strstr(first + 1, "<table class=\"budget\">"));
@@ -48,7 +38,7 @@ static void test_budget_table_per_run(void **state)
 static void test_no_budget_no_table(void **state)
 {
     (void)state;
-    char *html = make(PLAIN_STREAM);
+    char *html = report_test_page_of((const char *[]){PLAIN_STREAM, NULL}, NULL);
     assert_null(strstr(html, "class=\"budget\""));
     free(html);
 }

@@ -12,29 +12,24 @@
 #define MULTI_BENCH  ZC_REPORT_FIXTURES "/multigpu.bench.json"
 #define BENCH        ZC_REPORT_FIXTURES "/h200.bench.json"
 
-static void expect(const char *html, const char *what)
-{
-    if (strstr(html, what) == NULL)
-        fail_msg("the page lacks %s", what);
-}
-
 static void test_stream_over_two_gpus(void **state)
 {
     (void)state;
     char *err = NULL;
     char *html = report_test_page_of((const char *[]){MULTI_STREAM, NULL}, &err);
     free(err);
-    expect(html, "<h2 id=\"multigpu\">Several GPUs</h2>");
-    expect(html, "zc stream over 2 GPUs: multigpu.stream.json");
-    expect(html, "Mode zerocopy-flag, frames of 1 MiB");
+    report_test_expect(html, "<h2 id=\"multigpu\">Several GPUs</h2>");
+    report_test_expect(html, "zc stream over 2 GPUs: multigpu.stream.json");
+    report_test_expect(html, "Mode zerocopy-flag, frames of 1 MiB");
     /* Each GPU: frames, rate, throughput, median, p99 and max latency. */
-    expect(html, "<tr><td>GPU 0</td><td>NVIDIA H200</td><td class=\"n\">1500</td><td "
-                 "class=\"n\">10389</td><td class=\"n\">10.9 GB/s</td><td class=\"n\">1.42 "
-                 "ms</td><td class=\"n\">1.9 ms</td><td class=\"n\">12.8 ms</td></tr>");
-    expect(html, "<tr><td>GPU 1</td>");
-    expect(html, "<tr class=\"total\"><th>total</th><th>all at once</th><td "
-                 "class=\"n\">3000</td><td class=\"n\">20777</td><td class=\"n\">21.8 "
-                 "GB/s</td><td class=\"n\">1.42 ms</td>");
+    report_test_expect(html,
+                       "<tr><td>GPU 0</td><td>NVIDIA H200</td><td class=\"n\">1500</td><td "
+                       "class=\"n\">10389</td><td class=\"n\">10.9 GB/s</td><td class=\"n\">1.42 "
+                       "ms</td><td class=\"n\">1.9 ms</td><td class=\"n\">12.8 ms</td></tr>");
+    report_test_expect(html, "<tr><td>GPU 1</td>");
+    report_test_expect(html, "<tr class=\"total\"><th>total</th><th>all at once</th><td "
+                             "class=\"n\">3000</td><td class=\"n\">20777</td><td class=\"n\">21.8 "
+                             "GB/s</td><td class=\"n\">1.42 ms</td>");
     free(html);
 }
 
@@ -45,20 +40,22 @@ static void test_bench_group(void **state)
     /* The multi-GPU bench alone: no single-GPU figures, still a page. */
     char *html = report_test_page_of((const char *[]){MULTI_BENCH, NULL}, &err);
     free(err);
-    expect(html, "zc bench over several GPUs: multigpu.bench.json");
-    expect(html, "<td>GPU 0 -&gt; GPU 1</td><td class=\"n\">256 MiB</td><td class=\"n\">393 "
-                 "GB/s</td>");
-    expect(html, "<tr class=\"total\"><td>all 2 GPUs at once, total</td><td class=\"n\">256 "
-                 "MiB</td><td class=\"n\">106 GB/s</td>");
+    report_test_expect(html, "zc bench over several GPUs: multigpu.bench.json");
+    report_test_expect(html,
+                       "<td>GPU 0 -&gt; GPU 1</td><td class=\"n\">256 MiB</td><td class=\"n\">393 "
+                       "GB/s</td>");
+    report_test_expect(html,
+                       "<tr class=\"total\"><td>all 2 GPUs at once, total</td><td class=\"n\">256 "
+                       "MiB</td><td class=\"n\">106 GB/s</td>");
     free(html);
     /* Given first, beside a single-GPU bench and a stream over two GPUs: the page's figures
      * still come from the single-GPU bench, and the section holds both. */
     html = report_test_page_of((const char *[]){MULTI_BENCH, BENCH, MULTI_STREAM, NULL}, &err);
     free(err);
-    expect(html, "<title>Moving data to and from NVIDIA H200</title>");
-    expect(html, "large and frequent transfers");
-    expect(html, "zc bench over several GPUs: multigpu.bench.json");
-    expect(html, "zc stream over 2 GPUs: multigpu.stream.json");
+    report_test_expect(html, "<title>Moving data to and from NVIDIA H200</title>");
+    report_test_expect(html, "large and frequent transfers");
+    report_test_expect(html, "zc bench over several GPUs: multigpu.bench.json");
+    report_test_expect(html, "zc stream over 2 GPUs: multigpu.stream.json");
     assert_null(strstr(html, "No profile"));
     free(html);
 }

@@ -13,37 +13,25 @@
 #define PROFILE ZC_REPORT_FIXTURES "/../advise/h200.profile.json"
 #define STREAM  ZC_REPORT_FIXTURES "/stream.json"
 
-static char *page_of(const char *const *inputs)
-{
-    char *err = NULL;
-    char *html = report_test_page_of(inputs, &err);
-    free(err);
-    return html;
-}
-
-static void expect(const char *html, const char *what)
-{
-    if (strstr(html, what) == NULL)
-        fail_msg("the page lacks %s", what);
-}
-
 static void test_trace_priced_on_the_bench(void **state)
 {
     (void)state;
-    char *html = page_of((const char *[]){BENCH, TRACE, NULL});
-    expect(html, "<h2>Traced programs: their transfers priced</h2>");
-    expect(html, "<p class=\"trace\">trace-example.json: the copies it made");
+    char *html = report_test_page_of((const char *[]){BENCH, TRACE, NULL}, NULL);
+    report_test_expect(html, "<h2>Traced programs: their transfers priced</h2>");
+    report_test_expect(html, "<p class=\"trace\">trace-example.json: the copies it made");
     /* The fixture's three groups, with their counts and the trace's own times (10, 20, 3 ms). */
-    expect(html, "<tr><td>4 KiB</td><td>h2d</td><td>pageable</td><td class=\"n\">2000</td>"
-                 "<td class=\"n\">10</td>");
-    expect(html, "<tr><td>4 MiB</td><td>h2d</td><td>pageable</td><td class=\"n\">100</td>"
-                 "<td class=\"n\">20</td>");
-    expect(html, "<tr><td>64 KiB..97.7 KiB</td><td>d2h</td><td>pinned</td>"
-                 "<td class=\"n\">500</td><td class=\"n\">3</td>");
-    expect(html, "<td>pageable,register</td></tr>");
-    expect(html, "<tr><td colspan=\"4\">total</td><td class=\"n\">33</td>");
-    expect(html, "Not priced: d2d device-&gt;device (10)");
-    expect(html, "zc run --fix pinning");
+    report_test_expect(html,
+                       "<tr><td>4 KiB</td><td>h2d</td><td>pageable</td><td class=\"n\">2000</td>"
+                       "<td class=\"n\">10</td>");
+    report_test_expect(html,
+                       "<tr><td>4 MiB</td><td>h2d</td><td>pageable</td><td class=\"n\">100</td>"
+                       "<td class=\"n\">20</td>");
+    report_test_expect(html, "<tr><td>64 KiB..97.7 KiB</td><td>d2h</td><td>pinned</td>"
+                             "<td class=\"n\">500</td><td class=\"n\">3</td>");
+    report_test_expect(html, "<td>pageable,register</td></tr>");
+    report_test_expect(html, "<tr><td colspan=\"4\">total</td><td class=\"n\">33</td>");
+    report_test_expect(html, "Not priced: d2d device-&gt;device (10)");
+    report_test_expect(html, "zc run --fix pinning");
     assert_int_equal(report_test_count(html, "<table class=\"trace\">"), 1);
     free(html);
 }
@@ -63,10 +51,11 @@ static void test_advice_document_as_advised(void **state)
         fail_msg("zc advise --trace exit %d: %s", code, err);
     free(err);
     /* With a stream result only: no profile on the page, the advice needs none. */
-    char *html = page_of((const char *[]){STREAM, advice, NULL});
-    expect(html, "<p class=\"trace\">advice.json: the copies it made");
-    expect(html, "<tr><td>4 KiB</td><td>h2d</td><td>pageable</td><td class=\"n\">2000</td>");
-    expect(html, "Not priced: managed memory migrated on demand (20)");
+    char *html = report_test_page_of((const char *[]){STREAM, advice, NULL}, NULL);
+    report_test_expect(html, "<p class=\"trace\">advice.json: the copies it made");
+    report_test_expect(html,
+                       "<tr><td>4 KiB</td><td>h2d</td><td>pageable</td><td class=\"n\">2000</td>");
+    report_test_expect(html, "Not priced: managed memory migrated on demand (20)");
     free(html);
     report_test_cleanup(dir);
 }
@@ -74,9 +63,10 @@ static void test_advice_document_as_advised(void **state)
 static void test_trace_without_profile_says_so(void **state)
 {
     (void)state;
-    char *html = page_of((const char *[]){STREAM, TRACE, NULL});
-    expect(html, "<p class=\"trace\">trace-example.json: not priced: no bench or profile result "
-                 "among the inputs to price it with</p>");
+    char *html = report_test_page_of((const char *[]){STREAM, TRACE, NULL}, NULL);
+    report_test_expect(
+        html, "<p class=\"trace\">trace-example.json: not priced: no bench or profile result "
+              "among the inputs to price it with</p>");
     assert_null(strstr(html, "<table class=\"trace\">"));
     free(html);
 }
@@ -93,9 +83,10 @@ static void test_advice_with_odd_numbers(void **state)
                       "{\"schema\": \"zerocopy.advise-trace/1\", \"groups\": [{\"direction\": "
                       "\"h2d\", \"host_kind\": \"pageable\", \"bytes_min\": 1e30, "
                       "\"bytes_max\": 1e30, \"measured_us\": 5000}], \"total\": {}}");
-    char *html = page_of((const char *[]){STREAM, advice, NULL});
-    expect(html, "<td>h2d</td><td>pageable</td><td class=\"n\">-</td><td class=\"n\">5</td>");
-    expect(html, "PiB</td>");
+    char *html = report_test_page_of((const char *[]){STREAM, advice, NULL}, NULL);
+    report_test_expect(html,
+                       "<td>h2d</td><td>pageable</td><td class=\"n\">-</td><td class=\"n\">5</td>");
+    report_test_expect(html, "PiB</td>");
     free(html);
     report_test_cleanup(dir);
 }
@@ -103,7 +94,7 @@ static void test_advice_with_odd_numbers(void **state)
 static void test_no_trace_no_section(void **state)
 {
     (void)state;
-    char *html = page_of((const char *[]){BENCH, NULL});
+    char *html = report_test_page_of((const char *[]){BENCH, NULL}, NULL);
     assert_null(strstr(html, "Traced programs"));
     free(html);
 }
