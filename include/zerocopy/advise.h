@@ -210,6 +210,11 @@ typedef struct zc_profile {
                                 (us): small inputs stay in its caches, large ones go at the
                                 memory's rate (host_write_gbps is the largest point's) */
     unsigned char host_fill_origin;
+    zc_cost_curve alloc_pinned_beside; /* cudaHostAlloc while another block of the size is alive,
+                                          by size (us): a program's second and later small pinned
+                                          buffers, which the driver carves from the chunk the
+                                          first one brought (alloc[ZC_ALLOC_PINNED] is the first) */
+    unsigned char alloc_pinned_beside_origin;
 } zc_profile;
 
 /* The largest transfer a workload may name as a size text ("4KiB", "1.5M"): 1 TiB. */

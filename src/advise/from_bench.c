@@ -398,6 +398,20 @@ static void zc__reread(const zc__by_id *b, zc_profile *p)
     }
 }
 
+/* alloc.cost's cudaHostAlloc beside another block of the size: what later buffers cost. */
+static void zc__alloc_beside(const zc_bench_result *r, zc_profile *p)
+{
+    double v = 0.0;
+    for (size_t i = 0; r != NULL && i < r->point_count; i++) {
+        const zc_bench_point *pt = &r->points[i];
+        if (strcmp(pt->variant, "cudaHostAlloc beside another: allocate") == 0 && pt->bytes > 0 &&
+            zc__median(pt, &v))
+            (void)zc_cost_curve_add(&p->alloc_pinned_beside, pt->bytes, v);
+    }
+    if (p->alloc_pinned_beside.count > 0)
+        p->alloc_pinned_beside_origin = ZC_ORIGIN_MEASURED;
+}
+
 /* alloc.cost: the measured allocation curves, and the straight line through their two largest
  * points as the fixed and per-MiB figures (what the large allocations that dominate cost). */
 static void zc__alloc(const zc__by_id *b, zc_profile *p)
@@ -441,6 +455,7 @@ static void zc__alloc(const zc__by_id *b, zc_profile *p)
             zc__put(p, rows[k].fixed, fixed > 0.0 ? fixed : c->us[0], ZC_ORIGIN_DERIVED);
         zc__put(p, rows[k].per_mib, per_mib, ZC_ORIGIN_DERIVED);
     }
+    zc__alloc_beside(r, p);
 }
 
 ZC_EXTERN zc_status zc_profile_from_bench(const zc_bench_result *results, size_t count,

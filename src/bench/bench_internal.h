@@ -50,8 +50,10 @@ struct zc_bench_ctx {
     cudaStream_t streams[ZC__BENCH_STREAMS];
     cudaEvent_t start[ZC__BENCH_STREAMS];
     cudaEvent_t stop[ZC__BENCH_STREAMS];
-    zc__shared_words *shared;   /* cudaHostAllocMapped */
+    zc__shared_words *shared;   /* registered mapped memory where the device can register,
+                                   else cudaHostAllocMapped (shared_kind) */
     zc__shared_words *d_shared; /* the device's view of the same words */
+    zc_buffer_kind shared_kind;
     uint32_t gate_seq;
     int gate_open;                /* 1 while a gate kernel may be waiting */
     uint32_t *d_slots;            /* device: ZC__BENCH_SLOTS checksum slots */
@@ -97,6 +99,10 @@ void zc__bench_tick(zc_bench_ctx *ctx, size_t done, size_t total);
 /* A host buffer of a kind, at least bytes long, kept by the context for the whole run. */
 zc_status zc__bench_host(zc_bench_ctx *ctx, zc_buffer_kind kind, int slot, size_t bytes,
                          void **ptr_p);
+
+/* Gives back every host buffer the context keeps (the next zc__bench_host allocates again), so
+ * that a case can time allocations with none of its own pinned memory alive. */
+void zc__bench_host_release(zc_bench_ctx *ctx);
 
 /* A device buffer (slot 0 or 1), kept by the context. */
 zc_status zc__bench_device(zc_bench_ctx *ctx, int slot, size_t bytes, void **ptr_p);

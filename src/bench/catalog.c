@@ -234,7 +234,7 @@ const zc__bench_case zc__bench_cases[] = {
      0},
     {{"alloc.cost", "alloc", ZC__TECH(PINNED), "none",
       "allocation, free and registration cost per size: by hand, through buffers, through the "
-      "pool"},
+      "pool, and beside another block of the size"},
      ZC__ALL,
      NULL,
      zc__run_alloc,

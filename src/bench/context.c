@@ -77,13 +77,19 @@ ZC_EXTERN zc_status zc_bench_ctx_create(const zc_bench_config *config, zc_bench_
         ZC_CUDA_GOTO(cudaEventCreate(&ctx->stop[i]), st, fail);
     }
     if (ctx->info.can_map_host_memory) {
+        /* Registered rather than cudaHostAlloc'd where it can be: a small cudaHostAlloc block
+         * alive for the whole run would hold the driver's pinned chunk that every later small
+         * cudaHostAlloc is carved from, and alloc.cost would time the carving (2 us) instead of
+         * what a program's first pinned buffer costs (hundreds of us). */
+        ctx->shared_kind =
+            ctx->info.host_register_supported ? ZC_BUFFER_REGISTERED : ZC_BUFFER_MAPPED;
         void *shared = NULL;
-        ZC_CHECK_GOTO(zc__mem_exact_alloc(ZC_BUFFER_MAPPED, sizeof *ctx->shared, &shared), st,
+        ZC_CHECK_GOTO(zc__mem_exact_alloc(ctx->shared_kind, sizeof *ctx->shared, &shared), st,
                       fail);
         ctx->shared = shared;
         memset(ctx->shared, 0, sizeof *ctx->shared);
         void *dev = NULL;
-        ZC_CHECK_GOTO(zc__mem_exact_device_ptr(ZC_BUFFER_MAPPED, shared, &dev), st, fail);
+        ZC_CHECK_GOTO(zc__mem_exact_device_ptr(ctx->shared_kind, shared, &dev), st, fail);
         ctx->d_shared = dev;
     }
     ZC_CHECK_GOTO(zc__mem_exact_alloc(ZC_BUFFER_DEVICE, ZC__BENCH_SLOTS * sizeof(uint32_t),
@@ -111,14 +117,12 @@ ZC_EXTERN void zc_bench_ctx_destroy(zc_bench_ctx *ctx)
     if (ctx == NULL)
         return;
     zc__gate_abandon(ctx);
-    for (int k = 0; k < ZC_BUFFER_KIND_COUNT; k++)
-        for (int s = 0; s < ZC__BENCH_HOST_SLOTS; s++)
-            zc__buffer_free((zc_buffer_kind)k, &ctx->host[k][s]);
+    zc__bench_host_release(ctx);
     for (int s = 0; s < 2; s++)
         zc__buffer_free(ZC_BUFFER_DEVICE, &ctx->device[s]);
     zc__mem_exact_free(ZC_BUFFER_DEVICE, ctx->d_report);
     zc__mem_exact_free(ZC_BUFFER_DEVICE, ctx->d_slots);
-    zc__mem_exact_free(ZC_BUFFER_MAPPED, (void *)ctx->shared);
+    zc__mem_exact_free(ctx->shared_kind, (void *)ctx->shared);
     for (int i = ZC__BENCH_STREAMS - 1; i >= 0; i--) {
         if (ctx->stop[i])
             (void)ZC_CUDA(cudaEventDestroy(ctx->stop[i]));
@@ -224,6 +228,13 @@ zc_status zc__bench_host(zc_bench_ctx *ctx, zc_buffer_kind kind, int slot, size_
     b->bytes = bytes;
     *ptr_p = p;
     return ZC_OK;
+}
+
+void zc__bench_host_release(zc_bench_ctx *ctx)
+{
+    for (int k = 0; k < ZC_BUFFER_KIND_COUNT; k++)
+        for (int s = 0; s < ZC__BENCH_HOST_SLOTS; s++)
+            zc__buffer_free((zc_buffer_kind)k, &ctx->host[k][s]);
 }
 
 zc_status zc__bench_device(zc_bench_ctx *ctx, int slot, size_t bytes, void **ptr_p)

@@ -129,6 +129,8 @@ static cJSON *zc__profile_doc(const zc_profile *profile, int saved)
     zc__cost_out(doc, origin, "managed_transfer_us.d2h", &p.managed_transfer[ZC_DIR_D2H],
                  p.managed_transfer_origin[ZC_DIR_D2H], saved);
     zc__cost_out(doc, origin, "host_fill_us", &p.host_fill, p.host_fill_origin, saved);
+    zc__cost_out(doc, origin, "alloc_pinned_beside_us", &p.alloc_pinned_beside,
+                 p.alloc_pinned_beside_origin, saved);
     for (int f = 0; f < ZC_PF_COUNT; f++) {
         double v = *zc_profile_field_value(&p, (zc_profile_field)f);
         const char *key = zc_profile_field_key((zc_profile_field)f);
@@ -340,6 +342,8 @@ ZC_EXTERN zc_status zc_profile_from_json(const cJSON *doc, zc_profile *profile_p
     ZC_CHECK(zc__cost_in(doc, "managed_transfer_us.d2h", &p.managed_transfer[ZC_DIR_D2H],
                          &p.managed_transfer_origin[ZC_DIR_D2H]));
     ZC_CHECK(zc__cost_in(doc, "host_fill_us", &p.host_fill, &p.host_fill_origin));
+    ZC_CHECK(zc__cost_in(doc, "alloc_pinned_beside_us", &p.alloc_pinned_beside,
+                         &p.alloc_pinned_beside_origin));
     for (int f = 0; f < ZC_PF_COUNT; f++) {
         const char *key = zc_profile_field_key((zc_profile_field)f), *leaf = NULL;
         const cJSON *holder = zc__holder((cJSON *)doc, key, 0, &leaf);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The model's measured figures: managed memory priced along managed.transfer's curves, the
  * CPU's fill along its curve by size, both kept by the profile document and made from a bench
- * result; a profile without them keeps the rates it had; the round trip's two modes. */
+ * result; a profile without them keeps the rates it had; the round trip's two modes; a
+ * technique's later small pinned buffers priced as carved from the first one's chunk. */
 #include "test_support.h"
 
 #include <math.h>
@@ -252,6 +253,74 @@ static void test_round_trip_modes(void **state)
     assert_int_equal(p.origin[ZC_PF_ENQUEUE_US], ZC_ORIGIN_DERIVED);
 }
 
+/* alloc.cost's point for cudaHostAlloc beside another block, appended to the fixture's case. */
+static void add_beside_point(cJSON *doc, double bytes, double us)
+{
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(doc, "cases"))
+    {
+        const cJSON *k = cJSON_GetObjectItemCaseSensitive(c, "key");
+        if (!cJSON_IsString(k) || strcmp(k->valuestring, "alloc.cost") != 0)
+            continue;
+        cJSON *points = cJSON_GetObjectItemCaseSensitive(c, "points");
+        cJSON *pt = cJSON_Duplicate(cJSON_GetArrayItem(points, 0), 1);
+        cJSON_ReplaceItemInObjectCaseSensitive(
+            pt, "variant", cJSON_CreateString("cudaHostAlloc beside another: allocate"));
+        cJSON_ReplaceItemInObjectCaseSensitive(pt, "bytes", cJSON_CreateNumber(bytes));
+        cJSON_ReplaceItemInObjectCaseSensitive(pt, "samples", cJSON_CreateNull());
+        cJSON *stats = cJSON_GetObjectItemCaseSensitive(pt, "stats");
+        cJSON_ReplaceItemInObjectCaseSensitive(stats, "median", cJSON_CreateNumber(us));
+        cJSON_AddItemToArray(points, pt);
+        return;
+    }
+    fail_msg("no alloc.cost case in the fixture");
+}
+
+/* The first pinned buffer pays for the driver's chunk, later small ones are carved from it. */
+static void test_later_pinned_buffers(void **state)
+{
+    (void)state;
+    zc_profile p = load_h200();
+    p.alloc[ZC_ALLOC_PINNED].count = 0;
+    assert_int_equal(zc_cost_curve_add(&p.alloc[ZC_ALLOC_PINNED], 4096, 600.0), ZC_OK);
+    assert_int_equal(zc_cost_curve_add(&p.alloc[ZC_ALLOC_PINNED], 16 << 20, 6000.0), ZC_OK);
+    /* Without the curve, every buffer pays the first one's price. */
+    assert_double_equal(predict(&p, 4096, ZC_DIR_BOTH, 1, ZC_TECH_PINNED).setup_us, 1200.0, 1e-9);
+    assert_double_equal(predict(&p, 4096, ZC_DIR_BOTH, 1, ZC_TECH_OVERLAPPED).setup_us, 2400.0,
+                        1e-9);
+    assert_int_equal(zc_cost_curve_add(&p.alloc_pinned_beside, 4096, 5.0), ZC_OK);
+    assert_int_equal(zc_cost_curve_add(&p.alloc_pinned_beside, 16 << 20, 6000.0), ZC_OK);
+    p.alloc_pinned_beside_origin = ZC_ORIGIN_MEASURED;
+    assert_double_equal(predict(&p, 4096, ZC_DIR_BOTH, 1, ZC_TECH_PINNED).setup_us, 605.0, 1e-9);
+    assert_double_equal(predict(&p, 4096, ZC_DIR_BOTH, 1, ZC_TECH_OVERLAPPED).setup_us,
+                        600.0 + 3 * 5.0, 1e-9);
+    assert_double_equal(predict(&p, 4096, ZC_DIR_H2D, 1, ZC_TECH_MAPPED).setup_us, 600.0, 1e-9);
+    /* Large buffers get chunks of their own: the two curves meet. */
+    assert_double_equal(predict(&p, 16 << 20, ZC_DIR_BOTH, 1, ZC_TECH_PINNED).setup_us, 12000.0,
+                        1e-9);
+    /* The profile document keeps the curve. */
+    cJSON *doc = NULL;
+    assert_int_equal(zc_profile_to_saved_json(&p, NULL, &doc), ZC_OK);
+    zc_profile back;
+    assert_int_equal(zc_profile_from_json(doc, &back), ZC_OK);
+    cJSON_Delete(doc);
+    assert_int_equal(back.alloc_pinned_beside.count, 2);
+    assert_double_equal(back.alloc_pinned_beside.us[0], 5.0, 1e-12);
+    assert_int_equal(back.alloc_pinned_beside_origin, ZC_ORIGIN_MEASURED);
+    /* And zc bench's alloc.cost makes it. */
+    cJSON *bench = zc_test_read_json(ZC_ADVISE_FIXTURES "/../report/h200.bench.json");
+    assert_non_null(bench);
+    zc_profile q;
+    assert_int_equal(zc_profile_from_bench_json(bench, &q, NULL, 0), ZC_OK);
+    assert_int_equal(q.alloc_pinned_beside.count, 0);
+    add_beside_point(bench, 4096, 4.5);
+    assert_int_equal(zc_profile_from_bench_json(bench, &q, NULL, 0), ZC_OK);
+    cJSON_Delete(bench);
+    assert_int_equal(q.alloc_pinned_beside.count, 1);
+    assert_double_equal(q.alloc_pinned_beside.us[0], 4.5, 1e-12);
+    assert_int_equal(q.alloc_pinned_beside_origin, ZC_ORIGIN_MEASURED);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -261,6 +330,7 @@ int main(void)
         cmocka_unit_test(test_curves_round_trip),
         cmocka_unit_test(test_bench_case_becomes_curves),
         cmocka_unit_test(test_round_trip_modes),
+        cmocka_unit_test(test_later_pinned_buffers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
