@@ -215,6 +215,12 @@ typedef struct zc_profile {
                                           buffers, which the driver carves from the chunk the
                                           first one brought (alloc[ZC_ALLOC_PINNED] is the first) */
     unsigned char alloc_pinned_beside_origin;
+    zc_cost_curve managed_transfer_both; /* one managed transfer both ways by size (us), an input
+                                            and a result of its own, as managed.transfer's "both"
+                                            measured it (the CPU's writes beyond the same writes
+                                            on the host, both buffers' prefetches, the kernels,
+                                            the result's prefetch back, one synchronisation) */
+    unsigned char managed_transfer_both_origin;
 } zc_profile;
 
 /* The largest transfer a workload may name as a size text ("4KiB", "1.5M"): 1 TiB. */

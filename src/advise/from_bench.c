@@ -93,6 +93,20 @@ static int zc__median(const zc_bench_point *pt, double *v_p)
     return 1;
 }
 
+/* The medians of r's points named variant (bytes > 0), as a cost curve by size; measured once
+ * it holds a point. r may be NULL (the case did not run). */
+static void zc__variant_curve(const zc_bench_result *r, const char *variant, zc_cost_curve *c,
+                              unsigned char *origin_p)
+{
+    double us = 0.0;
+    for (size_t i = 0; r != NULL && i < r->point_count; i++) {
+        const zc_bench_point *pt = &r->points[i];
+        if (strcmp(pt->variant, variant) == 0 && pt->bytes > 0 && zc__median(pt, &us) &&
+            zc_cost_curve_add(c, pt->bytes, us) == ZC_OK)
+            *origin_p = ZC_ORIGIN_MEASURED;
+    }
+}
+
 /* Whether a point's variant starts with prefix (NULL: any point). */
 static int zc__variant_is(const zc_bench_point *pt, const char *prefix)
 {
@@ -298,16 +312,11 @@ static void zc__managed(const zc__by_id *b, zc_profile *p)
                 zc__us_at(ZC__MIB, touch) - zc__us_at(ZC__MIB, on_gpu), ZC_ORIGIN_DERIVED);
     /* managed.transfer: the whole transfer each way by size, what the model prefers. */
     const zc_bench_result *t = b->r[ZC_BENCH_CASE_MANAGED_TRANSFER];
-    for (int d = 0; d < 2; d++) {
-        double us = 0.0;
-        for (size_t i = 0; t != NULL && i < t->point_count; i++) {
-            const zc_bench_point *pt = &t->points[i];
-            if (strcmp(pt->variant, zc_direction_key((zc_direction)d)) == 0 && pt->bytes > 0 &&
-                zc__median(pt, &us) &&
-                zc_cost_curve_add(&p->managed_transfer[d], pt->bytes, us) == ZC_OK)
-                p->managed_transfer_origin[d] = ZC_ORIGIN_MEASURED;
-        }
-    }
+    for (int d = 0; d < 2; d++)
+        zc__variant_curve(t, zc_direction_key((zc_direction)d), &p->managed_transfer[d],
+                          &p->managed_transfer_origin[d]);
+    zc__variant_curve(t, zc_direction_key(ZC_DIR_BOTH), &p->managed_transfer_both,
+                      &p->managed_transfer_both_origin);
     /* Two prefetch sizes give the fixed part: time = fixed + bytes / rate. */
     const zc_bench_result *r = b->r[ZC_BENCH_CASE_MANAGED_PREFETCH];
     const zc_bench_point *lo = NULL, *hi = NULL;
@@ -398,20 +407,6 @@ static void zc__reread(const zc__by_id *b, zc_profile *p)
     }
 }
 
-/* alloc.cost's cudaHostAlloc beside another block of the size: what later buffers cost. */
-static void zc__alloc_beside(const zc_bench_result *r, zc_profile *p)
-{
-    double v = 0.0;
-    for (size_t i = 0; r != NULL && i < r->point_count; i++) {
-        const zc_bench_point *pt = &r->points[i];
-        if (strcmp(pt->variant, "cudaHostAlloc beside another: allocate") == 0 && pt->bytes > 0 &&
-            zc__median(pt, &v))
-            (void)zc_cost_curve_add(&p->alloc_pinned_beside, pt->bytes, v);
-    }
-    if (p->alloc_pinned_beside.count > 0)
-        p->alloc_pinned_beside_origin = ZC_ORIGIN_MEASURED;
-}
-
 /* alloc.cost: the measured allocation curves, and the straight line through their two largest
  * points as the fixed and per-MiB figures (what the large allocations that dominate cost). */
 static void zc__alloc(const zc__by_id *b, zc_profile *p)
@@ -433,15 +428,9 @@ static void zc__alloc(const zc__by_id *b, zc_profile *p)
     const zc_bench_result *r = b->r[ZC_BENCH_CASE_ALLOC_COST];
     for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
         zc_cost_curve *c = &p->alloc[rows[k].kind];
-        double v = 0.0;
-        for (size_t i = 0; r != NULL && i < r->point_count; i++) {
-            const zc_bench_point *pt = &r->points[i];
-            if (strcmp(pt->variant, rows[k].variant) == 0 && pt->bytes > 0 && zc__median(pt, &v))
-                (void)zc_cost_curve_add(c, pt->bytes, v);
-        }
+        zc__variant_curve(r, rows[k].variant, c, &p->alloc_origin[rows[k].kind]);
         if (c->count == 0)
             continue;
-        p->alloc_origin[rows[k].kind] = ZC_ORIGIN_MEASURED;
         size_t n = c->count;
         double per_mib = 0.0, fixed = c->us[n - 1];
         if (n >= 2) {
@@ -455,7 +444,9 @@ static void zc__alloc(const zc__by_id *b, zc_profile *p)
             zc__put(p, rows[k].fixed, fixed > 0.0 ? fixed : c->us[0], ZC_ORIGIN_DERIVED);
         zc__put(p, rows[k].per_mib, per_mib, ZC_ORIGIN_DERIVED);
     }
-    zc__alloc_beside(r, p);
+    /* What a technique's later buffers cost, beside its first. */
+    zc__variant_curve(r, "cudaHostAlloc beside another: allocate", &p->alloc_pinned_beside,
+                      &p->alloc_pinned_beside_origin);
 }
 
 ZC_EXTERN zc_status zc_profile_from_bench(const zc_bench_result *results, size_t count,

@@ -268,6 +268,12 @@ static void zc__predict_managed_measured(const zc_profile *p, const zc_workload 
     double measured = (t->in ? zc__cost_curve_at(in, w->bytes) : 0.0) +
                       (t->out ? zc__cost_curve_at(out, w->bytes) : 0.0);
     double held = (t->in + t->out) * p->launch_sync_us + zc__device_us(p, &one);
+    if (t->in && t->out && p->managed_transfer_both.count > 0) {
+        /* Both ways measured as one transfer: zc advise --validate on the H200 found it
+         * 30-50% dearer at 8-16 KiB than the two directions' sum less a launch. */
+        measured = zc__cost_curve_at(&p->managed_transfer_both, w->bytes);
+        held = p->launch_sync_us + zc__device_us(p, &one);
+    }
     r->usable = 1;
     r->fixed_us = p->launch_sync_us;
     r->link_us = fmax(measured - held, 0.0);

@@ -128,6 +128,8 @@ static cJSON *zc__profile_doc(const zc_profile *profile, int saved)
                  p.managed_transfer_origin[ZC_DIR_H2D], saved);
     zc__cost_out(doc, origin, "managed_transfer_us.d2h", &p.managed_transfer[ZC_DIR_D2H],
                  p.managed_transfer_origin[ZC_DIR_D2H], saved);
+    zc__cost_out(doc, origin, "managed_transfer_us.both", &p.managed_transfer_both,
+                 p.managed_transfer_both_origin, saved);
     zc__cost_out(doc, origin, "host_fill_us", &p.host_fill, p.host_fill_origin, saved);
     zc__cost_out(doc, origin, "alloc_pinned_beside_us", &p.alloc_pinned_beside,
                  p.alloc_pinned_beside_origin, saved);
@@ -341,6 +343,8 @@ ZC_EXTERN zc_status zc_profile_from_json(const cJSON *doc, zc_profile *profile_p
                          &p.managed_transfer_origin[ZC_DIR_H2D]));
     ZC_CHECK(zc__cost_in(doc, "managed_transfer_us.d2h", &p.managed_transfer[ZC_DIR_D2H],
                          &p.managed_transfer_origin[ZC_DIR_D2H]));
+    ZC_CHECK(zc__cost_in(doc, "managed_transfer_us.both", &p.managed_transfer_both,
+                         &p.managed_transfer_both_origin));
     ZC_CHECK(zc__cost_in(doc, "host_fill_us", &p.host_fill, &p.host_fill_origin));
     ZC_CHECK(zc__cost_in(doc, "alloc_pinned_beside_us", &p.alloc_pinned_beside,
                          &p.alloc_pinned_beside_origin));

@@ -80,6 +80,14 @@ static void test_managed_follows_its_curves(void **state)
     /* Both ways: one launch and synchronisation, not two. */
     zc_prediction both = predict(&p, 1 << 20, ZC_DIR_BOTH, 1, ZC_TECH_MANAGED);
     assert_double_equal(both.per_transfer_us, 300.0 + 200.0 - p.launch_sync_us + 150.0, 1e-6);
+    /* Both ways measured as one transfer: that curve, not the sum. */
+    assert_int_equal(zc_cost_curve_add(&p.managed_transfer_both, 1 << 20, 720.0), ZC_OK);
+    p.managed_transfer_both_origin = ZC_ORIGIN_MEASURED;
+    zc_prediction both1 = predict(&p, 1 << 20, ZC_DIR_BOTH, 1, ZC_TECH_MANAGED);
+    assert_double_equal(both1.per_transfer_us, 720.0 + 150.0, 1e-6);
+    /* and only for both ways */
+    assert_double_equal(predict(&p, 65536, ZC_DIR_D2H, 1, ZC_TECH_MANAGED).per_transfer_us, 80.0,
+                        1e-9);
     /* Between measured sizes: along the line. */
     zc_prediction mid = predict(&p, (4096 + 65536) / 2, ZC_DIR_D2H, 1, ZC_TECH_MANAGED);
     assert_double_equal(mid.per_transfer_us, 70.0, 1e-6);
@@ -135,6 +143,8 @@ static void test_curves_round_trip(void **state)
     zc_profile p = load_h200();
     add_curves(&p);
     p.managed_transfer_origin[ZC_DIR_D2H] = ZC_ORIGIN_DERIVED;
+    assert_int_equal(zc_cost_curve_add(&p.managed_transfer_both, 4096, 120.0), ZC_OK);
+    p.managed_transfer_both_origin = ZC_ORIGIN_MEASURED;
     for (int saved = 0; saved < 2; saved++) {
         cJSON *doc = NULL;
         if (saved)
@@ -151,6 +161,8 @@ static void test_curves_round_trip(void **state)
             assert_int_equal(back.managed_transfer_origin[d], p.managed_transfer_origin[d]);
             assert_double_equal(back.managed_transfer[d].us[2], p.managed_transfer[d].us[2], 1e-9);
         }
+        assert_int_equal(back.managed_transfer_both.count, 1);
+        assert_int_equal(back.managed_transfer_both_origin, ZC_ORIGIN_MEASURED);
         assert_int_equal(back.host_fill.count, 4);
         assert_int_equal(back.host_fill.bytes[3], 16 << 20);
         assert_int_equal(back.host_fill_origin, ZC_ORIGIN_MEASURED);
@@ -172,9 +184,9 @@ static cJSON *transfer_case(void)
                            "\"technique\": \"managed\", \"direction\": \"roundtrip\", "
                            "\"title\": \"t\", \"outcome\": \"ok\", \"status\": \"OK\", "
                            "\"reason\": \"\", \"seconds\": 1, \"points\": []}");
-    static const char *const dirs[2] = {"h2d", "d2h"};
-    static const double sizes[2] = {4096, 1048576}, us[2][2] = {{41, 310}, {62, 190}};
-    for (int d = 0; d < 2; d++)
+    static const char *const dirs[3] = {"h2d", "d2h", "both"};
+    static const double sizes[2] = {4096, 1048576}, us[3][2] = {{41, 310}, {62, 190}, {118, 540}};
+    for (int d = 0; d < 3; d++)
         for (int i = 0; i < 2; i++) {
             char text[512];
             snprintf(text, sizeof text,
@@ -208,6 +220,9 @@ static void test_bench_case_becomes_curves(void **state)
     assert_double_equal(p.managed_transfer[ZC_DIR_H2D].us[1], 310.0, 1e-9);
     assert_double_equal(p.managed_transfer[ZC_DIR_D2H].us[0], 62.0, 1e-9);
     assert_int_equal(p.managed_transfer_origin[ZC_DIR_D2H], ZC_ORIGIN_MEASURED);
+    assert_int_equal(p.managed_transfer_both.count, 2);
+    assert_double_equal(p.managed_transfer_both.us[0], 118.0, 1e-9);
+    assert_int_equal(p.managed_transfer_both_origin, ZC_ORIGIN_MEASURED);
     /* The profile asks zc bench for the case. */
     zc_bench_case_id ids[ZC_BENCH_CASE_ID_COUNT];
     size_t n = 0, found = 0;
