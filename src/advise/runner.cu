@@ -9,6 +9,7 @@
 #include "advise/kernel_internal.h"
 #include "advise/model_internal.h"
 #include "core/checked_math.h"
+#include "core/sorted.h"
 #include "device/cuda_check.h"
 #include "mem/exact.h"
 #include "zerocopy/clock.h"
@@ -294,12 +295,6 @@ static zc_status zc__verify(zc__run *r, int device)
     return ZC_OK;
 }
 
-static int zc__cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 ZC_EXTERN zc_status zc_advise_run(int device, const zc_workload *workload, zc_technique technique,
                                   double max_seconds, zc_measurement *measurement_p)
 {
@@ -372,7 +367,7 @@ ZC_EXTERN zc_status zc_advise_run(int device, const zc_workload *workload, zc_te
     }
     if (status != ZC_OK)
         goto destroy;
-    qsort(samples, ZC__REPEATS, sizeof samples[0], zc__cmp_double);
+    zc__sort_doubles(samples, ZC__REPEATS);
     {
         double count = zc_workload_transfer_count(workload);
         timed = floor(max_seconds * 1e6 / fmax(samples[ZC__REPEATS / 2], 1.0));
@@ -439,7 +434,7 @@ ZC_EXTERN zc_status zc_advise_measure_managed_touch(int device, double *gbps_p)
     zc__mem_exact_free(ZC_BUFFER_MANAGED, p);
     if (status != ZC_OK)
         return status;
-    qsort(t, 3, sizeof t[0], zc__cmp_double);
+    zc__sort_doubles(t, 3);
     *gbps_p = (double)bytes / (t[1] * 1e3);
     return ZC_OK;
 }

@@ -7,21 +7,16 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/sorted.h"
 
 /* A difference smaller than this share of the winner is never told apart: the timer and the
  * scheduler move single runs by about that much even when the rounds happen to agree. */
 #define ZC__NOISE_FLOOR 0.01
 
-static int zc__cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The median of v[0 .. n-1] (sorted in place), the middle two averaged for even n. */
 static double zc__median(double *v, size_t n)
 {
-    qsort(v, n, sizeof v[0], zc__cmp_double);
+    zc__sort_doubles(v, n);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 

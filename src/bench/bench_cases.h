@@ -52,6 +52,8 @@ int zc__can_managed(const zc_bench_ctx *ctx, const zc__bench_case *self, char *r
  * fits. */
 zc_status zc__managed_fit(const char *key, const size_t *sizes, size_t n, size_t *limit_p,
                           size_t *largest_p);
+/* Where a prefetch sends managed pages: the GPU device (>= 0), or the host (< 0). */
+struct cudaMemLocation zc__managed_where(int device);
 
 zc_status zc__run_copy(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_result *res);
 zc_status zc__run_sm(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_result *res);

@@ -22,19 +22,18 @@ typedef struct zc__managed_arg {
     int device;
 } zc__managed_arg;
 
-static struct cudaMemLocation zc__loc(int type, int id)
+struct cudaMemLocation zc__managed_where(int device)
 {
     struct cudaMemLocation loc;
     memset(&loc, 0, sizeof loc);
-    loc.type = (enum cudaMemLocationType)type;
-    loc.id = id;
+    loc.type = device >= 0 ? cudaMemLocationTypeDevice : cudaMemLocationTypeHost;
+    loc.id = device >= 0 ? device : 0;
     return loc;
 }
 
 static zc_status zc__to_host(zc_bench_ctx *ctx, zc__managed_arg *a)
 {
-    ZC_CUDA_RETURN(cudaMemPrefetchAsync(a->p, a->bytes, zc__loc(cudaMemLocationTypeHost, 0), 0,
-                                        ctx->streams[0]));
+    ZC_CUDA_RETURN(cudaMemPrefetchAsync(a->p, a->bytes, zc__managed_where(-1), 0, ctx->streams[0]));
     ZC_CUDA_RETURN(cudaStreamSynchronize(ctx->streams[0]));
     return ZC_OK;
 }
@@ -50,8 +49,8 @@ static zc_status zc__managed_sample(zc_bench_ctx *ctx, void *varg, size_t slot, 
     uint32_t *s = ctx->d_slots + slot;
     ZC_CHECK(zc__gate_begin(ctx, 1, s));
     if (a->what == ZC__MANAGED_PREFETCH) {
-        ZC_CUDA_RETURN(cudaMemPrefetchAsync(
-            a->p, a->bytes, zc__loc(cudaMemLocationTypeDevice, a->device), 0, ctx->streams[0]));
+        ZC_CUDA_RETURN(
+            cudaMemPrefetchAsync(a->p, a->bytes, zc__managed_where(a->device), 0, ctx->streams[0]));
     } else {
         for (size_t l = 0; l < a->launches; l++)
             if ((st = zc__k_read(a->p, a->bytes, ZC__ACCESS_16B, 0, 1,
@@ -120,12 +119,12 @@ zc_status zc__run_managed(zc_bench_ctx *ctx, const zc__bench_case *self, zc_benc
     zc_status st = ZC_OK;
     size_t skipped = 0;
     if (a.what == ZC__MANAGED_ADVISED) {
-        ZC_CUDA_GOTO(cudaMemAdvise(a.p, maxb, cudaMemAdviseSetPreferredLocation,
-                                   zc__loc(cudaMemLocationTypeHost, 0)),
-                     st, out);
-        ZC_CUDA_GOTO(cudaMemAdvise(a.p, maxb, cudaMemAdviseSetAccessedBy,
-                                   zc__loc(cudaMemLocationTypeDevice, a.device)),
-                     st, out);
+        ZC_CUDA_GOTO(
+            cudaMemAdvise(a.p, maxb, cudaMemAdviseSetPreferredLocation, zc__managed_where(-1)), st,
+            out);
+        ZC_CUDA_GOTO(
+            cudaMemAdvise(a.p, maxb, cudaMemAdviseSetAccessedBy, zc__managed_where(a.device)), st,
+            out);
     }
     for (size_t i = 0; i < nsizes; i++) {
         zc__bench_tick(ctx, i, nsizes);
@@ -141,9 +140,9 @@ zc_status zc__run_managed(zc_bench_ctx *ctx, const zc__bench_case *self, zc_benc
             goto out;
         a.launches = 1;
         if (a.what == ZC__MANAGED_PREFETCHED) {
-            ZC_CUDA_GOTO(cudaMemPrefetchAsync(a.p, b, zc__loc(cudaMemLocationTypeDevice, a.device),
-                                              0, ctx->streams[0]),
-                         st, out);
+            ZC_CUDA_GOTO(
+                cudaMemPrefetchAsync(a.p, b, zc__managed_where(a.device), 0, ctx->streams[0]), st,
+                out);
             ZC_CUDA_GOTO(cudaStreamSynchronize(ctx->streams[0]), st, out);
             a.launches = zc__sm_launches(ctx, b, 1);
         } else if (a.what == ZC__MANAGED_ADVISED) {

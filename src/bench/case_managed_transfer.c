@@ -45,18 +45,9 @@ typedef struct zc__transfer_arg {
     int corrupt;          /* the corruption test hook: flip a byte of what moves */
 } zc__transfer_arg;
 
-static struct cudaMemLocation zc__where(int device)
-{
-    struct cudaMemLocation loc;
-    memset(&loc, 0, sizeof loc);
-    loc.type = device >= 0 ? cudaMemLocationTypeDevice : cudaMemLocationTypeHost;
-    loc.id = device >= 0 ? device : 0;
-    return loc;
-}
-
 static zc_status zc__move(zc_bench_ctx *ctx, void *p, size_t bytes, int device)
 {
-    ZC_CUDA_RETURN(cudaMemPrefetchAsync(p, bytes, zc__where(device), 0, ctx->streams[0]));
+    ZC_CUDA_RETURN(cudaMemPrefetchAsync(p, bytes, zc__managed_where(device), 0, ctx->streams[0]));
     return ZC_OK;
 }
 
