@@ -232,9 +232,7 @@ ZC_EXTERN zc_status zc_stream_create(const zc_stream_config *config, zc_stream *
 {
     ZC_REQUIRE_ARG(config);
     ZC_REQUIRE_ARG(stream_p);
-    zc_status st = zc_stream_config_check(config);
-    if (st != ZC_OK)
-        return st;
+    ZC_CHECK(zc_stream_config_check(config));
     zc_stream *s = calloc(1, sizeof *s);
     if (s == NULL)
         return ZC_FAIL(ZC_ERR_NO_MEMORY, "zc_stream_create: no memory for the stream");
@@ -259,7 +257,7 @@ ZC_EXTERN zc_status zc_stream_create(const zc_stream_config *config, zc_stream *
     /* A stream of known length keeps every latency without growing its record while measured
      * (each doubling copied the record between two frames: a pause in the tail). */
     zc__latency_reserve(&s->latency, config->expected_frames);
-    st = zc__stream_alloc(s);
+    zc_status st = zc__stream_alloc(s);
     if (st == ZC_OK)
         st = zc__stream_lanes(s);
     if (st != ZC_OK) {

@@ -23,9 +23,7 @@ static zc_status zc__make_room(zc_stream *s, zc__lane *lane, const char *fn)
     uint64_t start = 0, outstanding = 0;
     int queue_full = 0;
     for (;;) {
-        zc_status st = zc__stream_failed(s, fn);
-        if (st != ZC_OK)
-            return st;
+        ZC_CHECK(zc__stream_failed(s, fn));
         zc_filter_outstanding(lane->f, &outstanding);
         if (outstanding < c->in_flight)
             return ZC_OK;
@@ -45,7 +43,7 @@ static zc_status zc__make_room(zc_stream *s, zc__lane *lane, const char *fn)
                              "come",
                 fn, lane->device < 0 ? "host" : "GPU", lane->device, (double)c->timeout_ns / 1e6);
         if (pthread_mutex_trylock(&s->take_lock) == 0) {
-            st = zc__take_next(s, drop ? 0 : c->timeout_ns - waited);
+            zc_status st = zc__take_next(s, drop ? 0 : c->timeout_ns - waited);
             pthread_mutex_unlock(&s->take_lock);
             queue_full = st == ZC_ERR_NO_MEMORY;
             if (st == ZC_OK || st == ZC_ERR_NOT_FOUND)

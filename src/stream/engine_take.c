@@ -144,9 +144,7 @@ ZC_EXTERN zc_status zc_stream_pull(zc_stream *s, float *out, size_t max, uint64_
             *got_p = got;
             return ZC_OK;
         }
-        zc_status st = zc__stream_failed(s, "zc_stream_pull");
-        if (st != ZC_OK)
-            return st;
+        ZC_CHECK(zc__stream_failed(s, "zc_stream_pull"));
         /* flushed first: once it is set, sent is final. */
         const int flushed = __atomic_load_n(&s->flushed, __ATOMIC_ACQUIRE);
         const uint64_t sent = __atomic_load_n(&s->sent, __ATOMIC_ACQUIRE);
@@ -155,7 +153,7 @@ ZC_EXTERN zc_status zc_stream_pull(zc_stream *s, float *out, size_t max, uint64_
         const uint64_t left = waited < timeout_ns ? timeout_ns - waited : 0;
         if (taken < sent) {
             pthread_mutex_lock(&s->take_lock);
-            st = zc__take_next(s, left);
+            zc_status st = zc__take_next(s, left);
             pthread_mutex_unlock(&s->take_lock);
             if (st == ZC_OK && discard)
                 return ZC_OK;

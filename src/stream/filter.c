@@ -78,9 +78,7 @@ ZC_EXTERN zc_status zc_filter_create(const zc_filter_config *config, zc_filter *
 {
     ZC_REQUIRE_ARG(config);
     ZC_REQUIRE_ARG(filter_p);
-    zc_status st = zc_filter_config_check(config);
-    if (st != ZC_OK)
-        return st;
+    ZC_CHECK(zc_filter_config_check(config));
     /* zc_filter_config_check refused a mode without a row. */
     const zc__stream_mode_row *row = zc__stream_mode_row_of(config->mode);
     const int on_gpu = (row->flags & ZC_STREAM_MODE_ON_GPU) != 0;
@@ -98,6 +96,7 @@ ZC_EXTERN zc_status zc_filter_create(const zc_filter_config *config, zc_filter *
     f->shape = zc__shape_of(config, ZC__FIR_THREADS);
     f->ring_shape = zc__shape_of(config, ZC__FIR_TILE);
 
+    zc_status st;
     if (on_gpu) {
         /* Every FIR kernel loaded before any transport queues work that holds the GPU:
          * stream-wait queues frames behind waits on words the CPU writes only later, and its
@@ -177,10 +176,8 @@ ZC_EXTERN zc_status zc_filter_acquire(zc_filter *f, float **frame_p)
 {
     ZC_REQUIRE_ARG(f);
     ZC_REQUIRE_ARG(frame_p);
-    zc_status st = zc__filter_room(f, "zc_filter_acquire");
-    if (st != ZC_OK)
-        return st;
-    st = f->ops->acquire(f, frame_p);
+    ZC_CHECK(zc__filter_room(f, "zc_filter_acquire"));
+    zc_status st = f->ops->acquire(f, frame_p);
     if (st == ZC_ERR_DROPPED)
         f->counters.dropped++;
     if (st != ZC_OK)
@@ -194,9 +191,7 @@ ZC_EXTERN zc_status zc_filter_publish(zc_filter *f, uint64_t *seq_p)
     ZC_REQUIRE_ARG(f);
     if (!f->acquired)
         return ZC_FAIL(ZC_ERR_STATE, "zc_filter_publish: no frame acquired");
-    zc_status st = f->ops->publish(f);
-    if (st != ZC_OK)
-        return st;
+    ZC_CHECK(f->ops->publish(f));
     f->acquired = 0;
     zc__filter_sent(f, seq_p);
     return ZC_OK;
@@ -207,10 +202,8 @@ ZC_EXTERN zc_status zc_filter_submit(zc_filter *f, const float *frame, uint64_t 
     ZC_REQUIRE_ARG(f);
     ZC_REQUIRE_ARG(frame);
     if (f->ops->submit != NULL) {
-        zc_status st = zc__filter_room(f, "zc_filter_submit"); /* counts its own drops */
-        if (st != ZC_OK)
-            return st;
-        st = f->ops->submit(f, frame);
+        ZC_CHECK(zc__filter_room(f, "zc_filter_submit")); /* counts its own drops */
+        zc_status st = f->ops->submit(f, frame);
         if (st == ZC_ERR_DROPPED)
             f->counters.dropped++;
         if (st != ZC_OK)
@@ -219,9 +212,7 @@ ZC_EXTERN zc_status zc_filter_submit(zc_filter *f, const float *frame, uint64_t 
         return ZC_OK;
     }
     float *buffer = NULL;
-    zc_status st = zc_filter_acquire(f, &buffer);
-    if (st != ZC_OK)
-        return st;
+    ZC_CHECK(zc_filter_acquire(f, &buffer));
     memcpy(buffer, frame, f->frame_bytes);
     return zc_filter_publish(f, seq_p);
 }
@@ -236,9 +227,7 @@ ZC_EXTERN zc_status zc_filter_result_wait(zc_filter *f, uint64_t timeout_ns, con
     if (zc__filter_head(f) == f->tail)
         return ZC_FAIL(ZC_ERR_STATE, "zc_filter_result_wait: no frame outstanding");
     const float *result = NULL;
-    zc_status st = f->ops->wait(f, timeout_ns, &result);
-    if (st != ZC_OK)
-        return st;
+    ZC_CHECK(f->ops->wait(f, timeout_ns, &result));
     f->result_held = 1;
     *result_p = result;
     if (seq_p != NULL)
@@ -252,9 +241,7 @@ ZC_EXTERN zc_status zc_filter_result_release(zc_filter *f)
     if (!f->result_held)
         return ZC_FAIL(ZC_ERR_STATE, "zc_filter_result_release: no result held");
     if (f->ops->release != NULL) {
-        zc_status st = f->ops->release(f);
-        if (st != ZC_OK)
-            return st;
+        ZC_CHECK(f->ops->release(f));
     }
     f->result_held = 0;
     __atomic_store_n(&f->tail, f->tail + 1, __ATOMIC_RELEASE);
@@ -267,9 +254,7 @@ ZC_EXTERN zc_status zc_filter_receive(zc_filter *f, float *out, uint64_t timeout
 {
     ZC_REQUIRE_ARG(out);
     const float *result = NULL;
-    zc_status st = zc_filter_result_wait(f, timeout_ns, &result, seq_p);
-    if (st != ZC_OK)
-        return st;
+    ZC_CHECK(zc_filter_result_wait(f, timeout_ns, &result, seq_p));
     memcpy(out, result, f->frame_bytes);
     return zc_filter_result_release(f);
 }

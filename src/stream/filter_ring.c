@@ -41,14 +41,12 @@ static zc_status zc__ring_setup(zc_filter *f)
     rc.results = zc_stream_mode_flags(c->mode) & ZC_STREAM_MODE_RESULTS_COPY
                      ? ZC_RING_RESULTS_COPY
                      : ZC_RING_RESULTS_MAPPED;
-    zc_status st = zc_ring_create(&rc, &f->ring);
-    if (st != ZC_OK)
-        return st;
+    ZC_CHECK(zc_ring_create(&rc, &f->ring));
     zc_ring_dev view;
     cudaStream_t stream;
     zc_ring_device_view(f->ring, &view);
     zc_ring_stream(f->ring, &stream);
-    st = zc__fir_launch_persistent(&f->ring_shape, &view, f->d_taps, blocks, stream);
+    zc_status st = zc__fir_launch_persistent(&f->ring_shape, &view, f->d_taps, blocks, stream);
     if (st == ZC_OK)
         st = zc_ring_wait_started(f->ring, c->timeout_ns);
     if (st != ZC_OK)
