@@ -221,6 +221,11 @@ typedef struct zc_profile {
                                             on the host, both buffers' prefetches, the kernels,
                                             the result's prefetch back, one synchronisation) */
     unsigned char managed_transfer_both_origin;
+    zc_curve device_walk[2][2]; /* a kernel walking device memory word by word, by size (GB/s):
+                                   [0] strided, [1] random, as zc advise's workload kernel walks
+                                   for those patterns (device.read.strided and the like); each
+                                   [0] read, [1] write. device_curve is the coalesced kernel. */
+    unsigned char device_walk_origin[2][2];
 } zc_profile;
 
 /* The largest transfer a workload may name as a size text ("4KiB", "1.5M"): 1 TiB. */

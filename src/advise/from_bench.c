@@ -50,6 +50,10 @@ static const zc_bench_case_id zc__used[] = {
     ZC_BENCH_CASE_DEVICE_WRITE_16B,
     ZC_BENCH_CASE_CROSSOVER_READ_K,
     ZC_BENCH_CASE_MANAGED_TRANSFER,
+    ZC_BENCH_CASE_DEVICE_READ_STRIDED,
+    ZC_BENCH_CASE_DEVICE_READ_RANDOM,
+    ZC_BENCH_CASE_DEVICE_WRITE_STRIDED,
+    ZC_BENCH_CASE_DEVICE_WRITE_RANDOM,
 };
 
 #define ZC__USED_COUNT (sizeof zc__used / sizeof zc__used[0])
@@ -105,6 +109,17 @@ static void zc__variant_curve(const zc_bench_result *r, const char *variant, zc_
             zc_cost_curve_add(c, pt->bytes, us) == ZC_OK)
             *origin_p = ZC_ORIGIN_MEASURED;
     }
+}
+
+/* Every point's median of r (bytes > 0) as a GB/s curve by size; measured once it holds a
+ * point. r may be NULL (the case did not run). */
+static void zc__gbps_curve(const zc_bench_result *r, zc_curve *c, unsigned char *origin_p)
+{
+    double v = 0.0;
+    for (size_t i = 0; r != NULL && i < r->point_count; i++)
+        if (r->points[i].bytes > 0 && zc__median(&r->points[i], &v) &&
+            zc_curve_add(c, r->points[i].bytes, v) == ZC_OK)
+            *origin_p = ZC_ORIGIN_MEASURED;
 }
 
 /* Whether a point's variant starts with prefix (NULL: any point). */
@@ -283,14 +298,14 @@ static void zc__mapped(const zc__by_id *b, zc_profile *p)
             ZC_ORIGIN_MEASURED);
     static const zc_bench_case_id device[2] = {ZC_BENCH_CASE_DEVICE_READ_16B,
                                                ZC_BENCH_CASE_DEVICE_WRITE_16B};
+    static const zc_bench_case_id walks[2][2] = {
+        {ZC_BENCH_CASE_DEVICE_READ_STRIDED, ZC_BENCH_CASE_DEVICE_WRITE_STRIDED},
+        {ZC_BENCH_CASE_DEVICE_READ_RANDOM, ZC_BENCH_CASE_DEVICE_WRITE_RANDOM},
+    };
     for (int d = 0; d < 2; d++) {
-        const zc_bench_result *r = b->r[device[d]];
-        double v = 0.0;
-        for (size_t i = 0; r != NULL && i < r->point_count; i++) {
-            if (r->points[i].bytes > 0 && zc__median(&r->points[i], &v) &&
-                zc_curve_add(&p->device_curve[d], r->points[i].bytes, v) == ZC_OK)
-                p->device_origin[d] = ZC_ORIGIN_MEASURED;
-        }
+        zc__gbps_curve(b->r[device[d]], &p->device_curve[d], &p->device_origin[d]);
+        for (int w = 0; w < 2; w++)
+            zc__gbps_curve(b->r[walks[w][d]], &p->device_walk[w][d], &p->device_walk_origin[w][d]);
     }
     zc__put(p, ZC_PF_BOTH_DIRECTIONS_GBPS, zc__max(b, ZC_BENCH_CASE_COPY_BIDIR_PINNED),
             ZC_ORIGIN_MEASURED);

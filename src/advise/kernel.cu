@@ -4,19 +4,18 @@
 #include "advise/kernel_internal.h"
 
 #include "device/cuda_check.h"
+#include "device/walk.h"
 
 #define ZC__THREADS 256
 
-/* The word a thread's i-th step visits. Strided: consecutive steps are 128 bytes apart, so
- * each warp touches 32 lines. Random: an affine bijection of the indices. */
+/* The word a thread's i-th step visits: the walk of the workload's pattern (device/walk.h, which
+ * the bench's device.*.strided and device.*.random cases walk too). */
 static __device__ size_t zc__visit(size_t i, size_t words, int pattern, size_t mul)
 {
-    if (pattern == ZC_ACCESS_STRIDED) {
-        size_t lines = words / 32;
-        return (i % lines) * 32 + i / lines;
-    }
+    if (pattern == ZC_ACCESS_STRIDED)
+        return zc__walk_index(i, words, ZC__WALK_STRIDED, mul);
     if (pattern == ZC_ACCESS_RANDOM)
-        return (size_t)(((unsigned long long)i * mul + 12345ull) % words);
+        return zc__walk_index(i, words, ZC__WALK_RANDOM, mul);
     return i;
 }
 
@@ -81,27 +80,6 @@ static __global__ void zc__empty_kernel(void) {}
 extern "C" size_t zc__pattern_granule(zc_access pattern)
 {
     return pattern == ZC_ACCESS_COALESCED ? 16 : 128;
-}
-
-static size_t zc__gcd(size_t a, size_t b)
-{
-    while (b != 0) {
-        size_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
-extern "C" size_t zc__random_multiplier(size_t words)
-{
-    /* Start near the golden ratio of the size so that neighbours land far apart. */
-    size_t mul = (size_t)((double)words * 0.6180339887) | 1u;
-    if (mul < 3)
-        mul = 3;
-    while (zc__gcd(mul, words) != 1)
-        mul += 2;
-    return mul % words == 0 ? 1 : mul % words;
 }
 
 extern "C" zc_status zc__work_launch(const zc__work *work, cudaStream_t stream)

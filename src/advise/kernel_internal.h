@@ -34,9 +34,6 @@ typedef struct zc__work {
 /* Bytes a pattern needs a buffer to be a multiple of. */
 size_t zc__pattern_granule(zc_access pattern);
 
-/* The multiplier of the random walk for a buffer of words words. */
-size_t zc__random_multiplier(size_t words);
-
 /* Queue the kernel on stream; ZC_CUDA_LAUNCH_CHECK inside. */
 zc_status zc__work_launch(const zc__work *work, cudaStream_t stream);
 

@@ -11,6 +11,7 @@
 #include "core/checked_math.h"
 #include "core/sorted.h"
 #include "device/cuda_check.h"
+#include "device/walk.h"
 #include "mem/exact.h"
 #include "zerocopy/clock.h"
 #include "zerocopy/stats.h"
@@ -172,7 +173,7 @@ static zc__work zc__work_of(const zc__run *r, int set, size_t first, size_t coun
     w.words = count;
     w.passes = (int)r->w.gpu_accesses;
     w.pattern = r->w.pattern;
-    w.stride_mul = zc__random_multiplier(count);
+    w.stride_mul = zc__walk_multiplier(count);
     w.seed = seed;
     w.sm_count = r->sm_count;
     return w;

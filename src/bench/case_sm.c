@@ -38,6 +38,13 @@ static const size_t zc__sm_quick[] = {64u << 20};
 static const size_t zc__sm_default[] = {1u << 20, 16u << 20, 256u << 20};
 static const size_t zc__sm_full[] = {64u << 10, 1u << 20, 16u << 20, 256u << 20, 1u << 30};
 static const size_t zc__strides[] = {64, 128, 512, 4096};
+/* The walks (zc advise's strided and random workload kernels) on device memory: a step at the
+ * GPU's L2 (50 MB on the H200) between 16 and 256 MiB, which 32 and 64 MiB find. */
+static const size_t zc__walk_quick[] = {1u << 20, 64u << 20};
+static const size_t zc__walk_default[] = {64u << 10, 1u << 20,  16u << 20,
+                                          32u << 20, 64u << 20, 256u << 20};
+static const size_t zc__walk_full[] = {64u << 10, 1u << 20,   16u << 20, 32u << 20,
+                                       64u << 20, 256u << 20, 1u << 30};
 
 size_t zc__sm_sizes(const zc_bench_ctx *ctx, const size_t **sizes_p)
 {
@@ -96,9 +103,11 @@ static zc_status zc__sm_sample(zc_bench_ctx *ctx, void *varg, size_t slot, doubl
 }
 
 /* The bytes an access pattern really uses of a buffer: random needs a power of two of
- * 128-byte segments. */
+ * 128-byte segments, a walk whole 128-byte lines. */
 static size_t zc__usable(zc__access access, size_t bytes)
 {
+    if (access == ZC__ACCESS_WALK_STRIDED || access == ZC__ACCESS_WALK_RANDOM)
+        return bytes - bytes % 128;
     if (access == ZC__ACCESS_RANDOM) {
         size_t seg = 1;
         while (seg * 2 <= bytes / 128)
@@ -214,6 +223,10 @@ zc_status zc__run_sm(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_res
     const zc__kshape *shape = &zc__shapes[ZC__SHAPE_DEFAULT];
     const size_t *sizes;
     size_t nsizes = zc__sm_sizes(ctx, &sizes);
+    if (access == ZC__ACCESS_WALK_STRIDED || access == ZC__ACCESS_WALK_RANDOM)
+        nsizes = zc__bench_sizes(ctx, zc__walk_quick, ZC__COUNT(zc__walk_quick), zc__walk_default,
+                                 ZC__COUNT(zc__walk_default), zc__walk_full,
+                                 ZC__COUNT(zc__walk_full), &sizes);
     size_t one[1];
     if (access == ZC__ACCESS_STRIDED) {
         one[0] = zc__sm_one_size(ctx);

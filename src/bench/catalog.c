@@ -277,13 +277,42 @@ const zc__bench_case zc__bench_cases[] = {
      ZC__MULTI_WRITE,
      0},
     {{"managed.transfer", "managed", ZC__TECH(MANAGED), "roundtrip",
-      "managed memory: one whole transfer, in (CPU writes, prefetch, kernel reads) and out "
-      "(prefetch, kernel writes, prefetch back), per size"},
+      "managed memory: one whole transfer, in (CPU writes, prefetch, kernel reads), out "
+      "(prefetch, kernel writes, prefetch back) and both (an input and a result), per size"},
      ZC__ALL,
      zc__can_managed,
      zc__run_managed_transfer,
      0,
      0},
+    {{"device.read.strided", "device", ZC__TECH(DEVICE), "read",
+      "device memory read word by word, one 4-byte word per 128-byte line in turn (zc advise's "
+      "strided workload kernel)"},
+     ZC__ALL,
+     zc__can_map,
+     zc__run_sm,
+     ZC__ACCESS_WALK_STRIDED,
+     ZC__SM_DEVICE},
+    {{"device.read.random", "device", ZC__TECH(DEVICE), "read",
+      "device memory read word by word in a random order (zc advise's random workload kernel)"},
+     ZC__ALL,
+     zc__can_map,
+     zc__run_sm,
+     ZC__ACCESS_WALK_RANDOM,
+     ZC__SM_DEVICE},
+    {{"device.write.strided", "device", ZC__TECH(DEVICE), "write",
+      "device memory written word by word, one 4-byte word per 128-byte line in turn"},
+     ZC__ALL,
+     zc__can_map,
+     zc__run_sm,
+     ZC__ACCESS_WALK_STRIDED,
+     ZC__SM_DEVICE | ZC__SM_WRITE},
+    {{"device.write.random", "device", ZC__TECH(DEVICE), "write",
+      "device memory written word by word in a random order"},
+     ZC__ALL,
+     zc__can_map,
+     zc__run_sm,
+     ZC__ACCESS_WALK_RANDOM,
+     ZC__SM_DEVICE | ZC__SM_WRITE},
 };
 
 /* Rows run in the order of zc_bench_case_id (zerocopy/bench.h): a row added without its name
@@ -295,11 +324,12 @@ _Static_assert(ZC__COUNT(zc__bench_cases) == ZC_BENCH_CASE_ID_COUNT,
 /* The published ids keep their values: the twelve copy cases first, 47 as published, then
  * the ones added since at the end. */
 _Static_assert(ZC_BENCH_CASE_COPY_BIDIR_REGISTERED == 11 && ZC_BENCH_CASE_ZEROCOPY_READ_16B == 12 &&
-                   ZC_BENCH_CASE_MULTIGPU_PEER_WRITE == 46 && ZC_BENCH_CASE_ID_COUNT == 48,
+                   ZC_BENCH_CASE_MULTIGPU_PEER_WRITE == 46 &&
+                   ZC_BENCH_CASE_MANAGED_TRANSFER == 47 && ZC_BENCH_CASE_ID_COUNT == 52,
                "the bench case ids keep their published values");
 #else
 /* A planted copy kind has its three copy cases, made from the list. */
-_Static_assert(ZC_BENCH_CASE_COPY_BIDIR_PLANTED == 14 && ZC_BENCH_CASE_ID_COUNT == 51,
+_Static_assert(ZC_BENCH_CASE_COPY_BIDIR_PLANTED == 14 && ZC_BENCH_CASE_ID_COUNT == 55,
                "a planted copy kind has its copy cases");
 #endif
 

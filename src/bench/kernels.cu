@@ -6,6 +6,7 @@
 
 #include "bench/pattern.h"
 #include "device/cuda_check.h"
+#include "device/walk.h"
 
 /* Nanoseconds of the GPU's global timer: the time bound of every device-side spin. */
 __device__ static inline uint64_t zc__globaltimer(void)
@@ -215,6 +216,45 @@ __global__ void zc__read_random_kernel(const uint32_t *p, size_t nseg, int passe
         for (size_t s = warp; s < nseg; s += warps)
             acc += zc__ld4(p + zc__scramble(s, nseg) * 32 + lane);
     zc__warp_add(acc, slot);
+}
+
+/* Every word once per pass in the walk's order (device/walk.h), as zc advise's workload kernel
+ * reads its input. */
+__global__ void zc__read_walk_kernel(const uint32_t *p, size_t words, zc__walk walk, size_t mul,
+                                     int passes, uint32_t *slot)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    uint32_t acc = 0;
+    for (int pass = 0; pass < passes; pass++)
+        for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < words; i += stride)
+            acc += zc__ld4(p + zc__walk_index(i, words, walk, mul));
+    zc__warp_add(acc, slot);
+}
+
+/* Every word written once in the walk's order, with the pattern's value for its place. */
+__global__ void zc__write_walk_kernel(uint32_t *p, size_t words, zc__walk walk, size_t mul,
+                                      uint32_t seed)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < words; i += stride) {
+        size_t j = zc__walk_index(i, words, walk, mul);
+        p[j] = zc__pattern32(seed, j);
+    }
+}
+
+/* The workload kernel's grid: a thread per word, at most 8 blocks of 256 per SM. */
+static unsigned zc__walk_grid(size_t words, int sm_count)
+{
+    size_t blocks = (words + 255) / 256, most = (size_t)(sm_count > 0 ? sm_count : 1) * 8;
+    return (unsigned)(blocks < 1 ? 1 : blocks > most ? most : blocks);
+}
+
+/* The walk of an access pattern; 0 when it is not a walk. */
+static zc__walk zc__walk_of(zc__access access)
+{
+    return access == ZC__ACCESS_WALK_STRIDED  ? ZC__WALK_STRIDED
+           : access == ZC__ACCESS_WALK_RANDOM ? ZC__WALK_RANDOM
+                                              : (zc__walk)0;
 }
 
 /* A 16-byte store of the pattern at uint4 index i, plain or evict-first. */
@@ -480,6 +520,17 @@ extern "C" zc_status zc__k_read(const void *p, size_t bytes, zc__access access, 
             (const uint32_t *)p, nseg, passes, slot);
         return ZC_CUDA_LAUNCH_CHECK("zc__read_random_kernel");
     }
+    case ZC__ACCESS_WALK_STRIDED:
+    case ZC__ACCESS_WALK_RANDOM: {
+        size_t words = bytes / 4;
+        if (bytes % 128 != 0 || words == 0)
+            return ZC_FAIL(ZC_ERR_INVALID_ARG,
+                           "zc__k_read: a walk needs a multiple of 128 bytes, got %zu", bytes);
+        zc__read_walk_kernel<<<zc__walk_grid(words, sm_count), 256, 0, stream>>>(
+            (const uint32_t *)p, words, zc__walk_of(access), zc__walk_multiplier(words), passes,
+            slot);
+        return ZC_CUDA_LAUNCH_CHECK("zc__read_walk_kernel");
+    }
     }
     return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc__k_read: unknown access pattern %d", (int)access);
 }
@@ -548,6 +599,16 @@ extern "C" zc_status zc__k_write(void *p, size_t bytes, zc__access access, size_
         zc__write_random_kernel<<<zc__grid(nseg * 32, &zc__flat_shape, sm_count), 256, 0, stream>>>(
             (uint32_t *)p, nseg, seed);
         return ZC_CUDA_LAUNCH_CHECK("zc__write_random_kernel");
+    }
+    case ZC__ACCESS_WALK_STRIDED:
+    case ZC__ACCESS_WALK_RANDOM: {
+        size_t words = bytes / 4;
+        if (bytes % 128 != 0 || words == 0)
+            return ZC_FAIL(ZC_ERR_INVALID_ARG,
+                           "zc__k_write: a walk needs a multiple of 128 bytes, got %zu", bytes);
+        zc__write_walk_kernel<<<zc__walk_grid(words, sm_count), 256, 0, stream>>>(
+            (uint32_t *)p, words, zc__walk_of(access), zc__walk_multiplier(words), seed);
+        return ZC_CUDA_LAUNCH_CHECK("zc__write_walk_kernel");
     }
     }
     return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc__k_write: unknown access pattern %d", (int)access);

@@ -23,7 +23,11 @@ typedef enum zc__access {
     ZC__ACCESS_16B = 0,     /* each thread 16-byte words, warp-coalesced */
     ZC__ACCESS_4B = 1,      /* each thread 4-byte words, warp-coalesced */
     ZC__ACCESS_STRIDED = 2, /* one 4-byte word every stride bytes */
-    ZC__ACCESS_RANDOM = 3   /* whole 128-byte segments in a scrambled order */
+    ZC__ACCESS_RANDOM = 3,  /* whole 128-byte segments in a scrambled order */
+    /* Every 4-byte word, in the walks of zc advise's workload kernel (device/walk.h), with its
+     * launch shape (256 threads, at most 8 blocks per SM); the buffer a multiple of 128 bytes. */
+    ZC__ACCESS_WALK_STRIDED = 4, /* one word per 128-byte line in turn */
+    ZC__ACCESS_WALK_RANDOM = 5   /* an affine bijection of the word indices */
 } zc__access;
 
 /* Launch shape of a streaming kernel: words in flight per thread and blocks per SM. */

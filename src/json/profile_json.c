@@ -60,17 +60,49 @@ static int zc__keep(unsigned char origin, int saved)
     return origin != ZC_ORIGIN_NONE && !(saved && origin == ZC_ORIGIN_ASSUMED);
 }
 
-/* A cost curve under a (dotted) key, with its origin under "origin", when it is kept. */
+/* A curve of count points under a (dotted) key, made by make, with its origin under "origin",
+ * when it is kept. */
+static void zc__points_out(cJSON *doc, cJSON *origin, const char *key, size_t count,
+                           cJSON *(*make)(const void *), const void *curve, unsigned char from,
+                           int saved)
+{
+    const char *leaf = NULL;
+    cJSON *holder = count > 0 && zc__keep(from, saved) ? zc__holder(doc, key, 1, &leaf) : NULL;
+    if (holder == NULL)
+        return;
+    cJSON_AddItemToObject(holder, leaf, make(curve));
+    cJSON_AddStringToObject(origin, key, zc_origin_key((zc_origin)from));
+}
+
+static cJSON *zc__cost_json_of(const void *c)
+{
+    return zc__cost_json(c);
+}
+
+static cJSON *zc__curve_json_of(const void *c)
+{
+    return zc__curve_json(c);
+}
+
+/* A cost curve (us) under a (dotted) key, with its origin, when it is kept. */
 static void zc__cost_out(cJSON *doc, cJSON *origin, const char *key, const zc_cost_curve *c,
                          unsigned char from, int saved)
 {
-    const char *leaf = NULL;
-    cJSON *holder = c->count > 0 && zc__keep(from, saved) ? zc__holder(doc, key, 1, &leaf) : NULL;
-    if (holder == NULL)
-        return;
-    cJSON_AddItemToObject(holder, leaf, zc__cost_json(c));
-    cJSON_AddStringToObject(origin, key, zc_origin_key((zc_origin)from));
+    zc__points_out(doc, origin, key, c->count, zc__cost_json_of, c, from, saved);
 }
+
+/* A GB/s curve under a (dotted) key, with its origin, when it is kept. */
+static void zc__gbps_out(cJSON *doc, cJSON *origin, const char *key, const zc_curve *c,
+                         unsigned char from, int saved)
+{
+    zc__points_out(doc, origin, key, c->count, zc__curve_json_of, c, from, saved);
+}
+
+/* The keys of the device walk curves, [walk][read, write]. */
+static const char *const zc__walk_keys[2][2] = {
+    {"device_gbps_curve_strided.read", "device_gbps_curve_strided.write"},
+    {"device_gbps_curve_random.read", "device_gbps_curve_random.write"},
+};
 
 /* The document of a profile: every figure of the given origins and, under "origin", where each
  * came from; saved: the assumed ones apart, under "assumed", never among the measured. */
@@ -123,6 +155,10 @@ static cJSON *zc__profile_doc(const zc_profile *profile, int saved)
         snprintf(name, sizeof name, "device_gbps_curve.%s", rw[d]);
         cJSON_AddStringToObject(origin, name, zc_origin_key((zc_origin)p.device_origin[d]));
     }
+    for (int w = 0; w < 2; w++)
+        for (int d = 0; d < 2; d++)
+            zc__gbps_out(doc, origin, zc__walk_keys[w][d], &p.device_walk[w][d],
+                         p.device_walk_origin[w][d], saved);
     zc__cost_out(doc, origin, "mapped_reread_us", &p.mapped_reread, p.mapped_reread_origin, saved);
     zc__cost_out(doc, origin, "managed_transfer_us.h2d", &p.managed_transfer[ZC_DIR_H2D],
                  p.managed_transfer_origin[ZC_DIR_H2D], saved);
@@ -233,19 +269,35 @@ static unsigned char zc__origin_of(const cJSON *doc, const char *key)
     return (unsigned char)(origin == ZC_ORIGIN_NONE ? ZC_ORIGIN_MEASURED : origin);
 }
 
-/* The cost curve under a (dotted) key, when the document has one, and its origin. */
-static zc_status zc__cost_in(const cJSON *doc, const char *key, zc_cost_curve *c,
-                             unsigned char *origin_p)
+/* The curve under a (dotted) key, each point added by add, when the document has one, and its
+ * origin; count_p: the curve's point count. */
+static zc_status zc__points_in(const cJSON *doc, const char *key, void *curve,
+                               zc_status (*add)(void *, size_t, double), const size_t *count_p,
+                               unsigned char *origin_p)
 {
     const char *leaf = NULL;
     const cJSON *holder = zc__holder((cJSON *)doc, key, 0, &leaf);
     const cJSON *arr = holder != NULL ? cJSON_GetObjectItemCaseSensitive(holder, leaf) : NULL;
     if (arr == NULL)
         return ZC_OK;
-    ZC_CHECK(zc__points_from_json(arr, key, c, zc__add_cost));
-    if (c->count > 0)
+    ZC_CHECK(zc__points_from_json(arr, key, curve, add));
+    if (*count_p > 0)
         *origin_p = zc__origin_of(doc, key);
     return ZC_OK;
+}
+
+/* The cost curve (us) under a (dotted) key, when the document has one, and its origin. */
+static zc_status zc__cost_in(const cJSON *doc, const char *key, zc_cost_curve *c,
+                             unsigned char *origin_p)
+{
+    return zc__points_in(doc, key, c, zc__add_cost, &c->count, origin_p);
+}
+
+/* The GB/s curve under a (dotted) key, when the document has one, and its origin. */
+static zc_status zc__gbps_in(const cJSON *doc, const char *key, zc_curve *c,
+                             unsigned char *origin_p)
+{
+    return zc__points_in(doc, key, c, zc__add_copy, &c->count, origin_p);
 }
 
 /* A profile/1 document saved its assumptions among its figures and listed them under
@@ -338,6 +390,10 @@ ZC_EXTERN zc_status zc_profile_from_json(const cJSON *doc, zc_profile *profile_p
         if (p.device_curve[d].count > 0)
             p.device_origin[d] = zc__origin_of(doc, what);
     }
+    for (int w = 0; w < 2; w++)
+        for (int d = 0; d < 2; d++)
+            ZC_CHECK(zc__gbps_in(doc, zc__walk_keys[w][d], &p.device_walk[w][d],
+                                 &p.device_walk_origin[w][d]));
     ZC_CHECK(zc__cost_in(doc, "mapped_reread_us", &p.mapped_reread, &p.mapped_reread_origin));
     ZC_CHECK(zc__cost_in(doc, "managed_transfer_us.h2d", &p.managed_transfer[ZC_DIR_H2D],
                          &p.managed_transfer_origin[ZC_DIR_H2D]));

@@ -2,7 +2,8 @@
 /* The model's measured figures: managed memory priced along managed.transfer's curves, the
  * CPU's fill along its curve by size, both kept by the profile document and made from a bench
  * result; a profile without them keeps the rates it had; the round trip's two modes; a
- * technique's later small pinned buffers priced as carved from the first one's chunk. */
+ * technique's later small pinned buffers priced as carved from the first one's chunk; strided and
+ * random kernels on device memory along their own walk curves. */
 #include "test_support.h"
 
 #include <math.h>
@@ -336,6 +337,78 @@ static void test_later_pinned_buffers(void **state)
     assert_int_equal(q.alloc_pinned_beside_origin, ZC_ORIGIN_MEASURED);
 }
 
+/* A device walk case as zc bench writes it: one point at 1 MiB. */
+static cJSON *walk_case(const char *key, double gbps)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "{\"key\": \"%s\", \"group\": \"device\", \"technique\": \"device\", "
+             "\"direction\": \"read\", \"title\": \"t\", \"outcome\": \"ok\", \"status\": "
+             "\"OK\", \"reason\": \"\", \"seconds\": 1, \"points\": [{\"variant\": \"\", "
+             "\"bytes\": 1048576, \"param_name\": null, \"param\": null, \"metric\": "
+             "\"bandwidth\", \"unit\": \"GB/s\", \"bytes_per_sample\": 1048576, "
+             "\"ops_per_sample\": 1, \"warmups\": 1, \"verified\": true, \"stats\": "
+             "{\"count\": 9, \"median\": %g, \"min\": %g, \"max\": %g, \"mean\": %g, "
+             "\"stddev\": 0, \"cov\": 0, \"p90\": %g, \"p99\": %g, \"p999\": %g}, "
+             "\"samples\": null}]}",
+             key, gbps, gbps, gbps, gbps, gbps, gbps, gbps);
+    return cJSON_Parse(text);
+}
+
+/* A strided or random kernel on device memory: each pass along the walk's curve at the
+ * buffer's size; without the curve, the coalesced kernel as before. */
+static void test_walks_follow_their_curves(void **state)
+{
+    (void)state;
+    zc_profile p = load_h200();
+    zc_prediction coalesced = predict(&p, 1 << 20, ZC_DIR_H2D, 4, ZC_TECH_PINNED);
+    zc_prediction before = predict(&p, 1 << 20, ZC_DIR_H2D, 4, ZC_TECH_REGISTERED);
+    zc_workload w = workload(1 << 20, ZC_DIR_H2D, 4);
+    w.pattern = ZC_ACCESS_STRIDED;
+    zc_prediction r;
+    assert_int_equal(zc_advise_predict(&p, &w, ZC_TECH_PINNED, &r), ZC_OK);
+    assert_double_equal(r.compute_us, coalesced.compute_us, 1e-9);
+    assert_int_equal(zc_curve_add(&p.device_walk[0][0], 1 << 20, 20.0), ZC_OK);
+    assert_int_equal(zc_curve_add(&p.device_walk[0][0], 64 << 20, 100.0), ZC_OK);
+    p.device_walk_origin[0][0] = ZC_ORIGIN_MEASURED;
+    assert_int_equal(zc_advise_predict(&p, &w, ZC_TECH_PINNED, &r), ZC_OK);
+    assert_double_equal(r.compute_us, 4 * (1 << 20) / (20.0 * 1e3), 1e-6);
+    /* The random walk has no curve: the coalesced kernel still prices it. */
+    w.pattern = ZC_ACCESS_RANDOM;
+    assert_int_equal(zc_advise_predict(&p, &w, ZC_TECH_REGISTERED, &r), ZC_OK);
+    assert_double_equal(r.compute_us, before.compute_us, 1e-9);
+    /* The coalesced kernel never reads the walk's curve. */
+    assert_double_equal(predict(&p, 1 << 20, ZC_DIR_H2D, 4, ZC_TECH_PINNED).compute_us,
+                        coalesced.compute_us, 1e-9);
+    /* Kept by the profile document. */
+    cJSON *doc = NULL;
+    assert_int_equal(zc_profile_to_saved_json(&p, NULL, &doc), ZC_OK);
+    assert_non_null(cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(doc, "device_gbps_curve_strided"), "read"));
+    zc_profile back;
+    assert_int_equal(zc_profile_from_json(doc, &back), ZC_OK);
+    cJSON_Delete(doc);
+    assert_int_equal(back.device_walk[0][0].count, 2);
+    assert_double_equal(back.device_walk[0][0].gbps[1], 100.0, 1e-9);
+    assert_int_equal(back.device_walk_origin[0][0], ZC_ORIGIN_MEASURED);
+    assert_int_equal(back.device_walk[1][1].count, 0);
+    /* Made from zc bench's device.*.strided and device.*.random cases. */
+    cJSON *bench = zc_test_read_json(ZC_ADVISE_FIXTURES "/../report/h200.bench.json");
+    assert_non_null(bench);
+    cJSON *cases = cJSON_GetObjectItemCaseSensitive(bench, "cases");
+    cJSON_AddItemToArray(cases, walk_case("device.read.random", 35.0));
+    cJSON_AddItemToArray(cases, walk_case("device.write.strided", 60.0));
+    zc_profile q;
+    assert_int_equal(zc_profile_from_bench_json(bench, &q, NULL, 0), ZC_OK);
+    cJSON_Delete(bench);
+    assert_int_equal(q.device_walk[1][0].count, 1);
+    assert_double_equal(q.device_walk[1][0].gbps[0], 35.0, 1e-9);
+    assert_int_equal(q.device_walk[0][1].count, 1);
+    assert_double_equal(q.device_walk[0][1].gbps[0], 60.0, 1e-9);
+    assert_int_equal(q.device_walk_origin[0][1], ZC_ORIGIN_MEASURED);
+    assert_int_equal(q.device_walk[0][0].count, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -346,6 +419,7 @@ int main(void)
         cmocka_unit_test(test_bench_case_becomes_curves),
         cmocka_unit_test(test_round_trip_modes),
         cmocka_unit_test(test_later_pinned_buffers),
+        cmocka_unit_test(test_walks_follow_their_curves),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

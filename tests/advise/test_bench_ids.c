@@ -59,6 +59,10 @@ static const struct {
     {ZC_BENCH_CASE_MULTIGPU_PEER_READ, "multigpu.peer.read"},
     {ZC_BENCH_CASE_MULTIGPU_PEER_WRITE, "multigpu.peer.write"},
     {ZC_BENCH_CASE_MANAGED_TRANSFER, "managed.transfer"},
+    {ZC_BENCH_CASE_DEVICE_READ_STRIDED, "device.read.strided"},
+    {ZC_BENCH_CASE_DEVICE_READ_RANDOM, "device.read.random"},
+    {ZC_BENCH_CASE_DEVICE_WRITE_STRIDED, "device.write.strided"},
+    {ZC_BENCH_CASE_DEVICE_WRITE_RANDOM, "device.write.random"},
 };
 
 int main(void)
