@@ -73,9 +73,7 @@ zc_status zc__clock_offset_solve(const uint64_t *send, const uint64_t *back, con
         rtt_us[i] = trips[i].rtt_ns / 1e3;
     }
     zc_stats rtt;
-    st = zc_stats_compute(rtt_us, n, &rtt);
-    if (st != ZC_OK)
-        goto done;
+    ZC_CHECK_GOTO(zc_stats_compute(rtt_us, n, &rtt), st, done);
     out->round_trips = n;
     out->tick_ns = tick_ns;
     out->rtt_min_us = rtt.min;

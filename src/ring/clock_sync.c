@@ -22,9 +22,8 @@ zc_status zc__clock_sync_open(int device, zc__clock_sync *sync)
     memset(sync, 0, sizeof *sync);
     sync->device = device;
     void *host = NULL, *dev = NULL;
-    zc_status st = zc__mem_exact_alloc(ZC_BUFFER_MAPPED, ZC__SYNC_WORDS * sizeof(uint64_t), &host);
-    if (st != ZC_OK)
-        return st;
+    ZC_CHECK(zc__mem_exact_alloc(ZC_BUFFER_MAPPED, ZC__SYNC_WORDS * sizeof(uint64_t), &host));
+    zc_status st;
     ZC_CHECK_GOTO(zc__mem_exact_device_ptr(ZC_BUFFER_MAPPED, host, &dev), st, fail_words);
     ZC_CUDA_GOTO(cudaStreamCreateWithFlags(&sync->stream, cudaStreamNonBlocking), st, fail_words);
     sync->words = host;

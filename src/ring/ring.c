@@ -274,13 +274,9 @@ ZC_EXTERN zc_status zc_ring_create(const zc_ring_config *config, zc_ring **ring_
 {
     ZC_REQUIRE_ARG(config);
     ZC_REQUIRE_ARG(ring_p);
-    zc_status st = zc_ring_config_check(config);
-    if (st != ZC_OK)
-        return st;
+    ZC_CHECK(zc_ring_config_check(config));
     int count = 0, can_map = 0, sms = 0;
-    st = zc_device_count(&count); /* says why when there is no GPU or driver */
-    if (st != ZC_OK)
-        return st;
+    ZC_CHECK(zc_device_count(&count)); /* says why when there is no GPU or driver */
     if (config->device >= count)
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_ring_create: device %d does not exist (%d found)",
                        config->device, count);
@@ -297,19 +293,16 @@ ZC_EXTERN zc_status zc_ring_create(const zc_ring_config *config, zc_ring **ring_
                        "kernel's blocks must all be resident",
                        config->consumers, sms);
     size_t bytes;
-    st = zc__ring_bytes(config, &bytes);
-    if (st != ZC_OK)
-        return st;
+    ZC_CHECK(zc__ring_bytes(config, &bytes));
 
     zc_ring *ring = calloc(1, sizeof *ring);
     if (ring == NULL)
         return ZC_FAIL(ZC_ERR_NO_MEMORY, "zc_ring_create: no memory for the ring record");
     void *host = NULL, *dev = NULL;
+    zc_status st;
     ZC_CHECK_GOTO(zc__mem_exact_alloc(ZC_BUFFER_MAPPED, bytes, &host), st, fail_record);
     ZC_CHECK_GOTO(zc__mem_exact_device_ptr(ZC_BUFFER_MAPPED, host, &dev), st, fail_host);
-    st = zc__ring_setup(ring, config, host, dev, 0);
-    if (st != ZC_OK)
-        goto fail_host;
+    ZC_CHECK_GOTO(zc__ring_setup(ring, config, host, dev, 0), st, fail_host);
     /* The FLAG results' arrival counters, then the input stamps as block 0 passes them on: only
      * the GPU's blocks touch them, so they live in device memory (atomics on host memory cross
      * PCIe, where they are not even native on every machine). */

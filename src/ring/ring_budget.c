@@ -167,9 +167,7 @@ ZC_EXTERN zc_status zc_ring_budget_get(zc_ring *ring, uint64_t first_seq, uint64
                            stamps,
                            r.before,
                            r.after};
-    zc_status st = zc__budget_compute(&in, &r);
-    if (st != ZC_OK)
-        return st;
+    ZC_CHECK(zc__budget_compute(&in, &r));
     *budget_p = r;
     return ZC_OK;
 }

@@ -64,16 +64,12 @@ zc_status zc__ring_kernel_alive(zc_ring *ring, const char *fn)
 ZC_EXTERN zc_status zc_ring_wait_started(zc_ring *ring, uint64_t timeout_ns)
 {
     ZC_REQUIRE_ARG(ring);
-    zc_status st = ring->simulated ? ZC_OK : ZC_CUDA(cudaGetLastError());
-    if (st != ZC_OK)
-        return st;
+    ZC_CHECK(ring->simulated ? ZC_OK : ZC_CUDA(cudaGetLastError()));
     uint64_t start = zc_clock_ns();
     for (;;) {
         if (__atomic_load_n(&ring->ctrl->started, __ATOMIC_ACQUIRE) == ring->view.launch)
             return ZC_OK;
-        st = zc__ring_kernel_alive(ring, "zc_ring_wait_started");
-        if (st != ZC_OK)
-            return st;
+        ZC_CHECK(zc__ring_kernel_alive(ring, "zc_ring_wait_started"));
         if (zc_clock_ns() - start >= timeout_ns)
             return ZC_FAIL(ZC_ERR_TIMEOUT,
                            "zc_ring_wait_started: the kernel did not start within %.1f ms (is "

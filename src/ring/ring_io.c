@@ -302,10 +302,8 @@ ZC_EXTERN zc_status zc_ring_result_wait(zc_ring *ring, uint64_t timeout_ns, cons
 {
     ZC_REQUIRE_ARG(ring);
     ZC_REQUIRE_ARG(result_p);
-    zc_status st =
-        zc__ring_wait_result(ring, timeout_ns, (uint32_t *)ring->out_stage, "zc_ring_result_wait");
-    if (st != ZC_OK)
-        return st;
+    ZC_CHECK(
+        zc__ring_wait_result(ring, timeout_ns, (uint32_t *)ring->out_stage, "zc_ring_result_wait"));
     ring->result_held = 1;
     if (zc__ring_results_protocol(ring) == ZC_RING_PROTO_LL)
         *result_p = ring->out_stage;
