@@ -54,15 +54,12 @@ static zc_status zc__read_attr(int device, enum cudaDeviceAttr attr, const char 
 
 #define ZC__READ(attr, field)                                                                      \
     do {                                                                                           \
-        status = zc__read_attr(device, attr, "cudaDeviceGetAttribute(" #attr ")", &caps.field);    \
-        if (status != ZC_OK)                                                                       \
-            return status;                                                                         \
+        ZC_CHECK(zc__read_attr(device, attr, "cudaDeviceGetAttribute(" #attr ")", &caps.field));   \
     } while (0)
 
 static zc_status zc__caps_read(int device, zc__caps *caps_p)
 {
     zc__caps caps;
-    zc_status status;
     ZC__READ(cudaDevAttrUnifiedAddressing, unified_addressing);
     ZC__READ(cudaDevAttrCanMapHostMemory, can_map_host_memory);
     ZC__READ(cudaDevAttrPageableMemoryAccess, pageable_memory_access);
