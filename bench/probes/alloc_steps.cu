@@ -9,6 +9,8 @@
 //   alloc_steps KIND BYTES     KIND: pinned | mapped | register | managed | device
 // One JSON line: each step's microseconds.
 #include <cuda_runtime.h>
+
+#include "probe.h"
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,21 +21,6 @@
 #include <cstring>
 #include <string>
 #include <vector>
-
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));  \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-
-static double now_us()
-{
-    using namespace std::chrono;
-    return duration<double, std::micro>(steady_clock::now().time_since_epoch()).count();
-}
 
 __global__ void touch(uint32_t *p) { p[threadIdx.x] += 1; }
 

@@ -8,6 +8,8 @@
 //   managed_steps [REPS]
 #include <cuda_runtime.h>
 
+#include "probe.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -15,21 +17,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <vector>
-
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));  \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-
-static double now_us()
-{
-    using namespace std::chrono;
-    return duration<double, std::micro>(steady_clock::now().time_since_epoch()).count();
-}
 
 // Each thread sums its words of in and writes out[i] = in[i] ^ 0x5a5a5a5a.
 __global__ void work(const uint32_t *in, uint32_t *out, size_t words, uint32_t *sum)
