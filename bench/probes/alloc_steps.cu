@@ -22,7 +22,10 @@
 #include <string>
 #include <vector>
 
-__global__ void touch(uint32_t *p) { p[threadIdx.x] += 1; }
+__global__ void touch(uint32_t *p)
+{
+    p[threadIdx.x] += 1;
+}
 
 struct Block {
     void *p = nullptr;   // what the GPU and host see (host view for host kinds)
