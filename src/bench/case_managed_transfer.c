@@ -41,7 +41,8 @@ typedef struct zc__transfer_arg {
     int device;
     zc__transfer_dir dir; /* in: the CPU writes, the GPU reads; out: the GPU writes; both */
     uint32_t seed;        /* in: what each transfer carries, seed + 1 written between samples; out:
-                             seed + the sample's number, so that each sample's data is new */
+                             seed + the sample's number, so that each sample's data is new; both:
+                             the input as in, the result seed + 1000 + the sample's number */
     int corrupt;          /* the corruption test hook: flip a byte of what moves */
 } zc__transfer_arg;
 
