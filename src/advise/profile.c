@@ -159,6 +159,29 @@ static zc_profile_field zc__copy_latency_field(zc_buffer_kind kind)
     return ZC_PF_COUNT;
 }
 
+/* What the model prices another way when a profile (an older one, or from fewer bench cases)
+ * lacks a curve, said so that a figure is never quietly a stand-in. */
+static void zc__note_missing_curves(const zc_profile *p, char *notes, size_t notes_size)
+{
+    static const char *const walks[2] = {"strided", "random"};
+    for (int w = 0; w < 2; w++)
+        if (p->device_curve[0].count > 0 &&
+            (p->device_walk[w][0].count == 0 || p->device_walk[w][1].count == 0))
+            zc__note(notes, notes_size,
+                     "%s kernels on device memory priced as coalesced ones (no device.*.%s in the "
+                     "profile)",
+                     walks[w], walks[w]);
+    if (p->alloc[ZC_ALLOC_PINNED].count > 0 && p->alloc_pinned_beside.count == 0)
+        zc__note(notes, notes_size,
+                 "every pinned buffer priced as a program's first (no cudaHostAlloc beside "
+                 "another in the profile)");
+    if (p->managed_transfer[ZC_DIR_H2D].count > 0 && p->managed_transfer[ZC_DIR_D2H].count > 0 &&
+        p->managed_transfer_both.count == 0)
+        zc__note(notes, notes_size,
+                 "managed transfers both ways priced as the two directions less a launch (no "
+                 "managed.transfer both in the profile)");
+}
+
 /* A figure set without an origin (an older profile, a test) counts as measured. */
 static void zc__origins_known(zc_profile *p)
 {
@@ -259,13 +282,15 @@ ZC_EXTERN zc_status zc_profile_fill_gaps(zc_profile *profile, char *notes, size_
     zc__default(p, ZC_PF_MANAGED_PREFETCHED_GBPS, p->device_gbps, notes, notes_size);
     zc__default(p, ZC_PF_MANAGED_CPU_TOUCH_GBPS, p->managed_first_touch_gbps, notes, notes_size);
     /* Allocation costs: without them pinning would look free. The fallbacks are what an H200
-     * host measured (cudaHostAlloc 0.6 s per GiB, cudaHostRegister 55 ms per GiB); a profile
-     * from zc bench has alloc.cost's measured curves instead, and these are not used. */
-    zc__default(p, ZC_PF_ALLOC_PINNED_FIXED_US, 10.0, notes, notes_size);
+     * host measured (a program's first small cudaHostAlloc 0.87 ms, then 0.6 s per GiB;
+     * cudaHostRegister 55 ms per GiB); a profile from zc bench has alloc.cost's measured curves
+     * instead, and these are not used. */
+    zc__default(p, ZC_PF_ALLOC_PINNED_FIXED_US, 870.0, notes, notes_size);
     zc__default(p, ZC_PF_ALLOC_PINNED_US_PER_MIB, 580.0, notes, notes_size);
     zc__default(p, ZC_PF_REGISTER_FIXED_US, 10.0, notes, notes_size);
     zc__default(p, ZC_PF_REGISTER_US_PER_MIB, 54.0, notes, notes_size);
     zc__default(p, ZC_PF_ALLOC_MANAGED_US_PER_MIB, 2.0, notes, notes_size);
     zc__default(p, ZC_PF_ALLOC_DEVICE_US_PER_MIB, 1.5, notes, notes_size);
+    zc__note_missing_curves(p, notes, notes_size);
     return ZC_OK;
 }

@@ -409,6 +409,34 @@ static void test_walks_follow_their_curves(void **state)
     assert_int_equal(q.device_walk[0][0].count, 0);
 }
 
+/* A profile without a curve the model prefers says what stands in for it; with it, nothing. */
+static void test_missing_curves_are_said(void **state)
+{
+    (void)state;
+    cJSON *bench = zc_test_read_json(ZC_ADVISE_FIXTURES "/../report/h200.bench.json");
+    assert_non_null(bench);
+    zc_profile p;
+    assert_int_equal(zc_profile_from_bench_json(bench, &p, NULL, 0), ZC_OK);
+    cJSON_Delete(bench);
+    char notes[4096];
+    assert_int_equal(zc_profile_fill_gaps(&p, notes, sizeof notes), ZC_OK);
+    assert_non_null(strstr(notes, "strided kernels on device memory priced as coalesced ones"));
+    assert_non_null(strstr(notes, "random kernels on device memory priced as coalesced ones"));
+    assert_non_null(strstr(notes, "every pinned buffer priced as a program's first"));
+    for (int w = 0; w < 2; w++)
+        for (int d = 0; d < 2; d++)
+            assert_int_equal(zc_curve_add(&p.device_walk[w][d], 1 << 20, 100.0), ZC_OK);
+    assert_int_equal(zc_cost_curve_add(&p.alloc_pinned_beside, 4096, 3.0), ZC_OK);
+    assert_int_equal(zc_profile_fill_gaps(&p, notes, sizeof notes), ZC_OK);
+    assert_null(strstr(notes, "priced as coalesced"));
+    assert_null(strstr(notes, "program's first"));
+    /* Managed both ways: said only when the two directions are measured and both is not. */
+    assert_null(strstr(notes, "managed transfers both ways"));
+    add_curves(&p);
+    assert_int_equal(zc_profile_fill_gaps(&p, notes, sizeof notes), ZC_OK);
+    assert_non_null(strstr(notes, "managed transfers both ways priced as the two directions"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -420,6 +448,7 @@ int main(void)
         cmocka_unit_test(test_round_trip_modes),
         cmocka_unit_test(test_later_pinned_buffers),
         cmocka_unit_test(test_walks_follow_their_curves),
+        cmocka_unit_test(test_missing_curves_are_said),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
