@@ -67,14 +67,18 @@ typedef enum zc_origin {
     ZC_ORIGIN_ASSUMED = 3 /* a stand-in: not measured on this machine */
 } zc_origin;
 
-/* Allocation and pinning calls whose cost the model prices (setup). */
-typedef enum zc_alloc_kind {
-    ZC_ALLOC_PINNED = 0,   /* cudaHostAlloc */
-    ZC_ALLOC_REGISTER = 1, /* cudaHostRegister of touched malloc memory */
-    ZC_ALLOC_MANAGED = 2,  /* cudaMallocManaged */
-    ZC_ALLOC_DEVICE = 3,   /* cudaMalloc */
-    ZC_ALLOC_KIND_COUNT = 4
-} zc_alloc_kind;
+/* The allocation and pinning calls whose cost the model prices (setup) are those of the memory
+ * kinds of zerocopy/buffer.h's list: the profile's allocation curves are indexed by
+ * zc_buffer_kind, for the kinds zc_alloc_kind_key names (pinned: cudaHostAlloc, registered:
+ * cudaHostRegister of touched malloc memory, managed: cudaMallocManaged, device: cudaMalloc).
+ * Deprecated: zc_alloc_kind and its values, kept for programs written before; they are the
+ * zc_buffer_kind values now (ZC_ALLOC_PINNED was 0, it is ZC_BUFFER_PINNED, 2). */
+typedef zc_buffer_kind zc_alloc_kind;
+#define ZC_ALLOC_PINNED     ZC_BUFFER_PINNED
+#define ZC_ALLOC_REGISTER   ZC_BUFFER_REGISTERED
+#define ZC_ALLOC_MANAGED    ZC_BUFFER_MANAGED
+#define ZC_ALLOC_DEVICE     ZC_BUFFER_DEVICE
+#define ZC_ALLOC_KIND_COUNT ZC_BUFFER_KIND_COUNT
 
 /* Measured time of one call against its size (allocation costs), sizes ascending. */
 typedef struct zc_cost_curve {
@@ -183,7 +187,7 @@ typedef struct zc_profile {
     double alloc_managed_us_per_mib; /* cudaMallocManaged */
     double alloc_device_us_per_mib;  /* cudaMalloc */
 
-    zc_cost_curve alloc[ZC_ALLOC_KIND_COUNT]; /* measured allocation times by size, when known:
+    zc_cost_curve alloc[ZC_BUFFER_KIND_COUNT]; /* measured allocation times by size, when known:
                                                  the model prefers them to the straight line */
     zc_curve device_curve[2];    /* the kernel reading [0] and writing [1] device memory, by size:
                                     small kernels are launch-bound, far below device_gbps */
@@ -194,7 +198,7 @@ typedef struct zc_profile {
 
     unsigned char origin[ZC_PF_COUNT];                  /* zc_origin of each scalar figure */
     unsigned char copy_origin[ZC_BUFFER_KIND_COUNT][2]; /* zc_origin of each copy curve */
-    unsigned char alloc_origin[ZC_ALLOC_KIND_COUNT];    /* zc_origin of each cost curve */
+    unsigned char alloc_origin[ZC_BUFFER_KIND_COUNT];   /* zc_origin of each cost curve */
     unsigned char device_origin[2];                     /* of device_curve */
     unsigned char mapped_reread_origin;                 /* of mapped_reread */
 
@@ -210,10 +214,11 @@ typedef struct zc_profile {
                                 (us): small inputs stay in its caches, large ones go at the
                                 memory's rate (host_write_gbps is the largest point's) */
     unsigned char host_fill_origin;
-    zc_cost_curve alloc_pinned_beside; /* cudaHostAlloc while another block of the size is alive,
-                                          by size (us): a program's second and later small pinned
-                                          buffers, which the driver carves from the chunk the
-                                          first one brought (alloc[ZC_ALLOC_PINNED] is the first) */
+    zc_cost_curve
+        alloc_pinned_beside; /* cudaHostAlloc while another block of the size is alive,
+                                by size (us): a program's second and later small pinned
+                                buffers, which the driver carves from the chunk the
+                                first one brought (alloc[ZC_BUFFER_PINNED] is the first) */
     unsigned char alloc_pinned_beside_origin;
     zc_cost_curve managed_transfer_both; /* one managed transfer both ways by size (us), an input
                                             and a result of its own, as managed.transfer's "both"
@@ -397,8 +402,9 @@ ZC_EXTERN zc_status zc_profile_set(zc_profile *profile, zc_profile_field field, 
 ZC_EXTERN const char *zc_origin_key(zc_origin origin);
 ZC_EXTERN zc_status zc_origin_from_key(const char *key, zc_origin *origin_p);
 
-/* Keys of the allocation kinds: "pinned", "register", "managed", "device". */
-ZC_EXTERN const char *zc_alloc_kind_key(zc_alloc_kind kind);
+/* The key of a memory kind's allocation curve in the profile document: "pinned", "register",
+ * "managed", "device"; NULL for a kind the model prices no allocation of. */
+ZC_EXTERN const char *zc_alloc_kind_key(zc_buffer_kind kind);
 
 /* Add one measured (size, microseconds) point to a cost curve, kept sorted; a repeated size
  * replaces the point. */
@@ -407,8 +413,8 @@ ZC_EXTERN zc_status zc_cost_curve_add(zc_cost_curve *curve, size_t bytes, double
 /* Microseconds one call of the kind costs for bytes: along the measured curve when the profile
  * has one (linear between points, the last two points' slope beyond), else the fixed and
  * per-MiB figures. *us_p is 0 when neither is known. */
-ZC_EXTERN zc_status zc_profile_alloc_us(const zc_profile *profile, zc_alloc_kind kind, size_t bytes,
-                                        double *us_p);
+ZC_EXTERN zc_status zc_profile_alloc_us(const zc_profile *profile, zc_buffer_kind kind,
+                                        size_t bytes, double *us_p);
 
 /*
  * Build a profile from `zc bench` results in memory (results[0 .. count-1], any order; each

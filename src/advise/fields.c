@@ -22,8 +22,15 @@ static const struct {
 };
 
 static const char *const zc__origin_keys[] = {"none", "measured", "derived", "assumed"};
-static const char *const zc__alloc_keys[ZC_ALLOC_KIND_COUNT] = {"pinned", "register", "managed",
-                                                                "device"};
+/* The memory kinds with an allocation curve, by the key the profile document has always used. */
+static const char *const zc__alloc_keys[] = {
+    [ZC_BUFFER_PINNED] = "pinned",
+    [ZC_BUFFER_REGISTERED] = "register",
+    [ZC_BUFFER_MANAGED] = "managed",
+    [ZC_BUFFER_DEVICE] = "device",
+};
+_Static_assert(sizeof zc__alloc_keys / sizeof zc__alloc_keys[0] <= ZC_BUFFER_KIND_COUNT,
+               "the allocation keys are indexed by zc_buffer_kind");
 
 ZC_EXTERN const char *zc_profile_field_key(zc_profile_field field)
 {
@@ -87,9 +94,9 @@ ZC_EXTERN zc_status zc_origin_from_key(const char *key, zc_origin *origin_p)
     return ZC_FAIL(ZC_ERR_NOT_FOUND, "zc_origin_from_key: no origin '%s'", key);
 }
 
-ZC_EXTERN const char *zc_alloc_kind_key(zc_alloc_kind kind)
+ZC_EXTERN const char *zc_alloc_kind_key(zc_buffer_kind kind)
 {
-    if ((int)kind < 0 || kind >= ZC_ALLOC_KIND_COUNT)
+    if ((int)kind < 0 || (size_t)kind >= sizeof zc__alloc_keys / sizeof zc__alloc_keys[0])
         return NULL;
     return zc__alloc_keys[kind];
 }
@@ -122,7 +129,8 @@ ZC_EXTERN zc_status zc_cost_curve_add(zc_cost_curve *curve, size_t bytes, double
 
 /* Along a measured cost curve: linear between points; beyond the largest, the slope of the
  * last two (allocation grows with the pages pinned); below the smallest, the smallest's time
- * (small allocations come from the driver's cache and cost about the same). */
+ * (a small allocation costs about what the smallest measured one does: the driver maps, or
+ * carves from, a chunk of the same size either way). */
 double zc__cost_curve_at(const zc_cost_curve *c, size_t bytes)
 {
     size_t n = c->count;
@@ -143,13 +151,15 @@ double zc__cost_curve_at(const zc_cost_curve *c, size_t bytes)
     return c->us[i - 1] + (c->us[i] - c->us[i - 1]) * (b - b0) / (b1 - b0);
 }
 
-ZC_EXTERN zc_status zc_profile_alloc_us(const zc_profile *profile, zc_alloc_kind kind, size_t bytes,
-                                        double *us_p)
+ZC_EXTERN zc_status zc_profile_alloc_us(const zc_profile *profile, zc_buffer_kind kind,
+                                        size_t bytes, double *us_p)
 {
     ZC_REQUIRE_ARG(profile);
     ZC_REQUIRE_ARG(us_p);
-    if ((int)kind < 0 || kind >= ZC_ALLOC_KIND_COUNT)
-        return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_profile_alloc_us: unknown kind %d", (int)kind);
+    if (zc_alloc_kind_key(kind) == NULL)
+        return ZC_FAIL(ZC_ERR_INVALID_ARG,
+                       "zc_profile_alloc_us: kind %d (%s) has no allocation cost in a profile",
+                       (int)kind, zc_buffer_kind_name(kind));
     const zc_profile *p = profile;
     if (p->alloc[kind].count > 0) {
         *us_p = zc__cost_curve_at(&p->alloc[kind], bytes);
@@ -157,16 +167,16 @@ ZC_EXTERN zc_status zc_profile_alloc_us(const zc_profile *profile, zc_alloc_kind
     }
     double mib = (double)bytes / ZC__MIB;
     switch (kind) {
-    case ZC_ALLOC_PINNED:
+    case ZC_BUFFER_PINNED:
         *us_p = p->alloc_pinned_fixed_us + mib * p->alloc_pinned_us_per_mib;
         break;
-    case ZC_ALLOC_REGISTER:
+    case ZC_BUFFER_REGISTERED:
         *us_p = p->register_fixed_us + mib * p->register_us_per_mib;
         break;
-    case ZC_ALLOC_MANAGED:
+    case ZC_BUFFER_MANAGED:
         *us_p = mib * p->alloc_managed_us_per_mib;
         break;
-    default:
+    default: /* ZC_BUFFER_DEVICE, the last kind with a key */
         *us_p = mib * p->alloc_device_us_per_mib;
         break;
     }

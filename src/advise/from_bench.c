@@ -428,16 +428,16 @@ static void zc__alloc(const zc__by_id *b, zc_profile *p)
 {
     static const struct {
         const char *variant;
-        zc_alloc_kind kind;
+        zc_buffer_kind kind;
         zc_profile_field fixed, per_mib;
     } rows[] = {
-        {"cudaHostAlloc: allocate", ZC_ALLOC_PINNED, ZC_PF_ALLOC_PINNED_FIXED_US,
+        {"cudaHostAlloc: allocate", ZC_BUFFER_PINNED, ZC_PF_ALLOC_PINNED_FIXED_US,
          ZC_PF_ALLOC_PINNED_US_PER_MIB},
-        {"zc_buffer_register: allocate", ZC_ALLOC_REGISTER, ZC_PF_REGISTER_FIXED_US,
+        {"zc_buffer_register: allocate", ZC_BUFFER_REGISTERED, ZC_PF_REGISTER_FIXED_US,
          ZC_PF_REGISTER_US_PER_MIB},
-        {"zc_buffer_alloc managed: allocate", ZC_ALLOC_MANAGED, ZC_PF_COUNT,
+        {"zc_buffer_alloc managed: allocate", ZC_BUFFER_MANAGED, ZC_PF_COUNT,
          ZC_PF_ALLOC_MANAGED_US_PER_MIB},
-        {"zc_buffer_alloc device: allocate", ZC_ALLOC_DEVICE, ZC_PF_COUNT,
+        {"zc_buffer_alloc device: allocate", ZC_BUFFER_DEVICE, ZC_PF_COUNT,
          ZC_PF_ALLOC_DEVICE_US_PER_MIB},
     };
     const zc_bench_result *r = b->r[ZC_BENCH_CASE_ALLOC_COST];

@@ -167,9 +167,9 @@ static double zc__fill_us(const zc_profile *p, const zc__traffic *t)
  * buffers), priced along the measured allocation curve, since the cost is not linear in size.
  * The first pinned buffer brings the driver a chunk; the later ones, when small, are carved from
  * it, and cost what alloc.cost measured beside another block. */
-static double zc__setup_us(const zc_profile *p, zc_alloc_kind kind, const zc__traffic *t, int sets)
+static double zc__setup_us(const zc_profile *p, zc_buffer_kind kind, const zc__traffic *t, int sets)
 {
-    const zc_cost_curve *later = kind == ZC_ALLOC_PINNED && p->alloc_pinned_beside.count > 0
+    const zc_cost_curve *later = kind == ZC_BUFFER_PINNED && p->alloc_pinned_beside.count > 0
                                      ? &p->alloc_pinned_beside
                                      : NULL;
     double total = 0.0;
@@ -207,9 +207,9 @@ static void zc__predict_copy(const zc_profile *p, const zc_workload *w, zc_buffe
     r->per_transfer_us = r->fixed_us + r->link_us + r->compute_us + r->cpu_us;
     r->steady_us = r->per_transfer_us;
     if (kind == ZC_BUFFER_PINNED)
-        r->setup_us = zc__setup_us(p, ZC_ALLOC_PINNED, t, 1);
+        r->setup_us = zc__setup_us(p, ZC_BUFFER_PINNED, t, 1);
     else if (kind == ZC_BUFFER_REGISTERED)
-        r->setup_us = zc__setup_us(p, ZC_ALLOC_REGISTER, t, 1);
+        r->setup_us = zc__setup_us(p, ZC_BUFFER_REGISTERED, t, 1);
 }
 
 /* Pinned copies in chunks on streams: copy-in, kernel and copy-out of successive chunks and
@@ -251,7 +251,7 @@ static void zc__predict_overlapped(const zc_profile *p, const zc_workload *w, co
     /* Back to back: the slowest part sets the pace; imperfect overlap adds part of the rest. */
     r->steady_us = max + (1.0 - p->overlap_efficiency) * (sum - max);
     /* Two sets of buffers, so that the CPU fills one while the GPU works on the other. */
-    r->setup_us = zc__setup_us(p, ZC_ALLOC_PINNED, t, 2);
+    r->setup_us = zc__setup_us(p, ZC_BUFFER_PINNED, t, 2);
 }
 
 /* The kernel reads and writes mapped host memory in place: every access crosses the link. */
@@ -271,7 +271,7 @@ static void zc__predict_mapped(const zc_profile *p, const zc_workload *w, const 
     r->cpu_us = zc__fill_us(p, t);
     r->per_transfer_us = r->fixed_us + r->link_us + r->cpu_us;
     r->steady_us = r->per_transfer_us;
-    r->setup_us = zc__setup_us(p, ZC_ALLOC_PINNED, t, 1);
+    r->setup_us = zc__setup_us(p, ZC_BUFFER_PINNED, t, 1);
 }
 
 /* Managed memory along managed.transfer's curves: each measured transfer held one launch and
@@ -336,7 +336,7 @@ static void zc__predict_managed(const zc_profile *p, const zc_workload *w, const
     }
     r->per_transfer_us = r->fixed_us + r->link_us + r->compute_us + r->cpu_us;
     r->steady_us = r->per_transfer_us;
-    r->setup_us = zc__setup_us(p, ZC_ALLOC_MANAGED, t, 1);
+    r->setup_us = zc__setup_us(p, ZC_BUFFER_MANAGED, t, 1);
 }
 
 ZC_EXTERN zc_status zc_advise_predict(const zc_profile *profile, const zc_workload *workload,

@@ -171,7 +171,7 @@ static void zc__note_missing_curves(const zc_profile *p, char *notes, size_t not
                      "%s kernels on device memory priced as coalesced ones (no device.*.%s in the "
                      "profile)",
                      walks[w], walks[w]);
-    if (p->alloc[ZC_ALLOC_PINNED].count > 0 && p->alloc_pinned_beside.count == 0)
+    if (p->alloc[ZC_BUFFER_PINNED].count > 0 && p->alloc_pinned_beside.count == 0)
         zc__note(notes, notes_size,
                  "every pinned buffer priced as a program's first (no cudaHostAlloc beside "
                  "another in the profile)");
@@ -196,7 +196,7 @@ static void zc__origins_known(zc_profile *p)
                 p->copy_origin[k][d] = ZC_ORIGIN_MEASURED;
         }
     }
-    for (int a = 0; a < ZC_ALLOC_KIND_COUNT; a++) {
+    for (int a = ZC_BUFFER_KIND_FIRST; a < ZC_BUFFER_KIND_COUNT; a++) {
         if (p->alloc[a].count > 0 && p->alloc_origin[a] == ZC_ORIGIN_NONE)
             p->alloc_origin[a] = ZC_ORIGIN_MEASURED;
     }

@@ -137,10 +137,10 @@ static cJSON *zc__profile_doc(const zc_profile *profile, int saved)
         }
     }
     cJSON *alloc = cJSON_AddObjectToObject(doc, "alloc_us");
-    for (int a = 0; a < ZC_ALLOC_KIND_COUNT; a++) {
-        if (p.alloc[a].count == 0 || !zc__keep(p.alloc_origin[a], saved))
+    for (int a = ZC_BUFFER_KIND_FIRST; a < ZC_BUFFER_KIND_COUNT; a++) {
+        const char *key = zc_alloc_kind_key((zc_buffer_kind)a);
+        if (key == NULL || p.alloc[a].count == 0 || !zc__keep(p.alloc_origin[a], saved))
             continue;
-        const char *key = zc_alloc_kind_key((zc_alloc_kind)a);
         cJSON_AddItemToObject(alloc, key, zc__cost_json(&p.alloc[a]));
         char name[64];
         snprintf(name, sizeof name, "alloc_us.%s", key);
@@ -374,9 +374,12 @@ ZC_EXTERN zc_status zc_profile_from_json(const cJSON *doc, zc_profile *profile_p
                 p.copy_origin[k][d] = zc__origin_of(doc, what);
         }
     }
-    for (int a = 0; a < ZC_ALLOC_KIND_COUNT; a++) {
+    for (int a = ZC_BUFFER_KIND_FIRST; a < ZC_BUFFER_KIND_COUNT; a++) {
+        const char *key = zc_alloc_kind_key((zc_buffer_kind)a);
+        if (key == NULL)
+            continue;
         char what[64];
-        snprintf(what, sizeof what, "alloc_us.%s", zc_alloc_kind_key(a));
+        snprintf(what, sizeof what, "alloc_us.%s", key);
         ZC_CHECK(zc__cost_in(doc, what, &p.alloc[a], &p.alloc_origin[a]));
     }
     static const char *const rw[2] = {"read", "write"};

@@ -297,9 +297,9 @@ static void test_later_pinned_buffers(void **state)
 {
     (void)state;
     zc_profile p = load_h200();
-    p.alloc[ZC_ALLOC_PINNED].count = 0;
-    assert_int_equal(zc_cost_curve_add(&p.alloc[ZC_ALLOC_PINNED], 4096, 600.0), ZC_OK);
-    assert_int_equal(zc_cost_curve_add(&p.alloc[ZC_ALLOC_PINNED], 16 << 20, 6000.0), ZC_OK);
+    p.alloc[ZC_BUFFER_PINNED].count = 0;
+    assert_int_equal(zc_cost_curve_add(&p.alloc[ZC_BUFFER_PINNED], 4096, 600.0), ZC_OK);
+    assert_int_equal(zc_cost_curve_add(&p.alloc[ZC_BUFFER_PINNED], 16 << 20, 6000.0), ZC_OK);
     /* Without the curve, every buffer pays the first one's price. */
     assert_double_equal(predict(&p, 4096, ZC_DIR_BOTH, 1, ZC_TECH_PINNED).setup_us, 1200.0, 1e-9);
     assert_double_equal(predict(&p, 4096, ZC_DIR_BOTH, 1, ZC_TECH_OVERLAPPED).setup_us, 2400.0,

@@ -57,12 +57,22 @@ static void test_profile_from_bench_in_memory(void **state)
     assert_double_equal(p.pingpong_us, 0.0, 0.0);
     assert_non_null(strstr(notes, "latency.pingpong"));
     /* alloc.cost: the measured curve, and the straight line through its two largest points. */
-    assert_int_equal(p.alloc[ZC_ALLOC_PINNED].count, 2);
+    assert_int_equal(p.alloc[ZC_BUFFER_PINNED].count, 2);
     assert_double_equal(p.alloc_pinned_us_per_mib, (93600.0 - 5600.0) / 240.0, 1e-6);
     assert_int_equal(p.origin[ZC_PF_ALLOC_PINNED_US_PER_MIB], ZC_ORIGIN_DERIVED);
     double us = 0.0;
-    assert_int_equal(zc_profile_alloc_us(&p, ZC_ALLOC_PINNED, (size_t)136 << 20, &us), ZC_OK);
+    assert_int_equal(zc_profile_alloc_us(&p, ZC_BUFFER_PINNED, (size_t)136 << 20, &us), ZC_OK);
     assert_double_equal(us, 5600.0 + (93600.0 - 5600.0) / 2.0, 1e-6);
+    /* The allocation curves are the memory kinds' own: the deprecated names are the kinds, the
+     * document keys stay as they were, and a kind without an allocation cost is refused. */
+    assert_int_equal(ZC_ALLOC_PINNED, ZC_BUFFER_PINNED);
+    assert_int_equal(ZC_ALLOC_REGISTER, ZC_BUFFER_REGISTERED);
+    assert_string_equal(zc_alloc_kind_key(ZC_BUFFER_REGISTERED), "register");
+    assert_string_equal(zc_alloc_kind_key(ZC_BUFFER_DEVICE), "device");
+    assert_null(zc_alloc_kind_key(ZC_BUFFER_MAPPED));
+    assert_null(zc_alloc_kind_key((zc_buffer_kind)ZC_BUFFER_KIND_COUNT));
+    assert_int_equal(zc_profile_alloc_us(&p, ZC_BUFFER_PAGEABLE, 4096, &us), ZC_ERR_INVALID_ARG);
+    assert_non_null(strstr(zc_last_error(), "no allocation cost"));
     /* The fault cost: first touch against the prefetched read, per MiB. */
     assert_double_equal(p.managed_fault_us_per_mib, 1048576.0 / 10e3 - 1048576.0 / 4000e3, 1e-6);
     assert_int_equal(p.origin[ZC_PF_MANAGED_FAULT_US_PER_MIB], ZC_ORIGIN_DERIVED);
@@ -87,7 +97,7 @@ static void test_saved_profile_keeps_assumptions_apart(void **state)
         ZC_OK);
     assert_int_equal(p.origin[ZC_PF_HOST_WRITE_GBPS], ZC_ORIGIN_ASSUMED);
     /* The measured allocation curve, not the assumed 580 us/MiB. */
-    assert_int_equal(p.alloc_origin[ZC_ALLOC_PINNED], ZC_ORIGIN_MEASURED);
+    assert_int_equal(p.alloc_origin[ZC_BUFFER_PINNED], ZC_ORIGIN_MEASURED);
     assert_true(fabs(p.alloc_pinned_us_per_mib - 580.0) > 1.0);
     assert_int_equal(p.origin[ZC_PF_OVERLAP_EFFICIENCY], ZC_ORIGIN_DERIVED);
     assert_true(p.overlap_efficiency > 0.5 && p.overlap_efficiency <= 1.0);
@@ -104,7 +114,7 @@ static void test_saved_profile_keeps_assumptions_apart(void **state)
     cJSON_Delete(doc);
     assert_double_equal(back.host_write_gbps, 0.0, 0.0);
     assert_int_equal(back.origin[ZC_PF_COPY_LATENCY_PINNED], ZC_ORIGIN_DERIVED);
-    assert_int_equal(back.alloc[ZC_ALLOC_PINNED].count, p.alloc[ZC_ALLOC_PINNED].count);
+    assert_int_equal(back.alloc[ZC_BUFFER_PINNED].count, p.alloc[ZC_BUFFER_PINNED].count);
     assert_int_equal(back.mapped_reread.count, p.mapped_reread.count);
     assert_true(back.mapped_reread.count > 0);
     /* A profile/1 file listed its assumptions under not_measured: they are read as assumed. */
