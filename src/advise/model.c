@@ -287,15 +287,14 @@ static void zc__predict_managed_measured(const zc_profile *p, const zc_workload 
     one.reads = t->in ? (double)w->bytes : 0.0;
     one.writes = t->out ? (double)w->bytes : 0.0;
     one.pattern = ZC_ACCESS_COALESCED;
-    double measured = (t->in ? zc__cost_curve_at(in, w->bytes) : 0.0) +
-                      (t->out ? zc__cost_curve_at(out, w->bytes) : 0.0);
-    double held = (t->in + t->out) * p->launch_sync_us + zc__device_us(p, &one);
-    if (t->in && t->out && p->managed_transfer_both.count > 0) {
-        /* Both ways measured as one transfer: zc advise --validate on the H200 found it
-         * 30-50% dearer at 8-16 KiB than the two directions' sum less a launch. */
-        measured = zc__cost_curve_at(&p->managed_transfer_both, w->bytes);
-        held = p->launch_sync_us + zc__device_us(p, &one);
-    }
+    /* Both ways measured as one transfer when the profile has it: zc advise --validate on the
+     * H200 found it 30-50% dearer at 8-16 KiB than the two directions' sum less a launch. */
+    int as_one = t->in && t->out && p->managed_transfer_both.count > 0;
+    double measured = as_one ? zc__cost_curve_at(&p->managed_transfer_both, w->bytes)
+                             : (t->in ? zc__cost_curve_at(in, w->bytes) : 0.0) +
+                                   (t->out ? zc__cost_curve_at(out, w->bytes) : 0.0);
+    double launches = as_one ? 1.0 : (double)(t->in + t->out);
+    double held = launches * p->launch_sync_us + zc__device_us(p, &one);
     r->usable = 1;
     r->fixed_us = p->launch_sync_us;
     r->link_us = fmax(measured - held, 0.0);
