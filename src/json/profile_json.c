@@ -99,7 +99,9 @@ static void zc__gbps_out(cJSON *doc, cJSON *origin, const char *key, const zc_cu
     zc__points_out(doc, origin, key, c->count, zc__curve_json_of, c, from, saved);
 }
 
-/* The keys of the device walk curves, [walk][read, write]. */
+/* The keys of the device curves: the coalesced kernel's [read, write], the walks' [walk][read,
+ * write]. */
+static const char *const zc__device_keys[2] = {"device_gbps_curve.read", "device_gbps_curve.write"};
 static const char *const zc__walk_keys[2][2] = {
     {"device_gbps_curve_strided.read", "device_gbps_curve_strided.write"},
     {"device_gbps_curve_random.read", "device_gbps_curve_random.write"},
@@ -136,26 +138,20 @@ static cJSON *zc__profile_doc(const zc_profile *profile, int saved)
             cJSON_AddStringToObject(origin, name, zc_origin_key((zc_origin)p.copy_origin[k][d]));
         }
     }
-    cJSON *alloc = cJSON_AddObjectToObject(doc, "alloc_us");
+    /* "alloc_us" and "device_gbps_curve" are in every document, empty or not. */
+    cJSON_AddObjectToObject(doc, "alloc_us");
     for (int a = ZC_BUFFER_KIND_FIRST; a < ZC_BUFFER_KIND_COUNT; a++) {
         const char *key = zc_alloc_kind_key((zc_buffer_kind)a);
-        if (key == NULL || p.alloc[a].count == 0 || !zc__keep(p.alloc_origin[a], saved))
+        if (key == NULL)
             continue;
-        cJSON_AddItemToObject(alloc, key, zc__cost_json(&p.alloc[a]));
         char name[64];
         snprintf(name, sizeof name, "alloc_us.%s", key);
-        cJSON_AddStringToObject(origin, name, zc_origin_key((zc_origin)p.alloc_origin[a]));
+        zc__cost_out(doc, origin, name, &p.alloc[a], p.alloc_origin[a], saved);
     }
-    static const char *const rw[2] = {"read", "write"};
-    cJSON *dev = cJSON_AddObjectToObject(doc, "device_gbps_curve");
-    for (int d = 0; d < 2; d++) {
-        if (p.device_curve[d].count == 0 || !zc__keep(p.device_origin[d], saved))
-            continue;
-        cJSON_AddItemToObject(dev, rw[d], zc__curve_json(&p.device_curve[d]));
-        char name[64];
-        snprintf(name, sizeof name, "device_gbps_curve.%s", rw[d]);
-        cJSON_AddStringToObject(origin, name, zc_origin_key((zc_origin)p.device_origin[d]));
-    }
+    cJSON_AddObjectToObject(doc, "device_gbps_curve");
+    for (int d = 0; d < 2; d++)
+        zc__gbps_out(doc, origin, zc__device_keys[d], &p.device_curve[d], p.device_origin[d],
+                     saved);
     for (int w = 0; w < 2; w++)
         for (int d = 0; d < 2; d++)
             zc__gbps_out(doc, origin, zc__walk_keys[w][d], &p.device_walk[w][d],
@@ -382,18 +378,8 @@ ZC_EXTERN zc_status zc_profile_from_json(const cJSON *doc, zc_profile *profile_p
         snprintf(what, sizeof what, "alloc_us.%s", key);
         ZC_CHECK(zc__cost_in(doc, what, &p.alloc[a], &p.alloc_origin[a]));
     }
-    static const char *const rw[2] = {"read", "write"};
-    const cJSON *dev = cJSON_GetObjectItemCaseSensitive(doc, "device_gbps_curve");
-    for (int d = 0; d < 2; d++) {
-        const cJSON *arr = cJSON_GetObjectItemCaseSensitive(dev, rw[d]);
-        char what[64];
-        snprintf(what, sizeof what, "device_gbps_curve.%s", rw[d]);
-        if (arr == NULL)
-            continue;
-        ZC_CHECK(zc__points_from_json(arr, what, &p.device_curve[d], zc__add_copy));
-        if (p.device_curve[d].count > 0)
-            p.device_origin[d] = zc__origin_of(doc, what);
-    }
+    for (int d = 0; d < 2; d++)
+        ZC_CHECK(zc__gbps_in(doc, zc__device_keys[d], &p.device_curve[d], &p.device_origin[d]));
     for (int w = 0; w < 2; w++)
         for (int d = 0; d < 2; d++)
             ZC_CHECK(zc__gbps_in(doc, zc__walk_keys[w][d], &p.device_walk[w][d],
