@@ -86,7 +86,8 @@ static zc_status zc__workload(const zc_profile *p, const zc_validation_config *c
 
 /*
  * The figures of the runner's host side that zc bench does not measure, measured here on the
- * machine being validated when the profile only assumes them: the CPU's fill by size and its
+ * machine being validated when the profile only assumes them: the CPU's fill rate (the
+ * summary's figure; each workload measures the fill at its own size before its runs) and its
  * writes into managed pages the GPU holds. Small host-side timings of the runner's own steps,
  * not a second bench.
  */
@@ -94,12 +95,8 @@ static zc_status zc__measure_missing(zc_profile *p, int device)
 {
     zc_status st = ZC_OK;
     double v = 0.0;
-    if (p->host_fill_origin != ZC_ORIGIN_MEASURED) {
-        ZC_CHECK(zc_advise_measure_host_fill(&p->host_fill));
-        p->host_fill_origin = ZC_ORIGIN_MEASURED;
-        /* The one rate (the summary's figure, and what older readers use): the largest fill's. */
-        size_t last = p->host_fill.count - 1;
-        v = (double)p->host_fill.bytes[last] / (p->host_fill.us[last] * 1e3);
+    if (p->origin[ZC_PF_HOST_WRITE_GBPS] != ZC_ORIGIN_MEASURED) {
+        ZC_CHECK(zc_advise_measure_host_write(&v));
         (void)zc_profile_set(p, ZC_PF_HOST_WRITE_GBPS, v, ZC_ORIGIN_MEASURED);
     }
     /* Only the model without managed.transfer's curve prices the touch on its own. */
@@ -150,14 +147,17 @@ ZC_EXTERN zc_status zc_advise_validate(const zc_profile *profile,
     summary_p->managed_cpu_touch_gbps = local.managed_cpu_touch_gbps;
     zc_status worst = ZC_OK;
     for (size_t i = 0; i < count; i++) {
-        /* The CPU's fill at this workload's own size, measured just before its runs: the rate
-         * a process sees can change over seconds (after another gave back much memory), and
-         * the fill is most of a large workload's time. */
+        /* The CPU's fill at this workload's own size, measured just before its runs, is the
+         * one point of the fill curve its predictions read: the rate a process sees can change
+         * over seconds (after another gave back much memory), and the fill is most of a large
+         * workload's time. One point, not a growing curve: any number of sizes fits. */
         const zc_workload *w = &workloads[i].workload;
-        double fill_us = 0.0;
         if (w->direction != ZC_DIR_D2H) {
+            double fill_us = 0.0;
             ZC_CHECK(zc__host_fill_at(w->bytes, &fill_us));
+            memset(&local.host_fill, 0, sizeof local.host_fill);
             ZC_CHECK(zc_cost_curve_add(&local.host_fill, w->bytes, fill_us));
+            local.host_fill_origin = ZC_ORIGIN_MEASURED;
         }
         zc_status status = zc__workload(&local, config, &workloads[i], &results[i]);
         if (status == ZC_ERR_NO_DEVICE)

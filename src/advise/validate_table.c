@@ -120,8 +120,8 @@ ZC_EXTERN zc_status zc_validation_markdown(const zc_profile *profile, const char
             "winner's and the runner-up's medians (from the rounds' median absolute deviation), "
             "at least 1%%; a technique within it of the winner is tied with it. Error = "
             "(predicted - measured) / measured. The CPU's fill, which the predictions price "
-            "by size, was measured at 4 KiB to 64 MiB first (%.1f GB/s at 64 MiB) and again "
-            "at each workload's own size just before its rounds. Managed memory is priced "
+            "by size, was measured at 64 MiB first (%.1f GB/s) and at each workload's own size "
+            "just before its rounds. Managed memory is priced "
             "along managed.transfer's curves when the profile has them; otherwise the CPU's "
             "writes into managed pages the GPU holds went at %.2f GB/s.\n\n",
             summary->rounds, summary->host_write_gbps, summary->managed_cpu_touch_gbps);
