@@ -231,6 +231,10 @@ typedef struct zc_profile {
                                    for those patterns (device.read.strided and the like); each
                                    [0] read, [1] write. device_curve is the coalesced kernel. */
     unsigned char device_walk_origin[2][2];
+    zc_curve mapped_walk[2][2]; /* the same walks over mapped host memory, every word across the
+                                   link (zerocopy.*.walk-strided, zerocopy.*.walk-random): [0]
+                                   strided, [1] random; each [0] read, [1] write */
+    unsigned char mapped_walk_origin[2][2];
 } zc_profile;
 
 /* The largest transfer a workload may name as a size text ("4KiB", "1.5M"): 1 TiB. */

@@ -54,6 +54,10 @@ static const zc_bench_case_id zc__used[] = {
     ZC_BENCH_CASE_DEVICE_READ_RANDOM,
     ZC_BENCH_CASE_DEVICE_WRITE_STRIDED,
     ZC_BENCH_CASE_DEVICE_WRITE_RANDOM,
+    ZC_BENCH_CASE_ZEROCOPY_READ_WALK_STRIDED,
+    ZC_BENCH_CASE_ZEROCOPY_READ_WALK_RANDOM,
+    ZC_BENCH_CASE_ZEROCOPY_WRITE_WALK_STRIDED,
+    ZC_BENCH_CASE_ZEROCOPY_WRITE_WALK_RANDOM,
 };
 
 #define ZC__USED_COUNT (sizeof zc__used / sizeof zc__used[0])
@@ -302,10 +306,17 @@ static void zc__mapped(const zc__by_id *b, zc_profile *p)
         {ZC_BENCH_CASE_DEVICE_READ_STRIDED, ZC_BENCH_CASE_DEVICE_WRITE_STRIDED},
         {ZC_BENCH_CASE_DEVICE_READ_RANDOM, ZC_BENCH_CASE_DEVICE_WRITE_RANDOM},
     };
+    static const zc_bench_case_id mapped_walks[2][2] = {
+        {ZC_BENCH_CASE_ZEROCOPY_READ_WALK_STRIDED, ZC_BENCH_CASE_ZEROCOPY_WRITE_WALK_STRIDED},
+        {ZC_BENCH_CASE_ZEROCOPY_READ_WALK_RANDOM, ZC_BENCH_CASE_ZEROCOPY_WRITE_WALK_RANDOM},
+    };
     for (int d = 0; d < 2; d++) {
         zc__gbps_curve(b->r[device[d]], &p->device_curve[d], &p->device_origin[d]);
-        for (int w = 0; w < 2; w++)
+        for (int w = 0; w < 2; w++) {
             zc__gbps_curve(b->r[walks[w][d]], &p->device_walk[w][d], &p->device_walk_origin[w][d]);
+            zc__gbps_curve(b->r[mapped_walks[w][d]], &p->mapped_walk[w][d],
+                           &p->mapped_walk_origin[w][d]);
+        }
     }
     zc__put(p, ZC_PF_BOTH_DIRECTIONS_GBPS, zc__max(b, ZC_BENCH_CASE_COPY_BIDIR_PINNED),
             ZC_ORIGIN_MEASURED);

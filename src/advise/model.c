@@ -98,10 +98,11 @@ static zc__traffic zc__traffic_of(const zc_workload *w)
     return t;
 }
 
-/* A time along a device curve at bytes; below the smallest kernel measured, the time that curve
- * holds is the least a kernel takes, which launch_sync_us (an almost empty kernel) already
- * counts: what the bytes add is priced down to nothing at none. 0 when the curve has no point. */
-static int zc__device_curve_us(const zc_curve *c, double bytes, double *us_p)
+/* A time along a kernel's curve (device or mapped memory) at bytes; below the smallest kernel
+ * measured, the time that curve holds is the least a kernel takes, which launch_sync_us (an almost
+ * empty kernel) already counts: what the bytes add is priced down to nothing at none. 0 when the
+ * curve has no point. */
+static int zc__kernel_curve_us(const zc_curve *c, double bytes, double *us_p)
 {
     double one = 0.0;
     if (c->count == 0 || !(bytes < 1e18) || zc_curve_time_us(c, (size_t)bytes, &one) != ZC_OK)
@@ -110,14 +111,28 @@ static int zc__device_curve_us(const zc_curve *c, double bytes, double *us_p)
     return 1;
 }
 
+/* A strided or random walk's passes in one direction (d: 0 reads, 1 writes) along its curve
+ * from walks (device or mapped memory), each pass at the rate of a buffer of its size: whether
+ * the buffer fits the GPU's cache sets that rate, not how many passes there are. 0 when the
+ * traffic is coalesced or the profile lacks the curve. */
+static int zc__walk_us(const zc_curve walks[2][2], const zc__traffic *t, int d, double *us_p)
+{
+    double pass = 0.0;
+    if (t->pattern == ZC_ACCESS_COALESCED || !(t->pass_bytes > 0.0) ||
+        !zc__kernel_curve_us(&walks[t->pattern == ZC_ACCESS_STRIDED ? 0 : 1][d], t->pass_bytes,
+                             &pass))
+        return 0;
+    *us_p = pass * (d ? t->writes : t->reads) / t->pass_bytes;
+    return 1;
+}
+
 /* The kernel's time on device memory: along the measured read and write curves when the
  * profile has them (a small kernel is launch-bound, far below the peak), else at the peak. The
  * k passes over a transfer are one launch, so they are priced as one launch moving all their
  * bytes, not as k launches of one pass each (which would count the fixed cost k times). A
- * strided or random walk goes word by word along its own curve, each pass at the rate of a
- * buffer of its size: whether the buffer fits the GPU's cache sets that rate, not how many
- * passes there are. Without a walk curve the coalesced kernel stands in (with it, every
- * technique of a random workload writing 32 MiB 32 times was priced 30-73% too fast). */
+ * strided or random walk goes word by word along its own curve (zc__walk_us). Without a walk
+ * curve the coalesced kernel stands in (with it, every technique of a random workload writing
+ * 32 MiB 32 times was priced 30-73% too fast). */
 static double zc__device_us(const zc_profile *p, const zc__traffic *t)
 {
     double us = 0.0, part = 0.0;
@@ -125,11 +140,9 @@ static double zc__device_us(const zc_profile *p, const zc__traffic *t)
         double bytes = d ? t->writes : t->reads;
         if (!(bytes > 0.0))
             continue;
-        if (t->pattern != ZC_ACCESS_COALESCED && t->pass_bytes > 0.0 &&
-            zc__device_curve_us(&p->device_walk[t->pattern == ZC_ACCESS_STRIDED ? 0 : 1][d],
-                                t->pass_bytes, &part))
-            us += part * bytes / t->pass_bytes;
-        else if (zc__device_curve_us(&p->device_curve[d], bytes, &part))
+        if (zc__walk_us(p->device_walk, t, d, &part))
+            us += part;
+        else if (zc__kernel_curve_us(&p->device_curve[d], bytes, &part))
             us += part;
         else
             us += zc__us_at(bytes, p->device_gbps);
@@ -254,19 +267,37 @@ static void zc__predict_overlapped(const zc_profile *p, const zc_workload *w, co
     r->setup_us = zc__setup_us(p, ZC_BUFFER_PINNED, t, 2);
 }
 
+/* The kernel's reads (d 0) or writes (d 1) of mapped memory: a walk along the mapped walk
+ * curve, every pass across the link again (a walk comes back to each 128-byte line 32 times,
+ * far apart; priced with the coalesced kernel's cheap reread, the H200's validation found 16 and
+ * 32 MiB walked twice 36-42% slower than predicted); without that curve, or coalesced, at the
+ * pattern's rate, a reread along mapped_reread. 0 when the profile has neither. */
+static int zc__mapped_us(const zc_profile *p, const zc_workload *w, const zc__traffic *t, int d,
+                         double *us_p)
+{
+    double bytes = d ? t->writes : t->reads;
+    *us_p = 0.0;
+    if (!(bytes > 0.0) || zc__walk_us(p->mapped_walk, t, d, us_p))
+        return 1;
+    double gbps = d ? p->mapped_write_gbps[w->pattern] : p->mapped_read_gbps[w->pattern];
+    if (!(gbps > 0.0))
+        return 0;
+    *us_p = d ? zc__us_at(bytes, gbps) : zc__mapped_reads_us(p, w, t, gbps);
+    return 1;
+}
+
 /* The kernel reads and writes mapped host memory in place: every access crosses the link. */
 static void zc__predict_mapped(const zc_profile *p, const zc_workload *w, const zc__traffic *t,
                                zc_prediction *r)
 {
-    double rd = p->mapped_read_gbps[w->pattern], wr = p->mapped_write_gbps[w->pattern];
-    if ((t->reads > 0.0 && !(rd > 0.0)) || (t->writes > 0.0 && !(wr > 0.0)))
+    double reads_us = 0.0, writes_us = 0.0;
+    if (!zc__mapped_us(p, w, t, 0, &reads_us) || !zc__mapped_us(p, w, t, 1, &writes_us))
         return;
     r->usable = 1;
     /* A persistent kernel answers a flag instead of being launched for every transfer. */
     r->fixed_us = w->concurrent && p->pingpong_us > 0.0 ? p->pingpong_us
                                                         : p->launch_sync_us + p->mapped_latency_us;
-    r->link_us = (t->reads > 0.0 ? zc__mapped_reads_us(p, w, t, rd) : 0.0) +
-                 (t->writes > 0.0 ? zc__us_at(t->writes, wr) : 0.0);
+    r->link_us = reads_us + writes_us;
     r->compute_us = 0.0;
     r->cpu_us = zc__fill_us(p, t);
     r->per_transfer_us = r->fixed_us + r->link_us + r->cpu_us;

@@ -171,6 +171,13 @@ static void zc__note_missing_curves(const zc_profile *p, char *notes, size_t not
                      "%s kernels on device memory priced as coalesced ones (no device.*.%s in the "
                      "profile)",
                      walks[w], walks[w]);
+    for (int w = 0; w < 2; w++)
+        if (p->mapped_read_gbps[ZC_ACCESS_STRIDED] > 0.0 &&
+            (p->mapped_walk[w][0].count == 0 || p->mapped_walk[w][1].count == 0))
+            zc__note(notes, notes_size,
+                     "%s kernels on mapped memory priced at one word per 128-byte line (no "
+                     "zerocopy.*.walk-%s in the profile)",
+                     walks[w], walks[w]);
     if (p->alloc[ZC_BUFFER_PINNED].count > 0 && p->alloc_pinned_beside.count == 0)
         zc__note(notes, notes_size,
                  "every pinned buffer priced as a program's first (no cudaHostAlloc beside "

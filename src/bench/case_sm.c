@@ -45,6 +45,12 @@ static const size_t zc__walk_default[] = {64u << 10, 1u << 20,  16u << 20,
                                           32u << 20, 64u << 20, 256u << 20};
 static const size_t zc__walk_full[] = {64u << 10, 1u << 20,   16u << 20, 32u << 20,
                                        64u << 20, 256u << 20, 1u << 30};
+/* The walks on mapped memory, a word at a time over the link (a few GB/s on the H200): up to
+ * 64 MiB, the largest buffer zc advise's random workloads walk. */
+static const size_t zc__mapped_walk_quick[] = {1u << 20, 16u << 20};
+static const size_t zc__mapped_walk_default[] = {64u << 10, 1u << 20, 16u << 20, 64u << 20};
+static const size_t zc__mapped_walk_full[] = {64u << 10, 1u << 20, 16u << 20, 64u << 20,
+                                              256u << 20};
 
 size_t zc__sm_sizes(const zc_bench_ctx *ctx, const size_t **sizes_p)
 {
@@ -66,6 +72,13 @@ size_t zc__sm_one_size(const zc_bench_ctx *ctx)
     return ctx->config.mode == ZC_BENCH_QUICK ? (size_t)64 << 20 : (size_t)256 << 20;
 }
 
+/* Launches of bytes each so that a sample moves about target bytes, within the queue. */
+static size_t zc__launches_for(size_t target, size_t bytes)
+{
+    size_t n = (target + bytes - 1) / bytes;
+    return n < 1 ? 1 : (n > ZC__BENCH_QUEUE_MAX ? ZC__BENCH_QUEUE_MAX : n);
+}
+
 /* Launches per sample so that a sample moves about the copy cases' volume (x16 for device
  * memory, which is that much faster). */
 size_t zc__sm_launches(const zc_bench_ctx *ctx, size_t bytes, int device)
@@ -73,8 +86,25 @@ size_t zc__sm_launches(const zc_bench_ctx *ctx, size_t bytes, int device)
     size_t target = ctx->config.mode == ZC_BENCH_QUICK ? (size_t)256 << 20 : (size_t)1 << 30;
     if (device)
         target *= 16;
-    size_t n = (target + bytes - 1) / bytes;
-    return n < 1 ? 1 : (n > ZC__BENCH_QUEUE_MAX ? ZC__BENCH_QUEUE_MAX : n);
+    return zc__launches_for(target, bytes);
+}
+
+/* A walk visits every word: one of the zc advise workload kernel's orders. */
+static int zc__is_walk(zc__access access)
+{
+    return access == ZC__ACCESS_WALK_STRIDED || access == ZC__ACCESS_WALK_RANDOM;
+}
+
+/* Launches per sample of a case: a walk over mapped memory goes about 20 times slower than the
+ * coalesced kernels (one word per line: 2.7 against 51 GB/s on the H200), so its samples move
+ * 16-32 MiB, not 256 MiB-1 GiB. */
+static size_t zc__case_launches(const zc_bench_ctx *ctx, zc__access access, size_t bytes,
+                                int device)
+{
+    if (zc__is_walk(access) && !device)
+        return zc__launches_for(
+            ctx->config.mode == ZC_BENCH_QUICK ? (size_t)16 << 20 : (size_t)32 << 20, bytes);
+    return zc__sm_launches(ctx, bytes, device);
 }
 
 typedef struct zc__sm_arg {
@@ -106,7 +136,7 @@ static zc_status zc__sm_sample(zc_bench_ctx *ctx, void *varg, size_t slot, doubl
  * 128-byte segments, a walk whole 128-byte lines. */
 static size_t zc__usable(zc__access access, size_t bytes)
 {
-    if (access == ZC__ACCESS_WALK_STRIDED || access == ZC__ACCESS_WALK_RANDOM)
+    if (zc__is_walk(access))
         return bytes - bytes % 128;
     if (access == ZC__ACCESS_RANDOM) {
         size_t seg = 1;
@@ -150,7 +180,7 @@ static zc_status zc__sm_point(zc_bench_ctx *ctx, const char *key, zc_bench_resul
     a.passes = 1;
     a.write = write;
     a.shape = shape;
-    a.launches = zc__sm_launches(ctx, a.bytes, device_memory);
+    a.launches = zc__case_launches(ctx, access, a.bytes, device_memory);
     a.seed = zc__bench_seed(ctx);
     zc_status st;
     if (write) {
@@ -215,6 +245,27 @@ int zc__can_map(const zc_bench_ctx *ctx, const zc__bench_case *self, char *reaso
     return 1;
 }
 
+/* The sizes a case measures: the stride sweep one (into one), a walk its own, the rest the SM
+ * sizes. */
+static size_t zc__case_sizes(const zc_bench_ctx *ctx, zc__access access, int device_memory,
+                             size_t one[1], const size_t **sizes_p)
+{
+    if (access == ZC__ACCESS_STRIDED) {
+        one[0] = zc__sm_one_size(ctx);
+        *sizes_p = one;
+        return 1;
+    }
+    if (zc__is_walk(access) && device_memory)
+        return zc__bench_sizes(ctx, zc__walk_quick, ZC__COUNT(zc__walk_quick), zc__walk_default,
+                               ZC__COUNT(zc__walk_default), zc__walk_full, ZC__COUNT(zc__walk_full),
+                               sizes_p);
+    if (zc__is_walk(access))
+        return zc__bench_sizes(ctx, zc__mapped_walk_quick, ZC__COUNT(zc__mapped_walk_quick),
+                               zc__mapped_walk_default, ZC__COUNT(zc__mapped_walk_default),
+                               zc__mapped_walk_full, ZC__COUNT(zc__mapped_walk_full), sizes_p);
+    return zc__sm_sizes(ctx, sizes_p);
+}
+
 /* arg: access pattern; arg2: bit 0 write, bit 1 device memory. */
 zc_status zc__run_sm(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_result *res)
 {
@@ -222,17 +273,8 @@ zc_status zc__run_sm(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_res
     int write = self->arg2 & 1, device_memory = (self->arg2 & 2) != 0;
     const zc__kshape *shape = &zc__shapes[ZC__SHAPE_DEFAULT];
     const size_t *sizes;
-    size_t nsizes = zc__sm_sizes(ctx, &sizes);
-    if (access == ZC__ACCESS_WALK_STRIDED || access == ZC__ACCESS_WALK_RANDOM)
-        nsizes = zc__bench_sizes(ctx, zc__walk_quick, ZC__COUNT(zc__walk_quick), zc__walk_default,
-                                 ZC__COUNT(zc__walk_default), zc__walk_full,
-                                 ZC__COUNT(zc__walk_full), &sizes);
     size_t one[1];
-    if (access == ZC__ACCESS_STRIDED) {
-        one[0] = zc__sm_one_size(ctx);
-        sizes = one;
-        nsizes = 1;
-    }
+    size_t nsizes = zc__case_sizes(ctx, access, device_memory, one, &sizes);
     size_t maxb = 0;
     for (size_t i = 0; i < nsizes; i++)
         if (sizes[i] > maxb)

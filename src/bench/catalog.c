@@ -313,6 +313,36 @@ const zc__bench_case zc__bench_cases[] = {
      zc__run_sm,
      ZC__ACCESS_WALK_RANDOM,
      ZC__SM_DEVICE | ZC__SM_WRITE},
+    {{"zerocopy.read.walk-strided", "zerocopy", ZC__TECH(MAPPED), "read",
+      "kernel reads mapped host memory word by word, one 4-byte word per 128-byte line in turn "
+      "(zc advise's strided workload kernel)"},
+     ZC__ALL,
+     zc__can_map,
+     zc__run_sm,
+     ZC__ACCESS_WALK_STRIDED,
+     0},
+    {{"zerocopy.read.walk-random", "zerocopy", ZC__TECH(MAPPED), "read",
+      "kernel reads mapped host memory word by word in a random order (zc advise's random "
+      "workload kernel)"},
+     ZC__ALL,
+     zc__can_map,
+     zc__run_sm,
+     ZC__ACCESS_WALK_RANDOM,
+     0},
+    {{"zerocopy.write.walk-strided", "zerocopy", ZC__TECH(MAPPED), "write",
+      "kernel writes mapped host memory word by word, one 4-byte word per 128-byte line in turn"},
+     ZC__ALL,
+     zc__can_map,
+     zc__run_sm,
+     ZC__ACCESS_WALK_STRIDED,
+     ZC__SM_WRITE},
+    {{"zerocopy.write.walk-random", "zerocopy", ZC__TECH(MAPPED), "write",
+      "kernel writes mapped host memory word by word in a random order"},
+     ZC__ALL,
+     zc__can_map,
+     zc__run_sm,
+     ZC__ACCESS_WALK_RANDOM,
+     ZC__SM_WRITE},
 };
 
 /* Rows run in the order of zc_bench_case_id (zerocopy/bench.h): a row added without its name
@@ -325,11 +355,11 @@ _Static_assert(ZC__COUNT(zc__bench_cases) == ZC_BENCH_CASE_ID_COUNT,
  * the ones added since at the end. */
 _Static_assert(ZC_BENCH_CASE_COPY_BIDIR_REGISTERED == 11 && ZC_BENCH_CASE_ZEROCOPY_READ_16B == 12 &&
                    ZC_BENCH_CASE_MULTIGPU_PEER_WRITE == 46 &&
-                   ZC_BENCH_CASE_MANAGED_TRANSFER == 47 && ZC_BENCH_CASE_ID_COUNT == 52,
+                   ZC_BENCH_CASE_MANAGED_TRANSFER == 47 && ZC_BENCH_CASE_ID_COUNT == 56,
                "the bench case ids keep their published values");
 #else
 /* A planted copy kind has its three copy cases, made from the list. */
-_Static_assert(ZC_BENCH_CASE_COPY_BIDIR_PLANTED == 14 && ZC_BENCH_CASE_ID_COUNT == 55,
+_Static_assert(ZC_BENCH_CASE_COPY_BIDIR_PLANTED == 14 && ZC_BENCH_CASE_ID_COUNT == 59,
                "a planted copy kind has its copy cases");
 #endif
 

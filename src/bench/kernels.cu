@@ -249,6 +249,17 @@ static unsigned zc__walk_grid(size_t words, int sm_count)
     return (unsigned)(blocks < 1 ? 1 : blocks > most ? most : blocks);
 }
 
+/* The words of a buffer a walk can take (a whole number of 128-byte lines, at least one):
+ * ZC_ERR_INVALID_ARG naming fn otherwise. */
+static zc_status zc__walk_words(const char *fn, size_t bytes, size_t *words_p)
+{
+    if (bytes % 128 != 0 || bytes == 0)
+        return ZC_FAIL(ZC_ERR_INVALID_ARG, "%s: a walk needs a multiple of 128 bytes, got %zu", fn,
+                       bytes);
+    *words_p = bytes / 4;
+    return ZC_OK;
+}
+
 /* The walk of an access pattern; 0 when it is not a walk. */
 static zc__walk zc__walk_of(zc__access access)
 {
@@ -522,10 +533,8 @@ extern "C" zc_status zc__k_read(const void *p, size_t bytes, zc__access access, 
     }
     case ZC__ACCESS_WALK_STRIDED:
     case ZC__ACCESS_WALK_RANDOM: {
-        size_t words = bytes / 4;
-        if (bytes % 128 != 0 || words == 0)
-            return ZC_FAIL(ZC_ERR_INVALID_ARG,
-                           "zc__k_read: a walk needs a multiple of 128 bytes, got %zu", bytes);
+        size_t words = 0;
+        ZC_CHECK(zc__walk_words("zc__k_read", bytes, &words));
         zc__read_walk_kernel<<<zc__walk_grid(words, sm_count), 256, 0, stream>>>(
             (const uint32_t *)p, words, zc__walk_of(access), zc__walk_multiplier(words), passes,
             slot);
@@ -602,10 +611,8 @@ extern "C" zc_status zc__k_write(void *p, size_t bytes, zc__access access, size_
     }
     case ZC__ACCESS_WALK_STRIDED:
     case ZC__ACCESS_WALK_RANDOM: {
-        size_t words = bytes / 4;
-        if (bytes % 128 != 0 || words == 0)
-            return ZC_FAIL(ZC_ERR_INVALID_ARG,
-                           "zc__k_write: a walk needs a multiple of 128 bytes, got %zu", bytes);
+        size_t words = 0;
+        ZC_CHECK(zc__walk_words("zc__k_write", bytes, &words));
         zc__write_walk_kernel<<<zc__walk_grid(words, sm_count), 256, 0, stream>>>(
             (uint32_t *)p, words, zc__walk_of(access), zc__walk_multiplier(words), seed);
         return ZC_CUDA_LAUNCH_CHECK("zc__write_walk_kernel");

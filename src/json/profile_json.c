@@ -106,6 +106,10 @@ static const char *const zc__walk_keys[2][2] = {
     {"device_gbps_curve_strided.read", "device_gbps_curve_strided.write"},
     {"device_gbps_curve_random.read", "device_gbps_curve_random.write"},
 };
+static const char *const zc__mapped_walk_keys[2][2] = {
+    {"mapped_gbps_curve_strided.read", "mapped_gbps_curve_strided.write"},
+    {"mapped_gbps_curve_random.read", "mapped_gbps_curve_random.write"},
+};
 
 /* The document of a profile: every figure of the given origins and, under "origin", where each
  * came from; saved: the assumed ones apart, under "assumed", never among the measured. */
@@ -153,9 +157,12 @@ static cJSON *zc__profile_doc(const zc_profile *profile, int saved)
         zc__gbps_out(doc, origin, zc__device_keys[d], &p.device_curve[d], p.device_origin[d],
                      saved);
     for (int w = 0; w < 2; w++)
-        for (int d = 0; d < 2; d++)
+        for (int d = 0; d < 2; d++) {
             zc__gbps_out(doc, origin, zc__walk_keys[w][d], &p.device_walk[w][d],
                          p.device_walk_origin[w][d], saved);
+            zc__gbps_out(doc, origin, zc__mapped_walk_keys[w][d], &p.mapped_walk[w][d],
+                         p.mapped_walk_origin[w][d], saved);
+        }
     zc__cost_out(doc, origin, "mapped_reread_us", &p.mapped_reread, p.mapped_reread_origin, saved);
     zc__cost_out(doc, origin, "managed_transfer_us.h2d", &p.managed_transfer[ZC_DIR_H2D],
                  p.managed_transfer_origin[ZC_DIR_H2D], saved);
@@ -381,9 +388,12 @@ ZC_EXTERN zc_status zc_profile_from_json(const cJSON *doc, zc_profile *profile_p
     for (int d = 0; d < 2; d++)
         ZC_CHECK(zc__gbps_in(doc, zc__device_keys[d], &p.device_curve[d], &p.device_origin[d]));
     for (int w = 0; w < 2; w++)
-        for (int d = 0; d < 2; d++)
+        for (int d = 0; d < 2; d++) {
             ZC_CHECK(zc__gbps_in(doc, zc__walk_keys[w][d], &p.device_walk[w][d],
                                  &p.device_walk_origin[w][d]));
+            ZC_CHECK(zc__gbps_in(doc, zc__mapped_walk_keys[w][d], &p.mapped_walk[w][d],
+                                 &p.mapped_walk_origin[w][d]));
+        }
     ZC_CHECK(zc__cost_in(doc, "mapped_reread_us", &p.mapped_reread, &p.mapped_reread_origin));
     ZC_CHECK(zc__cost_in(doc, "managed_transfer_us.h2d", &p.managed_transfer[ZC_DIR_H2D],
                          &p.managed_transfer_origin[ZC_DIR_H2D]));

@@ -409,6 +409,77 @@ static void test_walks_follow_their_curves(void **state)
     assert_int_equal(q.device_walk[0][0].count, 0);
 }
 
+/* A strided or random kernel on mapped memory: every pass along the mapped walk's curve at the
+ * buffer's size, across the link each time; without the curve, the pattern's rate as before. */
+static void test_mapped_walks_follow_their_curves(void **state)
+{
+    (void)state;
+    zc_profile p = load_h200();
+    zc_workload w = workload(1 << 20, ZC_DIR_H2D, 4);
+    w.pattern = ZC_ACCESS_RANDOM;
+    zc_prediction before, r;
+    assert_int_equal(zc_advise_predict(&p, &w, ZC_TECH_MAPPED, &before), ZC_OK);
+    assert_true(before.usable);
+    assert_int_equal(zc_curve_add(&p.mapped_walk[1][0], 1 << 20, 3.0), ZC_OK);
+    assert_int_equal(zc_curve_add(&p.mapped_walk[1][0], 64 << 20, 2.0), ZC_OK);
+    p.mapped_walk_origin[1][0] = ZC_ORIGIN_MEASURED;
+    assert_int_equal(zc_advise_predict(&p, &w, ZC_TECH_MAPPED, &r), ZC_OK);
+    /* Four passes of 1 MiB at 3 GB/s, none of them cheaper for being a reread. */
+    assert_double_equal(r.link_us, 4 * (1 << 20) / (3.0 * 1e3), 1e-6);
+    assert_double_equal(r.fixed_us, before.fixed_us, 1e-9);
+    /* A buffer of 64 MiB walks at that size's rate. */
+    w.bytes = (size_t)64 << 20;
+    assert_int_equal(zc_advise_predict(&p, &w, ZC_TECH_MAPPED, &r), ZC_OK);
+    assert_double_equal(r.link_us, 4 * (double)(64 << 20) / (2.0 * 1e3), 1e-3);
+    /* The strided walk and the writes have no curve: the pattern's rates still price them. */
+    zc_workload out = workload(1 << 20, ZC_DIR_D2H, 2);
+    out.pattern = ZC_ACCESS_STRIDED;
+    assert_int_equal(zc_advise_predict(&p, &out, ZC_TECH_MAPPED, &r), ZC_OK);
+    assert_double_equal(r.link_us, 2 * (1 << 20) / (p.mapped_write_gbps[ZC_ACCESS_STRIDED] * 1e3),
+                        1e-6);
+    assert_int_equal(zc_curve_add(&p.mapped_walk[0][1], 1 << 20, 4.0), ZC_OK);
+    p.mapped_walk_origin[0][1] = ZC_ORIGIN_MEASURED;
+    assert_int_equal(zc_advise_predict(&p, &out, ZC_TECH_MAPPED, &r), ZC_OK);
+    assert_double_equal(r.link_us, 2 * (1 << 20) / (4.0 * 1e3), 1e-6);
+    /* The copies' kernels run on device memory: the mapped walks are not theirs. */
+    zc_prediction pinned_before, pinned_after;
+    zc_profile plain = load_h200();
+    w.bytes = 1 << 20;
+    assert_int_equal(zc_advise_predict(&plain, &w, ZC_TECH_PINNED, &pinned_before), ZC_OK);
+    assert_int_equal(zc_advise_predict(&p, &w, ZC_TECH_PINNED, &pinned_after), ZC_OK);
+    assert_double_equal(pinned_after.total_us, pinned_before.total_us, 1e-9);
+    /* Kept by the profile document. */
+    cJSON *doc = NULL;
+    assert_int_equal(zc_profile_to_saved_json(&p, NULL, &doc), ZC_OK);
+    assert_non_null(cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(doc, "mapped_gbps_curve_random"), "read"));
+    zc_profile back;
+    assert_int_equal(zc_profile_from_json(doc, &back), ZC_OK);
+    cJSON_Delete(doc);
+    assert_int_equal(back.mapped_walk[1][0].count, 2);
+    assert_double_equal(back.mapped_walk[1][0].gbps[1], 2.0, 1e-9);
+    assert_int_equal(back.mapped_walk_origin[1][0], ZC_ORIGIN_MEASURED);
+    assert_int_equal(back.mapped_walk[0][1].count, 1);
+    assert_int_equal(back.mapped_walk[1][1].count, 0);
+    assert_int_equal(back.device_walk[1][0].count, 0);
+    /* Made from zc bench's zerocopy.*.walk-strided and zerocopy.*.walk-random cases. */
+    cJSON *bench = zc_test_read_json(ZC_ADVISE_FIXTURES "/../report/h200.bench.json");
+    assert_non_null(bench);
+    cJSON *cases = cJSON_GetObjectItemCaseSensitive(bench, "cases");
+    cJSON_AddItemToArray(cases, walk_case("zerocopy.read.walk-random", 2.5));
+    cJSON_AddItemToArray(cases, walk_case("zerocopy.write.walk-strided", 3.5));
+    zc_profile q;
+    assert_int_equal(zc_profile_from_bench_json(bench, &q, NULL, 0), ZC_OK);
+    cJSON_Delete(bench);
+    assert_int_equal(q.mapped_walk[1][0].count, 1);
+    assert_double_equal(q.mapped_walk[1][0].gbps[0], 2.5, 1e-9);
+    assert_int_equal(q.mapped_walk[0][1].count, 1);
+    assert_double_equal(q.mapped_walk[0][1].gbps[0], 3.5, 1e-9);
+    assert_int_equal(q.mapped_walk_origin[0][1], ZC_ORIGIN_MEASURED);
+    assert_int_equal(q.mapped_walk[0][0].count, 0);
+    assert_int_equal(q.device_walk[1][0].count, 0);
+}
+
 /* A profile without a curve the model prefers says what stands in for it; with it, nothing. */
 static void test_missing_curves_are_said(void **state)
 {
@@ -423,12 +494,17 @@ static void test_missing_curves_are_said(void **state)
     assert_non_null(strstr(notes, "strided kernels on device memory priced as coalesced ones"));
     assert_non_null(strstr(notes, "random kernels on device memory priced as coalesced ones"));
     assert_non_null(strstr(notes, "every pinned buffer priced as a program's first"));
+    assert_non_null(strstr(notes, "strided kernels on mapped memory priced at one word per"));
+    assert_non_null(strstr(notes, "random kernels on mapped memory priced at one word per"));
     for (int w = 0; w < 2; w++)
-        for (int d = 0; d < 2; d++)
+        for (int d = 0; d < 2; d++) {
             assert_int_equal(zc_curve_add(&p.device_walk[w][d], 1 << 20, 100.0), ZC_OK);
+            assert_int_equal(zc_curve_add(&p.mapped_walk[w][d], 1 << 20, 3.0), ZC_OK);
+        }
     assert_int_equal(zc_cost_curve_add(&p.alloc_pinned_beside, 4096, 3.0), ZC_OK);
     assert_int_equal(zc_profile_fill_gaps(&p, notes, sizeof notes), ZC_OK);
     assert_null(strstr(notes, "priced as coalesced"));
+    assert_null(strstr(notes, "priced at one word per"));
     assert_null(strstr(notes, "program's first"));
     /* Managed both ways: said only when the two directions are measured and both is not. */
     assert_null(strstr(notes, "managed transfers both ways"));
@@ -448,6 +524,7 @@ int main(void)
         cmocka_unit_test(test_round_trip_modes),
         cmocka_unit_test(test_later_pinned_buffers),
         cmocka_unit_test(test_walks_follow_their_curves),
+        cmocka_unit_test(test_mapped_walks_follow_their_curves),
         cmocka_unit_test(test_missing_curves_are_said),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

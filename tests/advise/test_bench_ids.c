@@ -63,6 +63,10 @@ static const struct {
     {ZC_BENCH_CASE_DEVICE_READ_RANDOM, "device.read.random"},
     {ZC_BENCH_CASE_DEVICE_WRITE_STRIDED, "device.write.strided"},
     {ZC_BENCH_CASE_DEVICE_WRITE_RANDOM, "device.write.random"},
+    {ZC_BENCH_CASE_ZEROCOPY_READ_WALK_STRIDED, "zerocopy.read.walk-strided"},
+    {ZC_BENCH_CASE_ZEROCOPY_READ_WALK_RANDOM, "zerocopy.read.walk-random"},
+    {ZC_BENCH_CASE_ZEROCOPY_WRITE_WALK_STRIDED, "zerocopy.write.walk-strided"},
+    {ZC_BENCH_CASE_ZEROCOPY_WRITE_WALK_RANDOM, "zerocopy.write.walk-random"},
 };
 
 int main(void)

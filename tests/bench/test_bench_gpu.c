@@ -112,11 +112,11 @@ static void test_corruption_fails_in_library(void **state)
 {
     (void)state;
     static const size_t sizes[] = {1u << 20};
-    static const char *keys[] = {"copy.h2d.pinned",    "copy.d2h.pageable",
-                                 "zerocopy.read.4b",   "zerocopy.write.random128",
-                                 "device.read.16b",    "latency.copy.pinned.d2h",
-                                 "crossover.read_k",   "managed.transfer",
-                                 "device.read.random", "device.write.strided"};
+    static const char *keys[] = {
+        "copy.h2d.pinned",          "copy.d2h.pageable",         "zerocopy.read.4b",
+        "zerocopy.write.random128", "device.read.16b",           "latency.copy.pinned.d2h",
+        "crossover.read_k",         "managed.transfer",          "device.read.random",
+        "device.write.strided",     "zerocopy.write.walk-random"};
     zc_bench_config config;
     zc_bench_config_init(&config);
     config.mode = ZC_BENCH_QUICK;
@@ -126,7 +126,7 @@ static void test_corruption_fails_in_library(void **state)
     config.corrupt_key = "copy.h2d.pinned,copy.d2h.pageable,zerocopy.read.4b,"
                          "zerocopy.write.random128,device.read.16b,latency.copy.pinned.d2h,"
                          "crossover.read_k,managed.transfer,device.read.random,"
-                         "device.write.strided";
+                         "device.write.strided,zerocopy.write.walk-random";
     zc_bench_ctx *ctx = NULL;
     assert_int_equal(zc_bench_ctx_create(&config, &ctx), ZC_OK);
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
