@@ -23,6 +23,8 @@
 /* At most this many copies or launches queued behind one gate per stream: well inside the
  * driver's queue, so that queuing never blocks the host while the gate holds the GPU. */
 #define ZC__BENCH_QUEUE_MAX  128
+/* The corruption hook's list of key patterns, in characters with its end: room for 16 keys. */
+#define ZC__CORRUPT_LIST_MAX (ZC_BENCH_KEY_MAX * 16)
 
 /* Memory the cases use: of a zc_buffer_kind, from the exact call a user would hand-roll
  * (src/mem/exact.h), kept for the next case that needs as much or less. */
@@ -44,7 +46,7 @@ struct zc_bench_ctx {
     zc_bench_config config;
     size_t sizes[ZC__BENCH_SIZES_MAX];
     size_t size_count; /* 0: each case's own defaults */
-    char corrupt_key[ZC_BENCH_KEY_MAX * 4];
+    char corrupt_key[ZC__CORRUPT_LIST_MAX];
     zc_bench_method method;
     zc_device_info info;
     cudaStream_t streams[ZC__BENCH_STREAMS];

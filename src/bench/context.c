@@ -41,8 +41,10 @@ ZC_EXTERN zc_status zc_bench_ctx_create(const zc_bench_config *config, zc_bench_
                 return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_bench_ctx_create: GPU %d listed twice",
                                config->devices[i]);
     }
-    if (config->corrupt_key && strlen(config->corrupt_key) >= ZC_BENCH_KEY_MAX * 4)
-        return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_bench_ctx_create: corrupt_key too long");
+    if (config->corrupt_key && strlen(config->corrupt_key) >= ZC__CORRUPT_LIST_MAX)
+        return ZC_FAIL(ZC_ERR_INVALID_ARG,
+                       "zc_bench_ctx_create: corrupt_key is %zu characters, at most %d allowed",
+                       strlen(config->corrupt_key), ZC__CORRUPT_LIST_MAX - 1);
     zc_bench_method method;
     ZC_CHECK(zc_bench_method_get(config->mode, &method));
     if (config->cov_target > 0.0)
@@ -181,7 +183,7 @@ int zc__bench_corrupt(const zc_bench_ctx *ctx, const char *key)
     while (*p != '\0') {
         const char *end = strchr(p, ',');
         size_t len = end ? (size_t)(end - p) : strlen(p);
-        char one[ZC_BENCH_KEY_MAX * 4];
+        char one[ZC__CORRUPT_LIST_MAX];
         if (len > 0 && len < sizeof one) {
             memcpy(one, p, len);
             one[len] = '\0';
