@@ -235,6 +235,11 @@ typedef struct zc_profile {
                                    link (zerocopy.*.walk-strided, zerocopy.*.walk-random): [0]
                                    strided, [1] random; each [0] read, [1] write */
     unsigned char mapped_walk_origin[2][2];
+    zc_cost_curve mapped_walk_reread[2]; /* what one more pass of those walks over mapped memory
+                                            costs a kernel, by size (us): [0] strided, [1]
+                                            random; the GPU's cache keeps a small buffer's
+                                            lines for the next pass, not a large one's */
+    unsigned char mapped_walk_reread_origin[2];
 } zc_profile;
 
 /* The largest transfer a workload may name as a size text ("4KiB", "1.5M"): 1 TiB. */

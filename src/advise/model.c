@@ -268,17 +268,28 @@ static void zc__predict_overlapped(const zc_profile *p, const zc_workload *w, co
 }
 
 /* The kernel's reads (d 0) or writes (d 1) of mapped memory: a walk along the mapped walk
- * curve, every pass across the link again (a walk comes back to each 128-byte line 32 times,
- * far apart; priced with the coalesced kernel's cheap reread, the H200's validation found 16 and
- * 32 MiB walked twice 36-42% slower than predicted); without that curve, or coalesced, at the
- * pattern's rate, a reread along mapped_reread. 0 when the profile has neither. */
+ * curve; a read's later passes at what the walk read twice measured one more pass to cost at
+ * this size (the GPU's cache keeps a small buffer's lines; the coalesced kernel's reread stands
+ * in badly: with it the H200's validation found 16 and 32 MiB walked twice 36-42% slower than
+ * predicted), every write pass across the link; without the walk curve, or coalesced, at the
+ * pattern's rate, a reread along mapped_reread. 0 when the profile has none of them. */
 static int zc__mapped_us(const zc_profile *p, const zc_workload *w, const zc__traffic *t, int d,
                          double *us_p)
 {
     double bytes = d ? t->writes : t->reads;
     *us_p = 0.0;
-    if (!(bytes > 0.0) || zc__walk_us(p->mapped_walk, t, d, us_p))
+    if (!(bytes > 0.0))
         return 1;
+    if (zc__walk_us(p->mapped_walk, t, d, us_p)) {
+        const zc_cost_curve *reread =
+            &p->mapped_walk_reread[t->pattern == ZC_ACCESS_STRIDED ? 0 : 1];
+        double passes = bytes / t->pass_bytes;
+        if (d == 0 && passes > 1.0 && reread->count > 0) {
+            double first = *us_p / passes;
+            *us_p = first + (passes - 1.0) * fmin(zc__cost_curve_at(reread, w->bytes), first);
+        }
+        return 1;
+    }
     double gbps = d ? p->mapped_write_gbps[w->pattern] : p->mapped_read_gbps[w->pattern];
     if (!(gbps > 0.0))
         return 0;

@@ -178,6 +178,11 @@ static void zc__note_missing_curves(const zc_profile *p, char *notes, size_t not
                      "%s kernels on mapped memory priced at one word per 128-byte line (no "
                      "zerocopy.*.walk-%s in the profile)",
                      walks[w], walks[w]);
+        else if (p->mapped_walk[w][0].count > 0 && p->mapped_walk_reread[w].count == 0)
+            zc__note(notes, notes_size,
+                     "every pass of a %s kernel over mapped memory priced as its first (no "
+                     "zerocopy.read.walk-%s read twice in the profile)",
+                     walks[w], walks[w]);
     if (p->alloc[ZC_BUFFER_PINNED].count > 0 && p->alloc_pinned_beside.count == 0)
         zc__note(notes, notes_size,
                  "every pinned buffer priced as a program's first (no cudaHostAlloc beside "

@@ -110,6 +110,8 @@ static const char *const zc__mapped_walk_keys[2][2] = {
     {"mapped_gbps_curve_strided.read", "mapped_gbps_curve_strided.write"},
     {"mapped_gbps_curve_random.read", "mapped_gbps_curve_random.write"},
 };
+static const char *const zc__walk_reread_keys[2] = {"mapped_walk_reread_us.strided",
+                                                    "mapped_walk_reread_us.random"};
 
 /* The document of a profile: every figure of the given origins and, under "origin", where each
  * came from; saved: the assumed ones apart, under "assumed", never among the measured. */
@@ -163,6 +165,9 @@ static cJSON *zc__profile_doc(const zc_profile *profile, int saved)
             zc__gbps_out(doc, origin, zc__mapped_walk_keys[w][d], &p.mapped_walk[w][d],
                          p.mapped_walk_origin[w][d], saved);
         }
+    for (int w = 0; w < 2; w++)
+        zc__cost_out(doc, origin, zc__walk_reread_keys[w], &p.mapped_walk_reread[w],
+                     p.mapped_walk_reread_origin[w], saved);
     zc__cost_out(doc, origin, "mapped_reread_us", &p.mapped_reread, p.mapped_reread_origin, saved);
     zc__cost_out(doc, origin, "managed_transfer_us.h2d", &p.managed_transfer[ZC_DIR_H2D],
                  p.managed_transfer_origin[ZC_DIR_H2D], saved);
@@ -394,6 +399,9 @@ ZC_EXTERN zc_status zc_profile_from_json(const cJSON *doc, zc_profile *profile_p
             ZC_CHECK(zc__gbps_in(doc, zc__mapped_walk_keys[w][d], &p.mapped_walk[w][d],
                                  &p.mapped_walk_origin[w][d]));
         }
+    for (int w = 0; w < 2; w++)
+        ZC_CHECK(zc__cost_in(doc, zc__walk_reread_keys[w], &p.mapped_walk_reread[w],
+                             &p.mapped_walk_reread_origin[w]));
     ZC_CHECK(zc__cost_in(doc, "mapped_reread_us", &p.mapped_reread, &p.mapped_reread_origin));
     ZC_CHECK(zc__cost_in(doc, "managed_transfer_us.h2d", &p.managed_transfer[ZC_DIR_H2D],
                          &p.managed_transfer_origin[ZC_DIR_H2D]));

@@ -355,6 +355,22 @@ static cJSON *walk_case(const char *key, double gbps)
     return cJSON_Parse(text);
 }
 
+/* A walk read once (gbps) and twice in one launch (twice_gbps, over both passes' bytes) at
+ * 1 MiB, as zc bench's zerocopy.read.walk-* cases write it. */
+static cJSON *walk_twice_case(const char *key, double gbps, double twice_gbps)
+{
+    cJSON *c = walk_case(key, gbps);
+    cJSON *points = cJSON_GetObjectItemCaseSensitive(c, "points");
+    cJSON *two = cJSON_Duplicate(cJSON_GetArrayItem(points, 0), 1);
+    cJSON_ReplaceItemInObjectCaseSensitive(two, "variant", cJSON_CreateString("2 passes"));
+    cJSON_ReplaceItemInObjectCaseSensitive(two, "param_name", cJSON_CreateString("passes"));
+    cJSON_ReplaceItemInObjectCaseSensitive(two, "param", cJSON_CreateNumber(2));
+    cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(two, "stats"), "median",
+                                           cJSON_CreateNumber(twice_gbps));
+    cJSON_AddItemToArray(points, two);
+    return c;
+}
+
 /* A strided or random kernel on device memory: each pass along the walk's curve at the
  * buffer's size; without the curve, the coalesced kernel as before. */
 static void test_walks_follow_their_curves(void **state)
@@ -431,6 +447,22 @@ static void test_mapped_walks_follow_their_curves(void **state)
     w.bytes = (size_t)64 << 20;
     assert_int_equal(zc_advise_predict(&p, &w, ZC_TECH_MAPPED, &r), ZC_OK);
     assert_double_equal(r.link_us, 4 * (double)(64 << 20) / (2.0 * 1e3), 1e-3);
+    /* With what one more pass costs, the later passes go at it, never dearer than the first. */
+    assert_int_equal(zc_cost_curve_add(&p.mapped_walk_reread[1], 1 << 20, 50.0), ZC_OK);
+    assert_int_equal(zc_cost_curve_add(&p.mapped_walk_reread[1], 64 << 20, 1e9), ZC_OK);
+    p.mapped_walk_reread_origin[1] = ZC_ORIGIN_DERIVED;
+    w.bytes = 1 << 20;
+    assert_int_equal(zc_advise_predict(&p, &w, ZC_TECH_MAPPED, &r), ZC_OK);
+    assert_double_equal(r.link_us, (1 << 20) / (3.0 * 1e3) + 3 * 50.0, 1e-6);
+    w.bytes = (size_t)64 << 20;
+    assert_int_equal(zc_advise_predict(&p, &w, ZC_TECH_MAPPED, &r), ZC_OK);
+    assert_double_equal(r.link_us, 4 * (double)(64 << 20) / (2.0 * 1e3), 1e-3);
+    /* A write pass crosses the link every time: no reread for it. */
+    zc_workload written = workload(1 << 20, ZC_DIR_D2H, 4);
+    written.pattern = ZC_ACCESS_RANDOM;
+    assert_int_equal(zc_curve_add(&p.mapped_walk[1][1], 1 << 20, 5.0), ZC_OK);
+    assert_int_equal(zc_advise_predict(&p, &written, ZC_TECH_MAPPED, &r), ZC_OK);
+    assert_double_equal(r.link_us, 4 * (1 << 20) / (5.0 * 1e3), 1e-6);
     /* The strided walk and the writes have no curve: the pattern's rates still price them. */
     zc_workload out = workload(1 << 20, ZC_DIR_D2H, 2);
     out.pattern = ZC_ACCESS_STRIDED;
@@ -460,13 +492,16 @@ static void test_mapped_walks_follow_their_curves(void **state)
     assert_double_equal(back.mapped_walk[1][0].gbps[1], 2.0, 1e-9);
     assert_int_equal(back.mapped_walk_origin[1][0], ZC_ORIGIN_MEASURED);
     assert_int_equal(back.mapped_walk[0][1].count, 1);
-    assert_int_equal(back.mapped_walk[1][1].count, 0);
+    assert_int_equal(back.mapped_walk_reread[1].count, 2);
+    assert_double_equal(back.mapped_walk_reread[1].us[0], 50.0, 1e-9);
+    assert_int_equal(back.mapped_walk_reread_origin[1], ZC_ORIGIN_DERIVED);
+    assert_int_equal(back.mapped_walk_reread[0].count, 0);
     assert_int_equal(back.device_walk[1][0].count, 0);
     /* Made from zc bench's zerocopy.*.walk-strided and zerocopy.*.walk-random cases. */
     cJSON *bench = zc_test_read_json(ZC_ADVISE_FIXTURES "/../report/h200.bench.json");
     assert_non_null(bench);
     cJSON *cases = cJSON_GetObjectItemCaseSensitive(bench, "cases");
-    cJSON_AddItemToArray(cases, walk_case("zerocopy.read.walk-random", 2.5));
+    cJSON_AddItemToArray(cases, walk_twice_case("zerocopy.read.walk-random", 2.5, 4.0));
     cJSON_AddItemToArray(cases, walk_case("zerocopy.write.walk-strided", 3.5));
     zc_profile q;
     assert_int_equal(zc_profile_from_bench_json(bench, &q, NULL, 0), ZC_OK);
@@ -478,6 +513,12 @@ static void test_mapped_walks_follow_their_curves(void **state)
     assert_int_equal(q.mapped_walk_origin[0][1], ZC_ORIGIN_MEASURED);
     assert_int_equal(q.mapped_walk[0][0].count, 0);
     assert_int_equal(q.device_walk[1][0].count, 0);
+    /* The second pass: 2 MiB at 4 GB/s less 1 MiB at 2.5 GB/s. */
+    assert_int_equal(q.mapped_walk_reread[1].count, 1);
+    assert_double_equal(q.mapped_walk_reread[1].us[0],
+                        2.0 * (1 << 20) / (4.0 * 1e3) - (1 << 20) / (2.5 * 1e3), 1e-6);
+    assert_int_equal(q.mapped_walk_reread_origin[1], ZC_ORIGIN_DERIVED);
+    assert_int_equal(q.mapped_walk_reread[0].count, 0);
 }
 
 /* A profile without a curve the model prefers says what stands in for it; with it, nothing. */
@@ -505,6 +546,11 @@ static void test_missing_curves_are_said(void **state)
     assert_int_equal(zc_profile_fill_gaps(&p, notes, sizeof notes), ZC_OK);
     assert_null(strstr(notes, "priced as coalesced"));
     assert_null(strstr(notes, "priced at one word per"));
+    assert_non_null(strstr(notes, "every pass of a strided kernel over mapped memory priced as"));
+    for (int w = 0; w < 2; w++)
+        assert_int_equal(zc_cost_curve_add(&p.mapped_walk_reread[w], 1 << 20, 10.0), ZC_OK);
+    assert_int_equal(zc_profile_fill_gaps(&p, notes, sizeof notes), ZC_OK);
+    assert_null(strstr(notes, "priced as its first"));
     assert_null(strstr(notes, "program's first"));
     /* Managed both ways: said only when the two directions are measured and both is not. */
     assert_null(strstr(notes, "managed transfers both ways"));
