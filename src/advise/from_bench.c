@@ -281,7 +281,7 @@ static void zc__latencies(const zc__by_id *b, zc_profile *p)
              * decile sits in the fast mode: the lower quartile did in four H200 runs (2.3-2.5
              * us, where the median gave 2.4-5.2), and not in a fifth, where 15% of the round
              * trips were fast (11.5-11.8 us, the rest 19-21) and the quartile gave 5.7 us, which
-             * priced the overlapped technique 40-150% too slow; the overlapped technique pays
+             * priced the overlapped technique 26-169% too slow; the overlapped technique pays
              * it per chunk and stage. */
             double rt_fast = zc__percentile_of(b, ZC_BENCH_CASE_LATENCY_ROUNDTRIP_PINNED, 10.0);
             double launch_fast = zc__percentile_of(b, ZC_BENCH_CASE_LATENCY_LAUNCH, 10.0);

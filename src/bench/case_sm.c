@@ -230,7 +230,9 @@ static zc_status zc__sm_point(zc_bench_ctx *ctx, const char *key, zc_bench_resul
     const char *param_name = access == ZC__ACCESS_STRIDED ? "stride_bytes"
                              : passes > 1                 ? "passes"
                                                           : NULL;
-    double param = access == ZC__ACCESS_STRIDED ? (double)stride : (double)passes;
+    double param = access == ZC__ACCESS_STRIDED ? (double)stride
+                   : passes > 1                 ? (double)passes
+                                                : 0.0;
     if (st == ZC_OK)
         st = zc__add_seconds(res, variant, a.bytes, param_name, param, ZC_BENCH_BANDWIDTH,
                              zc__useful(access, a.bytes, stride) * (double)passes *
