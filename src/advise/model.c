@@ -111,6 +111,12 @@ static int zc__kernel_curve_us(const zc_curve *c, double bytes, double *us_p)
     return 1;
 }
 
+/* The row of a walk's curves: [0] strided, [1] random. */
+static int zc__walk_row(zc_access pattern)
+{
+    return pattern == ZC_ACCESS_STRIDED ? 0 : 1;
+}
+
 /* A strided or random walk's passes in one direction (d: 0 reads, 1 writes) along its curve
  * from walks (device or mapped memory), each pass at the rate of a buffer of its size: whether
  * the buffer fits the GPU's cache sets that rate, not how many passes there are. 0 when the
@@ -119,8 +125,7 @@ static int zc__walk_us(const zc_curve walks[2][2], const zc__traffic *t, int d, 
 {
     double pass = 0.0;
     if (t->pattern == ZC_ACCESS_COALESCED || !(t->pass_bytes > 0.0) ||
-        !zc__kernel_curve_us(&walks[t->pattern == ZC_ACCESS_STRIDED ? 0 : 1][d], t->pass_bytes,
-                             &pass))
+        !zc__kernel_curve_us(&walks[zc__walk_row(t->pattern)][d], t->pass_bytes, &pass))
         return 0;
     *us_p = pass * (d ? t->writes : t->reads) / t->pass_bytes;
     return 1;
@@ -150,18 +155,15 @@ static double zc__device_us(const zc_profile *p, const zc__traffic *t)
     return us;
 }
 
-/* A kernel's reads of mapped memory: the first pass over the link; every later pass at what
- * crossover.read_k measured one more pass to cost at this size (the GPU's cache keeps a small
- * buffer), or over the link again when the profile lacks that curve. */
-static double zc__mapped_reads_us(const zc_profile *p, const zc_workload *w, const zc__traffic *t,
-                                  double rd)
+/* A kernel's passes over a mapped buffer of bytes: the first at first_us, over the link; every
+ * later one at what reread measured one more pass to cost at this size (the GPU's cache keeps a
+ * small buffer), never dearer than the first; all at first_us when the curve is empty. */
+static double zc__passes_us(double first_us, double passes, const zc_cost_curve *reread,
+                            size_t bytes)
 {
-    double passes = t->reads / (double)w->bytes;
-    if (p->mapped_reread.count == 0 || passes <= 1.0)
-        return zc__us_at(t->reads, rd);
-    double extra = zc__cost_curve_at(&p->mapped_reread, w->bytes);
-    return zc__us_at((double)w->bytes, rd) +
-           (passes - 1.0) * fmin(extra, zc__us_at((double)w->bytes, rd));
+    if (reread->count == 0 || passes <= 1.0)
+        return passes * first_us;
+    return first_us + (passes - 1.0) * fmin(zc__cost_curve_at(reread, bytes), first_us);
 }
 
 /* The CPU's writes of a transfer's input: along the fill curve measured by size when the
@@ -219,10 +221,8 @@ static void zc__predict_copy(const zc_profile *p, const zc_workload *w, zc_buffe
     r->cpu_us = zc__fill_us(p, t);
     r->per_transfer_us = r->fixed_us + r->link_us + r->compute_us + r->cpu_us;
     r->steady_us = r->per_transfer_us;
-    if (kind == ZC_BUFFER_PINNED)
-        r->setup_us = zc__setup_us(p, ZC_BUFFER_PINNED, t, 1);
-    else if (kind == ZC_BUFFER_REGISTERED)
-        r->setup_us = zc__setup_us(p, ZC_BUFFER_REGISTERED, t, 1);
+    if (kind == ZC_BUFFER_PINNED || kind == ZC_BUFFER_REGISTERED)
+        r->setup_us = zc__setup_us(p, kind, t, 1);
 }
 
 /* A chunk's copy queued behind others, as the copy engine takes them back to back: the copy
@@ -282,32 +282,29 @@ static void zc__predict_overlapped(const zc_profile *p, const zc_workload *w, co
 }
 
 /* The kernel's reads (d 0) or writes (d 1) of mapped memory: a walk along the mapped walk
- * curve; a read's later passes at what the walk read twice measured one more pass to cost at
- * this size (the GPU's cache keeps a small buffer's lines; the coalesced kernel's reread stands
- * in badly: with it the H200's validation found 16 and 32 MiB walked twice 36-42% slower than
- * predicted), every write pass across the link; without the walk curve, or coalesced, at the
- * pattern's rate, a reread along mapped_reread. 0 when the profile has none of them. */
+ * curve, a read's later passes along what the walk read twice measured one more pass to cost
+ * (the coalesced kernel's reread stands in badly: with it the H200's validation found 16 and 32
+ * MiB walked twice 36-42% slower than predicted); without the walk curve, or coalesced, at the
+ * pattern's rate, a read's later passes along crossover.read_k's reread. Every write pass
+ * crosses the link. 0 when the profile has neither rate. */
 static int zc__mapped_us(const zc_profile *p, const zc_workload *w, const zc__traffic *t, int d,
                          double *us_p)
 {
-    double bytes = d ? t->writes : t->reads;
+    double bytes = d ? t->writes : t->reads, all = 0.0;
     *us_p = 0.0;
     if (!(bytes > 0.0))
         return 1;
-    if (zc__walk_us(p->mapped_walk, t, d, us_p)) {
-        const zc_cost_curve *reread =
-            &p->mapped_walk_reread[t->pattern == ZC_ACCESS_STRIDED ? 0 : 1];
-        double passes = bytes / t->pass_bytes;
-        if (d == 0 && passes > 1.0 && reread->count > 0) {
-            double first = *us_p / passes;
-            *us_p = first + (passes - 1.0) * fmin(zc__cost_curve_at(reread, w->bytes), first);
-        }
-        return 1;
+    const zc_cost_curve *reread = &p->mapped_reread;
+    if (zc__walk_us(p->mapped_walk, t, d, &all)) {
+        reread = &p->mapped_walk_reread[zc__walk_row(t->pattern)];
+    } else {
+        double gbps = d ? p->mapped_write_gbps[w->pattern] : p->mapped_read_gbps[w->pattern];
+        if (!(gbps > 0.0))
+            return 0;
+        all = zc__us_at(bytes, gbps);
     }
-    double gbps = d ? p->mapped_write_gbps[w->pattern] : p->mapped_read_gbps[w->pattern];
-    if (!(gbps > 0.0))
-        return 0;
-    *us_p = d ? zc__us_at(bytes, gbps) : zc__mapped_reads_us(p, w, t, gbps);
+    double passes = bytes / t->pass_bytes;
+    *us_p = d ? all : zc__passes_us(all / passes, passes, reread, w->bytes);
     return 1;
 }
 
