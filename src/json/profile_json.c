@@ -4,6 +4,7 @@
 #include "zerocopy/json.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -99,19 +100,49 @@ static void zc__gbps_out(cJSON *doc, cJSON *origin, const char *key, const zc_cu
     zc__points_out(doc, origin, key, c->count, zc__curve_json_of, c, from, saved);
 }
 
-/* The keys of the device curves: the coalesced kernel's [read, write], the walks' [walk][read,
- * write]. */
-static const char *const zc__device_keys[2] = {"device_gbps_curve.read", "device_gbps_curve.write"};
-static const char *const zc__walk_keys[2][2] = {
-    {"device_gbps_curve_strided.read", "device_gbps_curve_strided.write"},
-    {"device_gbps_curve_random.read", "device_gbps_curve_random.write"},
+/* The profile's curves besides the copy and allocation ones, in the document's order: each a
+ * (dotted) key, the curve in zc_profile (GB/s or us) and its origin. One row serves the writer
+ * and the reader, so that a curve is added once. */
+typedef struct zc__curve_row {
+    const char *key;
+    int gbps;      /* 1: a zc_curve of GB/s; 0: a zc_cost_curve of us */
+    size_t curve;  /* offset of the curve in zc_profile */
+    size_t origin; /* offset of its origin */
+} zc__curve_row;
+
+#define ZC__GBPS_ROW(key, curve, origin)                                                           \
+    {                                                                                              \
+        key, 1, offsetof(zc_profile, curve), offsetof(zc_profile, origin)                          \
+    }
+#define ZC__COST_ROW(key, curve, origin)                                                           \
+    {                                                                                              \
+        key, 0, offsetof(zc_profile, curve), offsetof(zc_profile, origin)                          \
+    }
+
+static const zc__curve_row zc__curve_rows[] = {
+    ZC__GBPS_ROW("device_gbps_curve.read", device_curve[0], device_origin[0]),
+    ZC__GBPS_ROW("device_gbps_curve.write", device_curve[1], device_origin[1]),
+    ZC__GBPS_ROW("device_gbps_curve_strided.read", device_walk[0][0], device_walk_origin[0][0]),
+    ZC__GBPS_ROW("mapped_gbps_curve_strided.read", mapped_walk[0][0], mapped_walk_origin[0][0]),
+    ZC__GBPS_ROW("device_gbps_curve_strided.write", device_walk[0][1], device_walk_origin[0][1]),
+    ZC__GBPS_ROW("mapped_gbps_curve_strided.write", mapped_walk[0][1], mapped_walk_origin[0][1]),
+    ZC__GBPS_ROW("device_gbps_curve_random.read", device_walk[1][0], device_walk_origin[1][0]),
+    ZC__GBPS_ROW("mapped_gbps_curve_random.read", mapped_walk[1][0], mapped_walk_origin[1][0]),
+    ZC__GBPS_ROW("device_gbps_curve_random.write", device_walk[1][1], device_walk_origin[1][1]),
+    ZC__GBPS_ROW("mapped_gbps_curve_random.write", mapped_walk[1][1], mapped_walk_origin[1][1]),
+    ZC__COST_ROW("mapped_walk_reread_us.strided", mapped_walk_reread[0],
+                 mapped_walk_reread_origin[0]),
+    ZC__COST_ROW("mapped_walk_reread_us.random", mapped_walk_reread[1],
+                 mapped_walk_reread_origin[1]),
+    ZC__COST_ROW("mapped_reread_us", mapped_reread, mapped_reread_origin),
+    ZC__COST_ROW("managed_transfer_us.h2d", managed_transfer[ZC_DIR_H2D],
+                 managed_transfer_origin[ZC_DIR_H2D]),
+    ZC__COST_ROW("managed_transfer_us.d2h", managed_transfer[ZC_DIR_D2H],
+                 managed_transfer_origin[ZC_DIR_D2H]),
+    ZC__COST_ROW("managed_transfer_us.both", managed_transfer_both, managed_transfer_both_origin),
+    ZC__COST_ROW("host_fill_us", host_fill, host_fill_origin),
+    ZC__COST_ROW("alloc_pinned_beside_us", alloc_pinned_beside, alloc_pinned_beside_origin),
 };
-static const char *const zc__mapped_walk_keys[2][2] = {
-    {"mapped_gbps_curve_strided.read", "mapped_gbps_curve_strided.write"},
-    {"mapped_gbps_curve_random.read", "mapped_gbps_curve_random.write"},
-};
-static const char *const zc__walk_reread_keys[2] = {"mapped_walk_reread_us.strided",
-                                                    "mapped_walk_reread_us.random"};
 
 /* The document of a profile: every figure of the given origins and, under "origin", where each
  * came from; saved: the assumed ones apart, under "assumed", never among the measured. */
@@ -155,29 +186,16 @@ static cJSON *zc__profile_doc(const zc_profile *profile, int saved)
         zc__cost_out(doc, origin, name, &p.alloc[a], p.alloc_origin[a], saved);
     }
     cJSON_AddObjectToObject(doc, "device_gbps_curve");
-    for (int d = 0; d < 2; d++)
-        zc__gbps_out(doc, origin, zc__device_keys[d], &p.device_curve[d], p.device_origin[d],
-                     saved);
-    for (int w = 0; w < 2; w++)
-        for (int d = 0; d < 2; d++) {
-            zc__gbps_out(doc, origin, zc__walk_keys[w][d], &p.device_walk[w][d],
-                         p.device_walk_origin[w][d], saved);
-            zc__gbps_out(doc, origin, zc__mapped_walk_keys[w][d], &p.mapped_walk[w][d],
-                         p.mapped_walk_origin[w][d], saved);
-        }
-    for (int w = 0; w < 2; w++)
-        zc__cost_out(doc, origin, zc__walk_reread_keys[w], &p.mapped_walk_reread[w],
-                     p.mapped_walk_reread_origin[w], saved);
-    zc__cost_out(doc, origin, "mapped_reread_us", &p.mapped_reread, p.mapped_reread_origin, saved);
-    zc__cost_out(doc, origin, "managed_transfer_us.h2d", &p.managed_transfer[ZC_DIR_H2D],
-                 p.managed_transfer_origin[ZC_DIR_H2D], saved);
-    zc__cost_out(doc, origin, "managed_transfer_us.d2h", &p.managed_transfer[ZC_DIR_D2H],
-                 p.managed_transfer_origin[ZC_DIR_D2H], saved);
-    zc__cost_out(doc, origin, "managed_transfer_us.both", &p.managed_transfer_both,
-                 p.managed_transfer_both_origin, saved);
-    zc__cost_out(doc, origin, "host_fill_us", &p.host_fill, p.host_fill_origin, saved);
-    zc__cost_out(doc, origin, "alloc_pinned_beside_us", &p.alloc_pinned_beside,
-                 p.alloc_pinned_beside_origin, saved);
+    const char *base = (const char *)&p;
+    for (size_t i = 0; i < sizeof zc__curve_rows / sizeof zc__curve_rows[0]; i++) {
+        const zc__curve_row *r = &zc__curve_rows[i];
+        unsigned char from = (unsigned char)base[r->origin];
+        if (r->gbps)
+            zc__gbps_out(doc, origin, r->key, (const zc_curve *)(base + r->curve), from, saved);
+        else
+            zc__cost_out(doc, origin, r->key, (const zc_cost_curve *)(base + r->curve), from,
+                         saved);
+    }
     for (int f = 0; f < ZC_PF_COUNT; f++) {
         double v = *zc_profile_field_value(&p, (zc_profile_field)f);
         const char *key = zc_profile_field_key((zc_profile_field)f);
@@ -390,28 +408,13 @@ ZC_EXTERN zc_status zc_profile_from_json(const cJSON *doc, zc_profile *profile_p
         snprintf(what, sizeof what, "alloc_us.%s", key);
         ZC_CHECK(zc__cost_in(doc, what, &p.alloc[a], &p.alloc_origin[a]));
     }
-    for (int d = 0; d < 2; d++)
-        ZC_CHECK(zc__gbps_in(doc, zc__device_keys[d], &p.device_curve[d], &p.device_origin[d]));
-    for (int w = 0; w < 2; w++)
-        for (int d = 0; d < 2; d++) {
-            ZC_CHECK(zc__gbps_in(doc, zc__walk_keys[w][d], &p.device_walk[w][d],
-                                 &p.device_walk_origin[w][d]));
-            ZC_CHECK(zc__gbps_in(doc, zc__mapped_walk_keys[w][d], &p.mapped_walk[w][d],
-                                 &p.mapped_walk_origin[w][d]));
-        }
-    for (int w = 0; w < 2; w++)
-        ZC_CHECK(zc__cost_in(doc, zc__walk_reread_keys[w], &p.mapped_walk_reread[w],
-                             &p.mapped_walk_reread_origin[w]));
-    ZC_CHECK(zc__cost_in(doc, "mapped_reread_us", &p.mapped_reread, &p.mapped_reread_origin));
-    ZC_CHECK(zc__cost_in(doc, "managed_transfer_us.h2d", &p.managed_transfer[ZC_DIR_H2D],
-                         &p.managed_transfer_origin[ZC_DIR_H2D]));
-    ZC_CHECK(zc__cost_in(doc, "managed_transfer_us.d2h", &p.managed_transfer[ZC_DIR_D2H],
-                         &p.managed_transfer_origin[ZC_DIR_D2H]));
-    ZC_CHECK(zc__cost_in(doc, "managed_transfer_us.both", &p.managed_transfer_both,
-                         &p.managed_transfer_both_origin));
-    ZC_CHECK(zc__cost_in(doc, "host_fill_us", &p.host_fill, &p.host_fill_origin));
-    ZC_CHECK(zc__cost_in(doc, "alloc_pinned_beside_us", &p.alloc_pinned_beside,
-                         &p.alloc_pinned_beside_origin));
+    char *base = (char *)&p;
+    for (size_t i = 0; i < sizeof zc__curve_rows / sizeof zc__curve_rows[0]; i++) {
+        const zc__curve_row *r = &zc__curve_rows[i];
+        unsigned char *from = (unsigned char *)(base + r->origin);
+        ZC_CHECK(r->gbps ? zc__gbps_in(doc, r->key, (zc_curve *)(base + r->curve), from)
+                         : zc__cost_in(doc, r->key, (zc_cost_curve *)(base + r->curve), from));
+    }
     for (int f = 0; f < ZC_PF_COUNT; f++) {
         const char *key = zc_profile_field_key((zc_profile_field)f), *leaf = NULL;
         const cJSON *holder = zc__holder((cJSON *)doc, key, 0, &leaf);
