@@ -6,8 +6,6 @@
 #include "device/cuda_check.h"
 #include "device/walk.h"
 
-#define ZC__THREADS 256
-
 /* The word a thread's i-th step visits: the walk of the workload's pattern (device/walk.h, which
  * the bench's device.*.strided and device.*.random cases walk too). */
 static __device__ size_t zc__visit(size_t i, size_t words, int pattern, size_t mul)
@@ -90,15 +88,8 @@ extern "C" zc_status zc__work_launch(const zc__work *work, cudaStream_t stream)
         ZC_CUDA_RETURN(cudaGetDevice(&device));
         ZC_CUDA_RETURN(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     }
-    /* Enough threads to keep many loads in flight over PCIe; no more than the data needs. */
     size_t units = work->pattern == ZC_ACCESS_COALESCED ? work->words / 4 : work->words;
-    size_t blocks = (units + ZC__THREADS - 1) / ZC__THREADS;
-    size_t max_blocks = (size_t)sms * 8;
-    if (blocks > max_blocks)
-        blocks = max_blocks;
-    if (blocks == 0)
-        blocks = 1;
-    zc__work_kernel<<<(unsigned)blocks, ZC__THREADS, 0, stream>>>(*work);
+    zc__work_kernel<<<zc__walk_blocks(units, sms), ZC__WALK_THREADS, 0, stream>>>(*work);
     return ZC_CUDA_LAUNCH_CHECK("zc__work_kernel");
 }
 

@@ -242,13 +242,6 @@ __global__ void zc__write_walk_kernel(uint32_t *p, size_t words, zc__walk walk, 
     }
 }
 
-/* The workload kernel's grid: a thread per word, at most 8 blocks of 256 per SM. */
-static unsigned zc__walk_grid(size_t words, int sm_count)
-{
-    size_t blocks = (words + 255) / 256, most = (size_t)(sm_count > 0 ? sm_count : 1) * 8;
-    return (unsigned)(blocks < 1 ? 1 : blocks > most ? most : blocks);
-}
-
 /* The words of a buffer a walk can take (a whole number of 128-byte lines, at least one):
  * ZC_ERR_INVALID_ARG naming fn otherwise. */
 static zc_status zc__walk_words(const char *fn, size_t bytes, size_t *words_p)
@@ -535,7 +528,7 @@ extern "C" zc_status zc__k_read(const void *p, size_t bytes, zc__access access, 
     case ZC__ACCESS_WALK_RANDOM: {
         size_t words = 0;
         ZC_CHECK(zc__walk_words("zc__k_read", bytes, &words));
-        zc__read_walk_kernel<<<zc__walk_grid(words, sm_count), 256, 0, stream>>>(
+        zc__read_walk_kernel<<<zc__walk_blocks(words, sm_count), ZC__WALK_THREADS, 0, stream>>>(
             (const uint32_t *)p, words, zc__walk_of(access), zc__walk_multiplier(words), passes,
             slot);
         return ZC_CUDA_LAUNCH_CHECK("zc__read_walk_kernel");
@@ -613,7 +606,7 @@ extern "C" zc_status zc__k_write(void *p, size_t bytes, zc__access access, size_
     case ZC__ACCESS_WALK_RANDOM: {
         size_t words = 0;
         ZC_CHECK(zc__walk_words("zc__k_write", bytes, &words));
-        zc__write_walk_kernel<<<zc__walk_grid(words, sm_count), 256, 0, stream>>>(
+        zc__write_walk_kernel<<<zc__walk_blocks(words, sm_count), ZC__WALK_THREADS, 0, stream>>>(
             (uint32_t *)p, words, zc__walk_of(access), zc__walk_multiplier(words), seed);
         return ZC_CUDA_LAUNCH_CHECK("zc__write_walk_kernel");
     }

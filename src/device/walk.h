@@ -59,4 +59,16 @@ static inline size_t zc__walk_multiplier(size_t words)
     return mul % words == 0 ? 1 : mul % words;
 }
 
+/* The workload kernel's launch, which the bench's walk cases copy so that they measure what
+ * advise prices: ZC__WALK_THREADS threads a block, a thread per unit of work, at most 8 blocks
+ * per SM (enough loads in flight over PCIe; no more than the data needs), at least one. */
+#define ZC__WALK_THREADS 256
+
+static inline unsigned zc__walk_blocks(size_t units, int sm_count)
+{
+    size_t blocks = (units + ZC__WALK_THREADS - 1) / ZC__WALK_THREADS;
+    size_t most = (size_t)(sm_count > 0 ? sm_count : 1) * 8;
+    return (unsigned)(blocks < 1 ? 1 : blocks > most ? most : blocks);
+}
+
 #endif
