@@ -240,6 +240,13 @@ typedef struct zc_profile {
                                             random; the GPU's cache keeps a small buffer's
                                             lines for the next pass, not a large one's */
     unsigned char mapped_walk_reread_origin[2];
+    zc_cost_curve copy_alone[2][2]; /* one synchronous cudaMemcpy and nothing else, by size (us,
+                                       host clock), as latency.copy.* measured it: [0] pageable,
+                                       [1] pinned; each [ZC_DIR_H2D], [ZC_DIR_D2H]. Their
+                                       difference is what a pageable copy costs beyond a pinned
+                                       one between other work (a small one to the GPU returns
+                                       once staged, one back waits for the copy out) */
+    unsigned char copy_alone_origin[2][2];
 } zc_profile;
 
 /* The largest transfer a workload may name as a size text ("4KiB", "1.5M"): 1 TiB. */

@@ -43,6 +43,10 @@ static const zc_bench_case_id zc__used[] = {
     ZC_BENCH_CASE_LATENCY_LAUNCH,
     ZC_BENCH_CASE_LATENCY_ROUNDTRIP_PINNED,
     ZC_BENCH_CASE_LATENCY_ROUNDTRIP_PAGEABLE,
+    ZC_BENCH_CASE_LATENCY_COPY_PAGEABLE_H2D,
+    ZC_BENCH_CASE_LATENCY_COPY_PAGEABLE_D2H,
+    ZC_BENCH_CASE_LATENCY_COPY_PINNED_H2D,
+    ZC_BENCH_CASE_LATENCY_COPY_PINNED_D2H,
     ZC_BENCH_CASE_LATENCY_GPU_READ_HOST,
     ZC_BENCH_CASE_LATENCY_PINGPONG,
     ZC_BENCH_CASE_OVERLAP_PIPELINE,
@@ -293,6 +297,15 @@ static void zc__latencies(const zc__by_id *b, zc_profile *p)
             zc__put(p, ZC_PF_COPY_LATENCY_PAGEABLE, (rt_pageable - launch) / 2.0,
                     ZC_ORIGIN_DERIVED);
     }
+    /* One copy alone, pageable and pinned, by size: what a pageable copy costs beyond a
+     * pinned one (the model adds it to the pinned copy's price). */
+    static const zc_bench_case_id alone[2][2] = {
+        {ZC_BENCH_CASE_LATENCY_COPY_PAGEABLE_H2D, ZC_BENCH_CASE_LATENCY_COPY_PAGEABLE_D2H},
+        {ZC_BENCH_CASE_LATENCY_COPY_PINNED_H2D, ZC_BENCH_CASE_LATENCY_COPY_PINNED_D2H}};
+    for (int k = 0; k < 2; k++)
+        for (int d = 0; d < 2; d++)
+            zc__variant_curve(b->r[alone[k][d]], "", &p->copy_alone[k][d],
+                              &p->copy_alone_origin[k][d]);
     zc__put(p, ZC_PF_MAPPED_LATENCY_US,
             zc__at_largest(b, ZC_BENCH_CASE_LATENCY_GPU_READ_HOST, NULL), ZC_ORIGIN_MEASURED);
     zc__put(p, ZC_PF_PINGPONG_US, zc__at_largest(b, ZC_BENCH_CASE_LATENCY_PINGPONG, NULL),

@@ -187,6 +187,15 @@ static void zc__note_missing_curves(const zc_profile *p, char *notes, size_t not
         zc__note(notes, notes_size,
                  "every pinned buffer priced as a program's first (no cudaHostAlloc beside "
                  "another in the profile)");
+    for (int d = 0; d < 2; d++)
+        if (p->copy[ZC_BUFFER_PAGEABLE][d].count > 0 &&
+            (p->copy_alone[0][d].count == 0 || p->copy_alone[1][d].count == 0))
+            zc__note(notes, notes_size,
+                     "pageable copies %s priced at the round trip's share and the back-to-back "
+                     "curve (no latency.copy.pageable.%s and latency.copy.pinned.%s in the "
+                     "profile)",
+                     d == ZC_DIR_H2D ? "to the GPU" : "back", zc_direction_key((zc_direction)d),
+                     zc_direction_key((zc_direction)d));
     if (p->managed_transfer[ZC_DIR_H2D].count > 0 && p->managed_transfer[ZC_DIR_D2H].count > 0 &&
         p->managed_transfer_both.count == 0)
         zc__note(notes, notes_size,

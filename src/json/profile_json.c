@@ -142,6 +142,14 @@ static const zc__curve_row zc__curve_rows[] = {
     ZC__COST_ROW("managed_transfer_us.both", managed_transfer_both, managed_transfer_both_origin),
     ZC__COST_ROW("host_fill_us", host_fill, host_fill_origin),
     ZC__COST_ROW("alloc_pinned_beside_us", alloc_pinned_beside, alloc_pinned_beside_origin),
+    ZC__COST_ROW("copy_alone_us.pageable_h2d", copy_alone[0][ZC_DIR_H2D],
+                 copy_alone_origin[0][ZC_DIR_H2D]),
+    ZC__COST_ROW("copy_alone_us.pageable_d2h", copy_alone[0][ZC_DIR_D2H],
+                 copy_alone_origin[0][ZC_DIR_D2H]),
+    ZC__COST_ROW("copy_alone_us.pinned_h2d", copy_alone[1][ZC_DIR_H2D],
+                 copy_alone_origin[1][ZC_DIR_H2D]),
+    ZC__COST_ROW("copy_alone_us.pinned_d2h", copy_alone[1][ZC_DIR_D2H],
+                 copy_alone_origin[1][ZC_DIR_D2H]),
 };
 
 /* The document of a profile: every figure of the given origins and, under "origin", where each

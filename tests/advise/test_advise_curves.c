@@ -3,7 +3,8 @@
  * CPU's fill along its curve by size, both kept by the profile document and made from a bench
  * result; a profile without them keeps the rates it had; the round trip's two modes; a
  * technique's later small pinned buffers priced as carved from the first one's chunk; strided and
- * random kernels on device memory along their own walk curves. */
+ * random kernels on device memory along their own walk curves; pageable copies as pinned ones
+ * plus what one alone costs beyond a pinned one. */
 #include "test_support.h"
 
 #include <math.h>
@@ -521,6 +522,93 @@ static void test_mapped_walks_follow_their_curves(void **state)
     assert_int_equal(q.mapped_walk_reread[0].count, 0);
 }
 
+/* A latency.copy case as zc bench writes it: one synchronous copy's microseconds at bytes. */
+static cJSON *alone_case(const char *key, double bytes, double us)
+{
+    cJSON *c = walk_case(key, us);
+    cJSON *pt = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(c, "points"), 0);
+    cJSON_ReplaceItemInObjectCaseSensitive(pt, "bytes", cJSON_CreateNumber(bytes));
+    cJSON_ReplaceItemInObjectCaseSensitive(pt, "metric", cJSON_CreateString("latency"));
+    cJSON_ReplaceItemInObjectCaseSensitive(pt, "unit", cJSON_CreateString("us"));
+    return c;
+}
+
+/* A pageable copy between other work: the pinned copy's price plus what one alone cost beyond a
+ * pinned one alone (latency.copy), to the largest size measured, then along the pageable curve;
+ * without those curves, the round trip's share and the pageable curve as before. */
+static void test_pageable_copies_follow_the_alone_curves(void **state)
+{
+    (void)state;
+    zc_profile p = load_h200();
+    zc_prediction before = predict(&p, 4096, ZC_DIR_H2D, 1, ZC_TECH_PAGEABLE);
+    zc_prediction pinned = predict(&p, 4096, ZC_DIR_H2D, 1, ZC_TECH_PINNED);
+    assert_double_equal(before.fixed_us, p.launch_sync_us + p.copy_latency_us[ZC_BUFFER_PAGEABLE],
+                        1e-9);
+    static const struct {
+        int kind, dir;
+        size_t bytes;
+        double us;
+    } alone[] = {{0, ZC_DIR_H2D, 4096, 6.6}, {0, ZC_DIR_H2D, 65536, 15.7},
+                 {1, ZC_DIR_H2D, 4096, 7.6}, {1, ZC_DIR_H2D, 65536, 9.1},
+                 {0, ZC_DIR_D2H, 4096, 8.8}, {1, ZC_DIR_D2H, 4096, 6.7}};
+    for (size_t i = 0; i < sizeof alone / sizeof alone[0]; i++) {
+        assert_int_equal(zc_cost_curve_add(&p.copy_alone[alone[i].kind][alone[i].dir],
+                                           alone[i].bytes, alone[i].us),
+                         ZC_OK);
+        p.copy_alone_origin[alone[i].kind][alone[i].dir] = ZC_ORIGIN_MEASURED;
+    }
+    /* 4 KiB to the GPU: the pinned copy less the microsecond a staged copy saves. */
+    zc_prediction r = predict(&p, 4096, ZC_DIR_H2D, 1, ZC_TECH_PAGEABLE);
+    assert_double_equal(r.fixed_us, pinned.fixed_us + (6.6 - 7.6), 1e-9);
+    assert_double_equal(r.link_us, pinned.link_us, 1e-9);
+    assert_true(r.per_transfer_us < before.per_transfer_us);
+    /* Both ways: each direction its own difference. */
+    zc_prediction both = predict(&p, 4096, ZC_DIR_BOTH, 1, ZC_TECH_PAGEABLE);
+    zc_prediction both_pinned = predict(&p, 4096, ZC_DIR_BOTH, 1, ZC_TECH_PINNED);
+    assert_double_equal(both.fixed_us, both_pinned.fixed_us + (6.6 - 7.6) + (8.8 - 6.7), 1e-9);
+    /* Past the largest size measured alone, the pageable curve's own increments carry on. */
+    const zc_curve *pg = &p.copy[ZC_BUFFER_PAGEABLE][ZC_DIR_H2D];
+    const zc_curve *pin = &p.copy[ZC_BUFFER_PINNED][ZC_DIR_H2D];
+    double t_pg_1m = 0.0, t_pg_64k = 0.0, t_pin_64k = 0.0, t_pin_4k = 0.0;
+    assert_int_equal(zc_curve_time_us(pg, 1 << 20, &t_pg_1m), ZC_OK);
+    assert_int_equal(zc_curve_time_us(pg, 65536, &t_pg_64k), ZC_OK);
+    assert_int_equal(zc_curve_time_us(pin, 65536, &t_pin_64k), ZC_OK);
+    assert_int_equal(zc_curve_time_us(pin, 4096, &t_pin_4k), ZC_OK);
+    zc_prediction big = predict(&p, 1 << 20, ZC_DIR_H2D, 1, ZC_TECH_PAGEABLE);
+    assert_double_equal(big.fixed_us, pinned.fixed_us + (15.7 - 9.1), 1e-9);
+    assert_double_equal(big.link_us, pinned.link_us + (t_pin_64k - t_pin_4k) + (t_pg_1m - t_pg_64k),
+                        1e-6);
+    /* The pinned copy itself does not move. */
+    assert_double_equal(predict(&p, 4096, ZC_DIR_H2D, 1, ZC_TECH_PINNED).per_transfer_us,
+                        pinned.per_transfer_us, 1e-12);
+    /* Kept by the profile document. */
+    cJSON *doc = NULL;
+    assert_int_equal(zc_profile_to_saved_json(&p, NULL, &doc), ZC_OK);
+    assert_non_null(cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(doc, "copy_alone_us"), "pageable_h2d"));
+    zc_profile back;
+    assert_int_equal(zc_profile_from_json(doc, &back), ZC_OK);
+    cJSON_Delete(doc);
+    assert_int_equal(back.copy_alone[0][ZC_DIR_H2D].count, 2);
+    assert_double_equal(back.copy_alone[1][ZC_DIR_D2H].us[0], 6.7, 1e-12);
+    assert_int_equal(back.copy_alone_origin[0][ZC_DIR_D2H], ZC_ORIGIN_MEASURED);
+    /* Made from zc bench's latency.copy.* cases. */
+    cJSON *bench = zc_test_read_json(ZC_ADVISE_FIXTURES "/../report/h200.bench.json");
+    assert_non_null(bench);
+    cJSON *cases = cJSON_GetObjectItemCaseSensitive(bench, "cases");
+    cJSON_AddItemToArray(cases, alone_case("latency.copy.pageable.h2d", 4096, 6.6));
+    cJSON_AddItemToArray(cases, alone_case("latency.copy.pinned.d2h", 4096, 6.7));
+    zc_profile q;
+    assert_int_equal(zc_profile_from_bench_json(bench, &q, NULL, 0), ZC_OK);
+    cJSON_Delete(bench);
+    assert_int_equal(q.copy_alone[0][ZC_DIR_H2D].count, 1);
+    assert_double_equal(q.copy_alone[0][ZC_DIR_H2D].us[0], 6.6, 1e-12);
+    assert_int_equal(q.copy_alone_origin[0][ZC_DIR_H2D], ZC_ORIGIN_MEASURED);
+    assert_int_equal(q.copy_alone[1][ZC_DIR_D2H].count, 1);
+    assert_int_equal(q.copy_alone[0][ZC_DIR_D2H].count, 0);
+    assert_int_equal(q.copy_alone[1][ZC_DIR_H2D].count, 0);
+}
+
 /* A profile without a curve the model prefers says what stands in for it; with it, nothing. */
 static void test_missing_curves_are_said(void **state)
 {
@@ -537,6 +625,8 @@ static void test_missing_curves_are_said(void **state)
     assert_non_null(strstr(notes, "every pinned buffer priced as a program's first"));
     assert_non_null(strstr(notes, "strided kernels on mapped memory priced at one word per"));
     assert_non_null(strstr(notes, "random kernels on mapped memory priced at one word per"));
+    assert_non_null(strstr(notes, "pageable copies to the GPU priced at the round trip's share"));
+    assert_non_null(strstr(notes, "pageable copies back priced at the round trip's share"));
     for (int w = 0; w < 2; w++)
         for (int d = 0; d < 2; d++) {
             assert_int_equal(zc_curve_add(&p.device_walk[w][d], 1 << 20, 100.0), ZC_OK);
@@ -552,6 +642,12 @@ static void test_missing_curves_are_said(void **state)
     assert_int_equal(zc_profile_fill_gaps(&p, notes, sizeof notes), ZC_OK);
     assert_null(strstr(notes, "priced as its first"));
     assert_null(strstr(notes, "program's first"));
+    assert_non_null(strstr(notes, "pageable copies back priced"));
+    for (int k = 0; k < 2; k++)
+        assert_int_equal(zc_cost_curve_add(&p.copy_alone[k][ZC_DIR_H2D], 4096, 7.0), ZC_OK);
+    assert_int_equal(zc_profile_fill_gaps(&p, notes, sizeof notes), ZC_OK);
+    assert_null(strstr(notes, "pageable copies to the GPU priced"));
+    assert_non_null(strstr(notes, "pageable copies back priced"));
     /* Managed both ways: said only when the two directions are measured and both is not. */
     assert_null(strstr(notes, "managed transfers both ways"));
     add_curves(&p);
@@ -571,6 +667,7 @@ int main(void)
         cmocka_unit_test(test_later_pinned_buffers),
         cmocka_unit_test(test_walks_follow_their_curves),
         cmocka_unit_test(test_mapped_walks_follow_their_curves),
+        cmocka_unit_test(test_pageable_copies_follow_the_alone_curves),
         cmocka_unit_test(test_missing_curves_are_said),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
