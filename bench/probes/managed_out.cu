@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // What one managed transfer of results out costs by what the CPU and the buffer do between
 // transfers: zc advise's runner allocates the size exactly and never reads its results between
-// transfers; zc bench's managed.transfer moves the first bytes of a 64 MiB buffer and reads every
-// word back on the CPU after each (its check). A transfer: the pages prefetched to the GPU, a
+// transfers; zc bench's managed.transfer moved the first bytes of a 64 MiB buffer and read every
+// word back on the CPU after each (its check), until this probe's figures made it the runner's
+// way. A transfer: the pages prefetched to the GPU, a
 // kernel writes them, they are prefetched back, one synchronisation; host clock around it. Each
 // way at each size: 3 warm-ups, then the median of REPS; every word of every transfer the CPU
 // reads is checked, and the last transfer's words where it reads none.
