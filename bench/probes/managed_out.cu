@@ -26,15 +26,6 @@ __global__ void write_words(uint32_t *out, size_t words, uint32_t seed)
         out[i] = seed ^ (uint32_t)(i * 2654435761u);
 }
 
-static cudaMemLocation where(int device)
-{
-    cudaMemLocation l;
-    memset(&l, 0, sizeof l);
-    l.type = device >= 0 ? cudaMemLocationTypeDevice : cudaMemLocationTypeHost;
-    l.id = device >= 0 ? device : 0;
-    return l;
-}
-
 static void check(const uint32_t *p, size_t words, uint32_t seed, const char *way, size_t bytes)
 {
     for (size_t i = 0; i < words; i++)
@@ -54,10 +45,10 @@ static double run(uint32_t *p, size_t bytes, bool read_back, int reps, const cha
     for (int r = 0; r < reps + 3; r++) {
         seed = 0x9e3779b9u * (uint32_t)(r + 1);
         double t0 = now_us();
-        CHECK(cudaMemPrefetchAsync(p, bytes, where(0), 0, s));
+        CHECK(cudaMemPrefetchAsync(p, bytes, probe_where(0), 0, s));
         write_words<<<264, 256, 0, s>>>(p, words, seed);
         CHECK(cudaGetLastError());
-        CHECK(cudaMemPrefetchAsync(p, bytes, where(-1), 0, s));
+        CHECK(cudaMemPrefetchAsync(p, bytes, probe_where(-1), 0, s));
         CHECK(cudaStreamSynchronize(s));
         double t1 = now_us();
         if (r >= 3)

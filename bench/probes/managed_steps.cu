@@ -31,18 +31,9 @@ __global__ void work(const uint32_t *in, uint32_t *out, size_t words, uint32_t *
     atomicAdd(sum, s);
 }
 
-static cudaMemLocation where(int device)
-{
-    cudaMemLocation l;
-    memset(&l, 0, sizeof l);
-    l.type = device >= 0 ? cudaMemLocationTypeDevice : cudaMemLocationTypeHost;
-    l.id = device >= 0 ? device : 0;
-    return l;
-}
-
 static void prefetch(const void *p, size_t bytes, int device, cudaStream_t s)
 {
-    CHECK(cudaMemPrefetchAsync(p, bytes, where(device), 0, s));
+    CHECK(cudaMemPrefetchAsync(p, bytes, probe_where(device), 0, s));
 }
 
 static uint32_t fill(uint32_t *p, size_t words, uint32_t seed)

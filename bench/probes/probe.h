@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #define CHECK(call)                                                                                \
     do {                                                                                           \
@@ -24,6 +25,16 @@ static inline double now_us()
 {
     using namespace std::chrono;
     return duration<double, std::micro>(steady_clock::now().time_since_epoch()).count();
+}
+
+// Where a prefetch of managed memory goes: GPU device, or the host when device < 0.
+static inline cudaMemLocation probe_where(int device)
+{
+    cudaMemLocation l;
+    memset(&l, 0, sizeof l);
+    l.type = device >= 0 ? cudaMemLocationTypeDevice : cudaMemLocationTypeHost;
+    l.id = device >= 0 ? device : 0;
+    return l;
 }
 
 #endif

@@ -44,6 +44,20 @@ static zc_prediction predict(const zc_profile *p, size_t bytes, zc_direction dir
     return r;
 }
 
+/* p saved as a profile document (which holds key, with member leaf when leaf is not NULL) and
+ * read back. */
+static zc_profile saved_and_read(const zc_profile *p, const char *key, const char *leaf)
+{
+    cJSON *doc = NULL;
+    assert_int_equal(zc_profile_to_saved_json(p, NULL, &doc), ZC_OK);
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(doc, key);
+    assert_non_null(leaf != NULL ? cJSON_GetObjectItemCaseSensitive(o, leaf) : o);
+    zc_profile back;
+    assert_int_equal(zc_profile_from_json(doc, &back), ZC_OK);
+    cJSON_Delete(doc);
+    return back;
+}
+
 /* Curves as managed.transfer and the runner's fill would give them (us), shaped like the H200's:
  * a fixed part of tens of microseconds, then the bytes. */
 static void add_curves(zc_profile *p)
@@ -316,11 +330,7 @@ static void test_later_pinned_buffers(void **state)
     assert_double_equal(predict(&p, 16 << 20, ZC_DIR_BOTH, 1, ZC_TECH_PINNED).setup_us, 12000.0,
                         1e-9);
     /* The profile document keeps the curve. */
-    cJSON *doc = NULL;
-    assert_int_equal(zc_profile_to_saved_json(&p, NULL, &doc), ZC_OK);
-    zc_profile back;
-    assert_int_equal(zc_profile_from_json(doc, &back), ZC_OK);
-    cJSON_Delete(doc);
+    zc_profile back = saved_and_read(&p, "alloc_pinned_beside_us", NULL);
     assert_int_equal(back.alloc_pinned_beside.count, 2);
     assert_double_equal(back.alloc_pinned_beside.us[0], 5.0, 1e-12);
     assert_int_equal(back.alloc_pinned_beside_origin, ZC_ORIGIN_MEASURED);
@@ -398,13 +408,7 @@ static void test_walks_follow_their_curves(void **state)
     assert_double_equal(predict(&p, 1 << 20, ZC_DIR_H2D, 4, ZC_TECH_PINNED).compute_us,
                         coalesced.compute_us, 1e-9);
     /* Kept by the profile document. */
-    cJSON *doc = NULL;
-    assert_int_equal(zc_profile_to_saved_json(&p, NULL, &doc), ZC_OK);
-    assert_non_null(cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(doc, "device_gbps_curve_strided"), "read"));
-    zc_profile back;
-    assert_int_equal(zc_profile_from_json(doc, &back), ZC_OK);
-    cJSON_Delete(doc);
+    zc_profile back = saved_and_read(&p, "device_gbps_curve_strided", "read");
     assert_int_equal(back.device_walk[0][0].count, 2);
     assert_double_equal(back.device_walk[0][0].gbps[1], 100.0, 1e-9);
     assert_int_equal(back.device_walk_origin[0][0], ZC_ORIGIN_MEASURED);
@@ -482,13 +486,7 @@ static void test_mapped_walks_follow_their_curves(void **state)
     assert_int_equal(zc_advise_predict(&p, &w, ZC_TECH_PINNED, &pinned_after), ZC_OK);
     assert_double_equal(pinned_after.total_us, pinned_before.total_us, 1e-9);
     /* Kept by the profile document. */
-    cJSON *doc = NULL;
-    assert_int_equal(zc_profile_to_saved_json(&p, NULL, &doc), ZC_OK);
-    assert_non_null(cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(doc, "mapped_gbps_curve_random"), "read"));
-    zc_profile back;
-    assert_int_equal(zc_profile_from_json(doc, &back), ZC_OK);
-    cJSON_Delete(doc);
+    zc_profile back = saved_and_read(&p, "mapped_gbps_curve_random", "read");
     assert_int_equal(back.mapped_walk[1][0].count, 2);
     assert_double_equal(back.mapped_walk[1][0].gbps[1], 2.0, 1e-9);
     assert_int_equal(back.mapped_walk_origin[1][0], ZC_ORIGIN_MEASURED);
@@ -582,13 +580,7 @@ static void test_pageable_copies_follow_the_alone_curves(void **state)
     assert_double_equal(predict(&p, 4096, ZC_DIR_H2D, 1, ZC_TECH_PINNED).per_transfer_us,
                         pinned.per_transfer_us, 1e-12);
     /* Kept by the profile document. */
-    cJSON *doc = NULL;
-    assert_int_equal(zc_profile_to_saved_json(&p, NULL, &doc), ZC_OK);
-    assert_non_null(cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(doc, "copy_alone_us"), "pageable_h2d"));
-    zc_profile back;
-    assert_int_equal(zc_profile_from_json(doc, &back), ZC_OK);
-    cJSON_Delete(doc);
+    zc_profile back = saved_and_read(&p, "copy_alone_us", "pageable_h2d");
     assert_int_equal(back.copy_alone[0][ZC_DIR_H2D].count, 2);
     assert_double_equal(back.copy_alone[1][ZC_DIR_D2H].us[0], 6.7, 1e-12);
     assert_int_equal(back.copy_alone_origin[0][ZC_DIR_D2H], ZC_ORIGIN_MEASURED);
