@@ -231,11 +231,9 @@ zc_status zc__run_alloc(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_
             /* Every sample's memory is used by the GPU before it is freed, as a program's is. */
             for (size_t s = 0; s < samples; s++) {
                 /* A program's second buffer of a size, allocated right after its first: each
-                 * sample a new pair. The driver carves a small second block from the first's
-                 * memory (2.4 us at 1 MiB on the H200); with one first block kept alive for every
-                 * sample, the later samples cost as much as a first (0.4-1 ms at 1 MiB), as if a
-                 * block freed there were not handed out again, and the runner's second 1 MiB
-                 * buffer came out 0.4-1 ms cheaper than priced. */
+                 * sample a new pair, both used by the GPU, then both freed. The driver carves a
+                 * small second block from the memory the first one brought (2.8 us at 1 MiB on
+                 * the H200, where a first costs about 0.5 ms). */
                 if (how == ZC__ALLOC_HOSTALLOC_BESIDE &&
                     (st = zc__alloc_do(ctx, how, b, pool, &beside, &unused_s)) != ZC_OK)
                     goto out;
@@ -267,10 +265,9 @@ zc_status zc__run_alloc(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_
                 zc_med = med;
             else if (how == ZC__ALLOC_POOL_HIT)
                 hit_med = med;
-            /* The pool's cached block would sit beside the next way's blocks: with it alive, a
-             * pair's first 1 MiB block took the room beside it and the timed second paid for
-             * memory of its own (0.65-0.95 ms on the H200, where a program's second costs
-             * microseconds). */
+            /* The pool's cached block would sit beside the next way's blocks: with it alive,
+             * every pair's timed second 1 MiB block cost 0.65-0.95 ms on the H200 (the first, it
+             * seems, took the room beside the cached block), 2.8 us without it. */
             (void)zc_pool_trim(pool, 0);
         }
         char sz[32], line[160];

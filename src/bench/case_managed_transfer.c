@@ -113,9 +113,9 @@ static zc_status zc__in_sample(zc_bench_ctx *ctx, zc__transfer_arg *a, size_t sl
     return ZC_OK;
 }
 
-/* Out: the pages start on the host, where the last sample's prefetch left them (the CPU does
- * not write them: a program reads its results); they go to the GPU, a kernel writes data of
- * this sample's own seed, they come back, and the CPU finds that data there. */
+/* Out: the pages start on the host, where the last sample's prefetch left them, untouched by
+ * the CPU; they go to the GPU, a kernel writes data of this sample's own seed and they come
+ * back (the last sample's data is checked there after the samples). */
 static zc_status zc__out_sample(zc_bench_ctx *ctx, zc__transfer_arg *a, size_t slot,
                                 double *seconds_p)
 {
