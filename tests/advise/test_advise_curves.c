@@ -366,6 +366,21 @@ static cJSON *walk_case(const char *key, double gbps)
     return cJSON_Parse(text);
 }
 
+/* The profile zc bench's H200 fixture makes with two cases of its own added (each a case
+ * object, owned by the call). */
+static zc_profile bench_profile_with(cJSON *first, cJSON *second)
+{
+    cJSON *bench = zc_test_read_json(ZC_ADVISE_FIXTURES "/../report/h200.bench.json");
+    assert_non_null(bench);
+    cJSON *cases = cJSON_GetObjectItemCaseSensitive(bench, "cases");
+    cJSON_AddItemToArray(cases, first);
+    cJSON_AddItemToArray(cases, second);
+    zc_profile q;
+    assert_int_equal(zc_profile_from_bench_json(bench, &q, NULL, 0), ZC_OK);
+    cJSON_Delete(bench);
+    return q;
+}
+
 /* A walk read once (gbps) and twice in one launch (twice_gbps, over both passes' bytes) at
  * 1 MiB, as zc bench's zerocopy.read.walk-* cases write it. */
 static cJSON *walk_twice_case(const char *key, double gbps, double twice_gbps)
@@ -414,14 +429,8 @@ static void test_walks_follow_their_curves(void **state)
     assert_int_equal(back.device_walk_origin[0][0], ZC_ORIGIN_MEASURED);
     assert_int_equal(back.device_walk[1][1].count, 0);
     /* Made from zc bench's device.*.strided and device.*.random cases. */
-    cJSON *bench = zc_test_read_json(ZC_ADVISE_FIXTURES "/../report/h200.bench.json");
-    assert_non_null(bench);
-    cJSON *cases = cJSON_GetObjectItemCaseSensitive(bench, "cases");
-    cJSON_AddItemToArray(cases, walk_case("device.read.random", 35.0));
-    cJSON_AddItemToArray(cases, walk_case("device.write.strided", 60.0));
-    zc_profile q;
-    assert_int_equal(zc_profile_from_bench_json(bench, &q, NULL, 0), ZC_OK);
-    cJSON_Delete(bench);
+    zc_profile q = bench_profile_with(walk_case("device.read.random", 35.0),
+                                      walk_case("device.write.strided", 60.0));
     assert_int_equal(q.device_walk[1][0].count, 1);
     assert_double_equal(q.device_walk[1][0].gbps[0], 35.0, 1e-9);
     assert_int_equal(q.device_walk[0][1].count, 1);
@@ -497,14 +506,8 @@ static void test_mapped_walks_follow_their_curves(void **state)
     assert_int_equal(back.mapped_walk_reread[0].count, 0);
     assert_int_equal(back.device_walk[1][0].count, 0);
     /* Made from zc bench's zerocopy.*.walk-strided and zerocopy.*.walk-random cases. */
-    cJSON *bench = zc_test_read_json(ZC_ADVISE_FIXTURES "/../report/h200.bench.json");
-    assert_non_null(bench);
-    cJSON *cases = cJSON_GetObjectItemCaseSensitive(bench, "cases");
-    cJSON_AddItemToArray(cases, walk_twice_case("zerocopy.read.walk-random", 2.5, 4.0));
-    cJSON_AddItemToArray(cases, walk_case("zerocopy.write.walk-strided", 3.5));
-    zc_profile q;
-    assert_int_equal(zc_profile_from_bench_json(bench, &q, NULL, 0), ZC_OK);
-    cJSON_Delete(bench);
+    zc_profile q = bench_profile_with(walk_twice_case("zerocopy.read.walk-random", 2.5, 4.0),
+                                      walk_case("zerocopy.write.walk-strided", 3.5));
     assert_int_equal(q.mapped_walk[1][0].count, 1);
     assert_double_equal(q.mapped_walk[1][0].gbps[0], 2.5, 1e-9);
     assert_int_equal(q.mapped_walk[0][1].count, 1);
@@ -585,14 +588,8 @@ static void test_pageable_copies_follow_the_alone_curves(void **state)
     assert_double_equal(back.copy_alone[1][ZC_DIR_D2H].us[0], 6.7, 1e-12);
     assert_int_equal(back.copy_alone_origin[0][ZC_DIR_D2H], ZC_ORIGIN_MEASURED);
     /* Made from zc bench's latency.copy.* cases. */
-    cJSON *bench = zc_test_read_json(ZC_ADVISE_FIXTURES "/../report/h200.bench.json");
-    assert_non_null(bench);
-    cJSON *cases = cJSON_GetObjectItemCaseSensitive(bench, "cases");
-    cJSON_AddItemToArray(cases, alone_case("latency.copy.pageable.h2d", 4096, 6.6));
-    cJSON_AddItemToArray(cases, alone_case("latency.copy.pinned.d2h", 4096, 6.7));
-    zc_profile q;
-    assert_int_equal(zc_profile_from_bench_json(bench, &q, NULL, 0), ZC_OK);
-    cJSON_Delete(bench);
+    zc_profile q = bench_profile_with(alone_case("latency.copy.pageable.h2d", 4096, 6.6),
+                                      alone_case("latency.copy.pinned.d2h", 4096, 6.7));
     assert_int_equal(q.copy_alone[0][ZC_DIR_H2D].count, 1);
     assert_double_equal(q.copy_alone[0][ZC_DIR_H2D].us[0], 6.6, 1e-12);
     assert_int_equal(q.copy_alone_origin[0][ZC_DIR_H2D], ZC_ORIGIN_MEASURED);
