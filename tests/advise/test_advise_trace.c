@@ -2,12 +2,16 @@
 /* zc advise --trace on the CPU: trace documents made by zc_trace_to_json from hand-written logs
  * and by hand, grouped and priced with a recorded profile; every technique priced as
  * zc_advise_predict prices the group's workload, the totals, the unpriced parts and their
- * reasons, bad documents refused, and the command's exit codes, table and document. */
+ * reasons, bad documents refused, and the command's exit codes, table and document, the
+ * same from a file, stdin, a pipe and a FIFO. */
 #include "test_support.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "advise_files.h"
@@ -438,6 +442,68 @@ static void test_cli(void **state)
                       zc_test_no_gpu_env, 2, NULL, "cannot read");
 }
 
+/* zc advise --trace's document the same whichever way the trace arrives: a file, stdin from the
+ * file, stdin through a pipe in small pieces, a FIFO; a cut document refused with exit 2. */
+static void test_cli_inputs(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/zc-advise-trace-XXXXXX";
+    write_program(path);
+    zc_test_output want, got;
+    zc_test_run_zc(
+        (const char *[]){"advise", "--trace", path, "--profile", H200, "--json", "-", NULL}, NULL,
+        &want);
+    assert_int_equal(want.exit_code, 0);
+    const char *stdin_args[] = {"advise", "--trace", "-", "--profile", H200, "--json", "-", NULL};
+    for (int piped = 0; piped < 2; piped++) {
+        zc_test_run_opts opts = {path, piped, 0, 0};
+        zc_test_run_zc_bounded(stdin_args, NULL, &opts, &got);
+        assert_int_equal(got.exit_code, 0);
+        assert_string_equal(got.out, want.out);
+        zc_test_output_free(&got);
+    }
+    char fifo[] = "/tmp/zc-advise-fifo-XXXXXX";
+    int fd = mkstemp(fifo);
+    assert_true(fd >= 0);
+    close(fd);
+    unlink(fifo);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    pid_t writer = fork();
+    assert_true(writer >= 0);
+    if (writer == 0) {
+        size_t len = 0;
+        char *text = zc_test_read_file(path, &len);
+        int out = open(fifo, O_WRONLY);
+        _exit(out >= 0 && write(out, text, len) == (ssize_t)len ? 0 : 1);
+    }
+    zc_test_run_zc_bounded(
+        (const char *[]){"advise", "--trace", fifo, "--profile", H200, "--json", "-", NULL}, NULL,
+        NULL, &got);
+    int st = 0;
+    assert_int_equal(waitpid(writer, &st, 0), writer);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    assert_int_equal(got.exit_code, 0);
+    assert_string_equal(got.out, want.out);
+    zc_test_output_free(&got);
+    unlink(fifo);
+    /* The first 100 bytes of the trace document only: not JSON, exit 2. */
+    char cut[] = "/tmp/zc-advise-cut-XXXXXX";
+    fd = mkstemp(cut);
+    assert_true(fd >= 0);
+    char *trace = zc_test_read_file(path, NULL);
+    assert_int_equal(write(fd, trace, 100), 100);
+    free(trace);
+    close(fd);
+    zc_test_run_opts opts = {cut, 1, 0, 0};
+    zc_test_run_zc_bounded(stdin_args, NULL, &opts, &got);
+    assert_int_equal(got.exit_code, 2);
+    assert_non_null(strstr(got.err, "not JSON"));
+    zc_test_output_free(&got);
+    zc_test_output_free(&want);
+    unlink(cut);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -445,6 +511,7 @@ int main(void)
         cmocka_unit_test(test_unpriced_reasons), cmocka_unit_test(test_paths_fallback),
         cmocka_unit_test(test_groups_folded),    cmocka_unit_test(test_bad_documents),
         cmocka_unit_test(test_advice_document),  cmocka_unit_test(test_cli),
+        cmocka_unit_test(test_cli_inputs),
     };
     return cmocka_run_group_tests(tests, load_profile, NULL);
 }

@@ -215,6 +215,25 @@ for sig in INT TERM HUP; do
     test $rc -gt 128 -a "$(cat "sig-$sig.f32")" = old -a "$left" = ""
 done
 
+# SIGTERM to zc advise --trace while it waits for its trace on a FIFO (a writer holds it open
+# and writes nothing): it ends by it, the old document is kept, no temporary left.
+printf 'old\n' >trace-sig.json
+mkfifo trace.fifo
+sleep 30 <>trace.fifo &
+holder=$!
+"$zc" advise --profile "$profile" --trace trace.fifo --json trace-sig.json --force >/dev/null \
+  2>err &
+pid=$!
+sleep 0.5
+kill -TERM $pid
+wait $pid
+rc=$?
+kill $holder 2>/dev/null
+wait $holder 2>/dev/null
+left=$(find "$work" -name '.zc-*')
+check "SIGTERM to zc advise --trace reading a FIFO: exit 143, the old document kept, no temporary" \
+  test $rc = 143 -a "$(cat trace-sig.json)" = old -a "$left" = ""
+
 # SIGTERM to zc run alone while its program runs: passed on to the program, which ends by it;
 # zc run then reports that end (exit 143, the report says signal 15) and leaves no temporary
 # and no log folder.
