@@ -57,4 +57,16 @@ ZC_EXTERN void zc_clear_error(void);
 
 ZC_END_DECLS
 
+/*
+ * Propagate a failed status in one line, in a function that itself returns zc_status: evaluate
+ * expr (a zc_status) once and return it when it is not ZC_OK. The failure's detail stays in
+ * zc_last_error() for the caller to report.
+ */
+#define ZC_CHECK(expr)                                                                             \
+    do {                                                                                           \
+        zc_status zc__check_s = (expr);                                                            \
+        if (zc__check_s != ZC_OK)                                                                  \
+            return zc__check_s;                                                                    \
+    } while (0)
+
 #endif

@@ -42,9 +42,7 @@ ZC_EXTERN zc_status zc_profile_measure_config(const zc_bench_config *config_in,
         notes[0] = '\0';
     zc_bench_case_id ids[ZC_BENCH_CASE_ID_COUNT];
     size_t n = 0;
-    zc_status status = zc_profile_bench_cases(ids, ZC_BENCH_CASE_ID_COUNT, &n);
-    if (status != ZC_OK)
-        return status;
+    ZC_CHECK(zc_profile_bench_cases(ids, ZC_BENCH_CASE_ID_COUNT, &n));
     int device = config_in->device;
     zc_bench_mode mode = config_in->mode;
     zc_device_info info;
@@ -57,17 +55,16 @@ ZC_EXTERN zc_status zc_profile_measure_config(const zc_bench_config *config_in,
     config.device_count = 0;
     zc_bench_ctx *ctx = NULL;
     ZC_CHECK(zc_bench_ctx_create(&config, &ctx));
+    zc_status status = ZC_OK;
     zc_bench_result *results = calloc(n, sizeof *results);
     size_t done = 0;
     if (results == NULL) {
         status = ZC_FAIL(ZC_ERR_NO_MEMORY, "zc_profile_measure: %zu results", n);
         goto destroy;
     }
-    if ((status = zc_bench_ctx_plan(ctx, n)) != ZC_OK)
-        goto destroy;
+    ZC_CHECK_GOTO(zc_bench_ctx_plan(ctx, n), status, destroy);
     for (; done < n; done++) {
-        if ((status = zc_bench_run(ctx, (size_t)ids[done], &results[done])) != ZC_OK)
-            goto destroy;
+        ZC_CHECK_GOTO(zc_bench_run(ctx, (size_t)ids[done], &results[done]), status, destroy);
         if (results[done].outcome != ZC_BENCH_OK)
             zc__why(notes, notes_size, &results[done]);
     }

@@ -112,34 +112,27 @@ static void zc__run_destroy(zc__run *r)
 {
     for (int s = 0; s < 2; s++) {
         for (int e = 0; e < r->event_count[s]; e++)
-            (void)cudaEventDestroy(r->done[s][e]);
+            ZC_CUDA_IGNORE(cudaEventDestroy(r->done[s][e]));
         zc__host_free(r, s, 1, r->h_out[s], r->d_out[s]);
         zc__host_free(r, s, 0, r->h_in[s], r->d_in[s]);
     }
     for (int i = 0; i < r->stream_count; i++)
-        (void)cudaStreamDestroy(r->streams[i]);
+        ZC_CUDA_IGNORE(cudaStreamDestroy(r->streams[i]));
     zc__mem_exact_free(ZC_BUFFER_DEVICE, r->sink);
 }
 
 static zc_status zc__run_create(zc__run *r)
 {
-    zc_status status;
     for (int i = 0; i < ZC__STREAMS; i++) {
         ZC_CUDA_RETURN(cudaStreamCreateWithFlags(&r->streams[i], cudaStreamNonBlocking));
         r->stream_count++;
     }
     ZC_CHECK(zc__mem_exact_alloc(ZC_BUFFER_DEVICE, sizeof(uint32_t), (void **)&r->sink));
     for (int s = 0; s < r->sets; s++) {
-        if (r->in) {
-            status = zc__host_alloc(r, s, 0, &r->h_in[s], &r->d_in[s]);
-            if (status != ZC_OK)
-                return status;
-        }
-        if (r->out) {
-            status = zc__host_alloc(r, s, 1, &r->h_out[s], &r->d_out[s]);
-            if (status != ZC_OK)
-                return status;
-        }
+        if (r->in)
+            ZC_CHECK(zc__host_alloc(r, s, 0, &r->h_in[s], &r->d_in[s]));
+        if (r->out)
+            ZC_CHECK(zc__host_alloc(r, s, 1, &r->h_out[s], &r->d_out[s]));
         for (size_t c = 0; c < r->chunks; c++) {
             ZC_CUDA_RETURN(cudaEventCreateWithFlags(&r->done[s][c], cudaEventDisableTiming));
             r->event_count[s]++;
@@ -184,7 +177,6 @@ static zc_status zc__transfer_once(zc__run *r, uint32_t seed, int device)
 {
     cudaStream_t s = r->streams[0];
     zc__work work = zc__work_of(r, 0, 0, r->words, seed);
-    zc_status status;
     if (r->in)
         zc__fill(r->h_in[0], r->words, seed);
     int copies =
@@ -193,18 +185,17 @@ static zc_status zc__transfer_once(zc__run *r, uint32_t seed, int device)
         ZC_CUDA_RETURN(
             cudaMemcpyAsync(r->d_in[0], r->h_in[0], r->bytes, cudaMemcpyHostToDevice, s));
     if (r->tech == ZC_TECH_MANAGED) {
-        if (r->in && (status = zc__prefetch(r->h_in[0], r->bytes, device, s)) != ZC_OK)
-            return status;
-        if (r->out && (status = zc__prefetch(r->h_out[0], r->bytes, device, s)) != ZC_OK)
-            return status;
+        if (r->in)
+            ZC_CHECK(zc__prefetch(r->h_in[0], r->bytes, device, s));
+        if (r->out)
+            ZC_CHECK(zc__prefetch(r->h_out[0], r->bytes, device, s));
     }
     ZC_CHECK(zc__work_launch(&work, s));
     if (copies && r->out)
         ZC_CUDA_RETURN(
             cudaMemcpyAsync(r->h_out[0], r->d_out[0], r->bytes, cudaMemcpyDeviceToHost, s));
-    if (r->tech == ZC_TECH_MANAGED && r->out &&
-        (status = zc__prefetch(r->h_out[0], r->bytes, -1, s)) != ZC_OK)
-        return status;
+    if (r->tech == ZC_TECH_MANAGED && r->out)
+        ZC_CHECK(zc__prefetch(r->h_out[0], r->bytes, -1, s));
     return ZC_CUDA(cudaStreamSynchronize(s));
 }
 
@@ -226,9 +217,7 @@ static zc_status zc__transfer_queue(zc__run *r, int set, uint32_t seed)
             ZC_CUDA_RETURN(cudaMemcpyAsync(r->d_in[set] + first, r->h_in[set] + first, chunk_bytes,
                                            cudaMemcpyHostToDevice, s));
         zc__work work = zc__work_of(r, set, first, chunk_words, seed);
-        zc_status status = zc__work_launch(&work, s);
-        if (status != ZC_OK)
-            return status;
+        ZC_CHECK(zc__work_launch(&work, s));
         if (r->out)
             ZC_CUDA_RETURN(cudaMemcpyAsync(r->h_out[set] + first, r->d_out[set] + first,
                                            chunk_bytes, cudaMemcpyDeviceToHost, s));
@@ -267,9 +256,7 @@ static zc_status zc__verify(zc__run *r, int device)
      * streams, so a plain cudaMemset could land after the kernel's first additions. */
     ZC_CUDA_RETURN(cudaMemsetAsync(r->sink, 0, sizeof(uint32_t), r->streams[0]));
     ZC_CUDA_RETURN(cudaStreamSynchronize(r->streams[0]));
-    zc_status status = zc__transfers(r, 1, seed, device);
-    if (status != ZC_OK)
-        return status;
+    ZC_CHECK(zc__transfers(r, 1, seed, device));
     uint32_t sink = 0;
     ZC_CUDA_RETURN(cudaMemcpy(&sink, r->sink, sizeof sink, cudaMemcpyDeviceToHost));
     uint32_t passes = (uint32_t)r->w.gpu_accesses;
@@ -300,9 +287,7 @@ ZC_EXTERN zc_status zc_advise_run(int device, const zc_workload *workload, zc_te
                                   double max_seconds, zc_measurement *measurement_p)
 {
     ZC_REQUIRE_ARG(measurement_p);
-    zc_status status = zc_workload_check(workload);
-    if (status != ZC_OK)
-        return status;
+    ZC_CHECK(zc_workload_check(workload));
     if ((int)technique < 0 || technique >= ZC_TECH_COUNT)
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_advise_run: unknown technique %d", (int)technique);
     if (!(max_seconds > 0.0) || max_seconds > 600.0)
@@ -354,13 +339,10 @@ ZC_EXTERN zc_status zc_advise_run(int device, const zc_workload *workload, zc_te
     }
     double samples[ZC__REPEATS];
     double batch_us = 0.0, timed = 0.0;
-    status = zc__run_create(&r);
-    if (status != ZC_OK)
-        goto destroy;
+    zc_status status = ZC_OK;
+    ZC_CHECK_GOTO(zc__run_create(&r), status, destroy);
     /* Warm up: first launch, first touch of every buffer, managed pages placed once. */
-    status = zc__transfers(&r, 2, 1u, device);
-    if (status != ZC_OK)
-        goto destroy;
+    ZC_CHECK_GOTO(zc__transfers(&r, 2, 1u, device), status, destroy);
     for (int i = 0; i < ZC__REPEATS && status == ZC_OK; i++) {
         double t0 = zc__now_us();
         status = zc__transfers(&r, 1, 100u + (uint32_t)i, device);
@@ -382,9 +364,7 @@ ZC_EXTERN zc_status zc_advise_run(int device, const zc_workload *workload, zc_te
         batch_us = zc__now_us() - t0;
         if (status != ZC_OK)
             goto destroy;
-        status = zc__verify(&r, device);
-        if (status != ZC_OK)
-            goto destroy;
+        ZC_CHECK_GOTO(zc__verify(&r, device), status, destroy);
         zc_measurement m;
         memset(&m, 0, sizeof m);
         m.technique = technique;
@@ -396,7 +376,7 @@ ZC_EXTERN zc_status zc_advise_run(int device, const zc_workload *workload, zc_te
         *measurement_p = m;
     }
 destroy:
-    (void)cudaDeviceSynchronize();
+    ZC_CUDA_IGNORE(cudaDeviceSynchronize());
     zc__run_destroy(&r);
     return status;
 }
@@ -431,10 +411,9 @@ ZC_EXTERN zc_status zc_advise_measure_managed_touch(int device, double *gbps_p)
         t[i] = zc__now_us() - t0;
     }
     if (s != NULL)
-        zc__cuda_ignore(cudaStreamDestroy(s));
+        ZC_CUDA_IGNORE(cudaStreamDestroy(s));
     zc__mem_exact_free(ZC_BUFFER_MANAGED, p);
-    if (status != ZC_OK)
-        return status;
+    ZC_CHECK(status);
     zc__sort_doubles(t, 3);
     *gbps_p = (double)bytes / (t[1] * 1e3);
     return ZC_OK;

@@ -45,9 +45,7 @@ ZC_EXTERN zc_status zc_stream_check_advice(const zc_profile *profile, const zc_p
     memset(&c, 0, sizeof c);
     c.workload = *workload;
     zc_stream_advice got;
-    zc_status status = zc_stream_advise(profile, workload, &c.advice);
-    if (status != ZC_OK)
-        return status;
+    ZC_CHECK(zc_stream_advise(profile, workload, &c.advice));
     ZC_CHECK(zc_stream_advise(measured, workload, &got));
     c.best = got.ranked[0];
     const zc_stream_option *pick =

@@ -51,13 +51,9 @@ static zc_status zc__workload(const zc_profile *p, const zc_validation_config *c
     memset(r, 0, sizeof *r);
     r->workload = *vw;
     r->winner = r->runner_up = -1;
-    zc_status status = zc_advise_rank(p, &vw->workload, &r->rec);
-    if (status != ZC_OK)
-        return status;
+    ZC_CHECK(zc_advise_rank(p, &vw->workload, &r->rec));
     for (int t = 0; t < ZC_TECH_COUNT; t++) {
-        status = zc_advise_predict(p, &vw->workload, (zc_technique)t, &r->tech[t].predicted);
-        if (status != ZC_OK)
-            return status;
+        ZC_CHECK(zc_advise_predict(p, &vw->workload, (zc_technique)t, &r->tech[t].predicted));
         r->tech[t].ran = r->tech[t].predicted.usable ? 1 : 0;
     }
     zc_status worst = ZC_OK;
@@ -67,7 +63,7 @@ static zc_status zc__workload(const zc_profile *p, const zc_validation_config *c
             zc_validation_technique *v = &r->tech[t];
             if (v->ran != 1)
                 continue;
-            status = zc__round(c, &vw->workload, (zc_technique)t, v);
+            zc_status status = zc__round(c, &vw->workload, (zc_technique)t, v);
             if (status == ZC_ERR_NO_DEVICE)
                 return status;
             if (status == ZC_ERR_VERIFY)
@@ -136,9 +132,7 @@ ZC_EXTERN zc_status zc_advise_validate(const zc_profile *profile,
     /* No GPU, no validation: said at once (as zc_device_count says why), not as a table of
      * failed runs. */
     int devices = 0;
-    zc_status st = zc_device_count(&devices);
-    if (st != ZC_OK)
-        return st;
+    ZC_CHECK(zc_device_count(&devices));
     if (config->device < 0 || config->device >= devices)
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_advise_validate: GPU %d of %d", config->device,
                        devices);
@@ -164,17 +158,15 @@ ZC_EXTERN zc_status zc_advise_validate(const zc_profile *profile,
             return status;
         if (status == ZC_ERR_VERIFY)
             worst = status;
-        else if (status != ZC_OK)
-            return status;
+        else
+            ZC_CHECK(status);
         if (config->progress != NULL) {
             zc_validation_summary partial;
             (void)zc_validation_judge(&results[i], 1, &partial);
             config->progress(config->progress_user, i + 1, count, &results[i]);
         }
     }
-    zc_status status = zc_validation_judge(results, count, summary_p);
-    if (status != ZC_OK)
-        return status;
+    ZC_CHECK(zc_validation_judge(results, count, summary_p));
     summary_p->managed_cpu_touch_gbps = local.managed_cpu_touch_gbps;
     summary_p->rounds = config->rounds;
     summary_p->host_write_gbps = local.host_write_gbps;

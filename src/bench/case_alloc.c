@@ -140,30 +140,27 @@ static zc_status zc__alloc_check(zc_bench_ctx *ctx, const char *key, zc__alloc_o
     size_t n = bytes < 4096 ? bytes : 4096;
     size_t offsets[2] = {0, bytes - n};
     void *scratch = NULL;
-    zc_status st = zc__bench_device(ctx, 0, 4096, &scratch);
-    if (st != ZC_OK)
-        return st;
+    ZC_CHECK(zc__bench_device(ctx, 0, 4096, &scratch));
     for (int i = 0; i < 2; i++) {
         uint32_t seed = zc__bench_seed(ctx);
         if (one->host != NULL) {
             char *at = (char *)one->host + offsets[i];
             zc__pattern_fill(at, n, seed);
-            if (zc__bench_corrupt(ctx, key) && (st = zc__corrupt_host(at, n)) != ZC_OK)
-                return st;
+            if (zc__bench_corrupt(ctx, key))
+                ZC_CHECK(zc__corrupt_host(at, n));
             ZC_CUDA_RETURN(cudaMemcpy(scratch, at, n, cudaMemcpyDefault));
-            st = zc__verify_device(ctx, key, "new buffer copied to the GPU", scratch, n, seed);
+            ZC_CHECK(zc__verify_device(ctx, key, "new buffer copied to the GPU", scratch, n, seed));
         } else {
             char *at = (char *)one->dev + offsets[i];
             ZC_CHECK(zc__k_fill(at, n, seed, ctx->info.sm_count, ctx->streams[0]));
             /* The corruption hook's legacy-stream copies would not wait for the fill on the
              * non-blocking stream: the fill could overwrite the flipped byte. */
             ZC_CUDA_RETURN(cudaStreamSynchronize(ctx->streams[0]));
-            if (zc__bench_corrupt(ctx, key) && (st = zc__corrupt_device(at, n)) != ZC_OK)
-                return st;
-            st = zc__verify_device(ctx, key, "new device buffer written by the GPU", at, n, seed);
+            if (zc__bench_corrupt(ctx, key))
+                ZC_CHECK(zc__corrupt_device(at, n));
+            ZC_CHECK(
+                zc__verify_device(ctx, key, "new device buffer written by the GPU", at, n, seed));
         }
-        if (st != ZC_OK)
-            return st;
     }
     return ZC_OK;
 }
@@ -190,9 +187,8 @@ zc_status zc__run_alloc(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_
     /* The buffers earlier cases left would hold the driver's pinned chunks: with none alive, a
      * small cudaHostAlloc costs what a program's first pinned buffer costs. */
     zc__bench_host_release(ctx);
-    zc_status st = zc_pool_create(ZC_BUFFER_PINNED, 0, ctx->config.device, 0, &pool);
-    if (st != ZC_OK)
-        return st;
+    ZC_CHECK(zc_pool_create(ZC_BUFFER_PINNED, 0, ctx->config.device, 0, &pool));
+    zc_status st = ZC_OK;
     zc__alloc_one beside;
     memset(&beside, 0, sizeof beside);
     double *alloc_s = NULL, *free_s = NULL;
@@ -224,9 +220,8 @@ zc_status zc__run_alloc(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_
             double unused_s = 0.0;
             if (how == ZC__ALLOC_POOL_HIT) {
                 /* Warm the cache with one block of this size: every timed request is a hit. */
-                if ((st = zc__alloc_do(ctx, how, b, pool, &one, &alloc_s[0])) != ZC_OK ||
-                    (st = zc__alloc_undo(how, pool, &one, NULL)) != ZC_OK)
-                    goto out;
+                ZC_CHECK_GOTO(zc__alloc_do(ctx, how, b, pool, &one, &alloc_s[0]), st, out);
+                ZC_CHECK_GOTO(zc__alloc_undo(how, pool, &one, NULL), st, out);
             }
             /* Every sample's memory is used by the GPU before it is freed, as a program's is. */
             for (size_t s = 0; s < samples; s++) {
@@ -234,31 +229,28 @@ zc_status zc__run_alloc(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_
                  * sample a new pair, both used by the GPU, then both freed. The driver carves a
                  * small second block from the memory the first one brought (2.8 us at 1 MiB on
                  * the H200, where a first costs about 0.5 ms). */
-                if (how == ZC__ALLOC_HOSTALLOC_BESIDE &&
-                    (st = zc__alloc_do(ctx, how, b, pool, &beside, &unused_s)) != ZC_OK)
-                    goto out;
-                if ((st = zc__alloc_do(ctx, how, b, pool, &one, &alloc_s[s])) != ZC_OK)
-                    goto out;
+                if (how == ZC__ALLOC_HOSTALLOC_BESIDE)
+                    ZC_CHECK_GOTO(zc__alloc_do(ctx, how, b, pool, &beside, &unused_s), st, out);
+                ZC_CHECK_GOTO(zc__alloc_do(ctx, how, b, pool, &one, &alloc_s[s]), st, out);
                 if ((st = zc__alloc_check(ctx, key, &one, b)) != ZC_OK ||
                     (beside.raw != NULL && (st = zc__alloc_check(ctx, key, &beside, b)) != ZC_OK)) {
-                    (void)zc__alloc_undo(how, pool, &one, NULL);
+                    ZC_CHECK_IGNORE(zc__alloc_undo(how, pool, &one, NULL));
                     goto out;
                 }
-                if ((st = zc__alloc_undo(how, pool, &one, &free_s[s])) != ZC_OK)
-                    goto out;
-                if (beside.raw != NULL && (st = zc__alloc_undo(how, pool, &beside, NULL)) != ZC_OK)
-                    goto out;
+                ZC_CHECK_GOTO(zc__alloc_undo(how, pool, &one, &free_s[s]), st, out);
+                if (beside.raw != NULL)
+                    ZC_CHECK_GOTO(zc__alloc_undo(how, pool, &beside, NULL), st, out);
             }
             char variant[64];
             zc__snprintf_c(variant, sizeof variant, "%s: allocate", zc__alloc_names[h]);
-            if ((st = zc__add_seconds(res, variant, b, NULL, 0, ZC_BENCH_DURATION, (double)b, 1.0,
-                                      alloc_s, samples, how == ZC__ALLOC_POOL_HIT)) != ZC_OK)
-                goto out;
+            ZC_CHECK_GOTO(zc__add_seconds(res, variant, b, NULL, 0, ZC_BENCH_DURATION, (double)b,
+                                          1.0, alloc_s, samples, how == ZC__ALLOC_POOL_HIT),
+                          st, out);
             double med = res->points[res->point_count - 1].stats.median;
             zc__snprintf_c(variant, sizeof variant, "%s: free", zc__alloc_names[h]);
-            if ((st = zc__add_seconds(res, variant, b, NULL, 0, ZC_BENCH_DURATION, (double)b, 1.0,
-                                      free_s, samples, 0)) != ZC_OK)
-                goto out;
+            ZC_CHECK_GOTO(zc__add_seconds(res, variant, b, NULL, 0, ZC_BENCH_DURATION, (double)b,
+                                          1.0, free_s, samples, 0),
+                          st, out);
             if (how == ZC__ALLOC_HOSTALLOC)
                 hostalloc_med = med;
             else if (how == ZC__ALLOC_ZC_PINNED)
@@ -268,7 +260,7 @@ zc_status zc__run_alloc(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_
             /* The pool's cached block would sit beside the next way's blocks: with it alive,
              * every pair's timed second 1 MiB block cost 0.65-0.95 ms on the H200 (the first, it
              * seems, took the room beside the cached block), 2.8 us without it. */
-            (void)zc_pool_trim(pool, 0);
+            ZC_CHECK_IGNORE(zc_pool_trim(pool, 0));
         }
         char sz[32], line[160];
         zc__bench_size_str(b, sz, sizeof sz);
@@ -284,7 +276,7 @@ zc_status zc__run_alloc(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_
     zc__snprintf_c(res->reason, sizeof res->reason, "%s", summary);
 out:
     if (beside.raw != NULL)
-        (void)zc__alloc_undo(ZC__ALLOC_HOSTALLOC_BESIDE, pool, &beside, NULL);
+        ZC_CHECK_IGNORE(zc__alloc_undo(ZC__ALLOC_HOSTALLOC_BESIDE, pool, &beside, NULL));
     free(alloc_s);
     free(free_s);
     zc_pool_destroy(pool);

@@ -178,19 +178,19 @@ zc_status zc__run_copy(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_r
                                              : zc__corrupt_host(a.h_dst, b),
                           st, out);
         }
-        if (dir != ZC__DIR_D2H &&
-            (st = zc__verify_device(ctx, key, "device destination", a.d_dst, b, seed_h)) != ZC_OK)
-            goto out;
-        if (dir != ZC__DIR_H2D && (st = zc__verify_host_dst(ctx, key, "host destination", kind,
-                                                            a.h_dst, b, seed_d)) != ZC_OK)
-            goto out;
+        if (dir != ZC__DIR_D2H)
+            ZC_CHECK_GOTO(zc__verify_device(ctx, key, "device destination", a.d_dst, b, seed_h), st,
+                          out);
+        if (dir != ZC__DIR_H2D)
+            ZC_CHECK_GOTO(
+                zc__verify_host_dst(ctx, key, "host destination", kind, a.h_dst, b, seed_d), st,
+                out);
         double moved = (double)b * (double)a.copies * (dir == ZC__DIR_BIDIR ? 2.0 : 1.0);
         st = zc__add_seconds(res, dir == ZC__DIR_BIDIR ? "both directions, total" : "", b, NULL, 0,
                              ZC_BENCH_BANDWIDTH, moved, (double)a.copies, seconds, count, warmups);
     out:
         free(seconds);
-        if (st != ZC_OK)
-            return st;
+        ZC_CHECK(st);
     }
     return ZC_OK;
 }

@@ -68,8 +68,7 @@ zc_status zc__run_small_copy(zc_bench_ctx *ctx, const zc__bench_case *self, zc_b
         size_t count = 0, warmups = 0;
         st = zc__measure(ctx, zc__small_sample, &a, ctx->method.latency_samples, &seconds, &count,
                          &warmups);
-        if (st != ZC_OK)
-            return st;
+        ZC_CHECK(st);
         if (zc__bench_corrupt(ctx, key))
             st = a.dir == ZC__DIR_H2D ? zc__corrupt_device(a.dev, b) : zc__corrupt_host(a.host, b);
         if (st == ZC_OK)
@@ -81,8 +80,7 @@ zc_status zc__run_small_copy(zc_bench_ctx *ctx, const zc__bench_case *self, zc_b
             st = zc__add_seconds(res, "", b, NULL, 0, ZC_BENCH_LATENCY, (double)b, 1.0, seconds,
                                  count, warmups);
         free(seconds);
-        if (st != ZC_OK)
-            return st;
+        ZC_CHECK(st);
     }
     return ZC_OK;
 }
@@ -97,9 +95,7 @@ static zc_status zc__launch_sample(zc_bench_ctx *ctx, void *varg, size_t slot, d
     zc__launch_arg *a = varg;
     a->value++;
     uint64_t t0 = zc_clock_ns();
-    zc_status st = zc__k_touch(ctx->d_slots, a->value, ctx->streams[0]);
-    if (st != ZC_OK)
-        return st;
+    ZC_CHECK(zc__k_touch(ctx->d_slots, a->value, ctx->streams[0]));
     ZC_CUDA_RETURN(cudaStreamSynchronize(ctx->streams[0]));
     *seconds_p = (double)(zc_clock_ns() - t0) / 1e9;
     return ZC_OK;
@@ -112,8 +108,7 @@ zc_status zc__run_launch(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench
     size_t count = 0, warmups = 0;
     zc_status st = zc__measure(ctx, zc__launch_sample, &a, ctx->method.latency_samples, &seconds,
                                &count, &warmups);
-    if (st != ZC_OK)
-        return st;
+    ZC_CHECK(st);
     uint32_t got = 0;
     st = ZC_CUDA(cudaMemcpy(&got, ctx->d_slots, sizeof got, cudaMemcpyDeviceToHost));
     if (st == ZC_OK && got != a.value)
@@ -173,11 +168,10 @@ zc_status zc__run_roundtrip(zc_bench_ctx *ctx, const zc__bench_case *self, zc_be
     a.key = self->info.key;
     zc_buffer_kind kind = a.pageable ? ZC_BUFFER_PAGEABLE : ZC_BUFFER_PINNED;
     zc_status st;
-    if ((st = zc__bench_host(ctx, kind, 0, a.bytes, &a.h_in)) != ZC_OK ||
-        (st = zc__bench_host(ctx, kind, 1, a.bytes, &a.h_out)) != ZC_OK ||
-        (st = zc__bench_device(ctx, 0, a.bytes, &a.d_in)) != ZC_OK ||
-        (st = zc__bench_device(ctx, 1, a.bytes, &a.d_out)) != ZC_OK)
-        return st;
+    ZC_CHECK(zc__bench_host(ctx, kind, 0, a.bytes, &a.h_in));
+    ZC_CHECK(zc__bench_host(ctx, kind, 1, a.bytes, &a.h_out));
+    ZC_CHECK(zc__bench_device(ctx, 0, a.bytes, &a.d_in));
+    ZC_CHECK(zc__bench_device(ctx, 1, a.bytes, &a.d_out));
     a.seed = zc__bench_seed(ctx);
     zc__pattern_fill(a.h_in, a.bytes, a.seed);
     if (zc__bench_corrupt(ctx, a.key))
@@ -186,8 +180,7 @@ zc_status zc__run_roundtrip(zc_bench_ctx *ctx, const zc__bench_case *self, zc_be
     size_t count = 0, warmups = 0;
     st = zc__measure(ctx, zc__rt_sample, &a, ctx->method.latency_samples, &seconds, &count,
                      &warmups);
-    if (st != ZC_OK)
-        return st;
+    ZC_CHECK(st);
     st = zc__add_seconds(res, "4 KiB H2D + kernel + 4 KiB D2H", a.bytes, NULL, 0, ZC_BENCH_LATENCY,
                          2.0 * (double)a.bytes, 1.0, seconds, count, warmups);
     free(seconds);
@@ -217,16 +210,14 @@ zc_status zc__run_chase(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_
     void *host = NULL, *dev = NULL;
     double *seconds = NULL;
     zc_status st;
-    if ((st = zc__bench_host(ctx, ZC_BUFFER_MAPPED, 1, bytes, &host)) != ZC_OK)
-        goto out;
+    ZC_CHECK_GOTO(zc__bench_host(ctx, ZC_BUFFER_MAPPED, 1, bytes, &host), st, out);
     for (uint32_t i = 0; i < ZC__CHASE_NODES; i++)
         ((uint32_t *)host)[(size_t)i * sw] = next[i];
     if (device_memory) {
-        if ((st = zc__bench_device(ctx, 1, bytes, &dev)) != ZC_OK)
-            goto out;
+        ZC_CHECK_GOTO(zc__bench_device(ctx, 1, bytes, &dev), st, out);
         ZC_CUDA_GOTO(cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice), st, out);
-    } else if ((st = zc__mem_exact_device_ptr(ZC_BUFFER_MAPPED, host, &dev)) != ZC_OK) {
-        goto out;
+    } else {
+        ZC_CHECK_GOTO(zc__mem_exact_device_ptr(ZC_BUFFER_MAPPED, host, &dev), st, out);
     }
     uint32_t hops = ctx->config.mode == ZC_BENCH_QUICK ? 256 : 1000;
     size_t samples = ctx->config.mode == ZC_BENCH_QUICK ? 8 : 15;
@@ -240,10 +231,9 @@ zc_status zc__run_chase(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_
     uint32_t at = 0;
     for (size_t s = 0; s <= samples; s++) {
         double t = 0.0;
-        if ((st = zc__gate_begin(ctx, 1, NULL)) != ZC_OK ||
-            (st = zc__k_chase(dev, sw, at, hops, ctx->d_slots, ctx->streams[0])) != ZC_OK ||
-            (st = zc__gate_finish(ctx, 1, &t)) != ZC_OK)
-            goto out;
+        ZC_CHECK_GOTO(zc__gate_begin(ctx, 1, NULL), st, out);
+        ZC_CHECK_GOTO(zc__k_chase(dev, sw, at, hops, ctx->d_slots, ctx->streams[0]), st, out);
+        ZC_CHECK_GOTO(zc__gate_finish(ctx, 1, &t), st, out);
         uint32_t end = 0;
         ZC_CUDA_GOTO(cudaMemcpy(&end, ctx->d_slots, sizeof end, cudaMemcpyDeviceToHost), st, out);
         uint32_t expect = at;
@@ -305,9 +295,9 @@ zc_status zc__run_pingpong(zc_bench_ctx *ctx, const zc__bench_case *self, zc_ben
     w->status = 0xFFFFFFFFu; /* written by the host only while no kernel runs */
     ZC_CHECK_GOTO(zc__mem_exact_device_ptr(ZC_BUFFER_MAPPED, w, (void **)&dw), st, out);
     cudaStream_t s = ctx->streams[1];
-    if ((st = zc__k_pingpong(&dw->ping, &dw->pong, &dw->stop, &dw->status, rounds, timeout_ns,
-                             self->arg, s)) != ZC_OK)
-        goto out;
+    ZC_CHECK_GOTO(zc__k_pingpong(&dw->ping, &dw->pong, &dw->stop, &dw->status, rounds, timeout_ns,
+                                 self->arg, s),
+                  st, out);
     launched = 1;
     for (uint32_t seq = 1; seq <= rounds; seq++) {
         uint64_t t0 = zc_clock_ns(), t1 = t0;
@@ -354,7 +344,7 @@ out:
     if (launched) {
         /* Stop the responder before its words go away; its own timeout bounds the wait. */
         __atomic_store_n(&w->stop, 1u, __ATOMIC_RELEASE);
-        (void)cudaStreamSynchronize(ctx->streams[1]);
+        ZC_CUDA_IGNORE(cudaStreamSynchronize(ctx->streams[1]));
     }
     zc__mem_exact_free(ZC_BUFFER_MAPPED, w);
     free(seconds);

@@ -41,11 +41,9 @@ static zc_status zc__to_host(zc_bench_ctx *ctx, zc__managed_arg *a)
 static zc_status zc__managed_sample(zc_bench_ctx *ctx, void *varg, size_t slot, double *seconds_p)
 {
     zc__managed_arg *a = varg;
-    zc_status st;
     /* First touch and the prefetch itself start every sample with the pages on the host. */
-    if ((a->what == ZC__MANAGED_FIRST_TOUCH || a->what == ZC__MANAGED_PREFETCH) &&
-        (st = zc__to_host(ctx, a)) != ZC_OK)
-        return st;
+    if (a->what == ZC__MANAGED_FIRST_TOUCH || a->what == ZC__MANAGED_PREFETCH)
+        ZC_CHECK(zc__to_host(ctx, a));
     uint32_t *s = ctx->d_slots + slot;
     ZC_CHECK(zc__gate_begin(ctx, 1, s));
     if (a->what == ZC__MANAGED_PREFETCH) {
@@ -53,10 +51,9 @@ static zc_status zc__managed_sample(zc_bench_ctx *ctx, void *varg, size_t slot, 
             cudaMemPrefetchAsync(a->p, a->bytes, zc__managed_where(a->device), 0, ctx->streams[0]));
     } else {
         for (size_t l = 0; l < a->launches; l++)
-            if ((st = zc__k_read(a->p, a->bytes, ZC__ACCESS_16B, 0, 1,
-                                 &zc__shapes[ZC__SHAPE_DEFAULT], ctx->info.sm_count, s,
-                                 ctx->streams[0])) != ZC_OK)
-                return st;
+            ZC_CHECK(zc__k_read(a->p, a->bytes, ZC__ACCESS_16B, 0, 1,
+                                &zc__shapes[ZC__SHAPE_DEFAULT], ctx->info.sm_count, s,
+                                ctx->streams[0]));
     }
     return zc__gate_finish(ctx, 1, seconds_p);
 }
@@ -136,8 +133,8 @@ zc_status zc__run_managed(zc_bench_ctx *ctx, const zc__bench_case *self, zc_benc
         a.bytes = b;
         uint32_t seed = zc__bench_seed(ctx);
         zc__pattern_fill(a.p, b, seed); /* the CPU writes first: the pages start on the host */
-        if (zc__bench_corrupt(ctx, key) && (st = zc__corrupt_host(a.p, b)) != ZC_OK)
-            goto out;
+        if (zc__bench_corrupt(ctx, key))
+            ZC_CHECK_GOTO(zc__corrupt_host(a.p, b), st, out);
         a.launches = 1;
         if (a.what == ZC__MANAGED_PREFETCHED) {
             ZC_CUDA_GOTO(

@@ -35,16 +35,13 @@ static zc_status zc__cross_sample(zc_bench_ctx *ctx, void *varg, size_t slot, do
     zc__cross_arg *a = varg;
     cudaStream_t s = ctx->streams[0];
     uint32_t *sl = ctx->d_slots + slot;
-    zc_status st;
     if (a->copy) /* poison first (untimed) so the kernel can only see what this copy brought */
         ZC_CUDA_RETURN(cudaMemsetAsync(a->dev, 0xA5, a->bytes, s));
     ZC_CHECK(zc__gate_begin(ctx, 1, sl));
     if (a->copy)
         ZC_CUDA_RETURN(cudaMemcpyAsync(a->dev, a->host, a->bytes, cudaMemcpyHostToDevice, s));
-    st = zc__k_read(a->copy ? a->dev : a->host_dev, a->bytes, ZC__ACCESS_16B, 0, a->k,
-                    &zc__shapes[ZC__SHAPE_DEFAULT], ctx->info.sm_count, sl, s);
-    if (st != ZC_OK)
-        return st;
+    ZC_CHECK(zc__k_read(a->copy ? a->dev : a->host_dev, a->bytes, ZC__ACCESS_16B, 0, a->k,
+                        &zc__shapes[ZC__SHAPE_DEFAULT], ctx->info.sm_count, sl, s));
     return zc__gate_finish(ctx, 1, seconds_p);
 }
 
@@ -61,11 +58,9 @@ zc_status zc__run_crossover(zc_bench_ctx *ctx, const zc__bench_case *self, zc_be
             maxb = sizes[i];
     zc__cross_arg a;
     memset(&a, 0, sizeof a);
-    zc_status st;
-    if ((st = zc__bench_host(ctx, ZC_BUFFER_MAPPED, 0, maxb, &a.host)) != ZC_OK ||
-        (st = zc__mem_exact_device_ptr(ZC_BUFFER_MAPPED, a.host, &a.host_dev)) != ZC_OK ||
-        (st = zc__bench_device(ctx, 0, maxb, &a.dev)) != ZC_OK)
-        return st;
+    ZC_CHECK(zc__bench_host(ctx, ZC_BUFFER_MAPPED, 0, maxb, &a.host));
+    ZC_CHECK(zc__mem_exact_device_ptr(ZC_BUFFER_MAPPED, a.host, &a.host_dev));
+    ZC_CHECK(zc__bench_device(ctx, 0, maxb, &a.dev));
     size_t used = 0;
     res->reason[0] = '\0';
     size_t nk = ZC__COUNT(zc__cross_k);
@@ -76,8 +71,8 @@ zc_status zc__run_crossover(zc_bench_ctx *ctx, const zc__bench_case *self, zc_be
         a.bytes = b;
         uint32_t seed = zc__bench_seed(ctx);
         zc__pattern_fill(a.host, b, seed);
-        if (zc__bench_corrupt(ctx, key) && (st = zc__corrupt_host(a.host, b)) != ZC_OK)
-            return st;
+        if (zc__bench_corrupt(ctx, key))
+            ZC_CHECK(zc__corrupt_host(a.host, b));
         uint32_t sum = zc__pattern_sum(b, seed, 1);
         double zc_med[8] = {0}, cp_med[8] = {0};
         for (size_t ki = 0; ki < nk; ki++) {
@@ -87,18 +82,15 @@ zc_status zc__run_crossover(zc_bench_ctx *ctx, const zc__bench_case *self, zc_be
                 a.copy = copy;
                 double *seconds = NULL;
                 size_t count = 0, warmups = 0;
-                if ((st = zc__measure(ctx, zc__cross_sample, &a, 0, &seconds, &count, &warmups)) !=
-                    ZC_OK)
-                    return st;
-                st = zc__verify_slots(ctx, key, copy ? "copy-then-compute" : "zero-copy",
-                                      warmups + count, sum * (uint32_t)a.k);
+                ZC_CHECK(zc__measure(ctx, zc__cross_sample, &a, 0, &seconds, &count, &warmups));
+                zc_status st = zc__verify_slots(ctx, key, copy ? "copy-then-compute" : "zero-copy",
+                                                warmups + count, sum * (uint32_t)a.k);
                 if (st == ZC_OK)
                     st = zc__add_seconds(res, copy ? "copy-then-compute" : "zero-copy", b, "k",
                                          (double)a.k, ZC_BENCH_DURATION, (double)b, 1.0, seconds,
                                          count, warmups);
                 free(seconds);
-                if (st != ZC_OK)
-                    return st;
+                ZC_CHECK(st);
                 double med = res->points[res->point_count - 1].stats.median;
                 if (copy)
                     cp_med[ki] = med;
@@ -144,9 +136,8 @@ static zc_status zc__overlap_sample(zc_bench_ctx *ctx, void *varg, size_t slot, 
     (void)slot;
     zc__overlap_arg *a = varg;
     int ns = a->mode == 1 ? a->streams : 1;
-    zc_status st = zc__gate_begin(ctx, ns, NULL);
-    if (st != ZC_OK)
-        return st;
+    ZC_CHECK(zc__gate_begin(ctx, ns, NULL));
+    zc_status st = ZC_OK;
     int sm = ctx->info.sm_count;
     if (a->mode == 2) {
         st = zc__k_increment(a->hd_in, a->hd_out, a->bytes, sm, ctx->streams[0]);
@@ -164,8 +155,7 @@ static zc_status zc__overlap_sample(zc_bench_ctx *ctx, void *varg, size_t slot, 
                                                cudaMemcpyDeviceToHost, s));
         }
     }
-    if (st != ZC_OK)
-        return st;
+    ZC_CHECK(st);
     return zc__gate_finish(ctx, ns, seconds_p);
 }
 
@@ -183,14 +173,12 @@ zc_status zc__run_overlap(zc_bench_ctx *ctx, const zc__bench_case *self, zc_benc
     zc__overlap_arg a;
     memset(&a, 0, sizeof a);
     a.bytes = b;
-    zc_status st;
-    if ((st = zc__bench_host(ctx, ZC_BUFFER_MAPPED, 0, b, &a.h_in)) != ZC_OK ||
-        (st = zc__bench_host(ctx, ZC_BUFFER_MAPPED, 1, b, &a.h_out)) != ZC_OK ||
-        (st = zc__mem_exact_device_ptr(ZC_BUFFER_MAPPED, a.h_in, &a.hd_in)) != ZC_OK ||
-        (st = zc__mem_exact_device_ptr(ZC_BUFFER_MAPPED, a.h_out, &a.hd_out)) != ZC_OK ||
-        (st = zc__bench_device(ctx, 0, b, &a.d_in)) != ZC_OK ||
-        (st = zc__bench_device(ctx, 1, b, &a.d_out)) != ZC_OK)
-        return st;
+    ZC_CHECK(zc__bench_host(ctx, ZC_BUFFER_MAPPED, 0, b, &a.h_in));
+    ZC_CHECK(zc__bench_host(ctx, ZC_BUFFER_MAPPED, 1, b, &a.h_out));
+    ZC_CHECK(zc__mem_exact_device_ptr(ZC_BUFFER_MAPPED, a.h_in, &a.hd_in));
+    ZC_CHECK(zc__mem_exact_device_ptr(ZC_BUFFER_MAPPED, a.h_out, &a.hd_out));
+    ZC_CHECK(zc__bench_device(ctx, 0, b, &a.d_in));
+    ZC_CHECK(zc__bench_device(ctx, 1, b, &a.d_out));
     uint32_t seed = zc__bench_seed(ctx);
     zc__pattern_fill(a.h_in, b, seed);
     static const struct {
@@ -214,7 +202,7 @@ zc_status zc__run_overlap(zc_bench_ctx *ctx, const zc__bench_case *self, zc_benc
         double *seconds = NULL;
         size_t count = 0, warmups = 0;
         ZC_CHECK(zc__measure(ctx, zc__overlap_sample, &a, 0, &seconds, &count, &warmups));
-        st = zc__bench_corrupt(ctx, key) ? zc__corrupt_host(a.h_out, b) : ZC_OK;
+        zc_status st = zc__bench_corrupt(ctx, key) ? zc__corrupt_host(a.h_out, b) : ZC_OK;
         size_t bad = 0;
         if (st == ZC_OK && !zc__pattern_check(a.h_out, b, seed, 1, &bad))
             st = ZC_FAIL(ZC_ERR_VERIFY, "%s: %s: output word at byte %zu is not input + 1", key,
@@ -224,8 +212,7 @@ zc_status zc__run_overlap(zc_bench_ctx *ctx, const zc__bench_case *self, zc_benc
                                  (double)a.streams, ZC_BENCH_BANDWIDTH, (double)b, 1.0, seconds,
                                  count, warmups);
         free(seconds);
-        if (st != ZC_OK)
-            return st;
+        ZC_CHECK(st);
         med[p] = res->points[res->point_count - 1].stats.median;
     }
     double best_overlap = med[1];

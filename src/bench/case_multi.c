@@ -623,8 +623,8 @@ zc_status zc__run_multi(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_
                     continue;
                 ZC_CUDA_GOTO(cudaDeviceCanAccessPeer(&can, devs[a].device, devs[b].device), st,
                              out);
-                if (can && (st = zc__mpeer_enable(devs, (int)a, (int)b)) != ZC_OK)
-                    goto out;
+                if (can)
+                    ZC_CHECK_GOTO(zc__mpeer_enable(devs, (int)a, (int)b), st, out);
             }
     }
     for (size_t i = 0; i < nsizes; i++) {
@@ -637,9 +637,8 @@ zc_status zc__run_multi(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_
             m.seeds[d] = zc__bench_seed(ctx);
             if (kind == ZC__MJ_H2D)
                 zc__pattern_fill(devs[d].host, b, m.seeds[d]);
-            else if (kind != ZC__MJ_WRITE &&
-                     (st = zc__mfill(&devs[d], devs[d].buf[0], b, m.seeds[d])) != ZC_OK)
-                goto out;
+            else if (kind != ZC__MJ_WRITE)
+                ZC_CHECK_GOTO(zc__mfill(&devs[d], devs[d].buf[0], b, m.seeds[d]), st, out);
         }
         ZC_CHECK_GOTO(kind == ZC__MJ_H2D || kind == ZC__MJ_D2H
                           ? zc__mrun_host(&m, b, kind == ZC__MJ_D2H)

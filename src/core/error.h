@@ -42,14 +42,7 @@ void zc__error_hold(int hold);
             return ZC_FAIL(ZC_ERR_INVALID_ARG, "%s: argument '%s' is NULL", __func__, #arg);       \
     } while (0)
 
-/* Propagate a failed status in one line: evaluate expr (a zc_status) once and return it when it
- * is not ZC_OK. */
-#define ZC_CHECK(expr)                                                                             \
-    do {                                                                                           \
-        zc_status zc__check_s = (expr);                                                            \
-        if (zc__check_s != ZC_OK)                                                                  \
-            return zc__check_s;                                                                    \
-    } while (0)
+/* ZC_CHECK, the one-line propagation, is public: zerocopy/status.h. */
 
 /* Evaluate expr (a zc_status) for what it does and ignore its failure, leaving the thread's last
  * error as it was: for cleanup after another failure, whose detail is the one to report, and

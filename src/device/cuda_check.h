@@ -25,17 +25,6 @@ zc_status zc__cuda_status(cudaError_t error, const char *call, const char *file,
 /* The status a CUDA error maps to, without recording anything. */
 zc_status zc__cuda_error_to_status(cudaError_t error);
 
-/*
- * For a call whose failure changes nothing (cleanup after another failure, best-effort
- * restoring): on failure take its error out of the runtime's last-error slot, as
- * zc__cuda_status does for the failures it reports.
- */
-static inline void zc__cuda_ignore(cudaError_t error)
-{
-    if (error != cudaSuccess)
-        (void)cudaGetLastError();
-}
-
 #ifdef __cplusplus
 }
 #endif

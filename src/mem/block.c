@@ -116,7 +116,7 @@ static zc_status zc__make_pinned(const char *fn, zc__block *b, const zc__caps *c
             b->method = ZC_METHOD_MMAP_REGISTER;
         } else {
             /* Registration is only the faster way; cudaHostAlloc below is the other. */
-            (void)zc__pages_unmap(b->map_base, b->map_len);
+            ZC_CHECK_IGNORE(zc__pages_unmap(b->map_base, b->map_len));
             b->map_base = NULL;
             b->map_len = 0;
             use_register = 0;
@@ -144,7 +144,7 @@ static zc_status zc__make_pinned(const char *fn, zc__block *b, const zc__caps *c
             ZC_CUDA_IGNORE(cudaFreeHost(b->map_base));
         } else {
             ZC_CUDA_IGNORE(cudaHostUnregister(b->map_base));
-            (void)zc__pages_unmap(b->map_base, b->map_len);
+            ZC_CHECK_IGNORE(zc__pages_unmap(b->map_base, b->map_len));
         }
         b->host = b->map_base = NULL;
         return status;

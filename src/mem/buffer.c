@@ -25,7 +25,7 @@ static zc_status zc__publish(const char *fn, zc__block *block, size_t size, zc_b
     }
     zc__registry_unlock();
     if (status != ZC_OK)
-        (void)zc__block_release(block);
+        ZC_CHECK_IGNORE(zc__block_release(block));
     return status;
 }
 

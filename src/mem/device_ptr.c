@@ -138,8 +138,7 @@ ZC_EXTERN zc_status zc_buffer_device_ptr_for(const zc_buffer *buf, int device, v
         s.dev = block->dev;
     }
     zc__registry_unlock();
-    if (status != ZC_OK)
-        return status;
+    ZC_CHECK(status);
     int count = 0;
     ZC_CHECK(zc__caps_device_count(fn, &count));
     if (device < 0 || device >= count)

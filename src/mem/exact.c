@@ -194,7 +194,7 @@ void zc__mem_exact_free(zc_buffer_kind kind, void *ptr)
 {
     const zc__mem_exact *row = zc__mem_exact_of(kind);
     if (row != NULL && ptr != NULL)
-        zc__cuda_ignore(row->release(ptr));
+        ZC_CUDA_IGNORE(row->release(ptr));
 }
 
 zc_status zc__mem_exact_free_checked(zc_buffer_kind kind, void *ptr)

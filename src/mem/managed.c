@@ -21,8 +21,7 @@ static zc_status zc__managed_range(const char *fn, const zc_buffer *buf, size_t 
     void *base = status == ZC_OK ? b->dev : NULL;
     int device = status == ZC_OK ? b->device : -1;
     zc__registry_unlock();
-    if (status != ZC_OK)
-        return status;
+    ZC_CHECK(status);
     if (kind != ZC_BUFFER_MANAGED)
         return ZC_FAIL(ZC_ERR_WRONG_KIND, "%s: buffer is %s memory, not managed", fn,
                        zc_buffer_kind_name(kind));

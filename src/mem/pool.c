@@ -49,7 +49,7 @@ static void zc__release(void *ctx, void *block, void *event)
     zc__registry_lock();
     zc__registry_remove(block);
     zc__registry_unlock();
-    (void)zc__block_release(block);
+    ZC_CHECK_IGNORE(zc__block_release(block));
 }
 
 static void zc__lent_link(zc_pool *pool, zc__block *b)
@@ -118,7 +118,7 @@ ZC_EXTERN void zc_pool_destroy(zc_pool *pool)
         zc__handle_detach(b);
         zc__registry_remove(b);
         zc__registry_unlock();
-        (void)zc__block_release(b);
+        ZC_CHECK_IGNORE(zc__block_release(b));
     }
     zc__pool_core_fini(&pool->core);
     pthread_mutex_unlock(&pool->lock);
@@ -173,7 +173,7 @@ ZC_EXTERN zc_status zc_pool_alloc(zc_pool *pool, size_t size, zc_buffer **buf_p)
     }
     pthread_mutex_unlock(&pool->lock);
     if (status != ZC_OK)
-        (void)zc__block_release(b);
+        ZC_CHECK_IGNORE(zc__block_release(b));
     return status;
 }
 
@@ -188,8 +188,7 @@ zc_status zc__pool_return(zc_pool *pool, zc_buffer *buf, struct CUstream_st *str
         status = ZC_FAIL(ZC_ERR_WRONG_KIND, "%s: buffer %p does not belong to pool %p", fn,
                          (void *)buf, (void *)pool);
     zc__registry_unlock();
-    if (status != ZC_OK)
-        return status;
+    ZC_CHECK(status);
 
     cudaEvent_t event = NULL;
     if (record_event) {

@@ -216,8 +216,7 @@ zc_status zc__ring_setup(zc_ring *ring, const zc_ring_config *config, unsigned c
     zc_status st = zc__ring_strides(config, &ring->in_stride, &ring->out_stride);
     if (st == ZC_OK)
         st = zc__ring_plan(config, ring->in_stride, ring->out_stride, &l);
-    if (st != ZC_OK)
-        return st;
+    ZC_CHECK(st);
     ring->config = *config;
     ring->in_words = config->in_bytes / 4;
     ring->out_words = config->out_bytes / 4;

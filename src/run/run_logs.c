@@ -127,8 +127,7 @@ static zc_status zc__read_log(const char *path, zc_run_summary *summary)
         }
     }
     fclose(f);
-    if (status != ZC_OK)
-        return status;
+    ZC_CHECK(status);
     if (!headed)
         return ZC_OK; /* created but never written: the process died before its exit */
     summary->processes++;

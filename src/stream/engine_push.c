@@ -140,8 +140,7 @@ static zc_status zc__send_copy(zc_stream *s, const float *body, size_t valid, co
     st = zc__make_room(s, lane, fn);
     if (st == ZC_ERR_DROPPED)
         zc__count_drop(s, measured, valid);
-    if (st != ZC_OK)
-        return st;
+    ZC_CHECK(st);
     uint32_t slot;
     zc__frame_rec *rec = zc__record(s, valid, measured, &slot);
     zc__verify_submit(s, rec, slot, body); /* before the clock starts: not the path's cost */

@@ -180,8 +180,7 @@ ZC_EXTERN zc_status zc_filter_acquire(zc_filter *f, float **frame_p)
     zc_status st = f->ops->acquire(f, frame_p);
     if (st == ZC_ERR_DROPPED)
         f->counters.dropped++;
-    if (st != ZC_OK)
-        return st;
+    ZC_CHECK(st);
     f->acquired = 1;
     return ZC_OK;
 }
@@ -206,8 +205,7 @@ ZC_EXTERN zc_status zc_filter_submit(zc_filter *f, const float *frame, uint64_t 
         zc_status st = f->ops->submit(f, frame);
         if (st == ZC_ERR_DROPPED)
             f->counters.dropped++;
-        if (st != ZC_OK)
-            return st;
+        ZC_CHECK(st);
         zc__filter_sent(f, seq_p);
         return ZC_OK;
     }

@@ -110,9 +110,8 @@ static zc_status zc__build_graphs(zc_filter *f)
         if (st == ZC_OK)
             st = ZC_CUDA(cudaGraphInstantiate(&f->graphs[s], graph, 0));
         if (graph != NULL)
-            zc__cuda_ignore(cudaGraphDestroy(graph));
-        if (st != ZC_OK)
-            return st;
+            ZC_CUDA_IGNORE(cudaGraphDestroy(graph));
+        ZC_CHECK(st);
     }
     return ZC_OK;
 }
@@ -257,26 +256,26 @@ static zc_status zc__launch_wait(zc_filter *f, uint64_t timeout_ns, const float 
 static void zc__launch_teardown(zc_filter *f)
 {
     if (f->own_stream)
-        zc__cuda_ignore(cudaStreamSynchronize(f->stream));
+        ZC_CUDA_IGNORE(cudaStreamSynchronize(f->stream));
     for (int i = 0; i < ZC__OVERLAP_STREAMS; i++) {
         if (f->overlap[i] != NULL) {
-            zc__cuda_ignore(cudaStreamSynchronize(f->overlap[i]));
-            zc__cuda_ignore(cudaStreamDestroy(f->overlap[i]));
+            ZC_CUDA_IGNORE(cudaStreamSynchronize(f->overlap[i]));
+            ZC_CUDA_IGNORE(cudaStreamDestroy(f->overlap[i]));
         }
     }
     for (uint32_t s = 0; f->kernel_done != NULL && s < f->slots; s++) {
         if (f->kernel_done[s] != NULL)
-            zc__cuda_ignore(cudaEventDestroy(f->kernel_done[s]));
+            ZC_CUDA_IGNORE(cudaEventDestroy(f->kernel_done[s]));
     }
     free(f->kernel_done);
     for (uint32_t s = 0; f->graphs != NULL && s < f->slots; s++) {
         if (f->graphs[s] != NULL)
-            zc__cuda_ignore(cudaGraphExecDestroy(f->graphs[s]));
+            ZC_CUDA_IGNORE(cudaGraphExecDestroy(f->graphs[s]));
     }
     free(f->graphs);
     for (uint32_t s = 0; f->events != NULL && s < f->slots; s++) {
         if (f->events[s] != NULL)
-            zc__cuda_ignore(cudaEventDestroy(f->events[s]));
+            ZC_CUDA_IGNORE(cudaEventDestroy(f->events[s]));
     }
     free(f->events);
     zc__mem_exact_free(ZC_BUFFER_DEVICE, f->d_hist);
@@ -287,7 +286,7 @@ static void zc__launch_teardown(zc_filter *f)
     zc__mem_exact_free(f->host_kind, f->h_in);
     zc__mem_exact_free(f->host_kind, f->h_out);
     if (f->own_stream)
-        zc__cuda_ignore(cudaStreamDestroy(f->stream));
+        ZC_CUDA_IGNORE(cudaStreamDestroy(f->stream));
 }
 
 const zc__filter_ops zc__filter_launch_ops = {

@@ -141,8 +141,8 @@ static void zc__wait_teardown(zc_filter *f)
                              __ATOMIC_RELEASE);
     }
     if (f->own_stream) {
-        zc__cuda_ignore(cudaStreamSynchronize(f->stream));
-        zc__cuda_ignore(cudaStreamDestroy(f->stream));
+        ZC_CUDA_IGNORE(cudaStreamSynchronize(f->stream));
+        ZC_CUDA_IGNORE(cudaStreamDestroy(f->stream));
     }
     zc__mem_exact_free(ZC_BUFFER_DEVICE, f->d_hist);
     zc__mem_exact_free(ZC_BUFFER_MAPPED, f->h_in);

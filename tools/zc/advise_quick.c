@@ -26,15 +26,11 @@ zc_status zc_cli_advise_quick_profile(int device, zc_profile *profile_p, zc_prof
     const char *last = NULL;
     char missing[2048] = "";
     zc_profile p;
-    zc_status status = zc_profile_measure(device, ZC_BENCH_QUICK, zc__progress, &last, &p, missing,
-                                          sizeof missing);
-    if (status != ZC_OK)
-        return status;
+    ZC_CHECK(zc_profile_measure(device, ZC_BENCH_QUICK, zc__progress, &last, &p, missing,
+                                sizeof missing));
     if (measured_p != NULL)
         *measured_p = p;
-    status = zc_profile_fill_gaps(&p, notes, notes_size);
-    if (status != ZC_OK)
-        return status;
+    ZC_CHECK(zc_profile_fill_gaps(&p, notes, notes_size));
     size_t used = notes != NULL ? strlen(notes) : 0;
     if (notes != NULL && used < notes_size)
         snprintf(notes + used, notes_size - used, "%s", missing);

@@ -178,9 +178,7 @@ static zc_status zc__loop(zc__run *run)
              * taken as they come. */
             const uint64_t due = start + frames * period_ns;
             while (zc_clock_ns() < due) {
-                zc_status st = zc__drain(run, 0);
-                if (st != ZC_OK)
-                    return st;
+                ZC_CHECK(zc__drain(run, 0));
             }
         }
         zc_status st;
@@ -206,17 +204,14 @@ static zc_status zc__loop(zc__run *run)
                 return zc__fail(run, st, "pushing samples");
             if (pushed % fs != 0) { /* a pipe gave part of a frame: take what is ready */
                 st = zc__drain(run, 0);
-                if (st != ZC_OK)
-                    return st;
+                ZC_CHECK(st);
                 continue;
             }
             frames++;
         }
-        if (st != ZC_OK)
-            return st;
+        ZC_CHECK(st);
         st = zc__drain(run, one_at_a_time);
-        if (st != ZC_OK)
-            return st;
+        ZC_CHECK(st);
     }
     return ZC_OK;
 }
@@ -231,8 +226,7 @@ static zc_status zc__finish(zc__run *run)
         st = zc__drain(run, 1);
         if (st == ZC_ERR_NOT_FOUND)
             return ZC_OK;
-        if (st != ZC_OK)
-            return st;
+        ZC_CHECK(st);
     }
 }
 

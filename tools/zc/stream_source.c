@@ -77,9 +77,7 @@ static zc_status zc__open_input(zc_cli_stream_source *s)
     s->own_fd = 1;
     struct stat info;
     if (fstat(s->fd, &info) == 0 && S_ISFIFO(info.st_mode)) {
-        zc_status st = zc__wait_writer(s);
-        if (st != ZC_OK)
-            return st;
+        ZC_CHECK(zc__wait_writer(s));
     }
     int flags = fcntl(s->fd, F_GETFL);
     if (flags < 0 || fcntl(s->fd, F_SETFL, flags & ~O_NONBLOCK) < 0)
@@ -160,9 +158,7 @@ static zc_status zc__fd_read(zc_cli_stream_source *s, float *out, size_t max, si
         s->raw_cap = want;
     }
     while (s->raw_have < s->sample_bytes || (s->regular && s->raw_have < want)) {
-        zc_status st = zc__wait_readable(s);
-        if (st != ZC_OK)
-            return st;
+        ZC_CHECK(zc__wait_readable(s));
         ssize_t n = read(s->fd, s->raw + s->raw_have, want - s->raw_have);
         if (n < 0 && (errno == EINTR || errno == EAGAIN))
             continue;
@@ -236,8 +232,7 @@ zc_status zc_cli_stream_source_preload(zc_cli_stream_source *s)
         zc_status st = zc__fd_read(s, s->values + s->count, chunk, &got);
         if (st == ZC_ERR_NOT_FOUND)
             break;
-        if (st != ZC_OK)
-            return st;
+        ZC_CHECK(st);
         s->count += got * s->channels;
     }
     s->kind = ZC__SRC_MEMORY;
