@@ -370,7 +370,6 @@ static zc_status zc__mrun_set(zc__mrun *m, zc__mset *s, const char *variant, dou
                               double *rates_p)
 {
     zc_bench_ctx *ctx = m->ctx;
-    zc_status st;
     for (size_t i = 0; i < s->n; i++) {
         const zc__mjob *j = &s->jobs[i];
         int owner, host;
@@ -380,14 +379,15 @@ static zc_status zc__mrun_set(zc__mrun *m, zc__mset *s, const char *variant, dou
             zc__mdev *d = &m->devs[j->at];
             ZC_CUDA_RETURN(cudaSetDevice(d->device));
             ZC_CUDA_RETURN(cudaMemset(d->slots, 0, ZC__BENCH_SLOTS * sizeof(uint32_t)));
-        } else if ((st = zc__mpoison(&m->devs[owner], j->dst, s->bytes, host)) != ZC_OK) {
-            return st;
+        } else {
+            ZC_CHECK(zc__mpoison(&m->devs[owner], j->dst, s->bytes, host));
         }
     }
     ZC_CUDA_RETURN(cudaSetDevice(s->home));
     double *seconds = NULL;
     size_t count = 0, warmups = 0;
     ZC_CHECK(zc__measure(ctx, zc__mset_sample, s, 0, &seconds, &count, &warmups));
+    zc_status st = ZC_OK;
     if (zc__bench_corrupt(ctx, m->key)) {
         const zc__mjob *j = &s->jobs[0];
         int owner, host;

@@ -184,7 +184,6 @@ static zc_status zc__sm_point(zc_bench_ctx *ctx, const char *key, zc_bench_resul
     a.shape = shape;
     a.launches = zc__case_launches(ctx, access, a.bytes, device_memory);
     a.seed = zc__bench_seed(ctx);
-    zc_status st;
     if (write) {
         if (device_memory) {
             ZC_CHECK(zc__poison_device(ctx, dev, a.bytes));
@@ -192,9 +191,7 @@ static zc_status zc__sm_point(zc_bench_ctx *ctx, const char *key, zc_bench_resul
             memset(host, 0xA5, a.bytes);
     } else {
         if (device_memory) {
-            if ((st = zc__k_fill(dev, a.bytes, a.seed, ctx->info.sm_count, ctx->streams[0])) !=
-                ZC_OK)
-                return st;
+            ZC_CHECK(zc__k_fill(dev, a.bytes, a.seed, ctx->info.sm_count, ctx->streams[0]));
             ZC_CUDA_RETURN(cudaStreamSynchronize(ctx->streams[0]));
         } else {
             zc__pattern_fill(host, a.bytes, a.seed);
@@ -207,6 +204,7 @@ static zc_status zc__sm_point(zc_bench_ctx *ctx, const char *key, zc_bench_resul
     double *seconds = NULL;
     size_t count = 0, warmups = 0;
     ZC_CHECK(zc__measure(ctx, zc__sm_sample, &a, 0, &seconds, &count, &warmups));
+    zc_status st = ZC_OK;
     char what[96];
     zc__snprintf_c(what, sizeof what, "%s%s", variant[0] ? variant : "kernel",
                    write ? " (write)" : " (read)");
@@ -227,12 +225,15 @@ static zc_status zc__sm_point(zc_bench_ctx *ctx, const char *key, zc_bench_resul
         uint32_t expected = sum * (uint32_t)a.launches * (uint32_t)a.passes;
         st = zc__verify_slots(ctx, key, what, warmups + count, expected);
     }
-    const char *param_name = access == ZC__ACCESS_STRIDED ? "stride_bytes"
-                             : passes > 1                 ? "passes"
-                                                          : NULL;
-    double param = access == ZC__ACCESS_STRIDED ? (double)stride
-                   : passes > 1                 ? (double)passes
-                                                : 0.0;
+    const char *param_name = NULL;
+    double param = 0.0;
+    if (access == ZC__ACCESS_STRIDED) {
+        param_name = "stride_bytes";
+        param = (double)stride;
+    } else if (passes > 1) {
+        param_name = "passes";
+        param = (double)passes;
+    }
     if (st == ZC_OK)
         st = zc__add_seconds(res, variant, a.bytes, param_name, param, ZC_BENCH_BANDWIDTH,
                              zc__useful(access, a.bytes, stride) * (double)passes *
