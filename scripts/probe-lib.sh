@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 # Sourced by the benchmarks that build a probe of bench/probes/ (37-stream-mixed-ceiling.sh,
-# 51-advise-managed-steps.sh): the probe compiled with the CUDA compiler the zc build used.
+# 51-54-advise-*.sh): the probe compiled with the CUDA compiler the zc build used.
 
 # probe_build ZC_BINARY NAME OUT_DIR: bench/probes/NAME.cu into OUT_DIR/NAME, its compiler's
 # words in OUT_DIR/build.txt; on failure says so with them and returns 1. ZC_PROBE_ARCH picks
@@ -14,4 +14,17 @@ probe_build() {
   nvcc=${NVCC:-$(sed -n 's/^CMAKE_CUDA_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt" 2>/dev/null)}
   "${nvcc:-nvcc}" -arch="${ZC_PROBE_ARCH:-sm_90}" -O2 -std=c++17 "$root/bench/probes/$name.cu" \
     -o "$out/$name" >"$out/build.txt" 2>&1 || { echo "FAILED: build"; cat "$out/build.txt"; return 1; }
+}
+
+# probe_start NAME ZC_BINARY RESULTS_DIR: a probe benchmark's opening, its arguments checked
+# (usage named after the calling script); sets zc, results and out (RESULTS_DIR/NAME, made)
+# and builds bench/probes/NAME.cu into it. Returns 1 when the build fails.
+probe_start() {
+  local name=$1 usage
+  usage="usage: $(basename "$0") ZC_BINARY RESULTS_DIR"
+  zc=${2:?$usage}
+  results=${3:?$usage}
+  out=$results/$name
+  mkdir -p "$out"
+  probe_build "$zc" "$name" "$out"
 }

@@ -6,14 +6,9 @@
 # figure checked. Writes RESULTS_DIR/mixed_ceiling/{mixed_ceiling.jsonl,mixed_ceiling.md}.
 #   bash 37-stream-mixed-ceiling.sh ZC_BINARY RESULTS_DIR
 set -uo pipefail
-zc=${1:?usage: 37-stream-mixed-ceiling.sh ZC_BINARY RESULTS_DIR}
-results=${2:?usage: 37-stream-mixed-ceiling.sh ZC_BINARY RESULTS_DIR}
-root=$(cd "$(dirname "$0")/../.." && pwd)
-out=$results/mixed_ceiling
-mkdir -p "$out"
 # shellcheck source=../probe-lib.sh
-. "$root/scripts/probe-lib.sh"
-probe_build "$zc" mixed_ceiling "$out" || exit 1
+. "$(dirname "$0")/../probe-lib.sh"
+probe_start mixed_ceiling "$@" || exit 1
 "$out/mixed_ceiling" 256 9 | tee "$out/mixed_ceiling.jsonl"
 status=${PIPESTATUS[0]}
 rm -f "$out/mixed_ceiling"

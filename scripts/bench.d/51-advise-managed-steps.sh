@@ -6,14 +6,9 @@
 # checked. Writes RESULTS_DIR/managed_steps/{managed_steps.jsonl,managed_steps.md}.
 #   bash 51-advise-managed-steps.sh ZC_BINARY RESULTS_DIR
 set -uo pipefail
-zc=${1:?usage: 51-advise-managed-steps.sh ZC_BINARY RESULTS_DIR}
-results=${2:?usage: 51-advise-managed-steps.sh ZC_BINARY RESULTS_DIR}
-root=$(cd "$(dirname "$0")/../.." && pwd)
-out=$results/managed_steps
-mkdir -p "$out"
 # shellcheck source=../probe-lib.sh
-. "$root/scripts/probe-lib.sh"
-probe_build "$zc" managed_steps "$out" || exit 1
+. "$(dirname "$0")/../probe-lib.sh"
+probe_start managed_steps "$@" || exit 1
 "$out/managed_steps" "${ZC_MANAGED_STEPS_REPS:-30}" | tee "$out/managed_steps.jsonl"
 status=${PIPESTATUS[0]}
 rm -f "$out/managed_steps"

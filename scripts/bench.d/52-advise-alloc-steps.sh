@@ -6,14 +6,9 @@
 # Writes RESULTS_DIR/alloc_steps/{alloc_steps.jsonl,alloc_steps.md}.
 #   bash 52-advise-alloc-steps.sh ZC_BINARY RESULTS_DIR
 set -uo pipefail
-zc=${1:?usage: 52-advise-alloc-steps.sh ZC_BINARY RESULTS_DIR}
-results=${2:?usage: 52-advise-alloc-steps.sh ZC_BINARY RESULTS_DIR}
-root=$(cd "$(dirname "$0")/../.." && pwd)
-out=$results/alloc_steps
-mkdir -p "$out"
 # shellcheck source=../probe-lib.sh
-. "$root/scripts/probe-lib.sh"
-probe_build "$zc" alloc_steps "$out" || exit 1
+. "$(dirname "$0")/../probe-lib.sh"
+probe_start alloc_steps "$@" || exit 1
 status=0
 : >"$out/alloc_steps.jsonl"
 for kind in pinned mapped register managed device; do

@@ -9,14 +9,9 @@
 # copy_durations.md (one row per kind, direction, size and way).
 #   bash 53-advise-copy-durations.sh ZC_BINARY RESULTS_DIR
 set -uo pipefail
-zc=${1:?usage: 53-advise-copy-durations.sh ZC_BINARY RESULTS_DIR}
-results=${2:?usage: 53-advise-copy-durations.sh ZC_BINARY RESULTS_DIR}
-root=$(cd "$(dirname "$0")/../.." && pwd)
-out=$results/copy_durations
-mkdir -p "$out"
 # shellcheck source=../probe-lib.sh
-. "$root/scripts/probe-lib.sh"
-probe_build "$zc" copy_durations "$out" || exit 1
+. "$(dirname "$0")/../probe-lib.sh"
+probe_start copy_durations "$@" || exit 1
 profile=$results/advise/profile.json
 [ -s "$profile" ] || profile=$results/bench.json
 status=0

@@ -6,14 +6,9 @@
 # RESULTS_DIR/managed_out/{managed_out.jsonl,managed_out.md}.
 #   bash 54-advise-managed-out.sh ZC_BINARY RESULTS_DIR
 set -uo pipefail
-zc=${1:?usage: 54-advise-managed-out.sh ZC_BINARY RESULTS_DIR}
-results=${2:?usage: 54-advise-managed-out.sh ZC_BINARY RESULTS_DIR}
-root=$(cd "$(dirname "$0")/../.." && pwd)
-out=$results/managed_out
-mkdir -p "$out"
 # shellcheck source=../probe-lib.sh
-. "$root/scripts/probe-lib.sh"
-probe_build "$zc" managed_out "$out" || exit 1
+. "$(dirname "$0")/../probe-lib.sh"
+probe_start managed_out "$@" || exit 1
 "$out/managed_out" "${ZC_MANAGED_OUT_REPS:-30}" | tee "$out/managed_out.jsonl"
 status=${PIPESTATUS[0]}
 rm -f "$out/managed_out"
