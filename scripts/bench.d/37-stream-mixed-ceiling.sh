@@ -6,7 +6,7 @@
 # figure checked. Writes RESULTS_DIR/mixed_ceiling/{mixed_ceiling.jsonl,mixed_ceiling.md}.
 #   bash 37-stream-mixed-ceiling.sh ZC_BINARY RESULTS_DIR
 set -uo pipefail
-# shellcheck source=../probe-lib.sh
+# shellcheck source=scripts/probe-lib.sh
 . "$(dirname "$0")/../probe-lib.sh"
 probe_start mixed_ceiling "$@" || exit 1
 "$out/mixed_ceiling" 256 9 | tee "$out/mixed_ceiling.jsonl"

@@ -6,7 +6,7 @@
 # checked. Writes RESULTS_DIR/managed_steps/{managed_steps.jsonl,managed_steps.md}.
 #   bash 51-advise-managed-steps.sh ZC_BINARY RESULTS_DIR
 set -uo pipefail
-# shellcheck source=../probe-lib.sh
+# shellcheck source=scripts/probe-lib.sh
 . "$(dirname "$0")/../probe-lib.sh"
 probe_start managed_steps "$@" || exit 1
 "$out/managed_steps" "${ZC_MANAGED_STEPS_REPS:-30}" | tee "$out/managed_steps.jsonl"

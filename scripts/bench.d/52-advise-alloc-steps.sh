@@ -6,7 +6,7 @@
 # Writes RESULTS_DIR/alloc_steps/{alloc_steps.jsonl,alloc_steps.md}.
 #   bash 52-advise-alloc-steps.sh ZC_BINARY RESULTS_DIR
 set -uo pipefail
-# shellcheck source=../probe-lib.sh
+# shellcheck source=scripts/probe-lib.sh
 . "$(dirname "$0")/../probe-lib.sh"
 probe_start alloc_steps "$@" || exit 1
 status=0

@@ -9,7 +9,7 @@
 # copy_durations.md (one row per kind, direction, size and way).
 #   bash 53-advise-copy-durations.sh ZC_BINARY RESULTS_DIR
 set -uo pipefail
-# shellcheck source=../probe-lib.sh
+# shellcheck source=scripts/probe-lib.sh
 . "$(dirname "$0")/../probe-lib.sh"
 probe_start copy_durations "$@" || exit 1
 profile=$results/advise/profile.json

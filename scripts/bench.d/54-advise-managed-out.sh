@@ -6,7 +6,7 @@
 # RESULTS_DIR/managed_out/{managed_out.jsonl,managed_out.md}.
 #   bash 54-advise-managed-out.sh ZC_BINARY RESULTS_DIR
 set -uo pipefail
-# shellcheck source=../probe-lib.sh
+# shellcheck source=scripts/probe-lib.sh
 . "$(dirname "$0")/../probe-lib.sh"
 probe_start managed_out "$@" || exit 1
 "$out/managed_out" "${ZC_MANAGED_OUT_REPS:-30}" | tee "$out/managed_out.jsonl"
