@@ -21,10 +21,10 @@ set -uo pipefail
 zc=$1 src=$2 update=${3:-}
 SKIP=77
 export LC_ALL=C CUDA_VISIBLE_DEVICES=-1
-failures=0 skipped=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-work=$(mktemp -d "${TMPDIR:-/tmp}/zc-docs.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+skipped=0
+# shellcheck source=tests/support/checks.sh
+. "$(dirname "$0")/../support/checks.sh"
+checks_begin "${TMPDIR:-/tmp}/zc-docs.XXXXXX"
 
 # sox_pipeline FILE: the shell pipeline of FILE that starts with "sox in.wav", joined with its
 # continuation line when it ends with "|", with the markdown table's "\|" as "|", the comment
@@ -216,11 +216,5 @@ else
   skipped=1
 fi
 
-if [ $failures -gt 0 ]; then
-  echo "$failures check(s) failed"
-  exit 1
-fi
-if [ $skipped -ne 0 ]; then
-  exit $SKIP
-fi
-echo "every documented example checked"
+[ "$failures" -gt 0 ] || [ $skipped -eq 0 ] || exit $SKIP
+checks_end "every documented example checked"

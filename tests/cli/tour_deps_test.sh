@@ -13,10 +13,9 @@
 set -euo pipefail
 source_dir=$1 zc=$2
 bash=$(command -v bash)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+# shellcheck source=tests/support/checks.sh
+. "$(dirname "$0")/../support/checks.sh"
+checks_begin
 ok() { echo "ok: $*"; }
 
 # tour NAME ZC: run the tour into $work/NAME; its exit code in $rc, its last line in $last.
@@ -201,8 +200,4 @@ else
   fail "scripts/test exited $rc:"; cat "$work/test-deps.log"
 fi
 
-if [ $failures -gt 0 ]; then
-  echo "$failures check(s) failed"
-  exit 1
-fi
-echo "scripts/run, scripts/deps and scripts/test's deps stage: every check passed"
+checks_end "scripts/run, scripts/deps and scripts/test's deps stage: every check passed"

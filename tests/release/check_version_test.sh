@@ -6,10 +6,9 @@
 #   check_version_test.sh SOURCE_DIR
 set -euo pipefail
 source_dir=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+# shellcheck source=tests/support/checks.sh
+. "$(dirname "$0")/../support/checks.sh"
+checks_begin
 
 # plant NAME: a git tree at $work/NAME holding the script, a CMakeLists.txt at 2.3.4 and a
 # CHANGELOG whose newest entry is 2.3.4 under an Unreleased one.
@@ -59,8 +58,4 @@ plant no-project
 printf 'project(other)\n' >"$tree_dir/CMakeLists.txt"
 check "no version in CMakeLists.txt" 1 "has no line 'project(zerocopy VERSION"
 
-if [ $failures -gt 0 ]; then
-  echo "$failures check(s) failed"
-  exit 1
-fi
-echo "scripts/check-version: every check passed"
+checks_end "scripts/check-version: every check passed"

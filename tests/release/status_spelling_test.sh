@@ -8,10 +8,9 @@
 set -euo pipefail
 source_dir=$1
 script=$source_dir/scripts/check-status-spelling
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+# shellcheck source=tests/support/checks.sh
+. "$(dirname "$0")/../support/checks.sh"
+checks_begin
 
 # check NAME WANT_RC PATTERN BODY: a tree whose src/planted.c holds BODY in a function; the
 # script exits WANT_RC and says PATTERN (empty: says nothing).
@@ -84,5 +83,4 @@ check status-flows 0 "" \
         return ZC_ERR_VERIFY;
 out:'
 
-[ $failures -eq 0 ] || { echo "$failures failed"; exit 1; }
-echo "all passed"
+checks_end "scripts/check-status-spelling: every check passed"
