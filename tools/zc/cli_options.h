@@ -48,6 +48,43 @@ typedef struct zc_cli_command {
     void (*help)(void);
 } zc_cli_command;
 
+/* A row's field: its offset and width in the options record of the given type. */
+#define ZC_CLI_FIELD(type, field)                                                                  \
+    .offset = offsetof(type, field), .width = sizeof(((type *)0)->field)
+
+/* Rows by kind, every member named so that a row says what it leaves out; field is a
+ * ZC_CLI_FIELD, s a short name or 0, and the trailing members (.mark = ..., .scale = ...) are
+ * given even when 0. */
+#define ZC_CLI_CALL(n, fn, ...)                                                                    \
+    {                                                                                              \
+        .name = n, .kind = ZC_CLI_OPT_CALL, .call = fn, __VA_ARGS__                                \
+    }
+#define ZC_CLI_TEXT(n, s, field, ...)                                                              \
+    {                                                                                              \
+        .name = n, .short_name = s, .kind = ZC_CLI_OPT_TEXT, field, __VA_ARGS__                    \
+    }
+#define ZC_CLI_SET(n, s, field, v)                                                                 \
+    {                                                                                              \
+        .name = n, .short_name = s, .kind = ZC_CLI_OPT_SET, field, .set = v                        \
+    }
+#define ZC_CLI_INT(n, s, field, w, lo, hi, ...)                                                    \
+    {                                                                                              \
+        .name = n, .short_name = s, .kind = ZC_CLI_OPT_INT, field, .what = w, .min = lo,           \
+        .max = hi, __VA_ARGS__                                                                     \
+    }
+#define ZC_CLI_WHOLE(n, field, w, lo, hi, ...)                                                     \
+    {                                                                                              \
+        .name = n, .kind = ZC_CLI_OPT_U64, field, .what = w, .min = lo, .max = hi, __VA_ARGS__     \
+    }
+#define ZC_CLI_REAL(n, field, w, lo, hi)                                                           \
+    {                                                                                              \
+        .name = n, .kind = ZC_CLI_OPT_DOUBLE, field, .what = w, .dmin = lo, .dmax = hi             \
+    }
+#define ZC_CLI_CHOICE(n, field, list, ...)                                                         \
+    {                                                                                              \
+        .name = n, .kind = ZC_CLI_OPT_CHOICE, field, .choices = list, __VA_ARGS__                  \
+    }
+
 #define ZC_CLI_MAX_OPTIONS 64
 #define ZC_CLI_MARKS       16
 

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "cli_io.h"
 #include "cli_json.h"
+#include "cli_options.h"
 
 /* The document of `zc bench --list --json FILE` (docs/json.md). */
 #define ZC_CLI_BENCH_CASES_SCHEMA "zerocopy.bench-cases/1"
@@ -146,86 +147,60 @@ typedef struct zc__bench_opts {
     size_t size_count;
 } zc__bench_opts;
 
-/* One option into o; -1 to go on, else the exit code (0 after --help). */
-static int zc__bench_option(int opt, int argc, char **argv, zc__bench_opts *o)
+/* The options given that the checks after the table look at (zc_cli_options_parse's marks). */
+enum { ZC__BENCH_MARK_DEVICE = 1 };
+
+/* --case: added to the comma-separated list (it may repeat). */
+static int zc__opt_case(void *opts, const char *value)
 {
-    switch (opt) {
-    case 'F':
-        o->force = 1;
-        return -1;
-    case 'q':
-        o->quick = 1;
-        return -1;
-    case 'f':
-        o->full = 1;
-        return -1;
-    case 'c':
-        return zc__append(&o->patterns, optarg)
-                   ? -1
-                   : zc_cli_fail("bench", "reading --case", ZC_ERR_NO_MEMORY);
-    case 'l':
-        o->list = 1;
-        return -1;
-    case 'd': {
-        o->device_given = 1;
-        int rc = zc_cli_int_option("bench", zc__bench_usage, "--device", "a GPU number", optarg, 0,
-                                   ZC_CLI_DEVICE_MAX, &o->device);
-        return rc != 0 ? rc : -1;
-    }
-    case 'D':
-        o->devices_text = optarg;
-        return -1;
-    case 's':
-        return zc_bench_sizes_parse(optarg, o->sizes, sizeof o->sizes / sizeof o->sizes[0],
-                                    &o->size_count) == ZC_OK
-                   ? -1
-                   : zc__sizes_error(optarg);
-    case 'j':
-        o->json_path = optarg;
-        return -1;
-    case 'v':
-        o->csv_path = optarg;
-        return -1;
-    case 'x':
-        o->corrupt = optarg;
-        return -1;
-    case 'h':
-        zc__bench_help();
-        return ZC_EXIT_OK;
-    default:
-        return zc_cli_option_error("bench", zc__bench_usage, opt, argc, argv);
-    }
+    zc__bench_opts *o = opts;
+    return zc__append(&o->patterns, value)
+               ? 0
+               : zc_cli_fail("bench", "reading --case", ZC_ERR_NO_MEMORY);
 }
+
+/* --sizes: the sweeps' sizes, refused with the spellings that are sizes. */
+static int zc__opt_sizes(void *opts, const char *value)
+{
+    zc__bench_opts *o = opts;
+    return zc_bench_sizes_parse(value, o->sizes, sizeof o->sizes / sizeof o->sizes[0],
+                                &o->size_count) == ZC_OK
+               ? 0
+               : zc__sizes_error(value);
+}
+
+/* A field of the bench's options record, for the table's rows (cli_options.h). */
+#define ZC__F(field) ZC_CLI_FIELD(zc__bench_opts, field)
+static const zc_cli_opt zc__bench_options[] = {
+    ZC_CLI_SET("quick", 'q', ZC__F(quick), 1),
+    ZC_CLI_SET("full", 0, ZC__F(full), 1),
+    ZC_CLI_CALL("case", zc__opt_case, .mark = 0),
+    ZC_CLI_SET("list", 0, ZC__F(list), 1),
+    ZC_CLI_INT("device", 'd', ZC__F(device), "a GPU number", 0, ZC_CLI_DEVICE_MAX,
+               .mark = ZC__BENCH_MARK_DEVICE),
+    ZC_CLI_TEXT("devices", 0, ZC__F(devices_text), .mark = 0),
+    ZC_CLI_CALL("sizes", zc__opt_sizes, .mark = 0),
+    ZC_CLI_TEXT("json", 'j', ZC__F(json_path), .mark = 0),
+    ZC_CLI_TEXT("csv", 0, ZC__F(csv_path), .mark = 0),
+    ZC_CLI_SET("force", 0, ZC__F(force), 1),
+    /* A test hook, not in --help: corrupt the data of matching cases on purpose so that a test
+     * can see them report FAIL (docs/bench.md). */
+    ZC_CLI_TEXT("inject-corruption", 0, ZC__F(corrupt), .mark = 0),
+};
+#undef ZC__F
 
 /* The command line into o, checked as far as it can be without a GPU; -1 when it is sound,
  * else the exit code (0 after --help). */
 static int zc__bench_parse(int argc, char **argv, zc__bench_opts *o)
 {
-    static const struct option options[] = {
-        {"quick", no_argument, NULL, 'q'},
-        {"full", no_argument, NULL, 'f'},
-        {"case", required_argument, NULL, 'c'},
-        {"list", no_argument, NULL, 'l'},
-        {"device", required_argument, NULL, 'd'},
-        {"devices", required_argument, NULL, 'D'},
-        {"sizes", required_argument, NULL, 's'},
-        {"json", required_argument, NULL, 'j'},
-        {"csv", required_argument, NULL, 'v'},
-        {"force", no_argument, NULL, 'F'},
-        /* A test hook, not in --help: corrupt the data of matching cases on purpose so that a
-         * test can see them report FAIL (docs/bench.md). */
-        {"inject-corruption", required_argument, NULL, 'x'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    int opt, rc;
-    optind = 0; /* GNU getopt: full re-initialisation for this command's argv */
-    opterr = 0;
-    while ((opt = zc_cli_next_option("bench", zc__bench_usage, argc, argv, ":hqd:j:", options)) !=
-           -1) {
-        if ((rc = zc__bench_option(opt, argc, argv, o)) >= 0)
-            return rc;
-    }
+    static const zc_cli_command command = {"bench", zc__bench_usage, zc__bench_help};
+    int marks[ZC_CLI_MARKS];
+    int rc = zc_cli_options_parse(&command, zc__bench_options,
+                                  sizeof zc__bench_options / sizeof zc__bench_options[0], argc,
+                                  argv, o, marks);
+    if (rc != 0)
+        return rc < 0 ? ZC_EXIT_OK : rc; /* -1: the help was printed */
+    o->device_given = marks[ZC__BENCH_MARK_DEVICE];
     if (optind < argc)
         return zc_cli_usage_error("bench", zc__bench_usage, "unexpected argument '%s'",
                                   argv[optind]);

@@ -392,85 +392,49 @@ static const zc_cli_choice zc__verifies[] = {{"all", ZC_STREAM_VERIFY_ALL},
                                              {"none", ZC_STREAM_VERIFY_NONE},
                                              {NULL, 0}};
 
-/* The rows' spellings: every field named, so that a row says what it leaves out. */
-#define ZC__F(field)                                                                               \
-    .offset = offsetof(zc_cli_stream_opts, field), .width = sizeof(((zc_cli_stream_opts *)0)->field)
-#define ZC__CALL(n, fn, ...)                                                                       \
-    {                                                                                              \
-        .name = n, .kind = ZC_CLI_OPT_CALL, .call = fn, __VA_ARGS__                                \
-    }
-#define ZC__TEXT(n, s, field, ...)                                                                 \
-    {                                                                                              \
-        .name = n, .short_name = s, .kind = ZC_CLI_OPT_TEXT, ZC__F(field), __VA_ARGS__             \
-    }
-#define ZC__SET(n, field, v)                                                                       \
-    {                                                                                              \
-        .name = n, .kind = ZC_CLI_OPT_SET, ZC__F(field), .set = v                                  \
-    }
-#define ZC__WHOLE(n, field, w, lo, hi, ...)                                                        \
-    {                                                                                              \
-        .name = n, .kind = ZC_CLI_OPT_U64, ZC__F(field), .what = w, .min = lo, .max = hi,          \
-        __VA_ARGS__                                                                                \
-    }
-#define ZC__REAL(n, field, w, lo, hi)                                                              \
-    {                                                                                              \
-        .name = n, .kind = ZC_CLI_OPT_DOUBLE, ZC__F(field), .what = w, .dmin = lo, .dmax = hi      \
-    }
-#define ZC__CHOICE(n, field, list, ...)                                                            \
-    {                                                                                              \
-        .name = n, .kind = ZC_CLI_OPT_CHOICE, ZC__F(field), .choices = list, __VA_ARGS__           \
-    }
+/* A field of the stream's options record, for the table's rows (cli_options.h). */
+#define ZC__F(field) ZC_CLI_FIELD(zc_cli_stream_opts, field)
 static const zc_cli_opt zc__stream_options[] = {
-    ZC__CALL("mode", zc__opt_mode, .mark = ZC__MARK_MODE),
-    ZC__CHOICE("protocol", protocols, zc__protocols, .mark = ZC__MARK_PROTOCOL),
-    {.name = "device",
-     .short_name = 'd',
-     .kind = ZC_CLI_OPT_INT,
-     ZC__F(device),
-     .what = "a GPU number",
-     .min = 0,
-     .max = ZC_CLI_DEVICE_MAX,
-     .mark = ZC__MARK_DEVICE},
-    ZC__CALL("frames", zc__opt_frames, .mark = 0),
-    ZC__CALL("duration", zc__opt_duration, .mark = 0),
-    ZC__WHOLE("warmup", warmup, "a number of frames", 0, 100000000ull, .scale = 0),
-    ZC__WHOLE("frame-samples", frame_samples, "a number of samples", 4, (uint64_t)1 << 26,
-              .scale = 0),
-    ZC__WHOLE("in-flight", in_flight, "a number of frames", 1, 1024, .scale = 0),
-    ZC__WHOLE("gpu-blocks", gpu_blocks, "a number of blocks", 1, ZC_RING_MAX_CONSUMERS, .scale = 0),
-    ZC__CHOICE("policy", policy, zc__policies, .mark = ZC__MARK_POLICY),
-    ZC__TEXT("source", 0, source, .mark = ZC__MARK_SOURCE),
-    ZC__CALL("format", zc__opt_format, .mark = 0),
-    ZC__CALL("output-format", zc__opt_output_format, .mark = 0),
-    ZC__SET("complex", channels, 2),
-    ZC__REAL("rate", rate, "samples per second", 1.0, 1e12),
-    ZC__REAL("paced", paced_rate, "samples per second", 1.0, 1e12),
-    ZC__CALL("tones", zc__opt_tones, .mark = 0),
-    ZC__REAL("noise", noise, "an amplitude", 0.0, 1e6),
-    ZC__REAL("lowpass", cutoff_hz, "a cutoff in Hz", 1e-9, 1e12),
-    ZC__WHOLE("taps", ntaps, "a number of taps", 1, ZC_FIR_MAX_TAPS, .scale = 0),
-    ZC__TEXT("taps-file", 0, taps_file, .mark = 0),
-    ZC__TEXT("save-taps", 0, save_taps, .mark = 0),
-    ZC__TEXT("output", 'o', output, .mark = 0),
-    ZC__CHOICE("nonfinite", nonfinite, zc__nonfinites, .mark = 0),
-    ZC__CHOICE("verify", verify, zc__verifies, .mark = 0),
-    ZC__SET("reuse", reuse, 1),
-    ZC__CALL("cpu", zc__opt_cpu, .mark = 0),
-    ZC__SET("no-pin", no_pin, 1),
-    ZC__WHOLE("timeout-ms", timeout_ns, "milliseconds", 1, 3600000, .scale = 1000000u),
-    ZC__TEXT("json", 'j', json, .mark = 0),
-    ZC__SET("force", force, 1),
-    ZC__TEXT("devices", 0, devices_text, .mark = 0),
-    ZC__WHOLE("lanes", lanes, "a number of host filters", 1, ZC_STREAM_MAX_LANES, .scale = 0),
-    ZC__SET("budget", budget, 1),
+    ZC_CLI_CALL("mode", zc__opt_mode, .mark = ZC__MARK_MODE),
+    ZC_CLI_CHOICE("protocol", ZC__F(protocols), zc__protocols, .mark = ZC__MARK_PROTOCOL),
+    ZC_CLI_INT("device", 'd', ZC__F(device), "a GPU number", 0, ZC_CLI_DEVICE_MAX,
+               .mark = ZC__MARK_DEVICE),
+    ZC_CLI_CALL("frames", zc__opt_frames, .mark = 0),
+    ZC_CLI_CALL("duration", zc__opt_duration, .mark = 0),
+    ZC_CLI_WHOLE("warmup", ZC__F(warmup), "a number of frames", 0, 100000000ull, .scale = 0),
+    ZC_CLI_WHOLE("frame-samples", ZC__F(frame_samples), "a number of samples", 4, (uint64_t)1 << 26,
+                 .scale = 0),
+    ZC_CLI_WHOLE("in-flight", ZC__F(in_flight), "a number of frames", 1, 1024, .scale = 0),
+    ZC_CLI_WHOLE("gpu-blocks", ZC__F(gpu_blocks), "a number of blocks", 1, ZC_RING_MAX_CONSUMERS,
+                 .scale = 0),
+    ZC_CLI_CHOICE("policy", ZC__F(policy), zc__policies, .mark = ZC__MARK_POLICY),
+    ZC_CLI_TEXT("source", 0, ZC__F(source), .mark = ZC__MARK_SOURCE),
+    ZC_CLI_CALL("format", zc__opt_format, .mark = 0),
+    ZC_CLI_CALL("output-format", zc__opt_output_format, .mark = 0),
+    ZC_CLI_SET("complex", 0, ZC__F(channels), 2),
+    ZC_CLI_REAL("rate", ZC__F(rate), "samples per second", 1.0, 1e12),
+    ZC_CLI_REAL("paced", ZC__F(paced_rate), "samples per second", 1.0, 1e12),
+    ZC_CLI_CALL("tones", zc__opt_tones, .mark = 0),
+    ZC_CLI_REAL("noise", ZC__F(noise), "an amplitude", 0.0, 1e6),
+    ZC_CLI_REAL("lowpass", ZC__F(cutoff_hz), "a cutoff in Hz", 1e-9, 1e12),
+    ZC_CLI_WHOLE("taps", ZC__F(ntaps), "a number of taps", 1, ZC_FIR_MAX_TAPS, .scale = 0),
+    ZC_CLI_TEXT("taps-file", 0, ZC__F(taps_file), .mark = 0),
+    ZC_CLI_TEXT("save-taps", 0, ZC__F(save_taps), .mark = 0),
+    ZC_CLI_TEXT("output", 'o', ZC__F(output), .mark = 0),
+    ZC_CLI_CHOICE("nonfinite", ZC__F(nonfinite), zc__nonfinites, .mark = 0),
+    ZC_CLI_CHOICE("verify", ZC__F(verify), zc__verifies, .mark = 0),
+    ZC_CLI_SET("reuse", 0, ZC__F(reuse), 1),
+    ZC_CLI_CALL("cpu", zc__opt_cpu, .mark = 0),
+    ZC_CLI_SET("no-pin", 0, ZC__F(no_pin), 1),
+    ZC_CLI_WHOLE("timeout-ms", ZC__F(timeout_ns), "milliseconds", 1, 3600000, .scale = 1000000u),
+    ZC_CLI_TEXT("json", 'j', ZC__F(json), .mark = 0),
+    ZC_CLI_SET("force", 0, ZC__F(force), 1),
+    ZC_CLI_TEXT("devices", 0, ZC__F(devices_text), .mark = 0),
+    ZC_CLI_WHOLE("lanes", ZC__F(lanes), "a number of host filters", 1, ZC_STREAM_MAX_LANES,
+                 .scale = 0),
+    ZC_CLI_SET("budget", 0, ZC__F(budget), 1),
 };
 #undef ZC__F
-#undef ZC__CALL
-#undef ZC__TEXT
-#undef ZC__SET
-#undef ZC__WHOLE
-#undef ZC__REAL
-#undef ZC__CHOICE
 
 int zc_cli_stream_parse(int argc, char **argv, zc_cli_stream_opts *o)
 {
