@@ -17,14 +17,25 @@ probe_build() {
 }
 
 # probe_start NAME ZC_BINARY RESULTS_DIR: a probe benchmark's opening, its arguments checked
-# (usage named after the calling script); sets zc, results and out (RESULTS_DIR/NAME, made)
-# and builds bench/probes/NAME.cu into it. Returns 1 when the build fails.
+# (usage named after the calling script); sets zc, results, probe (NAME) and out
+# (RESULTS_DIR/NAME, made) and builds bench/probes/NAME.cu into it. Returns 1 when the build
+# fails.
 probe_start() {
   local name=$1 usage
+  probe=$name
   usage="usage: $(basename "$0") ZC_BINARY RESULTS_DIR"
   zc=${2:?$usage}
   results=${3:?$usage}
   out=$results/$name
   mkdir -p "$out"
   probe_build "$zc" "$name" "$out"
+}
+
+# probe_run ARGS...: the probe probe_start built, run once with ARGS, its lines shown and kept in
+# OUT/NAME.jsonl; sets status to its exit code and removes the binary.
+probe_run() {
+  "$out/$probe" "$@" | tee "$out/$probe.jsonl"
+  # shellcheck disable=SC2034 # status is the calling script's exit code
+  status=${PIPESTATUS[0]}
+  rm -f "${out:?}/$probe"
 }

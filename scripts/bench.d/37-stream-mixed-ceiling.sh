@@ -9,9 +9,7 @@ set -uo pipefail
 # shellcheck source=scripts/probe-lib.sh
 . "$(dirname "$0")/../probe-lib.sh"
 probe_start mixed_ceiling "$@" || exit 1
-"$out/mixed_ceiling" 256 9 | tee "$out/mixed_ceiling.jsonl"
-status=${PIPESTATUS[0]}
-rm -f "$out/mixed_ceiling"
+probe_run 256 9
 python3 - "$out" <<'PY' | tee "$out/mixed_ceiling.md"
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1] + "/mixed_ceiling.jsonl") if l.strip()]

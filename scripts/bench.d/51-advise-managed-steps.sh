@@ -9,9 +9,7 @@ set -uo pipefail
 # shellcheck source=scripts/probe-lib.sh
 . "$(dirname "$0")/../probe-lib.sh"
 probe_start managed_steps "$@" || exit 1
-"$out/managed_steps" "${ZC_MANAGED_STEPS_REPS:-30}" | tee "$out/managed_steps.jsonl"
-status=${PIPESTATUS[0]}
-rm -f "$out/managed_steps"
+probe_run "${ZC_MANAGED_STEPS_REPS:-30}"
 python3 - "$out" <<'PY' | tee "$out/managed_steps.md"
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1] + "/managed_steps.jsonl") if l.strip()]

@@ -9,9 +9,7 @@ set -uo pipefail
 # shellcheck source=scripts/probe-lib.sh
 . "$(dirname "$0")/../probe-lib.sh"
 probe_start managed_out "$@" || exit 1
-"$out/managed_out" "${ZC_MANAGED_OUT_REPS:-30}" | tee "$out/managed_out.jsonl"
-status=${PIPESTATUS[0]}
-rm -f "$out/managed_out"
+probe_run "${ZC_MANAGED_OUT_REPS:-30}"
 python3 - "$out" <<'PY' | tee "$out/managed_out.md"
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1] + "/managed_out.jsonl") if l.strip()]
