@@ -4,9 +4,12 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/error.h"
 #include "run_record.h"
@@ -41,6 +44,44 @@ ZC_EXTERN const char *zc_run_pricing_name(zc_run_pricing pricing)
     return zc__run_pricing_name(pricing);
 }
 
+/* Whether the n bytes at p are the word "all" or "none". */
+static int zc__fixes_word_is_set(const char *p, size_t n)
+{
+    return (n == 3 && strncmp(p, "all", 3) == 0) || (n == 4 && strncmp(p, "none", 4) == 0);
+}
+
+/*
+ * A list that names "all" or "none" beside anything else, or one cure twice, says two things
+ * at once ("all,none"): which was meant is a guess, so it is refused rather than read as the
+ * widest. The shared reader (run_record.c, which the preload also uses) takes such lists as
+ * they come, so the rule is here, on the side that reads what people type.
+ */
+static zc_status zc__fixes_conflict(const char *list)
+{
+    int several = strchr(list, ',') != NULL;
+    for (const char *p = list;;) {
+        size_t n = strcspn(p, ",");
+        if (several && zc__fixes_word_is_set(p, n))
+            return ZC_FAIL(ZC_ERR_PARSE,
+                           "zc_run_fixes_parse: '%.*s' cannot be combined with other cures "
+                           "in '%.100s'",
+                           (int)n, p, list);
+        for (const char *q = p + n; *q == ',';) {
+            q++;
+            size_t m = strcspn(q, ",");
+            if (m == n && strncmp(p, q, n) == 0)
+                return ZC_FAIL(ZC_ERR_PARSE,
+                               "zc_run_fixes_parse: '%.*s' is named twice in '%.100s'", (int)n, p,
+                               list);
+            q += m;
+        }
+        p += n;
+        if (*p == '\0')
+            return ZC_OK;
+        p++;
+    }
+}
+
 ZC_EXTERN zc_status zc_run_fixes_parse(const char *list, unsigned *fixes_p)
 {
     ZC_REQUIRE_ARG(list);
@@ -48,6 +89,7 @@ ZC_EXTERN zc_status zc_run_fixes_parse(const char *list, unsigned *fixes_p)
     unsigned fixes = 0;
     const char *bad;
     size_t n;
+    /* Unknown names first: a misspelt cure is the plainer mistake to hear about. */
     if (zc__run_fixes_from_list(list, &fixes, &bad, &n) != 0) {
         char known[128] = "";
         for (int i = 0; i < ZC_RUN_FIX_COUNT; i++) {
@@ -57,6 +99,7 @@ ZC_EXTERN zc_status zc_run_fixes_parse(const char *list, unsigned *fixes_p)
         return ZC_FAIL(ZC_ERR_PARSE, "zc_run_fixes_parse: unknown cure '%.*s' (known: %sall, none)",
                        (int)(n > 64 ? 64 : n), bad, known);
     }
+    ZC_CHECK(zc__fixes_conflict(list));
     *fixes_p = fixes;
     return ZC_OK;
 }
@@ -92,11 +135,48 @@ static void zc__add_count(zc_run_count *sum, const zc_run_count *c)
     sum->uncured_ns += c->uncured_ns;
 }
 
-static zc_status zc__read_log(const char *path, zc_run_summary *summary)
+/* Whether name is "<digits>.run", the only name the library gives a log. */
+static int zc__log_name(const char *name)
 {
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-        return ZC_FAIL(ZC_ERR_IO, "zc_run_logs_read: cannot open %s: %s", path, strerror(errno));
+    size_t digits = strspn(name, "0123456789");
+    return digits > 0 && strcmp(name + digits, ".run") == 0;
+}
+
+/*
+ * Open the log name of the folder dir_fd as a regular file, or give -1 with errno 0 when it is
+ * something else: the folder is the program's to write in, and a FIFO there would block a
+ * plain open for ever, a link would read a file outside it. Checked before opening (a device
+ * is not even opened) and again on what was opened (the name may have changed in between).
+ */
+static int zc__open_log(int dir_fd, const char *name)
+{
+    struct stat st;
+    if (fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        if (errno == ENOENT)
+            errno = 0;
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        errno = 0;
+        return -1;
+    }
+    int fd = openat(dir_fd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT || errno == ELOOP || errno == ENXIO)
+            errno = 0;
+        return -1;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        errno = 0;
+        return -1;
+    }
+    return fd;
+}
+
+/* Sum one open log into summary; f is closed. */
+static zc_status zc__sum_log(FILE *f, const char *path, zc_run_summary *summary)
+{
     char text[ZC__RUN_LINE_MAX];
     unsigned number = 0;
     int ended = 0, headed = 0;
@@ -136,6 +216,25 @@ static zc_status zc__read_log(const char *path, zc_run_summary *summary)
     return ZC_OK;
 }
 
+static zc_status zc__read_log(int dir_fd, const char *dir, const char *name,
+                              zc_run_summary *summary)
+{
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
+        return ZC_FAIL(ZC_ERR_OVERFLOW, "zc_run_logs_read: path too long in %s", dir);
+    int fd = zc__open_log(dir_fd, name);
+    if (fd < 0 && errno == 0)
+        return ZC_OK; /* not a log, or gone */
+    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+    if (f == NULL) {
+        int error = errno;
+        if (fd >= 0)
+            close(fd);
+        return ZC_FAIL(ZC_ERR_IO, "zc_run_logs_read: cannot open %s: %s", path, strerror(error));
+    }
+    return zc__sum_log(f, path, summary);
+}
+
 ZC_EXTERN zc_status zc_run_logs_read(const char *dir, zc_run_summary *summary_p)
 {
     ZC_REQUIRE_ARG(dir);
@@ -149,15 +248,8 @@ ZC_EXTERN zc_status zc_run_logs_read(const char *dir, zc_run_summary *summary_p)
     zc_status status = ZC_OK;
     struct dirent *entry;
     while (status == ZC_OK && (entry = readdir(folder)) != NULL) {
-        size_t length = strlen(entry->d_name);
-        if (length < 5 || strcmp(entry->d_name + length - 4, ".run") != 0)
-            continue;
-        char path[PATH_MAX];
-        if (snprintf(path, sizeof path, "%s/%s", dir, entry->d_name) >= (int)sizeof path) {
-            status = ZC_FAIL(ZC_ERR_OVERFLOW, "zc_run_logs_read: path too long in %s", dir);
-            break;
-        }
-        status = zc__read_log(path, &summary);
+        if (zc__log_name(entry->d_name))
+            status = zc__read_log(dirfd(folder), dir, entry->d_name, &summary);
     }
     closedir(folder);
     if (status == ZC_OK)

@@ -3,6 +3,7 @@
  * the cure list, and the names tables. */
 #include "test_support.h"
 
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -156,6 +157,90 @@ static void test_fix_lists(void **state)
     assert_int_equal(zc_run_fixes_parse("all", NULL), ZC_ERR_INVALID_ARG);
 }
 
+/* A list that says two things at once is refused, naming the clash; nothing is set. */
+static void test_fix_list_conflicts(void **state)
+{
+    (void)state;
+    static const char *const clash[][2] = {
+        {"all,none", "'all' cannot be combined"},
+        {"none,pinning", "'none' cannot be combined"},
+        {"pinning,all", "'all' cannot be combined"},
+        {"all,all", "'all' cannot be combined"},
+        {"pinning,pinning", "'pinning' is named twice"},
+        {"pageable,pinning,pageable", "'pageable' is named twice"},
+        {"register,pinning,pinning", "'pinning' is named twice"},
+    };
+    for (size_t i = 0; i < sizeof clash / sizeof clash[0]; i++) {
+        unsigned fixes = 99;
+        if (zc_run_fixes_parse(clash[i][0], &fixes) != ZC_ERR_PARSE)
+            fail_msg("'%s' was taken as a cure list", clash[i][0]);
+        assert_int_equal(fixes, 99);
+        if (strstr(zc_last_error(), clash[i][1]) == NULL)
+            fail_msg("'%s': the detail '%s' does not say %s", clash[i][0], zc_last_error(),
+                     clash[i][1]);
+    }
+    /* An unknown name is said first, as before. */
+    unsigned fixes = 99;
+    assert_int_equal(zc_run_fixes_parse("all,bogus", &fixes), ZC_ERR_PARSE);
+    assert_non_null(strstr(zc_last_error(), "unknown cure 'bogus'"));
+}
+
+static void fail_on_alarm(int sig)
+{
+    (void)sig;
+    static const char said[] = "zc_run_logs_read blocked on an entry that is not a log\n";
+    ssize_t unused = write(2, said, sizeof said - 1);
+    (void)unused;
+    _exit(1);
+}
+
+/* The folder is the program's to write in: only regular files named <digits>.run are read. A
+ * FIFO is not opened (a plain open would wait for a writer for ever), a link is not followed, a
+ * folder or a file of another name is left alone. */
+static void test_only_logs_read(void **state)
+{
+    (void)state;
+    char own[64], outside[96], path[160];
+    snprintf(own, sizeof own, "/tmp/zc-run-entries-XXXXXX");
+    assert_non_null(mkdtemp(own));
+    snprintf(outside, sizeof outside, "%s.outside.run", own);
+    FILE *f = fopen(outside, "w");
+    assert_non_null(f);
+    fputs("zcrun 1 pid=9 fixes=3 threads=1 chunk=1 buffers=2 min=1 min_d2h=1\nend\n", f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/5.run", own);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    snprintf(path, sizeof path, "%s/6.run", own);
+    assert_int_equal(symlink(outside, path), 0);
+    snprintf(path, sizeof path, "%s/8.run", own);
+    assert_int_equal(mkdir(path, 0700), 0);
+    static const char *const others[] = {"abc.run", "1.run.txt", ".run", "12a.run"};
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", own, others[i]);
+        f = fopen(path, "w");
+        assert_non_null(f);
+        fputs("not a log\n", f);
+        fclose(f);
+    }
+    snprintf(path, sizeof path, "%s/10.run", own);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("zcrun 1 pid=10 fixes=1 threads=1 chunk=1 buffers=2 min=1 min_d2h=1\nend\n", f);
+    fclose(f);
+    signal(SIGALRM, fail_on_alarm);
+    alarm(20);
+    zc_run_summary s;
+    zc_status status = zc_run_logs_read(own, &s);
+    alarm(0);
+    if (status != ZC_OK)
+        fail_msg("the folder was not read: %s", zc_last_error());
+    assert_int_equal(s.processes, 1);
+    assert_int_equal(s.fixes, 1);
+    char cmd[192];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", own, outside);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* Every row of the tables has its names, and a cure's counters include a cured one. */
 static void test_names(void **state)
 {
@@ -184,6 +269,8 @@ int main(void)
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_empty_and_missing),
         cmocka_unit_test(test_fix_lists),
+        cmocka_unit_test(test_fix_list_conflicts),
+        cmocka_unit_test(test_only_logs_read),
         cmocka_unit_test(test_names),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
