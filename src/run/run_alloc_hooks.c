@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The program's allocation and release entry points, replaced so that the register cure sees
- * every large allocation made and every release of one before it happens: malloc, calloc,
- * realloc, reallocarray, posix_memalign, aligned_alloc, memalign, valloc, pvalloc and free;
- * mmap (anonymous private mappings), munmap, mremap and madvise (advice that gives pages back).
- * Each one calls the next definition in the process (glibc's, or an allocator the program
- * preloads after this library) and only tells run_track.c what happened; while the register
- * cure is off, or before the library's constructor has armed the tracking, they pass through.
+ * The program's allocation and release entry points, replaced so that a cure that asks
+ * (run_cures.h, watch_host) hears of every large allocation made and every release or change of
+ * one before it happens: malloc, calloc, realloc, reallocarray, posix_memalign, aligned_alloc,
+ * memalign, valloc, pvalloc and free; mmap (anonymous private mappings; MAP_FIXED replacing
+ * pages), munmap, mremap, madvise (advice that gives pages back) and mprotect. Each one calls the
+ * next definition in the process (glibc's, or an allocator the program preloads after this
+ * library) and only raises the event; a row may take a release over (free, munmap) and make it
+ * later, once it has let go of the memory. No hook here calls CUDA: they may run where CUDA
+ * calls are not allowed. While no cure asks, or before the library's constructor has armed the
+ * hooks, they pass through.
  *
  * Where these replacements are not the ones the program reaches (it defines malloc or free
- * itself, so its own come first), the cure is never armed: a release it could not see would
- * leave pages pinned that the program has given back.
+ * itself, so its own come first), they are never armed: a release no row could see would leave
+ * pages pinned that the program has given back.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -22,12 +25,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "run_config.h"
+#include "run_cures.h"
 #include "run_driver.h"
-#include "run_register.h"
-#include "run_track.h"
-#include "zerocopy/run.h"
 
 #define ZC__EXPORT __attribute__((visibility("default")))
 
@@ -43,6 +45,7 @@ typedef void *(*zc__mmap_fn)(void *, size_t, int, int, int, off_t);
 typedef int (*zc__munmap_fn)(void *, size_t);
 typedef void *(*zc__mremap_fn)(void *, size_t, size_t, int, ...);
 typedef int (*zc__madvise_fn)(void *, size_t, int);
+typedef int (*zc__mprotect_fn)(void *, size_t, int);
 
 /* The next definitions, found once (a pointer store is atomic here). */
 static struct {
@@ -60,6 +63,7 @@ static struct {
     zc__munmap_fn munmap;
     zc__mremap_fn mremap;
     zc__madvise_fn madvise;
+    zc__mprotect_fn mprotect;
 } zc__next;
 
 /*
@@ -111,6 +115,7 @@ static void zc__resolve(void)
     ZC__FIND(munmap, "munmap");
     ZC__FIND(mremap, "mremap");
     ZC__FIND(madvise, "madvise");
+    ZC__FIND(mprotect, "mprotect");
     __atomic_store_n(&zc__resolved, 1, __ATOMIC_RELEASE);
     zc__resolving = 0;
 }
@@ -118,23 +123,49 @@ static void zc__resolve(void)
 /* The next definition of field, found first if need be; NULL while it is being found. */
 #define ZC__NEXT(field) (zc__next.field != NULL ? zc__next.field : (zc__resolve(), zc__next.field))
 
-/* Tell the tracker of a new block (only big ones count; a no-op until armed). */
+/* The smallest allocation a cure asked to hear of; 0 until the constructor arms the hooks. */
+static size_t zc__watch;
+
+static int zc__armed(void)
+{
+    return __atomic_load_n(&zc__watch, __ATOMIC_ACQUIRE) != 0;
+}
+
+/* An event raised from an allocation hook: no CUDA call there, and errno as the call leaves it. */
+static zc__run_answer zc__raise(zc__run_event_id id, const void *start, size_t length,
+                                zc__run_release_fn release)
+{
+    int saved_errno = errno;
+    zc__run_event e = {.id = id, .start = (uintptr_t)start, .length = length, .release = release};
+    zc__run_answer answer = zc__run_raise(&e);
+    errno = saved_errno;
+    return answer;
+}
+
+/* Tell the rows of a new block (only big ones count; a no-op until armed). */
 static void *zc__made(void *p, size_t bytes)
 {
-    size_t min = zc__run_track_min_bytes();
+    size_t min = __atomic_load_n(&zc__watch, __ATOMIC_ACQUIRE);
     if (p != NULL && min != 0 && bytes >= min)
-        zc__run_track_add(p, bytes);
+        zc__raise(ZC__EVENT_HOST_ALLOC, p, bytes, NULL);
     return p;
 }
 
-/* A release runs the tracker's bookkeeping (and may unpin through the driver), which must not
- * change the errno the program sees from the call itself. */
-#define ZC__KEEP_ERRNO(stmt)                                                                       \
-    do {                                                                                           \
-        int zc__saved_errno = errno;                                                               \
-        stmt;                                                                                      \
-        errno = zc__saved_errno;                                                                   \
-    } while (0)
+/* The releases a row may take over and make later. */
+static void zc__release_free(void *p, size_t length)
+{
+    (void)length;
+    zc__free_fn next = ZC__NEXT(free);
+    if (next != NULL)
+        next(p);
+}
+
+static void zc__release_munmap(void *start, size_t length)
+{
+    zc__munmap_fn next = ZC__NEXT(munmap);
+    if (next != NULL)
+        (void)next(start, length);
+}
 
 ZC__EXPORT void *malloc(size_t bytes)
 {
@@ -161,10 +192,28 @@ ZC__EXPORT void free(void *p)
 {
     if (p == NULL || zc__in_arena(p))
         return;
-    ZC__KEEP_ERRNO(zc__run_track_release(p));
+    if (zc__armed() && zc__raise(ZC__EVENT_HOST_FREE, p, 0, zc__release_free) == ZC__EVENT_DEFERRED)
+        return;
     zc__free_fn next = ZC__NEXT(free);
     if (next != NULL)
         next(p);
+}
+
+/* realloc of a block a row holds: a new block, the old contents copied, the old one freed (its
+ * release deferred by the row). realloc may always move a block; one of size 0 is freed. */
+static void *zc__moved(void *p, size_t bytes)
+{
+    if (bytes == 0) {
+        free(p);
+        return NULL;
+    }
+    void *q = malloc(bytes);
+    if (q == NULL)
+        return NULL; /* the old block is left as it was, as realloc leaves it */
+    size_t old = malloc_usable_size(p);
+    memcpy(q, p, old < bytes ? old : bytes);
+    free(p);
+    return q;
 }
 
 ZC__EXPORT void *realloc(void *p, size_t bytes)
@@ -180,9 +229,13 @@ ZC__EXPORT void *realloc(void *p, size_t bytes)
     zc__realloc_fn next = ZC__NEXT(realloc);
     if (next == NULL)
         return NULL;
-    /* The block may move or shrink: whatever was pinned in it goes first. */
-    if (p != NULL)
-        ZC__KEEP_ERRNO(zc__run_track_release(p));
+    if (p != NULL && zc__armed()) {
+        /* A block a row holds (pinned in place) is moved, so that its release goes through
+         * free, which the row may defer; any other is released as realloc does. */
+        if (zc__raise(ZC__EVENT_HOST_RESIZE, p, 0, NULL) == ZC__EVENT_DEFERRED)
+            return zc__moved(p, bytes);
+        zc__raise(ZC__EVENT_HOST_FREE, p, 0, NULL);
+    }
     return zc__made(next(p, bytes), bytes);
 }
 
@@ -197,8 +250,17 @@ ZC__EXPORT void *reallocarray(void *p, size_t count, size_t size)
         }
         return realloc(p, bytes);
     }
-    if (p != NULL)
-        ZC__KEEP_ERRNO(zc__run_track_release(p));
+    if (p != NULL && zc__armed()) {
+        if (zc__raise(ZC__EVENT_HOST_RESIZE, p, 0, NULL) == ZC__EVENT_DEFERRED) {
+            size_t bytes = count * size;
+            if (size != 0 && bytes / size != count) {
+                errno = ENOMEM;
+                return NULL;
+            }
+            return zc__moved(p, bytes);
+        }
+        zc__raise(ZC__EVENT_HOST_FREE, p, 0, NULL);
+    }
     return zc__made(next(p, count, size), count * size);
 }
 
@@ -246,9 +308,9 @@ static void *zc__mmap(void *addr, size_t length, int prot, int flags, int fd, of
         errno = ENOMEM;
         return MAP_FAILED;
     }
-    /* MAP_FIXED replaces what was mapped there: pins in it go first. */
-    if ((flags & MAP_FIXED) && zc__run_track_armed())
-        ZC__KEEP_ERRNO(zc__run_track_release_range((uintptr_t)addr, length));
+    /* MAP_FIXED replaces what was mapped there. */
+    if ((flags & MAP_FIXED) && zc__armed())
+        zc__raise(ZC__EVENT_RANGE_REPLACED, addr, length, NULL);
     void *p = next(addr, length, prot, flags, fd, offset);
     if (p != MAP_FAILED && (flags & MAP_ANONYMOUS) && (flags & MAP_TYPE) == MAP_PRIVATE)
         zc__made(p, length);
@@ -272,8 +334,11 @@ ZC__EXPORT int munmap(void *addr, size_t length)
         errno = ENOSYS;
         return -1;
     }
-    if (zc__run_track_armed())
-        ZC__KEEP_ERRNO(zc__run_track_release_range((uintptr_t)addr, length));
+    /* A release a row may take over: only a well-formed one, whose errors the program would not
+     * see otherwise. */
+    if (zc__armed() && length != 0 && (uintptr_t)addr % (uintptr_t)getpagesize() == 0 &&
+        zc__raise(ZC__EVENT_RANGE_UNMAPPED, addr, length, zc__release_munmap) == ZC__EVENT_DEFERRED)
+        return 0;
     return next(addr, length);
 }
 
@@ -293,10 +358,10 @@ ZC__EXPORT void *mremap(void *old, size_t old_length, size_t new_length, int fla
     }
     /* The old pages move (or go), and a fixed target's are replaced; the result is not
      * tracked (a remapped region is never pinned). */
-    if (zc__run_track_armed()) {
-        ZC__KEEP_ERRNO(zc__run_track_release_range((uintptr_t)old, old_length));
+    if (zc__armed()) {
+        zc__raise(ZC__EVENT_RANGE_REPLACED, old, old_length, NULL);
         if (flags & MREMAP_FIXED)
-            ZC__KEEP_ERRNO(zc__run_track_release_range((uintptr_t)new_address, new_length));
+            zc__raise(ZC__EVENT_RANGE_REPLACED, new_address, new_length, NULL);
     }
     return (flags & MREMAP_FIXED) ? next(old, old_length, new_length, flags, new_address)
                                   : next(old, old_length, new_length, flags);
@@ -326,9 +391,21 @@ ZC__EXPORT int madvise(void *addr, size_t length, int advice)
         errno = ENOSYS;
         return -1;
     }
-    if (zc__gives_pages_back(advice) && zc__run_track_armed())
-        ZC__KEEP_ERRNO(zc__run_pins_drop((uintptr_t)addr, length));
+    if (zc__gives_pages_back(advice) && zc__armed())
+        zc__raise(ZC__EVENT_PAGES_DISCARDED, addr, length, NULL);
     return next(addr, length, advice);
+}
+
+ZC__EXPORT int mprotect(void *addr, size_t length, int prot)
+{
+    zc__mprotect_fn next = ZC__NEXT(mprotect);
+    if (next == NULL) {
+        errno = ENOSYS;
+        return -1;
+    }
+    if (zc__armed())
+        zc__raise(ZC__EVENT_RANGE_REPROTECTED, addr, length, NULL);
+    return next(addr, length, prot);
 }
 
 /* Whether every replacement above is what the process reaches by name: the definition found
@@ -336,8 +413,8 @@ ZC__EXPORT int madvise(void *addr, size_t length, int advice)
  * from here could see through the program's own definition). */
 static int zc__reached(void)
 {
-    static const char *const names[] = {"malloc", "calloc", "realloc", "free",   "posix_memalign",
-                                        "mmap",   "munmap", "mremap",  "madvise"};
+    static const char *const names[] = {"malloc", "calloc", "realloc", "free",    "posix_memalign",
+                                        "mmap",   "munmap", "mremap",  "madvise", "mprotect"};
     Dl_info mine, found;
     if (dladdr((void *)zc__resolve, &mine) == 0)
         return 0;
@@ -347,7 +424,7 @@ static int zc__reached(void)
             if (zc__run_config_get()->verbose)
                 fprintf(stderr,
                         "zerocopy run: the program reaches another %s than this "
-                        "library's; the register cure is off\n",
+                        "library's; the cures that watch allocations (register) are off\n",
                         names[i]);
             return 0;
         }
@@ -355,20 +432,13 @@ static int zc__reached(void)
     return 1;
 }
 
-static void zc__after_fork_child(void)
-{
-    zc__run_pins_after_fork();
-    zc__run_track_after_fork();
-}
-
-/* Arm the tracking once the configuration can be read: only when the register cure is on and
- * the replacements are the ones the program reaches. */
+/* Arm the hooks once the configuration can be read: only when a cure asks to hear of host
+ * allocations and the replacements are the ones the program reaches. */
 __attribute__((constructor)) static void zc__alloc_hooks_init(void)
 {
     zc__resolve();
-    const zc__run_config *c = zc__run_config_get();
-    if (!zc__run_fix_on(ZC_RUN_FIX_REGISTER) || !zc__reached())
+    size_t watch = zc__run_host_watch();
+    if (watch == 0 || !zc__reached())
         return;
-    pthread_atfork(NULL, NULL, zc__after_fork_child);
-    zc__run_track_arm(c->min_bytes < c->min_d2h_bytes ? c->min_bytes : c->min_d2h_bytes);
+    __atomic_store_n(&zc__watch, watch, __ATOMIC_RELEASE);
 }

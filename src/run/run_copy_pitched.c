@@ -8,13 +8,15 @@
  * moves the block before as a 2D copy; the device keeps its own pitch and slice height. CUDA's
  * semantics stay as for the plain copies (run_copy.c). A copy whose row is wider than a staging
  * buffer, one with a CUDA array on either side or a level of detail, or a pitch below the width
- * (or a slice height below the height), goes to the driver as it was.
+ * (or a slice height below the height), goes to the driver as it was. A slice offset (z) counts
+ * whatever the depth: a copy of one slice at z = 2 reads or writes slice 2, as the driver does.
  */
 #include <stdint.h>
 #include <string.h>
 
 #include "run_config.h"
 #include "run_copy.h"
+#include "run_cures.h"
 #include "run_hooks.h"
 #include "run_pipeline.h"
 #include "run_workers.h"
@@ -36,20 +38,13 @@ typedef struct zc__pitched {
     size_t width, height, depth;
 } zc__pitched;
 
-/* One pitched copy the cure may take: the first byte of each side, its pitch and the bytes
- * between two slices. */
+/* One pitched copy the cure may take: the copy as the rows see it, then each side's pitch and
+ * the bytes between two slices. */
 typedef struct zc__copy_rows {
-    zc__run_dir dir;
-    char *host;
+    zc__run_copy c; /* first: the shape's stage is handed the zc__run_copy */
     size_t host_pitch, host_slice;
-    CUdeviceptr device;
     size_t device_pitch, device_slice;
     size_t width, height, depth;
-    CUstream stream;
-    int async;
-    CUcontext ctx;
-    zc__run_pin_use pin; /* ZC__PINNED: the pin it uses */
-    uint64_t pin_ns;     /* ZC__PINNED: the time it took to pin the buffer, if this copy did */
 } zc__copy_rows;
 
 static zc__pitched zc__from_2d(const CUDA_MEMCPY2D *p)
@@ -95,10 +90,11 @@ static size_t zc__mad(size_t a, size_t b, size_t c, int *ok)
     return a * b + c;
 }
 
-/* The bytes between two slices of a side (0 for a single slice). */
-static size_t zc__slice_bytes(const zc__side_desc *s, size_t depth, int *ok)
+/* The bytes between two slices of a side (0 for a 2D copy, whose height is 0). Whatever the
+ * depth: a copy of one slice at z > 0 starts z slices in. */
+static size_t zc__slice_bytes(const zc__side_desc *s, int *ok)
 {
-    return depth > 1 ? zc__mad(s->height, s->pitch, 0, ok) : 0;
+    return zc__mad(s->height, s->pitch, 0, ok);
 }
 
 /* The bytes a side spans from its first byte: (depth - 1) slices, (height - 1) pitches and a
@@ -106,7 +102,7 @@ static size_t zc__slice_bytes(const zc__side_desc *s, size_t depth, int *ok)
 static size_t zc__extent(const zc__side_desc *s, const zc__pitched *p)
 {
     int ok = 1;
-    size_t slice = zc__slice_bytes(s, p->depth, &ok);
+    size_t slice = zc__slice_bytes(s, &ok);
     size_t rows = zc__mad(p->height - 1, s->pitch, p->width, &ok);
     size_t all = zc__mad(p->depth - 1, slice, rows, &ok);
     return ok ? all : 0;
@@ -117,7 +113,7 @@ static uintptr_t zc__first(const zc__side_desc *s, const zc__pitched *p)
 {
     uintptr_t base = s->type == CU_MEMORYTYPE_HOST ? (uintptr_t)s->host : (uintptr_t)s->device;
     int ok = base != 0;
-    size_t slice = zc__slice_bytes(s, p->depth, &ok);
+    size_t slice = zc__slice_bytes(s, &ok);
     size_t offset = zc__mad(s->z, slice, zc__mad(s->y, s->pitch, s->x, &ok), &ok);
     if (!ok || offset > UINTPTR_MAX - base)
         return 0;
@@ -142,59 +138,59 @@ static zc__where zc__side(const zc__run_driver *d, const zc__side_desc *s, const
     return where;
 }
 
-/* A side that may be host memory, from its type: its first byte and extent, or 0. */
-static zc__plan zc__guard_side(const zc__run_driver *d, const zc__side_desc *s,
-                               const zc__pitched *p, const zc__copy_rows *c)
+/* A side that may be host memory (host or unified by its type): its first byte and the bytes it
+ * spans, or 0. */
+static const void *zc__host_range(const zc__side_desc *s, const zc__pitched *p, size_t *extent_p)
 {
     if (s->type != CU_MEMORYTYPE_HOST && s->type != CU_MEMORYTYPE_UNIFIED)
-        return ZC__AS_IT_WAS;
+        return NULL;
     uintptr_t first = zc__first(s, p);
-    return first == 0
-               ? ZC__AS_IT_WAS
-               : zc__run_copy_guard(d, (const void *)first, zc__extent(s, p), c->stream, c->async);
+    *extent_p = first != 0 ? zc__extent(s, p) : 0;
+    return *extent_p != 0 ? (const void *)first : NULL;
 }
 
-/* A pitched copy no cure takes: it still must not reach the driver as it was if either host
- * side touches a buffer pinned in place. */
-static zc__plan zc__guard(const zc__run_driver *d, const zc__pitched *p, const zc__copy_rows *c)
+/* A pitched copy no row stages: described by the host ranges it may touch, which a cure may
+ * still have to guard. */
+static void zc__describe_guard(zc__run_copy *c, const zc__pitched *p)
 {
-    if (p->width == 0 || p->height == 0 || p->depth == 0)
-        return ZC__AS_IT_WAS;
-    zc__plan plan = zc__guard_side(d, &p->src, p, c);
-    return plan != ZC__AS_IT_WAS ? plan : zc__guard_side(d, &p->dst, p, c);
+    c->kind = ZC__COPY_GUARD;
+    c->guard[0] = zc__host_range(&p->src, p, &c->guard_extent[0]);
+    c->guard[1] = zc__host_range(&p->dst, p, &c->guard_extent[1]);
 }
 
-zc__plan zc__run_pitched_guard_peer(const zc__run_driver *d, const CUDA_MEMCPY3D_PEER *p,
-                                    CUstream stream)
+int zc__run_describe_peer(zc__run_copy *c, const CUDA_MEMCPY3D_PEER *p)
 {
-    if (p == NULL)
-        return ZC__AS_IT_WAS;
+    if (c->d == NULL || p == NULL || p->WidthInBytes == 0 || p->Height == 0 || p->Depth == 0)
+        return 0;
     zc__pitched pitched = zc__from_peer(p);
-    zc__copy_rows c = {.stream = stream, .async = 1};
-    return zc__guard(d, &pitched, &c);
+    zc__describe_guard(c, &pitched);
+    return 1;
 }
 
-/* Unpin for good whatever a host side of p touches. */
-static void zc__refuse_side(const zc__side_desc *s, const zc__pitched *p)
-{
-    uintptr_t first;
-    if ((s->type == CU_MEMORYTYPE_HOST || s->type == CU_MEMORYTYPE_UNIFIED) &&
-        (first = zc__first(s, p)) != 0)
-        zc__run_pins_refuse(first, zc__extent(s, p));
-}
-
-void zc__run_pitched_refuse_3d(const CUDA_MEMCPY3D *p)
+void zc__run_pitched_in_graph(const CUDA_MEMCPY3D *p)
 {
     if (p == NULL || p->WidthInBytes == 0 || p->Height == 0 || p->Depth == 0)
         return;
     zc__pitched pitched = zc__from_3d(p);
-    zc__refuse_side(&pitched.src, &pitched);
-    zc__refuse_side(&pitched.dst, &pitched);
+    const zc__side_desc *sides[] = {&pitched.src, &pitched.dst};
+    for (int i = 0; i < 2; i++) {
+        size_t extent;
+        const void *host = zc__host_range(sides[i], &pitched, &extent);
+        if (host != NULL) {
+            zc__run_event e = {.id = ZC__EVENT_RANGE_IN_GRAPH,
+                               .start = (uintptr_t)host,
+                               .length = extent,
+                               .may_call_cuda = 1};
+            zc__run_raise(&e);
+        }
+    }
 }
 
-/* Fill c's sides from p when it is a copy between host and device memory; gives what the host
- * side is (ZC__PAGEABLE, or ZC__OTHER for page-locked memory), else ZC__UNKNOWN. */
-static zc__where zc__sides(const zc__run_driver *d, const zc__pitched *p, zc__copy_rows *c)
+/* Fill r's sides from p when it is a copy between host and device memory; gives what the host
+ * side is (ZC__PAGEABLE, or ZC__OTHER for page-locked memory), else ZC__UNKNOWN. *placeable_p
+ * says whether the cures can place it (its ranges sound and inside the address space). */
+static zc__where zc__sides(const zc__run_driver *d, const zc__pitched *p, zc__copy_rows *r,
+                           int *placeable_p)
 {
     uintptr_t src = 0, dst = 0;
     zc__where from = zc__side(d, &p->src, p, &src), to = zc__side(d, &p->dst, p, &dst);
@@ -203,84 +199,74 @@ static zc__where zc__sides(const zc__run_driver *d, const zc__pitched *p, zc__co
     int ok = 1;
     if ((from == ZC__PAGEABLE || from == ZC__OTHER) && to == ZC__DEVICE &&
         p->src.type != CU_MEMORYTYPE_DEVICE) {
-        c->dir = ZC__RUN_H2D;
-        c->host = (char *)src;
-        c->device = dst;
+        r->c.dir = ZC__RUN_H2D;
+        r->c.host = (char *)src;
+        r->c.device = dst;
         host = &p->src;
         device = &p->dst;
         host_where = from;
     } else if (from == ZC__DEVICE && (to == ZC__PAGEABLE || to == ZC__OTHER) &&
                p->dst.type != CU_MEMORYTYPE_DEVICE) {
-        c->dir = ZC__RUN_D2H;
-        c->host = (char *)dst;
-        c->device = src;
+        r->c.dir = ZC__RUN_D2H;
+        r->c.host = (char *)dst;
+        r->c.device = src;
         host = &p->dst;
         device = &p->src;
         host_where = to;
     } else {
         return ZC__UNKNOWN;
     }
-    c->host_pitch = host->pitch;
-    c->host_slice = zc__slice_bytes(host, p->depth, &ok);
-    c->device_pitch = device->pitch;
-    c->device_slice = zc__slice_bytes(device, p->depth, &ok);
-    c->width = p->width;
-    c->height = p->height;
-    c->depth = p->depth;
-    /* Rows that overlap (a pitch below the width, a slice below the rows), or sizes that do
-     * not fit, are the driver's to refuse. */
-    if (!ok || c->host_pitch < c->width || c->device_pitch < c->width ||
-        (c->depth > 1 && (host->height < c->height || device->height < c->height)))
-        return ZC__UNKNOWN;
+    r->host_pitch = host->pitch;
+    r->host_slice = zc__slice_bytes(host, &ok);
+    r->device_pitch = device->pitch;
+    r->device_slice = zc__slice_bytes(device, &ok);
+    r->width = p->width;
+    r->height = p->height;
+    r->depth = p->depth;
+    r->c.host_extent = zc__extent(host, p);
+    r->c.device_extent = zc__extent(device, p);
+    r->c.bytes = zc__mad(zc__mad(p->width, p->height, 0, &ok), p->depth, 0, &ok);
+    /* Rows that overlap (a pitch below the width, a slice below the rows), sizes that do not
+     * fit, or a host range past the last address are the driver's to refuse. */
+    *placeable_p = ok && r->host_pitch >= r->width && r->device_pitch >= r->width &&
+                   (r->depth == 1 || (host->height >= r->height && device->height >= r->height)) &&
+                   r->c.host_extent != 0 && r->c.device_extent != 0 &&
+                   (uintptr_t)r->c.host + r->c.host_extent >= (uintptr_t)r->c.host &&
+                   !zc__run_host_unusable(r->c.host);
     return host_where;
 }
 
-static zc__plan zc__plan_rows(const zc__pitched *p, zc__copy_rows *c)
+static const zc__run_shape zc__rows_shape;
+
+/* Describe a pitched copy for the rows: between host and device memory, or only guarded; 0 when
+ * there is nothing to ask (it goes as it was). */
+static int zc__describe_rows(const zc__pitched *p, zc__copy_rows *r)
 {
-    const zc__run_driver *d = zc__run_driver_get();
-    c->pin.slot = -1;
-    if (d == NULL || p->width == 0 || p->height == 0 || p->depth == 0)
-        return ZC__AS_IT_WAS;
-    if (!zc__run_copy_cures_on())
-        return zc__guard(d, p, c);
-    zc__where host_where = zc__sides(d, p, c);
-    int ok = 1;
-    size_t bytes = zc__mad(zc__mad(c->width, c->height, 0, &ok), c->depth, 0, &ok);
-    size_t host_extent = zc__extent(c->dir == ZC__RUN_H2D ? &p->src : &p->dst, p);
-    size_t extent = zc__extent(c->dir == ZC__RUN_H2D ? &p->dst : &p->src, p);
-    if (host_where == ZC__UNKNOWN || !ok || host_extent == 0 || extent == 0 ||
-        (uintptr_t)c->host + host_extent < (uintptr_t)c->host) {
+    zc__run_copy *c = &r->c;
+    if (c->d == NULL || p->width == 0 || p->height == 0 || p->depth == 0)
+        return 0;
+    int placeable = 0;
+    zc__where host_where = zc__sides(c->d, p, r, &placeable);
+    if (host_where == ZC__UNKNOWN || !placeable) {
+        /* A pageable copy the cures cannot place: counted, then only guarded. */
         if (host_where == ZC__PAGEABLE)
-            zc__run_copy_leave(ZC_RUN_COUNTER_PAGEABLE_UNSURE, bytes);
-        return zc__guard(d, p, c);
+            zc__run_copy_leave(ZC_RUN_COUNTER_PAGEABLE_UNSURE, c->bytes);
+        zc__describe_guard(c, p);
+        return 1;
     }
-    const int too_wide = c->width > zc__run_config_get()->chunk_bytes;
-    switch (zc__run_copy_touch(d, c->host, host_extent, c->dir, c->stream, c->async, &c->ctx,
-                               &c->pin)) {
-    case ZC__TOUCH_USE:
-        return ZC__PINNED;
-    case ZC__TOUCH_STAGE:
-        return too_wide ? ZC__WAIT : zc__run_copy_plan_forced(d, c->device, extent, &c->ctx);
-    case ZC__TOUCH_WAIT:
-        return ZC__WAIT;
-    case ZC__TOUCH_NONE:
-        break;
-    }
-    if (host_where != ZC__PAGEABLE)
-        return ZC__AS_IT_WAS;
-    if (too_wide && !zc__run_copy_small(c->dir, bytes))
-        return zc__run_copy_leave(ZC_RUN_COUNTER_PAGEABLE_UNSURE, bytes); /* a row too wide */
-    zc__plan plan = zc__run_copy_plan(d, c->dir, bytes, c->device, extent, c->stream, &c->ctx);
-    /* The buffer is pinned in place when copies that start at its first byte have moved twice
-     * its size: the host extent is what a pitched copy moves through it. */
-    return zc__run_copy_pin_plan(d, plan, c->dir, c->host, host_extent, c->stream, c->async, c->ctx,
-                                 &c->pin, &c->pin_ns);
+    if (host_where == ZC__OTHER && !zc__run_view_changed((uintptr_t)c->host, c->host_extent))
+        return 0;
+    c->kind = ZC__COPY_HOST_DEVICE;
+    c->host_where = host_where;
+    c->row = r->width;
+    c->shape = &zc__rows_shape;
+    return 1;
 }
 
 /* A pitched copy cut in blocks of whole rows of one slice: piece k is block k % per_slice of
  * slice k / per_slice. */
 typedef struct zc__blocks {
-    const zc__copy_rows *c;
+    const zc__copy_rows *r;
     size_t block;     /* rows per block */
     size_t per_slice; /* blocks per slice */
 } zc__blocks;
@@ -288,11 +274,11 @@ typedef struct zc__blocks {
 /* Piece k's rows: how many, and where its first one starts on each side. */
 static size_t zc__block_rows(const zc__blocks *p, size_t k, char **host_p, CUdeviceptr *device_p)
 {
-    const zc__copy_rows *c = p->c;
+    const zc__copy_rows *r = p->r;
     size_t slice = k / p->per_slice, row = k % p->per_slice * p->block;
-    *host_p = c->host + slice * c->host_slice + row * c->host_pitch;
-    *device_p = c->device + slice * c->device_slice + row * c->device_pitch;
-    return c->height - row < p->block ? c->height - row : p->block;
+    *host_p = r->c.host + slice * r->host_slice + row * r->host_pitch;
+    *device_p = r->c.device + slice * r->device_slice + row * r->device_pitch;
+    return r->height - row < p->block ? r->height - row : p->block;
 }
 
 /* Pack a block's rows into a staging buffer at the copy's width, or unpack them, with every
@@ -300,14 +286,14 @@ static size_t zc__block_rows(const zc__blocks *p, size_t k, char **host_p, CUdev
 static void zc__host_side(const void *copy, size_t k, void *staging)
 {
     const zc__blocks *p = copy;
-    const zc__copy_rows *c = p->c;
+    const zc__copy_rows *r = p->r;
     char *host;
     CUdeviceptr device;
     size_t rows = zc__block_rows(p, k, &host, &device);
-    if (c->dir == ZC__RUN_H2D)
-        zc__run_parallel_copy_2d(staging, c->width, host, c->host_pitch, c->width, rows);
+    if (r->c.dir == ZC__RUN_H2D)
+        zc__run_parallel_copy_2d(staging, r->width, host, r->host_pitch, r->width, rows);
     else
-        zc__run_parallel_copy_2d(host, c->host_pitch, staging, c->width, c->width, rows);
+        zc__run_parallel_copy_2d(host, r->host_pitch, staging, r->width, r->width, rows);
 }
 
 /* Queue a block between a staging buffer (packed at the width) and the device (its pitch). */
@@ -315,64 +301,51 @@ static CUresult zc__device_side(const zc__run_driver *d, const void *copy, size_
                                 CUstream stream)
 {
     const zc__blocks *p = copy;
-    const zc__copy_rows *c = p->c;
+    const zc__copy_rows *r = p->r;
     char *host;
     CUdeviceptr device;
     size_t rows = zc__block_rows(p, k, &host, &device);
     CUDA_MEMCPY2D m;
     memset(&m, 0, sizeof m);
-    m.WidthInBytes = c->width;
+    m.WidthInBytes = r->width;
     m.Height = rows;
-    if (c->dir == ZC__RUN_H2D) {
+    if (r->c.dir == ZC__RUN_H2D) {
         m.srcMemoryType = CU_MEMORYTYPE_HOST;
         m.srcHost = staging;
-        m.srcPitch = c->width;
+        m.srcPitch = r->width;
         m.dstMemoryType = CU_MEMORYTYPE_DEVICE;
         m.dstDevice = device;
-        m.dstPitch = c->device_pitch;
+        m.dstPitch = r->device_pitch;
     } else {
         m.srcMemoryType = CU_MEMORYTYPE_DEVICE;
         m.srcDevice = device;
-        m.srcPitch = c->device_pitch;
+        m.srcPitch = r->device_pitch;
         m.dstMemoryType = CU_MEMORYTYPE_HOST;
         m.dstHost = staging;
-        m.dstPitch = c->width;
+        m.dstPitch = r->width;
     }
     return d->memcpy_2d_async(&m, stream);
 }
 
-/* Run a cured pitched copy; 0 when no staging could be had (the caller leaves it as it was). */
-static int zc__cure_rows(const zc__copy_rows *c, CUresult *result_p)
+/* Whole rows per block, about the chunk a plain copy of these bytes would take. */
+static CUresult zc__stage_rows(const zc__run_copy *c, zc__run_staging *s)
 {
-    const zc__run_driver *d = zc__run_driver_get();
-    size_t bytes = c->width * c->height * c->depth;
-    /* The clock starts before the staging is had: the first copy of a context pays for making
-     * it, and the report says so. */
-    uint64_t start = zc__run_now_ns();
-    zc__run_staging *s = zc__run_staging_acquire(c->ctx);
-    if (s == NULL) {
-        zc__run_copy_leave(ZC_RUN_COUNTER_PAGEABLE_UNSURE, bytes);
-        return 0;
-    }
-    /* Whole rows per block, about the chunk a plain copy of these bytes would take. */
-    zc__blocks blocks = {.c = c, .block = zc__run_chunk_for(s, bytes) / c->width};
+    const zc__copy_rows *r = (const zc__copy_rows *)c;
+    zc__blocks blocks = {.r = r, .block = zc__run_chunk_for(s, c->bytes) / r->width};
     if (blocks.block == 0)
         blocks.block = 1;
-    blocks.per_slice = (c->height + blocks.block - 1) / blocks.block;
+    blocks.per_slice = (r->height + blocks.block - 1) / blocks.block;
     zc__run_pipeline p = {.dir = c->dir,
-                          .pieces = blocks.per_slice * c->depth,
+                          .pieces = blocks.per_slice * r->depth,
                           .stream = c->stream,
                           .async = c->async,
                           .host_side = zc__host_side,
                           .device_side = zc__device_side,
                           .copy = &blocks};
-    CUresult r = zc__run_pipeline_run(d, s, &p);
-    zc__run_staging_release(s);
-    if (r == CUDA_SUCCESS)
-        zc__run_pageable_cured(ZC__RUN_STAGED, c->dir, bytes, zc__run_now_ns() - start);
-    *result_p = r;
-    return 1;
+    return zc__run_pipeline_run(c->d, s, &p);
 }
+
+static const zc__run_shape zc__rows_shape = {zc__stage_rows};
 
 /* The driver's own entry point of a row of the hook table, called with the program's
  * arguments: a 2D or 3D copy, synchronous or not. */
@@ -380,41 +353,35 @@ typedef struct zc__call {
     zc__run_hook_id id;
     const void *params; /* CUDA_MEMCPY2D or CUDA_MEMCPY3D */
     CUstream stream;    /* as the program gave it */
-    int async;
 } zc__call;
 
 typedef CUresult (*zc__sync_fn)(const void *);
 typedef CUresult (*zc__async_fn)(const void *, CUstream);
 
-/* Plan, then cure, or time the driver's own call as the sample, or give it to the driver on a
- * buffer pinned in place, or pass it on (waited for if it touches one). The per-thread forms'
- * stream 0 is the calling thread's default stream (CU_STREAM_PER_THREAD to the legacy entry
- * points the cure calls). */
-static CUresult zc__dispatch(const zc__call *call, const zc__pitched *p, int per_thread)
+static CUresult zc__call_sync(const zc__run_copy *c)
 {
-    zc__copy_rows c = {.stream = zc__run_stream(call->stream, per_thread), .async = call->async};
-    zc__plan plan = zc__plan_rows(p, &c);
-    CUresult r;
-    if (plan == ZC__CURE && zc__cure_rows(&c, &r))
-        return r;
-    void *real = zc__run_real(call->id);
-    if (real == NULL) {
-        zc__run_pin_done(&c.pin);
-        return CUDA_ERROR_NOT_INITIALIZED;
-    }
-    zc__run_copy_end end = {.plan = plan,
-                            .dir = c.dir,
-                            .bytes = c.width * c.height * c.depth,
-                            .host = c.host,
-                            .host_extent = zc__extent(c.dir == ZC__RUN_H2D ? &p->src : &p->dst, p),
-                            .stream = c.stream,
-                            .async = c.async,
-                            .pin = &c.pin,
-                            .pin_ns = c.pin_ns,
-                            .start = zc__run_now_ns()};
-    r = call->async ? ((zc__async_fn)real)(call->params, call->stream)
-                    : ((zc__sync_fn)real)(call->params);
-    return zc__run_copy_finish(&end, r);
+    const zc__call *call = c->args;
+    zc__sync_fn real = (zc__sync_fn)zc__run_real(call->id);
+    return real != NULL ? real(call->params) : CUDA_ERROR_NOT_INITIALIZED;
+}
+
+static CUresult zc__call_async(const zc__run_copy *c)
+{
+    const zc__call *call = c->args;
+    zc__async_fn real = (zc__async_fn)zc__run_real(call->id);
+    return real != NULL ? real(call->params, call->stream) : CUDA_ERROR_NOT_INITIALIZED;
+}
+
+/* Describe, then dispatch through the cure table; the per-thread forms' stream 0 is the calling
+ * thread's default stream (CU_STREAM_PER_THREAD to the legacy entry points the cure calls). */
+static CUresult zc__dispatch(const zc__call *call, const zc__pitched *p, int async, int per_thread)
+{
+    zc__copy_rows r;
+    zc__run_copy_init(&r.c, async ? zc__call_async : zc__call_sync, call, call->stream, per_thread,
+                      async);
+    if (!zc__describe_rows(p, &r))
+        return r.c.call(&r.c);
+    return zc__run_copy_dispatch(&r.c);
 }
 
 static CUresult zc__dispatch_2d(zc__run_hook_id id, const CUDA_MEMCPY2D *p, CUstream stream,
@@ -423,8 +390,8 @@ static CUresult zc__dispatch_2d(zc__run_hook_id id, const CUDA_MEMCPY2D *p, CUst
     zc__pitched pitched = {.width = 0};
     if (p != NULL)
         pitched = zc__from_2d(p);
-    zc__call call = {id, p, stream, async};
-    return zc__dispatch(&call, &pitched, per_thread);
+    zc__call call = {id, p, stream};
+    return zc__dispatch(&call, &pitched, async, per_thread);
 }
 
 static CUresult zc__dispatch_3d(zc__run_hook_id id, const CUDA_MEMCPY3D *p, CUstream stream,
@@ -433,8 +400,8 @@ static CUresult zc__dispatch_3d(zc__run_hook_id id, const CUDA_MEMCPY3D *p, CUst
     zc__pitched pitched = {.width = 0};
     if (p != NULL)
         pitched = zc__from_3d(p);
-    zc__call call = {id, p, stream, async};
-    return zc__dispatch(&call, &pitched, per_thread);
+    zc__call call = {id, p, stream};
+    return zc__dispatch(&call, &pitched, async, per_thread);
 }
 
 CUresult zc__hook_MEMCPY_2D(const CUDA_MEMCPY2D *p)

@@ -51,8 +51,8 @@ static unsigned zc__class_of(size_t bytes)
 }
 
 /* Start this process's log (its header) if ZC_RUN_DIR asks for one and it is not started yet:
- * done by every count, so that nothing counted is lost for want of a log; the counts and the
- * end line are written at exit. */
+ * done as the library loads and by every count (a forked child's first), so that nothing
+ * counted is lost for want of a log; the counts and the end line are written at exit. */
 static void zc__log_start(void)
 {
     const zc__run_config *config = zc__run_config_get();
@@ -200,8 +200,11 @@ static void zc__after_fork_child(void)
     zc__log = NULL; /* the parent's stream: its buffer is the parent's, never flushed here */
 }
 
+/* The log is started as the library loads, so that every process it was loaded into leaves one
+ * (zc run says in which processes it ran, cures or none). */
 __attribute__((constructor)) static void zc__counts_init(void)
 {
     atexit(zc__log_finish);
+    zc__log_start();
     pthread_atfork(NULL, NULL, zc__after_fork_child);
 }

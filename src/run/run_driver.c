@@ -21,6 +21,11 @@ static zc__dlsym_fn zc__glibc_dlsym(void)
     return real;
 }
 
+void *zc__run_glibc_dlsym(void)
+{
+    return (void *)zc__glibc_dlsym();
+}
+
 void *zc__run_real_dlsym(void *handle, const char *name)
 {
     zc__dlsym_fn real = zc__glibc_dlsym();
@@ -70,6 +75,8 @@ static void zc__resolve(void)
     ZC__RESOLVE(mem_host_unregister, "cuMemHostUnregister");
     ZC__RESOLVE(stream_query, "cuStreamQuery");
     ZC__RESOLVE(stream_synchronize, "cuStreamSynchronize");
+    *(void **)&zc__driver.thread_exchange_capture_mode =
+        zc__run_driver_symbol("cuThreadExchangeStreamCaptureMode");
     zc__driver_ok = ok;
 }
 

@@ -13,6 +13,10 @@
 /* dlsym as glibc defines it (ours replaces the program's). */
 void *zc__run_real_dlsym(void *handle, const char *name);
 
+/* glibc's dlsym itself, for the one call that must reach it with the program's return address
+ * (run_hooks.c: RTLD_NEXT). */
+void *zc__run_glibc_dlsym(void);
+
 /* The driver's entry points the cures use, resolved once from libcuda.so.1. */
 typedef struct zc__run_driver {
     CUresult (*ctx_get_current)(CUcontext *ctx);
@@ -37,6 +41,9 @@ typedef struct zc__run_driver {
     CUresult (*mem_host_unregister)(void *p);
     CUresult (*stream_query)(CUstream stream);
     CUresult (*stream_synchronize)(CUstream stream);
+    /* Optional (NULL where the driver lacks it): this thread's stream capture mode, which the
+     * cures relax around their own unregistrations. */
+    CUresult (*thread_exchange_capture_mode)(CUstreamCaptureMode *mode);
 } zc__run_driver;
 
 /* The driver's entry points, or NULL when libcuda.so.1 cannot be loaded or lacks one of them

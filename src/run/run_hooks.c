@@ -142,10 +142,10 @@ CUresult zc__hook_get_proc_v2(const char *symbol, void **pfn, int version, cuuin
  * dlsym for the whole process. The CUDA runtime opens libcuda.so.1 and asks it for
  * cuGetProcAddress by name, which symbol interposition alone would never see (a handle's lookup
  * starts in that library). Every other name, and every answer that is not a driver entry point
- * we replace, goes back exactly as glibc gives it. A dlsym(RTLD_NEXT, ...) made by the program
- * is answered relative to this library, the one limit of the technique.
+ * we replace, goes back exactly as glibc gives it.
  */
-__attribute__((visibility("default"))) void *dlsym(void *handle, const char *name)
+void *zc__run_dlsym_hook(void *handle, const char *name);
+void *zc__run_dlsym_hook(void *handle, const char *name)
 {
     void *fn = zc__run_real_dlsym(handle, name);
     /* glibc declares name nonnull; a NULL from a program would have crashed glibc's too. */
@@ -163,3 +163,39 @@ __attribute__((visibility("default"))) void *dlsym(void *handle, const char *nam
     }
     return zc__replace(name, 0, fn, 0, 0);
 }
+
+#if defined(__x86_64__)
+/*
+ * dlsym(RTLD_NEXT, name) finds the definition after the object that called it, which glibc's
+ * dlsym learns from its return address. Called from here, it would answer for this library: a
+ * wrapper that finds the function it wraps that way (a preloaded malloc or cuMemAlloc wrapper)
+ * would be handed itself and recurse for ever. So RTLD_NEXT jumps to glibc's dlsym with the
+ * caller's return address still on the stack, untouched; every other handle goes to the hook.
+ */
+__asm__(".text\n"
+        ".globl dlsym\n"
+        ".type dlsym, @function\n"
+        "dlsym:\n"
+        "    cmpq $-1, %rdi\n" /* RTLD_NEXT */
+        "    jne zc__run_dlsym_hook\n"
+        "    pushq %rdi\n"
+        "    pushq %rsi\n"
+        "    subq $8, %rsp\n" /* the call below on a 16-byte boundary */
+        "    call zc__run_glibc_dlsym\n"
+        "    addq $8, %rsp\n"
+        "    popq %rsi\n"
+        "    popq %rdi\n"
+        "    testq %rax, %rax\n"
+        "    jz 1f\n"
+        "    jmp *%rax\n"
+        "1:  xorl %eax, %eax\n" /* no glibc dlsym found: nothing is */
+        "    ret\n"
+        ".size dlsym, .-dlsym\n");
+_Static_assert(sizeof(void *) == 8, "the dlsym trampoline is for x86-64");
+#else
+/* Elsewhere RTLD_NEXT is answered relative to this library (docs/run.md, limits). */
+__attribute__((visibility("default"))) void *dlsym(void *handle, const char *name)
+{
+    return zc__run_dlsym_hook(handle, name);
+}
+#endif

@@ -18,10 +18,30 @@ static CUresult zc__queue(const zc__run_driver *d, zc__run_staging *s, const zc_
     return r;
 }
 
+/*
+ * A synchronous copy to the device from pageable memory: CUDA performs a stream sync before the
+ * copy starts, so that work queued before it which writes the source (a host function, a kernel
+ * writing mapped memory) is done before the source is read. An event recorded on the stream and
+ * waited for is that sync; on the legacy stream it also waits for the blocking streams' work, as
+ * the legacy stream's own operations do.
+ */
+static CUresult zc__stream_sync_first(const zc__run_driver *d, zc__run_staging *s, CUstream stream)
+{
+    unsigned i = s->next;
+    CUresult r = zc__run_staging_wait(s, i);
+    if (r == CUDA_SUCCESS)
+        r = d->event_record(s->events[i], stream);
+    if (r == CUDA_SUCCESS) {
+        s->pending[i] = 1;
+        r = zc__run_staging_wait(s, i);
+    }
+    return r;
+}
+
 static CUresult zc__to_device(const zc__run_driver *d, zc__run_staging *s,
                               const zc__run_pipeline *p)
 {
-    CUresult r = CUDA_SUCCESS;
+    CUresult r = p->async ? CUDA_SUCCESS : zc__stream_sync_first(d, s, p->stream);
     unsigned last = 0;
     for (size_t k = 0; k < p->pieces && r == CUDA_SUCCESS; k++) {
         last = s->next;

@@ -4,7 +4,9 @@
  * pinned in place with cuMemHostRegister in the context that copied it; copies from or to it
  * then run at the link's speed without staging. The table is small and fixed (a pin is a large
  * buffer), scanned under one lock; the driver is never called with the lock held, because the
- * driver may call free, which comes back here.
+ * driver may call free, which comes back here. A pin is taken out of the table the moment its
+ * memory is released or changed; its unregistration follows here, or through the deferred queue
+ * when the caller may not call CUDA (run_deferred.h).
  */
 #include "run_register.h"
 
@@ -12,7 +14,8 @@
 #include <stdlib.h>
 
 #include "run_config.h"
-#include "run_exit.h"
+#include "run_cures.h"
+#include "run_deferred.h"
 #include "run_track.h"
 
 #define ZC__PINS 256
@@ -34,7 +37,6 @@ static zc__pin zc__pins[ZC__PINS];
 static unsigned zc__pinned; /* pins not FREE, read without the lock to skip the table */
 static size_t zc__pinned_bytes;
 static uint64_t zc__clock;
-static const zc__run_driver *zc__driver; /* set by the first pin: every pin came through it */
 
 static int zc__overlaps(const zc__pin *p, uintptr_t start, uintptr_t end)
 {
@@ -51,18 +53,13 @@ static zc__pin zc__take(int i)
     return was;
 }
 
-static void zc__unregister(void *base)
+/* Unpin what was pinned (no lock held): queued, then done at once when the caller may call
+ * CUDA (the queue keeps every unpin in the order the pins were taken). */
+static void zc__unpin(const zc__pin *p, int now)
 {
-    (void)zc__driver->mem_host_unregister(base);
-}
-
-/* Unpin what was pinned (no lock held), and count it. */
-static void zc__unpin(const zc__pin *p)
-{
-    uint64_t start = zc__run_now_ns();
-    zc__run_in_context(zc__driver, p->ctx, zc__unregister, (void *)p->base);
-    zc__run_count(ZC_RUN_COUNTER_REGISTER_UNPIN, p->size, zc__run_now_ns() - start, 0,
-                  ZC_RUN_PRICED_NONE);
+    zc__run_deferred_unpin((void *)p->base, p->size, p->ctx);
+    if (now)
+        zc__run_deferred_drain();
 }
 
 int zc__run_pin_covers(const void *host, size_t bytes, CUcontext ctx, zc__run_pin_use *use)
@@ -132,7 +129,7 @@ static int zc__reserve(size_t size)
         }
         zc__pin victim = zc__take(oldest);
         pthread_mutex_unlock(&zc__lock);
-        zc__unpin(&victim);
+        zc__unpin(&victim, 1);
         zc__run_track_unpinned((void *)victim.base, 1);
     }
 }
@@ -151,8 +148,8 @@ static int zc__pin_now(const zc__run_driver *d, void *base, size_t size, CUconte
         pthread_mutex_unlock(&zc__lock);
         return 0;
     }
-    zc__driver = d;
     zc__run_exit_arm();
+    zc__run_deferred_start();
     pthread_mutex_lock(&zc__lock);
     zc__pins[slot] = (zc__pin){.state = ZC__PIN_PINNED,
                                .base = (uintptr_t)base,
@@ -170,7 +167,7 @@ int zc__run_pin_consider(const zc__run_driver *d, const void *host, size_t bytes
     use->slot = -1;
     void *base = NULL;
     size_t size = 0;
-    if (!zc__run_fix_on(ZC_RUN_FIX_REGISTER) || !zc__run_track_armed() ||
+    if (!zc__run_fix_on(ZC_RUN_FIX_REGISTER) ||
         !zc__run_track_count_copy(host, bytes, &base, &size))
         return 0;
     uint64_t start = zc__run_now_ns();
@@ -178,7 +175,7 @@ int zc__run_pin_consider(const zc__run_driver *d, const void *host, size_t bytes
     if (!zc__run_track_pinned(base, pinned)) {
         /* Released while it was being pinned (by another thread of the program). */
         if (pinned)
-            zc__run_pins_drop((uintptr_t)base, size);
+            zc__run_pins_take((uintptr_t)base, size, ZC__GONE_WITH_IT, 1);
         return 0;
     }
     uint64_t ns = zc__run_now_ns() - start;
@@ -192,30 +189,29 @@ int zc__run_pin_consider(const zc__run_driver *d, const void *host, size_t bytes
 }
 
 /* Take out, one at a time, every pin that matches, and unpin it with no lock held; then tell
- * the tracker what became of its allocation. */
+ * the tracker what became of its allocation. Pins in use are skipped when busy_too is clear.
+ * Gives how many were taken. */
 typedef int (*zc__pin_match)(const zc__pin *p, const void *arg);
 
-typedef enum zc__after_drop {
-    ZC__GONE_WITH_IT, /* the allocation is being released: nothing to tell */
-    ZC__PIN_AGAIN,    /* the allocation lives on and may be pinned again */
-    ZC__NEVER_AGAIN   /* the allocation lives on and must stay pageable */
-} zc__after_drop;
-
-static void zc__drop_matching(zc__pin_match match, const void *arg, zc__after_drop after)
+static unsigned zc__drop_matching(zc__pin_match match, const void *arg, zc__after_drop after,
+                                  int now, int busy_too)
 {
+    unsigned taken = 0;
     for (;;) {
         if (__atomic_load_n(&zc__pinned, __ATOMIC_RELAXED) == 0)
-            return;
+            return taken;
         zc__pin victim = {0};
         pthread_mutex_lock(&zc__lock);
         for (int i = 0; i < ZC__PINS && victim.state == ZC__PIN_FREE; i++) {
-            if (zc__pins[i].state == ZC__PIN_PINNED && match(&zc__pins[i], arg))
+            const zc__pin *p = &zc__pins[i];
+            if (p->state == ZC__PIN_PINNED && (busy_too || p->in_use == 0) && match(p, arg))
                 victim = zc__take(i);
         }
         pthread_mutex_unlock(&zc__lock);
         if (victim.state == ZC__PIN_FREE)
-            return;
-        zc__unpin(&victim);
+            return taken;
+        taken++;
+        zc__unpin(&victim, now);
         if (after != ZC__GONE_WITH_IT)
             zc__run_track_unpinned((void *)victim.base, after == ZC__PIN_AGAIN);
     }
@@ -231,16 +227,10 @@ static int zc__in_range(const zc__pin *p, const void *arg)
     return zc__overlaps(p, r->start, r->end);
 }
 
-void zc__run_pins_drop(uintptr_t start, size_t length)
+unsigned zc__run_pins_take(uintptr_t start, size_t length, zc__after_drop after, int now)
 {
     zc__range r = {start, zc__run_range_end(start, length)};
-    zc__drop_matching(zc__in_range, &r, ZC__GONE_WITH_IT);
-}
-
-void zc__run_pins_refuse(uintptr_t start, size_t length)
-{
-    zc__range r = {start, zc__run_range_end(start, length)};
-    zc__drop_matching(zc__in_range, &r, ZC__NEVER_AGAIN);
+    return zc__drop_matching(zc__in_range, &r, after, now, 1);
 }
 
 int zc__run_pins_touching(uintptr_t start, size_t length)
@@ -271,13 +261,13 @@ static int zc__owned_by(const zc__pin *p, const void *arg)
 void zc__run_pins_forget(CUcontext ctx, CUdevice device)
 {
     zc__owner o = {ctx, device, 0};
-    zc__drop_matching(zc__owned_by, &o, ZC__PIN_AGAIN);
+    zc__drop_matching(zc__owned_by, &o, ZC__PIN_AGAIN, 1, 1);
 }
 
 void zc__run_pins_forget_all(void)
 {
     zc__owner o = {NULL, 0, 1};
-    zc__drop_matching(zc__owned_by, &o, ZC__NEVER_AGAIN);
+    zc__drop_matching(zc__owned_by, &o, ZC__NEVER_AGAIN, 1, 0);
 }
 
 void zc__run_pins_after_fork(void)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Internal to the interposition library: the register cure's pins, pageable buffers of the
  * program pinned in place (cuMemHostRegister) once they have been copied again and again, and
- * unpinned before anything gives their pages back. */
+ * taken away before anything gives their pages back or changes them. */
 #ifndef ZC_RUN_REGISTER_H
 #define ZC_RUN_REGISTER_H
 
@@ -39,13 +39,6 @@ void zc__run_pin_done(zc__run_pin_use *use);
 int zc__run_pin_consider(const zc__run_driver *d, const void *host, size_t bytes, CUcontext ctx,
                          zc__run_pin_use *use, uint64_t *pin_ns);
 
-/*
- * Unpin every pin that touches [start, start + length): the allocation behind it is being
- * freed, unmapped or remapped (run_track.c, run_alloc_hooks.c calls it). Safe from any thread
- * and from inside free: it holds no lock while it calls the driver.
- */
-void zc__run_pins_drop(uintptr_t start, size_t length);
-
 /* The end of [start, start + length), UINTPTR_MAX for a range that runs past the last address. */
 static inline uintptr_t zc__run_range_end(uintptr_t start, size_t length)
 {
@@ -55,13 +48,28 @@ static inline uintptr_t zc__run_range_end(uintptr_t start, size_t length)
 /* Whether any pin touches [start, start + length): one atomic load while nothing is pinned. */
 int zc__run_pins_touching(uintptr_t start, size_t length);
 
-/* Unpin every pin touching [start, start + length) for good: the program uses the buffer in a
- * way that must see it as it was (a graph, a registration of its own). */
-void zc__run_pins_refuse(uintptr_t start, size_t length);
+/* What becomes of an allocation whose pin is taken away. */
+typedef enum zc__after_drop {
+    ZC__GONE_WITH_IT, /* the allocation is being released: nothing to tell the tracker */
+    ZC__PIN_AGAIN,    /* it lives on and may be pinned again (the bound, its context going,
+                         its pages given back) */
+    ZC__NEVER_AGAIN   /* it lives on and must stay as the program made it (a graph names it,
+                         the program registers it itself, changes its protection) */
+} zc__after_drop;
 
-/* Before a context goes (ctx, or every context of device when ctx is NULL; every one at exit):
- * its pins are unpinned with it current. */
+/*
+ * Take every pin touching [start, start + length) out of the table at once, so that no copy uses
+ * it again, and unpin it: here when now is set (the caller may call CUDA), else through the
+ * deferred queue (run_deferred.h). Gives how many were taken.
+ */
+unsigned zc__run_pins_take(uintptr_t start, size_t length, zc__after_drop after, int now);
+
+/* Before a context goes (ctx, or every context of device when ctx is NULL): its pins are
+ * unpinned now, with it current. */
 void zc__run_pins_forget(CUcontext ctx, CUdevice device);
+
+/* At exit: every pin no copy is using now is unpinned (one in use belongs to a thread still
+ * copying while the process ends, and goes with the process). */
 void zc__run_pins_forget_all(void);
 
 /* A forked child's pins are its parent's: forgotten without a driver call. */

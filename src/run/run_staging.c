@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "run_config.h"
+#include "run_cures.h"
 #include "run_driver.h"
-#include "run_exit.h"
 
 /* Contexts with a staging of their own; a program with more copies the rest as it was. */
 #define ZC__CONTEXTS 8
@@ -169,8 +169,9 @@ static void zc__forget_one(const zc__run_driver *d, int i)
     zc__used[i] = 0;
 }
 
-/* Give back the stagings of ctx (every context of device when ctx is NULL; all of them when
- * all is set). */
+/* Give back the stagings of ctx (every context of device when ctx is NULL; every one no copy
+ * is using when all is set: one in use belongs to a thread still copying as the process ends,
+ * and goes with the process). */
 static void zc__forget_matching(CUcontext ctx, CUdevice device, int all)
 {
     const zc__run_driver *d = zc__run_driver_get();
@@ -183,14 +184,26 @@ static void zc__forget_matching(CUcontext ctx, CUdevice device, int all)
         if (!zc__used[i] || s->pid != pid ||
             (!all && (ctx != NULL ? s->ctx != ctx : s->device != device)))
             continue;
+        if (all) {
+            if (pthread_mutex_trylock(&s->lock) != 0)
+                continue;
+            pthread_mutex_unlock(&s->lock);
+        }
         zc__forget_one(d, i);
     }
     pthread_mutex_unlock(&zc__table);
 }
 
-void zc__run_staging_forget_all(void)
+void zc__run_staging_forget_idle(void)
 {
     zc__forget_matching(NULL, 0, 1);
+}
+
+void zc__run_staging_after_fork(void)
+{
+    pthread_mutex_init(&zc__table, NULL);
+    for (int i = 0; i < ZC__CONTEXTS; i++)
+        zc__used[i] = 0;
 }
 
 void zc__run_staging_forget(CUcontext ctx, CUdevice device)

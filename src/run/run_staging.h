@@ -41,4 +41,10 @@ CUresult zc__run_staging_wait(zc__run_staging *s, unsigned i);
  * waited for and given back, so that nothing of ours outlives it. */
 void zc__run_staging_forget(CUcontext ctx, CUdevice device);
 
+/* At exit: every staging no copy is using is given back. */
+void zc__run_staging_forget_idle(void);
+
+/* A forked child's stagings are its parent's: forgotten without a driver call. */
+void zc__run_staging_after_fork(void);
+
 #endif

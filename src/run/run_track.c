@@ -5,14 +5,15 @@
  * here whether its block was tracked, so the common answer (no) costs one lock and a probe or
  * two; while nothing is tracked it costs one atomic load.
  * Nothing here allocates or calls the driver while holding a lock: both can call free, which
- * comes back here.
+ * comes back here. The allocation hooks say which allocations are large enough (run_cures.h,
+ * watch_host); the table takes every one it is told of.
  */
 #include "run_track.h"
 
 #include <pthread.h>
 #include <string.h>
 
-#include "run_register.h"
+#include "run_register.h" /* zc__run_range_end */
 
 #define ZC__STRIPES      64u
 #define ZC__STRIPE_SLOTS 256u /* a power of two */
@@ -41,24 +42,14 @@ typedef struct zc__stripe {
 } zc__stripe;
 
 static zc__stripe zc__stripes[ZC__STRIPES];
-static size_t zc__min_bytes;      /* 0: not armed */
-static unsigned long zc__tracked; /* live allocations over all stripes */
+static unsigned long zc__tracked; /* live allocations over all stripes; 0 before the first */
 
-void zc__run_track_arm(size_t min_bytes)
+static pthread_once_t zc__once = PTHREAD_ONCE_INIT;
+
+static void zc__init(void)
 {
     for (unsigned i = 0; i < ZC__STRIPES; i++)
         pthread_mutex_init(&zc__stripes[i].lock, NULL);
-    __atomic_store_n(&zc__min_bytes, min_bytes > 0 ? min_bytes : 1, __ATOMIC_RELEASE);
-}
-
-int zc__run_track_armed(void)
-{
-    return __atomic_load_n(&zc__min_bytes, __ATOMIC_ACQUIRE) != 0;
-}
-
-size_t zc__run_track_min_bytes(void)
-{
-    return __atomic_load_n(&zc__min_bytes, __ATOMIC_ACQUIRE);
 }
 
 /* Pointers from malloc are 16-byte aligned and mmaps page-aligned: the bits above those mix. */
@@ -122,11 +113,16 @@ static zc__alloc zc__forget(zc__stripe *s, zc__alloc *a)
     return was;
 }
 
-void zc__run_track_add(void *base, size_t size)
+static int zc__held(const zc__alloc *a)
 {
-    size_t min = zc__run_track_min_bytes();
-    if (min == 0 || size < min || base == NULL)
-        return;
+    return a->state == ZC__ALLOC_PINNED || a->state == ZC__ALLOC_PINNING;
+}
+
+size_t zc__run_track_add(void *base, size_t size)
+{
+    if (base == NULL || size == 0)
+        return 0;
+    pthread_once(&zc__once, zc__init);
     uintptr_t b = (uintptr_t)base;
     zc__stripe *s = zc__stripe_of(b);
     pthread_mutex_lock(&s->lock);
@@ -151,14 +147,13 @@ void zc__run_track_add(void *base, size_t size)
     }
     /* A full stripe leaves the allocation untracked: it is never pinned, which is safe. */
     pthread_mutex_unlock(&s->lock);
-    if (stale.state == ZC__ALLOC_PINNED || stale.state == ZC__ALLOC_PINNING)
-        zc__run_pins_drop(stale.base, stale.size);
+    return zc__held(&stale) ? stale.size : 0;
 }
 
-void zc__run_track_release(void *base)
+size_t zc__run_track_release(void *base)
 {
     if (base == NULL || __atomic_load_n(&zc__tracked, __ATOMIC_RELAXED) == 0)
-        return;
+        return 0;
     uintptr_t b = (uintptr_t)base;
     zc__stripe *s = zc__stripe_of(b);
     pthread_mutex_lock(&s->lock);
@@ -167,8 +162,20 @@ void zc__run_track_release(void *base)
     if (a != NULL)
         was = zc__forget(s, a);
     pthread_mutex_unlock(&s->lock);
-    if (was.state == ZC__ALLOC_PINNED || was.state == ZC__ALLOC_PINNING)
-        zc__run_pins_drop(b, was.size);
+    return zc__held(&was) ? was.size : 0;
+}
+
+int zc__run_track_held(void *base)
+{
+    if (base == NULL || __atomic_load_n(&zc__tracked, __ATOMIC_RELAXED) == 0)
+        return 0;
+    uintptr_t b = (uintptr_t)base;
+    zc__stripe *s = zc__stripe_of(b);
+    pthread_mutex_lock(&s->lock);
+    zc__alloc *a = zc__find(s, b);
+    int held = a != NULL && zc__held(a);
+    pthread_mutex_unlock(&s->lock);
+    return held;
 }
 
 void zc__run_track_release_range(uintptr_t start, size_t length)
@@ -176,8 +183,6 @@ void zc__run_track_release_range(uintptr_t start, size_t length)
     if (length == 0)
         return;
     uintptr_t end = zc__run_range_end(start, length);
-    /* Pins first, whatever the table says: they are what must never outlive the pages. */
-    zc__run_pins_drop(start, end - start);
     if (__atomic_load_n(&zc__tracked, __ATOMIC_RELAXED) == 0)
         return;
     /* The common case, a mapping unmapped whole: found where it starts. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Internal to the interposition library: the program's large allocations as it makes and
- * releases them (run_alloc_hooks.c tells), so that the register cure pins in place only memory
- * whose every release it will see first. */
+ * releases them (the register cure's handlers of the allocation events tell), so that the cure
+ * pins in place only memory whose every release it will hear of first. */
 #ifndef ZC_RUN_TRACK_H
 #define ZC_RUN_TRACK_H
 
@@ -12,34 +12,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/*
- * Nothing is tracked until zc__run_track_arm: the hooks run from the first malloc of the
- * process, long before the configuration can be read (reading it may allocate), so they pass
- * every call through until the library's constructor arms them.
- */
-void zc__run_track_arm(size_t min_bytes);
-
-/* Whether allocations are being tracked (armed). */
-int zc__run_track_armed(void);
-
-/* The smallest allocation tracked (0 when not armed). */
-size_t zc__run_track_min_bytes(void);
-
 /* An allocation the program made, [base, base + size): a malloc-family block (released by free
- * or realloc) or an anonymous private mapping (released by munmap or mremap). */
-void zc__run_track_add(void *base, size_t size);
+ * or realloc) or an anonymous private mapping (released by munmap or mremap). Gives the size of
+ * an allocation tracked at base before whose release no hook saw, when it was pinned (its pin
+ * must go: its pages are not these), else 0. */
+size_t zc__run_track_add(void *base, size_t size);
 
-/*
- * A malloc-family block is given back (free, realloc): forgotten, and unpinned first if the
- * register cure pinned it. Cheap when base was never tracked.
- */
-void zc__run_track_release(void *base);
+/* A malloc-family block is given back (free, realloc): forgotten. Gives its size when it was
+ * pinned (or being pinned), else 0. Cheap when base was never tracked. */
+size_t zc__run_track_release(void *base);
 
-/*
- * The pages of [start, start + length) are unmapped or remapped (munmap, mremap, mmap over
- * them with MAP_FIXED): every allocation inside is forgotten and every pin touching the range
- * dropped first.
- */
+/* Whether the allocation at base is pinned or being pinned. */
+int zc__run_track_held(void *base);
+
+/* The pages of [start, start + length) are unmapped or remapped (munmap, mremap, mmap over
+ * them with MAP_FIXED): every allocation inside is forgotten (the caller takes the pins). */
 void zc__run_track_release_range(uintptr_t start, size_t length);
 
 /*

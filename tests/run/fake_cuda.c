@@ -52,6 +52,14 @@ static uint64_t fake_executed;      /* of the last op done */
 static fake_cuda_counts fake_counts;
 static int fake_capturing;
 static char fake_context_token;
+static __thread int fake_forbidden;
+
+/* A driver call: counted as forbidden when the calling thread forbade them. */
+static void fake_called(void)
+{
+    if (fake_forbidden)
+        __atomic_add_fetch(&fake_counts.forbidden_calls, 1, __ATOMIC_RELAXED);
+}
 
 /* Run the ops queued up to sequence, in order (caller holds the lock). */
 static void fake_execute_to(uint64_t sequence)
@@ -145,6 +153,11 @@ FAKE_EXPORT void fake_cuda_stats(fake_cuda_counts *counts_p)
     pthread_mutex_unlock(&fake_lock);
 }
 
+FAKE_EXPORT void fake_cuda_forbid(int forbid)
+{
+    fake_forbidden = forbid;
+}
+
 FAKE_EXPORT void fake_cuda_set_capturing(int capturing)
 {
     fake_capturing = capturing;
@@ -170,6 +183,7 @@ FAKE_EXPORT CUresult cuInit(unsigned int flags)
 
 FAKE_EXPORT CUresult cuCtxGetCurrent(CUcontext *ctx)
 {
+    fake_called();
     *ctx = (CUcontext)&fake_context_token;
     return CUDA_SUCCESS;
 }
@@ -182,6 +196,7 @@ FAKE_EXPORT CUresult cuCtxGetDevice(CUdevice *dev)
 
 FAKE_EXPORT CUresult cuCtxPushCurrent_v2(CUcontext ctx)
 {
+    fake_called();
     return ctx == (CUcontext)&fake_context_token ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
 }
 
@@ -193,6 +208,7 @@ FAKE_EXPORT CUresult cuCtxPopCurrent_v2(CUcontext *ctx)
 
 FAKE_EXPORT CUresult cuCtxSynchronize(void)
 {
+    fake_called();
     pthread_mutex_lock(&fake_lock);
     fake_counts.ctx_syncs++;
     fake_wait(fake_sequence);
@@ -222,6 +238,7 @@ FAKE_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 FAKE_EXPORT CUresult cuPointerGetAttributes(unsigned count, CUpointer_attribute *attributes,
                                             void **data, CUdeviceptr ptr)
 {
+    fake_called();
     pthread_mutex_lock(&fake_lock);
     fake_allocation *a = fake_find((const void *)(uintptr_t)ptr);
     unsigned type = a == NULL ? 0 : a->device ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
@@ -554,6 +571,7 @@ FAKE_EXPORT CUresult cuEventDestroy_v2(CUevent event)
  * registration was dropped makes the test's child crash there. */
 FAKE_EXPORT CUresult cuMemHostRegister_v2(void *p, size_t bytes, unsigned int flags)
 {
+    fake_called();
     if (p == NULL || bytes == 0)
         return CUDA_ERROR_INVALID_VALUE;
     pthread_mutex_lock(&fake_lock);
@@ -586,6 +604,7 @@ FAKE_EXPORT CUresult cuMemHostRegister_v2(void *p, size_t bytes, unsigned int fl
 
 FAKE_EXPORT CUresult cuMemHostUnregister(void *p)
 {
+    fake_called();
     pthread_mutex_lock(&fake_lock);
     fake_wait(fake_sequence); /* as the driver's: the work queued on it is done first */
     fake_allocation *a = fake_find(p);
@@ -631,6 +650,7 @@ FAKE_EXPORT CUresult cuStreamQuery(CUstream s)
 
 FAKE_EXPORT CUresult cuStreamSynchronize(CUstream s)
 {
+    fake_called();
     (void)s;
     pthread_mutex_lock(&fake_lock);
     fake_counts.stream_syncs++;

@@ -25,9 +25,14 @@ typedef struct fake_cuda_counts {
     uint64_t portable_registers;
     uint64_t portable_live;
     uint64_t stream_syncs;
+    uint64_t forbidden_calls; /* driver calls a thread made while it forbade them */
 } fake_cuda_counts;
 
 void fake_cuda_stats(fake_cuda_counts *counts_p);
+
+/* Forbid (1) or allow (0) driver calls on the calling thread: a call made while forbidden is
+ * counted (forbidden_calls), as a test of where the library calls CUDA (never inside free). */
+void fake_cuda_forbid(int forbid);
 
 /* Make cuStreamIsCapturing say every stream is being captured (1) or none (0). */
 void fake_cuda_set_capturing(int capturing);

@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The pinning cure. Pinned memory the program frees is kept, still pinned, and handed out
+ * The pinning cure's row. Pinned memory the program frees is kept, still pinned, and handed out
  * again when the program asks for the same size with the same flags in the same context: a
  * program that pins and frees in a loop pins once. The memory handed out is the driver's own
  * allocation, so every query on it (cuMemHostGetFlags, cuMemHostGetDevicePointer,
  * cuPointerGetAttribute) answers as before. What CUDA documents stays true:
  * - cuMemFreeHost waits for the context's work before it frees; keeping a block waits the same
  *   (cuCtxSynchronize), so no copy still reading it sees it handed out again.
- * - the memory of a context goes with it: before cuCtxDestroy, cuDevicePrimaryCtxReset and
- *   cuDevicePrimaryCtxRelease the blocks kept for it are freed (and the cured copies' staging
- *   with them), and the blocks the program holds are forgotten, so that their later free goes
- *   to the driver as it was.
+ * - cuMemFreeHost of memory that is not (or no longer) a live pinned allocation is an error:
+ *   a block freed twice gets the driver's answer for it (CUDA_ERROR_INVALID_VALUE), and stays
+ *   kept, never freed under the cache nor handed out twice.
+ * - the memory of a context goes with it (CONTEXT_GONE): the blocks kept for it are freed, and
+ *   the blocks the program holds are forgotten, so that their later free goes to the driver as
+ *   it was.
  * Memory handed out again holds what its last user left in it; CUDA never promised zeroed
  * pinned memory.
  */
@@ -21,14 +23,12 @@
 
 #include "run_config.h"
 #include "run_counts.h"
+#include "run_cures.h"
 #include "run_driver.h"
-#include "run_exit.h"
 #include "run_hooks.h"
-#include "run_register.h"
-#include "run_staging.h"
 
 /* How the program asked: the two entry points give different memory (flags), kept apart. */
-typedef enum zc__via { ZC__VIA_HOST_ALLOC, ZC__VIA_ALLOC_HOST } zc__via;
+typedef zc__run_pinned_via zc__via;
 
 typedef struct zc__block {
     void *ptr;
@@ -47,7 +47,8 @@ static size_t zc__count, zc__capacity;
 static size_t zc__cached_bytes;
 static long zc__pid;
 
-/* The table is the process's own: a forked child forgets its parent's (caller holds the lock). */
+/* The table is the process's own: a forked child forgets its parent's (caller holds the lock;
+ * FORK_CHILD does it too, this catches a child that forked without the handlers). */
 static void zc__own(void)
 {
     long pid = (long)getpid();
@@ -97,13 +98,19 @@ static CUresult zc__driver_free(void *p)
     return fn != NULL ? fn(p) : CUDA_ERROR_NOT_INITIALIZED;
 }
 
-static CUresult zc__alloc(zc__via via, void **p, size_t bytes, unsigned flags)
+/* Serve an allocation: a block kept of the same size, flags, way and context, else the driver's
+ * own, kept in the table. 0 (not served) without a driver or a current context. */
+static int zc__alloc_ask(const zc__run_pinned_ask *ask, CUresult *result_p)
 {
     const zc__run_driver *d = zc__run_driver_get();
     CUcontext ctx = NULL;
-    if (d == NULL || !zc__run_fix_on(ZC_RUN_FIX_PINNING) || p == NULL || bytes == 0 ||
-        d->ctx_get_current(&ctx) != CUDA_SUCCESS || ctx == NULL)
-        return zc__driver_alloc(via, p, bytes, flags);
+    const zc__via via = ask->via;
+    void **p = ask->p;
+    const size_t bytes = ask->bytes;
+    const unsigned flags = ask->flags;
+    if (d == NULL || p == NULL || bytes == 0 || d->ctx_get_current(&ctx) != CUDA_SUCCESS ||
+        ctx == NULL)
+        return 0;
     uint64_t start = zc__run_now_ns();
     pthread_mutex_lock(&zc__lock);
     zc__own();
@@ -118,7 +125,8 @@ static CUresult zc__alloc(zc__via via, void **p, size_t bytes, unsigned flags)
             pthread_mutex_unlock(&zc__lock);
             zc__run_count(ZC_RUN_COUNTER_PINNING_HIT, bytes, zc__run_now_ns() - start, price,
                           ZC_RUN_PRICED_MEASURED);
-            return CUDA_SUCCESS;
+            *result_p = CUDA_SUCCESS;
+            return 1;
         }
     }
     pthread_mutex_unlock(&zc__lock);
@@ -140,17 +148,8 @@ static CUresult zc__alloc(zc__via via, void **p, size_t bytes, unsigned flags)
     }
     zc__run_count(kept ? ZC_RUN_COUNTER_PINNING_MISS : ZC_RUN_COUNTER_PINNING_LEFT, bytes, ns, ns,
                   ZC_RUN_PRICED_MEASURED);
-    return r;
-}
-
-CUresult zc__hook_MEM_HOST_ALLOC(void **p, size_t bytes, unsigned int flags)
-{
-    return zc__alloc(ZC__VIA_HOST_ALLOC, p, bytes, flags);
-}
-
-CUresult zc__hook_MEM_ALLOC_HOST(void **p, size_t bytes)
-{
-    return zc__alloc(ZC__VIA_ALLOC_HOST, p, bytes, 0);
+    *result_p = r;
+    return 1;
 }
 
 /* Run fn with ctx current, as the driver's own free would find it. */
@@ -168,28 +167,39 @@ static CUresult zc__in_context(const zc__run_driver *d, CUcontext ctx, CUresult 
     return r;
 }
 
-CUresult zc__hook_MEM_FREE_HOST(void *p)
+/* A release of a block in the table: kept (the context's work waited for first), or freed by
+ * the driver past the cache's bound; a block already kept is the program freeing it twice, and
+ * gets the driver's answer for memory it no longer holds. 0 (not served) for anything else. */
+static int zc__free_ask(void *p, CUresult *result_p)
 {
     const zc__run_driver *d = zc__run_driver_get();
     if (d == NULL || p == NULL)
-        return zc__driver_free(p);
+        return 0;
     pthread_mutex_lock(&zc__lock);
     zc__own();
     for (size_t i = 0; i < zc__count; i++) {
         zc__block *b = &zc__blocks[i];
-        if (b->ptr != p || !b->in_use)
+        if (b->ptr != p)
             continue;
+        if (!b->in_use) {
+            pthread_mutex_unlock(&zc__lock);
+            *result_p = CUDA_ERROR_INVALID_VALUE;
+            return 1;
+        }
         CUcontext ctx = b->ctx;
-        if (zc__cached_bytes + b->bytes > zc__run_config_get()->cache_bytes) {
+        if (zc__run_exiting() || zc__cached_bytes + b->bytes > zc__run_config_get()->cache_bytes) {
             zc__remove(i);
             pthread_mutex_unlock(&zc__lock);
-            return zc__driver_free(p);
+            *result_p = zc__driver_free(p);
+            return 1;
         }
         pthread_mutex_unlock(&zc__lock);
         /* The driver's free waits for the context's work first; so does keeping the block. */
         CUresult r = zc__in_context(d, ctx, d->ctx_synchronize);
-        if (r != CUDA_SUCCESS)
-            return r;
+        if (r != CUDA_SUCCESS) {
+            *result_p = r;
+            return 1;
+        }
         pthread_mutex_lock(&zc__lock);
         for (size_t j = 0; j < zc__count; j++) {
             if (zc__blocks[j].ptr == p && zc__blocks[j].in_use) {
@@ -199,10 +209,11 @@ CUresult zc__hook_MEM_FREE_HOST(void *p)
         }
         pthread_mutex_unlock(&zc__lock);
         zc__run_exit_arm();
-        return CUDA_SUCCESS;
+        *result_p = CUDA_SUCCESS;
+        return 1;
     }
     pthread_mutex_unlock(&zc__lock);
-    return zc__driver_free(p);
+    return 0;
 }
 
 /* A kept block given back, for zc__run_in_context (the driver's answer is ignored: its context
@@ -237,50 +248,43 @@ static void zc__drop(CUcontext ctx, CUdevice device, int all)
     pthread_mutex_unlock(&zc__lock);
 }
 
-/* Before a context goes: its blocks, the copy cure's staging in it, and the buffers pinned in
- * place in it. */
-static void zc__forget(CUcontext ctx, CUdevice device)
+const zc__run_calls zc__cure_pinning_calls = {.pinned_alloc = zc__alloc_ask,
+                                              .pinned_free = zc__free_ask};
+
+/* ---- the lifecycle: only its blocks, which are the driver's pinned memory ---- */
+
+ZC__RUN_IGNORES(pinning, HOST_ALLOC)
+ZC__RUN_IGNORES(pinning, HOST_FREE)
+ZC__RUN_IGNORES(pinning, HOST_RESIZE)
+ZC__RUN_IGNORES(pinning, RANGE_UNMAPPED)
+ZC__RUN_IGNORES(pinning, RANGE_REPLACED)
+ZC__RUN_IGNORES(pinning, PAGES_DISCARDED)
+ZC__RUN_IGNORES(pinning, RANGE_REPROTECTED)
+ZC__RUN_IGNORES(pinning, RANGE_IN_GRAPH)
+ZC__RUN_IGNORES(pinning, RANGE_REGISTERED)
+
+zc__run_answer ZC__RUN_ON(pinning, CONTEXT_GONE)(const zc__run_event *e)
 {
-    zc__run_staging_forget(ctx, device);
-    zc__run_pins_forget(ctx, device);
-    zc__drop(ctx, device, 0);
+    zc__drop(e->ctx, e->device, 0);
+    return ZC__EVENT_SEEN;
 }
 
-void zc__run_pinning_release_kept(void)
+ZC__RUN_IGNORES(pinning, FORK_PREPARE)
+ZC__RUN_IGNORES(pinning, FORK_PARENT)
+
+zc__run_answer ZC__RUN_ON(pinning, FORK_CHILD)(const zc__run_event *e)
 {
+    (void)e;
+    pthread_mutex_init(&zc__lock, NULL);
+    zc__count = 0;
+    zc__cached_bytes = 0;
+    zc__pid = (long)getpid();
+    return ZC__EVENT_SEEN;
+}
+
+zc__run_answer ZC__RUN_ON(pinning, EXIT)(const zc__run_event *e)
+{
+    (void)e;
     zc__drop(NULL, 0, 1);
-}
-
-typedef CUresult (*zc__ctx_fn)(CUcontext);
-typedef CUresult (*zc__dev_fn)(CUdevice);
-
-CUresult zc__hook_CTX_DESTROY(CUcontext ctx)
-{
-    zc__ctx_fn real = (zc__ctx_fn)zc__run_real(ZC__HOOK_CTX_DESTROY);
-    if (real == NULL)
-        return CUDA_ERROR_NOT_INITIALIZED;
-    if (ctx != NULL)
-        zc__forget(ctx, 0);
-    return real(ctx);
-}
-
-/* A device's primary context may go (reset, or its last release): everything of ours on the
- * device goes first, then the driver's own call. */
-static CUresult zc__before_primary_goes(zc__run_hook_id id, CUdevice dev)
-{
-    zc__dev_fn real = (zc__dev_fn)zc__run_real(id);
-    if (real == NULL)
-        return CUDA_ERROR_NOT_INITIALIZED;
-    zc__forget(NULL, dev);
-    return real(dev);
-}
-
-CUresult zc__hook_PRIMARY_RESET(CUdevice dev)
-{
-    return zc__before_primary_goes(ZC__HOOK_PRIMARY_RESET, dev);
-}
-
-CUresult zc__hook_PRIMARY_RELEASE(CUdevice dev)
-{
-    return zc__before_primary_goes(ZC__HOOK_PRIMARY_RELEASE, dev);
+    return ZC__EVENT_SEEN;
 }

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The table of cures (run_cures.h): the rows in the order a copy asks them, built from each
+ * cure's planners and its handler of every event; planning and events loop over it, and the
+ * process-wide events (fork, exit) are raised from here.
+ */
+#include "run_cures.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "run_config.h"
+#include "run_hooks.h"
+
+#define ZC__RUN_HANDLER(cure, id, what) [ZC__EVENT_##id] = ZC__RUN_ON(cure, id),
+#define ZC__RUN_ROW(cure, FIX)                                                                     \
+    static const zc__run_cure zc__row_##cure = {                                                   \
+        ZC_RUN_FIX_##FIX, &zc__cure_##cure##_calls, {ZC__RUN_EVENT_MAP(ZC__RUN_HANDLER, cure)}};
+ZC__RUN_CURE_ORDER(ZC__RUN_ROW)
+#undef ZC__RUN_ROW
+#undef ZC__RUN_HANDLER
+
+#define ZC__RUN_ROW_ADDRESS(cure, FIX) &zc__row_##cure,
+const zc__run_cure *const zc__run_cures[] = {ZC__RUN_CURE_ORDER(ZC__RUN_ROW_ADDRESS)};
+#undef ZC__RUN_ROW_ADDRESS
+const size_t zc__run_cure_count = sizeof zc__run_cures / sizeof zc__run_cures[0];
+
+/* Every cure of zerocopy/run.h has its row, and one only: as many rows as cures, and their
+ * bits together are every cure's. */
+#define ZC__RUN_ROW_BIT(cure, FIX) | (1u << ZC_RUN_FIX_##FIX)
+_Static_assert(sizeof zc__run_cures / sizeof zc__run_cures[0] == ZC_RUN_FIX_COUNT,
+               "every cure of ZC_RUN_FIX_MAP has one row in ZC__RUN_CURE_ORDER");
+_Static_assert((0u ZC__RUN_CURE_ORDER(ZC__RUN_ROW_BIT)) == ZC_RUN_FIXES_ALL,
+               "no cure of ZC_RUN_FIX_MAP has two rows in ZC__RUN_CURE_ORDER");
+#undef ZC__RUN_ROW_BIT
+
+static int zc__exiting_flag;
+
+int zc__run_exiting(void)
+{
+    return __atomic_load_n(&zc__exiting_flag, __ATOMIC_ACQUIRE);
+}
+
+zc__run_answer zc__run_raise(const zc__run_event *e)
+{
+    zc__run_answer answer = ZC__EVENT_SEEN;
+    for (size_t i = 0; i < zc__run_cure_count; i++) {
+        const zc__run_cure *row = zc__run_cures[i];
+        if (zc__run_fix_on(row->fix) && row->on[e->id](e) == ZC__EVENT_DEFERRED)
+            answer = ZC__EVENT_DEFERRED;
+    }
+    return answer;
+}
+
+zc__plan zc__run_plan(zc__run_copy *c)
+{
+    if (c->d == NULL || zc__run_exiting())
+        return ZC__AS_IT_WAS;
+    for (size_t i = 0; i < zc__run_cure_count; i++) {
+        const zc__run_cure *row = zc__run_cures[i];
+        if (row->calls->plan_copy == NULL || !zc__run_fix_on(row->fix))
+            continue;
+        zc__plan plan = row->calls->plan_copy(c);
+        if (plan != ZC__PASS) {
+            c->by = row;
+            return plan;
+        }
+    }
+    return c->must_stage || c->must_wait ? ZC__WAIT : ZC__AS_IT_WAS;
+}
+
+typedef CUresult (*zc__host_alloc_fn)(void **, size_t, unsigned int);
+typedef CUresult (*zc__alloc_host_fn)(void **, size_t);
+typedef CUresult (*zc__free_host_fn)(void *);
+
+CUresult zc__run_pinned_alloc(const zc__run_pinned_ask *ask)
+{
+    CUresult r;
+    for (size_t i = 0; i < zc__run_cure_count && !zc__run_exiting(); i++) {
+        const zc__run_cure *row = zc__run_cures[i];
+        if (row->calls->pinned_alloc != NULL && zc__run_fix_on(row->fix) &&
+            row->calls->pinned_alloc(ask, &r))
+            return r;
+    }
+    if (ask->via == ZC__VIA_HOST_ALLOC) {
+        zc__host_alloc_fn fn = (zc__host_alloc_fn)zc__run_real(ZC__HOOK_MEM_HOST_ALLOC);
+        return fn != NULL ? fn(ask->p, ask->bytes, ask->flags) : CUDA_ERROR_NOT_INITIALIZED;
+    }
+    zc__alloc_host_fn fn = (zc__alloc_host_fn)zc__run_real(ZC__HOOK_MEM_ALLOC_HOST);
+    return fn != NULL ? fn(ask->p, ask->bytes) : CUDA_ERROR_NOT_INITIALIZED;
+}
+
+/* A release is asked of every row that plans them, even while exiting: a row that holds the
+ * block is the only one that knows it. */
+CUresult zc__run_pinned_free(void *p)
+{
+    CUresult r;
+    for (size_t i = 0; i < zc__run_cure_count; i++) {
+        const zc__run_cure *row = zc__run_cures[i];
+        if (row->calls->pinned_free != NULL && zc__run_fix_on(row->fix) &&
+            row->calls->pinned_free(p, &r))
+            return r;
+    }
+    zc__free_host_fn fn = (zc__free_host_fn)zc__run_real(ZC__HOOK_MEM_FREE_HOST);
+    return fn != NULL ? fn(p) : CUDA_ERROR_NOT_INITIALIZED;
+}
+
+int zc__run_view_changed(uintptr_t start, size_t length)
+{
+    for (size_t i = 0; i < zc__run_cure_count; i++) {
+        const zc__run_cure *row = zc__run_cures[i];
+        if (row->calls->changed_view != NULL && zc__run_fix_on(row->fix) &&
+            row->calls->changed_view(start, length))
+            return 1;
+    }
+    return 0;
+}
+
+size_t zc__run_host_watch(void)
+{
+    size_t least = 0;
+    for (size_t i = 0; i < zc__run_cure_count; i++) {
+        const zc__run_cure *row = zc__run_cures[i];
+        if (row->calls->watch_host == NULL || !zc__run_fix_on(row->fix))
+            continue;
+        size_t min = row->calls->watch_host();
+        if (min != 0 && (least == 0 || min < least))
+            least = min;
+    }
+    return least;
+}
+
+/* ---- the process-wide events ---- */
+
+static void zc__raise_simple(zc__run_event_id id)
+{
+    zc__run_event e = {.id = id, .may_call_cuda = id == ZC__EVENT_EXIT};
+    zc__run_raise(&e);
+}
+
+static void zc__at_exit(void)
+{
+    __atomic_store_n(&zc__exiting_flag, 1, __ATOMIC_RELEASE);
+    zc__raise_simple(ZC__EVENT_EXIT);
+}
+
+static void zc__fork_prepare(void)
+{
+    zc__raise_simple(ZC__EVENT_FORK_PREPARE);
+}
+
+static void zc__fork_parent(void)
+{
+    zc__raise_simple(ZC__EVENT_FORK_PARENT);
+}
+
+static void zc__fork_child(void)
+{
+    zc__raise_simple(ZC__EVENT_FORK_CHILD);
+}
+
+static pthread_once_t zc__exit_once = PTHREAD_ONCE_INIT;
+
+static void zc__register_exit(void)
+{
+    atexit(zc__at_exit);
+}
+
+void zc__run_exit_arm(void)
+{
+    pthread_once(&zc__exit_once, zc__register_exit);
+}
+
+/* Fork is watched from the start: a cure's tables must be right in a child whenever it forks. */
+__attribute__((constructor)) static void zc__cures_init(void)
+{
+    pthread_atfork(zc__fork_prepare, zc__fork_parent, zc__fork_child);
+}
