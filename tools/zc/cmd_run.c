@@ -6,11 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cli_io.h"
 #include "cli_json.h"
 #include "program_run.h"
+#include "run_checks.h"
 #include "run_output.h"
 #include "zerocopy/run.h"
 
@@ -44,10 +46,19 @@ static void zc__run_help(void)
            "when it could not start, 126 when it is not executable); when the program exited\n"
            "0, zc run exits 1 if its logs could not be read or the report written. Options\n"
            "are checked before the program runs (bad ones: exit 2, nothing run); the program\n"
-           "is never run without the cures asked for.\n\n"
+           "is never run without the cures asked for.\n"
+           "Nor is it run (exit 2) when the loader would not preload the library into it: a\n"
+           "statically linked program, a set-user-ID or set-group-ID one, a program for\n"
+           "another machine; nor with a --lib that is not the interposition library (an ELF\n"
+           "shared object that exports cuMemcpyHtoD_v2 and dlsym). A program built with\n"
+           "AddressSanitizer gets its runtime preloaded first; a library path LD_PRELOAD\n"
+           "cannot hold (a space, colon or '$' in it) is preloaded through a link in the log\n"
+           "folder. When no process of the program loaded the library (one that clears\n"
+           "LD_PRELOAD, a script run by a static interpreter), zc run says so and keeps the\n"
+           "program's exit code.\n\n"
            "Options:\n"
-           "  --fix LIST        the cures to apply, comma-separated, or all or none\n"
-           "                    (default all)\n"
+           "  --fix LIST        the cures to apply, comma-separated, each once, or all or\n"
+           "                    none alone (default all)\n"
            "  --report FILE     also write what was cured as JSON, schema \"%s\"\n"
            "                    (docs/json.md), to FILE or - (stdout, after the program's)\n"
            "  --lib PATH        the interposition library (default: $%s, else\n"
@@ -71,16 +82,16 @@ typedef struct zc__run_options {
     zc_cli_output report_out;
 } zc__run_options;
 
-/* LD_PRELOAD with our library first, the program's own preloads kept after it. */
-static int zc__preload(const char *library, char *out, size_t size)
-{
-    const char *old = getenv("LD_PRELOAD");
-    int n = old != NULL && old[0] != '\0' ? snprintf(out, size, "%s:%s", library, old)
-                                          : snprintf(out, size, "%s", library);
-    return n > 0 && (size_t)n < size ? 0 : -1;
-}
+/* What zc run found before the program runs, and what it preloads into it. */
+typedef struct zc__run_setup {
+    char library[PATH_MAX];      /* the interposition library, absolute */
+    char asan_runtime[PATH_MAX]; /* the AddressSanitizer runtime to preload first, or "" */
+    char log_dir[PATH_MAX];
+    char preload[4 * PATH_MAX]; /* LD_PRELOAD as the program gets it */
+} zc__run_setup;
 
-int zc_cli_cmd_run(int argc, char **argv)
+/* Options up to the program's name: -1 to go on, else the exit code (help, a bad option). */
+static int zc__run_parse(int argc, char **argv, zc__run_options *o)
 {
     static const struct option options[] = {
         {"fix", required_argument, NULL, 'x'},
@@ -91,27 +102,26 @@ int zc_cli_cmd_run(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    zc__run_options o = {0};
-    int opt, code;
+    int opt;
     optind = 0; /* GNU getopt: full re-initialisation for this command's argv */
     opterr = 0;
     /* "+": stop at the program's name, so that its own options are left alone. */
     while ((opt = zc_cli_next_option("run", zc__run_usage, argc, argv, "+:hq", options)) != -1) {
         switch (opt) {
         case 'x':
-            o.fix_list = optarg;
+            o->fix_list = optarg;
             break;
         case 'r':
-            o.report_path = optarg;
+            o->report_path = optarg;
             break;
         case 'l':
-            o.lib_path = optarg;
+            o->lib_path = optarg;
             break;
         case 'F':
-            o.force = 1;
+            o->force = 1;
             break;
         case 'q':
-            o.quiet = 1;
+            o->quiet = 1;
             break;
         case 'h':
             zc__run_help();
@@ -120,58 +130,180 @@ int zc_cli_cmd_run(int argc, char **argv)
             return zc_cli_option_error("run", zc__run_usage, opt, argc, argv);
         }
     }
+    return -1;
+}
+
+/* The library found, and checked to be the interposition library: a file of another kind
+ * preloaded would cure nothing, said by nobody. */
+static int zc__run_library(const zc__run_options *o, zc__run_setup *setup)
+{
+    char why[512];
+    int code =
+        zc_cli_find_library(ZC__RUN_LIB_NAME, "interposition library", ZC__RUN_LIB_ENV, "",
+                            o->lib_path, setup->library, sizeof setup->library, why, sizeof why);
+    if (code != ZC_EXIT_OK) {
+        fprintf(stderr, "zc run: %s%s\n", o->lib_path != NULL ? "--lib: " : "", why);
+        return code;
+    }
+    if (zc_cli_run_check_library(setup->library, why, sizeof why) == 0)
+        return ZC_EXIT_OK;
+    const char *env = getenv(ZC__RUN_LIB_ENV);
+    const char *given = o->lib_path != NULL             ? o->lib_path
+                        : env != NULL && env[0] != '\0' ? env
+                                                        : NULL;
+    fprintf(stderr, "zc run: %s'%s' is not the interposition library: %s\n",
+            o->lib_path != NULL ? "--lib: "
+            : given != NULL     ? ZC__RUN_LIB_ENV ": "
+                                : "",
+            given != NULL ? given : setup->library, why);
+    return given != NULL ? ZC_EXIT_USAGE : ZC_EXIT_FAILURE;
+}
+
+/*
+ * Everything checked before the program runs, so that it never runs without the cures asked
+ * for: the library, whether the loader will preload it into the program, and whether each path
+ * LD_PRELOAD gets can be written there (else through a link in the log folder, whose own path
+ * must then be fit).
+ */
+static int zc__run_check(const zc__run_options *o, char *const *argv, zc__run_setup *setup)
+{
+    int code = zc__run_library(o, setup);
+    if (code != ZC_EXIT_OK)
+        return code;
+    char why[1024];
+    if (zc_cli_run_check_program(argv[0], setup->asan_runtime, sizeof setup->asan_runtime, why,
+                                 sizeof why) != 0) {
+        fprintf(stderr, "zc run: %s\n", why);
+        return ZC_EXIT_USAGE;
+    }
+    const char *unfit = !zc_cli_run_preload_safe(setup->library)        ? setup->library
+                        : !zc_cli_run_preload_safe(setup->asan_runtime) ? setup->asan_runtime
+                                                                        : NULL;
+    if (unfit != NULL && !zc_cli_run_preload_safe(zc_cli_tmp_base())) {
+        fprintf(stderr,
+                "zc run: '%s' has a space, colon or '$' in its path, which LD_PRELOAD cannot "
+                "hold, and so has '%s', where zc run would put a link to it: set TMPDIR to a "
+                "folder without them\n",
+                unfit, zc_cli_tmp_base());
+        return ZC_EXIT_USAGE;
+    }
+    return ZC_EXIT_OK;
+}
+
+/* path as LD_PRELOAD can hold it: itself, or a link to it called name in the log folder (a
+ * path zc run chose, checked to be fit). 0, or -1 with errno. */
+static int zc__preload_entry(const char *path, const char *log_dir, const char *name, char *out,
+                             size_t size)
+{
+    if (zc_cli_run_preload_safe(path))
+        return snprintf(out, size, "%s", path) < (int)size ? 0 : (errno = ENAMETOOLONG, -1);
+    if (snprintf(out, size, "%s/%s", log_dir, name) >= (int)size) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    return symlink(path, out);
+}
+
+/*
+ * LD_PRELOAD for the program: the AddressSanitizer runtime first when it needs one (the runtime
+ * refuses to start behind another library), then ours, then the program's own preloads, kept.
+ * 0, or an exit code after saying why.
+ */
+static int zc__run_preload(zc__run_setup *setup)
+{
+    char asan[PATH_MAX + 64] = "", library[PATH_MAX + 64];
+    const char *base = strrchr(setup->asan_runtime, '/');
+    base = base != NULL ? base + 1 : setup->asan_runtime;
+    /* ASan knows its runtime by name ("libasan.so" in it): a link keeps the name. */
+    const char *asan_name = zc_cli_run_preload_safe(base) ? base : "libasan.so";
+    if ((setup->asan_runtime[0] != '\0' && zc__preload_entry(setup->asan_runtime, setup->log_dir,
+                                                             asan_name, asan, sizeof asan) != 0) ||
+        zc__preload_entry(setup->library, setup->log_dir, ZC__RUN_LIB_NAME, library,
+                          sizeof library) != 0) {
+        fprintf(stderr, "zc run: cannot link the library into the log folder '%s': %s\n",
+                setup->log_dir, strerror(errno));
+        return ZC_EXIT_FAILURE;
+    }
+    const char *old = getenv("LD_PRELOAD");
+    int keep = old != NULL && old[0] != '\0';
+    int n = snprintf(setup->preload, sizeof setup->preload, "%s%s%s%s%s", asan,
+                     asan[0] != '\0' ? ":" : "", library, keep ? ":" : "", keep ? old : "");
+    if (n < 0 || (size_t)n >= sizeof setup->preload) {
+        fprintf(stderr, "zc run: LD_PRELOAD is too long to add %s to it\n", setup->library);
+        return ZC_EXIT_USAGE;
+    }
+    return ZC_EXIT_OK;
+}
+
+/* The log folder, made once nothing can still be refused but the preload list built in it. */
+static int zc__run_folder(zc__run_options *o, zc__run_setup *setup)
+{
+    if (zc_cli_make_private_dir("zc-run", setup->log_dir, sizeof setup->log_dir) != 0) {
+        fprintf(stderr, "zc run: cannot make a folder for the logs in '%s': %s\n",
+                zc_cli_tmp_base(), strerror(errno));
+        zc_cli_output_abort(&o->report_out);
+        return ZC_EXIT_FAILURE;
+    }
+    int code = zc__run_preload(setup);
+    if (code != ZC_EXIT_OK) {
+        zc_cli_remove_private_tree(setup->log_dir);
+        zc_cli_output_abort(&o->report_out);
+    }
+    return code;
+}
+
+/* Run the program, read and remove the logs; 1 when they could not be read. */
+static int zc__run_program(zc_cli_run *run, const zc__run_setup *setup)
+{
+    char fixes[64];
+    zc_run_fixes_format(run->fixes, fixes, sizeof fixes);
+    const zc_cli_env_pair env[] = {
+        {"LD_PRELOAD", setup->preload}, {"ZC_RUN_DIR", setup->log_dir}, {"ZC_RUN_FIXES", fixes}};
+    run->exit_code = zc_cli_run_program(run->argv, env, sizeof env / sizeof env[0], &run->signal,
+                                        &run->start_errno);
+    int failed = 0;
+    if (run->start_errno != 0)
+        snprintf(run->why_not, sizeof run->why_not, "'%s' could not be started: %s", run->argv[0],
+                 strerror(run->start_errno));
+    else
+        failed = zc_cli_run_read_logs(run, setup->log_dir) != 0;
+    /* Everything in it goes, whatever the program left there (files, folders, FIFOs, links). */
+    if (zc_cli_remove_private_tree(setup->log_dir) != 0)
+        fprintf(stderr, "zc run: the log folder '%s' could not be removed entirely: %s\n",
+                setup->log_dir, strerror(errno));
+    return failed;
+}
+
+int zc_cli_cmd_run(int argc, char **argv)
+{
+    zc__run_options o = {0};
+    int code = zc__run_parse(argc, argv, &o);
+    if (code >= 0)
+        return code;
     zc_cli_run run;
     memset(&run, 0, sizeof run);
     run.fixes = ZC_RUN_FIXES_ALL;
+    char detail[512];
     if (o.fix_list != NULL && zc_run_fixes_parse(o.fix_list, &run.fixes) != ZC_OK)
-        return zc_cli_usage_error("run", zc__run_usage, "--fix: %s", zc_last_error());
+        return zc_cli_usage_error("run", zc__run_usage, "--fix: %s",
+                                  zc_cli_run_detail(zc_last_error(), detail, sizeof detail));
     if (optind >= argc)
         return zc_cli_usage_error("run", zc__run_usage, "no program to run");
     run.argv = argv + optind;
 
-    char library[PATH_MAX], why[512], preload[2 * PATH_MAX], fixes[64], log_dir[PATH_MAX];
-    code = zc_cli_find_library(ZC__RUN_LIB_NAME, "interposition library", ZC__RUN_LIB_ENV, "",
-                               o.lib_path, library, sizeof library, why, sizeof why);
-    if (code != ZC_EXIT_OK) {
-        fprintf(stderr, "zc run: %s%s\n", o.lib_path != NULL ? "--lib: " : "", why);
+    zc__run_setup setup;
+    memset(&setup, 0, sizeof setup);
+    if ((code = zc__run_check(&o, run.argv, &setup)) != ZC_EXIT_OK)
         return code;
-    }
-    if (zc__preload(library, preload, sizeof preload) != 0) {
-        fprintf(stderr, "zc run: LD_PRELOAD is too long to add %s to it\n", library);
-        return ZC_EXIT_USAGE;
-    }
     if (o.report_path != NULL &&
         (code = zc_cli_output_open(&o.report_out, "run", o.report_path, o.force, NULL, 0)) != 0)
         return code;
     /* The log folder, last: nothing that could still be refused is left to undo it. */
-    if (zc_cli_make_private_dir("zc-run", log_dir, sizeof log_dir) != 0) {
-        fprintf(stderr, "zc run: cannot make a folder for the logs in '%s': %s\n",
-                zc_cli_tmp_base(), strerror(errno));
-        zc_cli_output_abort(&o.report_out);
-        return ZC_EXIT_FAILURE;
-    }
-    zc_run_fixes_format(run.fixes, fixes, sizeof fixes);
-    const zc_cli_env_pair env[] = {
-        {"LD_PRELOAD", preload}, {"ZC_RUN_DIR", log_dir}, {"ZC_RUN_FIXES", fixes}};
-    run.exit_code = zc_cli_run_program(run.argv, env, sizeof env / sizeof env[0], &run.signal,
-                                       &run.start_errno);
-    int failed = 0;
-    if (run.start_errno != 0) {
-        snprintf(run.why_not, sizeof run.why_not, "'%s' could not be started: %s", run.argv[0],
-                 strerror(run.start_errno));
-    } else if (zc_run_logs_read(log_dir, &run.summary) != ZC_OK) {
-        snprintf(run.why_not, sizeof run.why_not, "the logs could not be read: %s",
-                 zc_last_error());
-        failed = 1;
-    } else {
-        run.have_summary = 1;
-        if (run.summary.processes == 0)
-            snprintf(run.why_not, sizeof run.why_not,
-                     "the program made no call that a cure looks at (no CUDA copy or pinned "
-                     "allocation)");
-    }
-    zc_cli_remove_private_dir(log_dir, ".run");
-    if (!o.quiet || run.start_errno != 0 || failed)
+    if ((code = zc__run_folder(&o, &setup)) != ZC_EXIT_OK)
+        return code;
+    int failed = zc__run_program(&run, &setup);
+    /* Said even with -q: the program ran without any cure. */
+    if (!o.quiet || run.start_errno != 0 || failed || !run.library_loaded)
         zc_cli_run_print_summary(stderr, &run);
     code = ZC_EXIT_OK;
     if (o.report_path != NULL)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -118,6 +119,65 @@ void zc_cli_remove_private_dir(const char *dir, const char *suffix)
     rmdir(dir);
 }
 
+/* The folder name of dir_fd, opened without following a link; one the program made unreadable
+ * is given back its owner's rights (never through a link: AT_SYMLINK_NOFOLLOW). */
+static int zc__open_folder(int dir_fd, const char *name)
+{
+    const int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+    int fd = openat(dir_fd, name, flags);
+    if (fd < 0 && errno == EACCES && fchmodat(dir_fd, name, S_IRWXU, AT_SYMLINK_NOFOLLOW) == 0)
+        fd = openat(dir_fd, name, flags);
+    return fd;
+}
+
+/* Remove every entry of the open folder dir_fd, depth folders deep at most (a bound on what a
+ * program can make us walk); 0 when it is empty, else -1 with errno. Entries are unlinked by
+ * name in the folder, never through a link: a link is removed, not what it points to. */
+static int zc__empty_folder(int dir_fd, int depth)
+{
+    int result = 0, error = 0;
+    /* The folder is ours and going: one the program made read-only is made writable first. */
+    fchmod(dir_fd, S_IRWXU);
+    DIR *folder = fdopendir(dir_fd);
+    if (folder == NULL) {
+        close(dir_fd);
+        return -1;
+    }
+    struct dirent *entry;
+    while ((entry = readdir(folder)) != NULL) {
+        const char *name = entry->d_name;
+        if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+            continue;
+        if (unlinkat(dirfd(folder), name, 0) == 0 || errno == ENOENT)
+            continue;
+        int inner = -1;
+        if ((errno == EISDIR || errno == EPERM) && depth > 0)
+            inner = zc__open_folder(dirfd(folder), name);
+        if (inner >= 0 && zc__empty_folder(inner, depth - 1) == 0 &&
+            unlinkat(dirfd(folder), name, AT_REMOVEDIR) == 0)
+            continue;
+        result = -1;
+        error = errno;
+    }
+    closedir(folder);
+    errno = error;
+    return result;
+}
+
+int zc_cli_remove_private_tree(const char *dir)
+{
+    /* Twice: a name made while the folder was read (by a process of the program still running)
+     * may have been missed the first time. */
+    for (int attempt = 0; attempt < 2; attempt++) {
+        int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+            return errno == ENOENT ? 0 : -1;
+        if (zc__empty_folder(fd, 32) == 0 && rmdir(dir) == 0)
+            return 0;
+    }
+    return -1;
+}
+
 /* The program being waited for, to which SIGTERM and SIGHUP sent to zc are passed on. */
 static volatile sig_atomic_t zc__child;
 
@@ -157,10 +217,16 @@ int zc_cli_run_program(char *const *argv, const zc_cli_env_pair *env, size_t env
     sigaction(SIGTERM, &pass, &old_term);
     sigaction(SIGHUP, &pass, &old_hup);
     fflush(NULL);
+    const pid_t parent = getpid();
     pid_t pid = fork();
     const int fork_error = errno;
     if (pid == 0) {
         close(failed[0]);
+        /* zc killed outright (SIGKILL) takes the program with it, as a terminal would: left
+         * running, it would write logs into a folder nobody reads and hold on to the GPU. The
+         * parent may have died before the request was made: then nothing is started. */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+            _exit(127);
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGQUIT, &old_quit, NULL);
         sigaction(SIGTERM, &old_term, NULL);

@@ -27,6 +27,13 @@ int zc_cli_make_private_dir(const char *prefix, char *dir_p, size_t size);
 /* Remove the files of dir whose names end in suffix (what our library wrote), then dir. */
 void zc_cli_remove_private_dir(const char *dir, const char *suffix);
 
+/*
+ * Remove the folder dir and everything in it, as a program may have left it: files, folders,
+ * FIFOs, links (removed, never followed; nothing outside dir is touched), up to 32 folders deep.
+ * 0 when dir is gone, else -1 with errno of the first entry that could not be removed.
+ */
+int zc_cli_remove_private_tree(const char *dir);
+
 /* One variable set in the program's environment. */
 typedef struct zc_cli_env_pair {
     const char *name;
@@ -39,7 +46,8 @@ typedef struct zc_cli_env_pair {
  * program too) and passing SIGTERM and SIGHUP on to it, so that the caller reports its end. Gives
  * the exit code as a shell would: the program's own, 128 + signal when killed (and *signal_p set);
  * 127 (not found) or 126 (found, not executable) when it could not be started, and then the reason
- * in *start_errno_p (0 when it started), said by nobody: the caller says it.
+ * in *start_errno_p (0 when it started), said by nobody: the caller says it. The program is
+ * killed (SIGKILL) if zc dies before it ends.
  */
 int zc_cli_run_program(char *const *argv, const zc_cli_env_pair *env, size_t env_count,
                        int *signal_p, int *start_errno_p);

@@ -2,6 +2,7 @@
 /* zc run's summary and --report document (run_output.h). */
 #include "run_output.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "cli_json.h"
@@ -12,6 +13,73 @@ static double zc__ms(uint64_t ns)
     return (double)ns / 1e6;
 }
 
+/* The length of detail without " (FILE:LINE)" at its end, as zc__fail appends it
+ * (src/core/error.c): a file path without spaces, a colon, digits. */
+static size_t zc__without_location(const char *detail, size_t length)
+{
+    if (length < 5 || detail[length - 1] != ')')
+        return length;
+    size_t i = length - 1;
+    while (i > 0 && detail[i - 1] >= '0' && detail[i - 1] <= '9')
+        i--;
+    if (i == length - 1 || i < 2 || detail[i - 1] != ':')
+        return length;
+    i--;
+    while (i > 0 && detail[i - 1] != '(' && detail[i - 1] != ' ')
+        i--;
+    if (i < 2 || detail[i - 1] != '(' || detail[i - 2] != ' ')
+        return length;
+    return i - 2;
+}
+
+const char *zc_cli_run_detail(const char *detail, char *out, size_t size)
+{
+    /* "zc_name: " first: the function that failed. */
+    size_t name = strspn(detail, "abcdefghijklmnopqrstuvwxyz0123456789_");
+    if (name > 3 && strncmp(detail, "zc_", 3) == 0 && strncmp(detail + name, ": ", 2) == 0)
+        detail += name + 2;
+    size_t length = zc__without_location(detail, strlen(detail));
+    snprintf(out, size, "%.*s", (int)length, detail);
+    return out;
+}
+
+/* Whether any counter had calls: the program reached what a cure looks at. */
+static int zc__any_calls(const zc_run_summary *s)
+{
+    for (int i = 0; i < ZC_RUN_COUNTER_COUNT; i++)
+        if (s->counts[i].calls > 0)
+            return 1;
+    return 0;
+}
+
+int zc_cli_run_read_logs(zc_cli_run *run, const char *dir)
+{
+    char detail[512];
+    zc_status status = zc_run_logs_read(dir, &run->summary);
+    if (status != ZC_OK) {
+        snprintf(run->why_not, sizeof run->why_not, "the logs could not be read: %s",
+                 zc_cli_run_detail(zc_last_error(), detail, sizeof detail));
+        run->library_loaded = status == ZC_ERR_PARSE; /* a log was there, but not as written */
+        return -1;
+    }
+    run->have_summary = 1;
+    const zc_run_summary *s = &run->summary;
+    /* The library writes its log as it is loaded: no log, no process that loaded it. */
+    run->library_loaded = s->processes > 0;
+    if (!run->library_loaded)
+        snprintf(run->why_not, sizeof run->why_not,
+                 "the library was not loaded in any process of the program, so it saw no call "
+                 "that a cure looks at (the loader does not preload into a static or setuid "
+                 "program, nor into one started without LD_PRELOAD)");
+    /* A process cut short wrote no counts: its calls are not known to be none. */
+    else if (!zc__any_calls(s) && s->processes_cut == 0)
+        snprintf(run->why_not, sizeof run->why_not,
+                 "the program made no call that a cure looks at (no CUDA copy or pinned "
+                 "allocation) in the %u process%s that loaded the library",
+                 s->processes, s->processes == 1 ? "" : "es");
+    return 0;
+}
+
 void zc_cli_run_print_summary(FILE *out, const zc_cli_run *run)
 {
     char fixes[64];
@@ -20,7 +88,7 @@ void zc_cli_run_print_summary(FILE *out, const zc_cli_run *run)
         fprintf(out, "zc run: %s\n", run->why_not);
         return;
     }
-    if (!run->have_summary || run->summary.processes == 0) {
+    if (!run->have_summary || run->why_not[0] != '\0') {
         fprintf(out, "zc run (cures: %s): nothing cured: %s\n", fixes, run->why_not);
         return;
     }
@@ -82,9 +150,10 @@ cJSON *zc_cli_run_json(const zc_cli_run *run)
     }
     const zc_run_summary *s = &run->summary;
     int read = run->have_summary && s->processes > 0;
-    cJSON_AddBoolToObject(doc, "cured", read);
-    if (!read)
+    cJSON_AddBoolToObject(doc, "cured", read && run->why_not[0] == '\0');
+    if (!read || run->why_not[0] != '\0')
         cJSON_AddStringToObject(doc, "why_not", run->why_not);
+    cJSON_AddBoolToObject(doc, "library_loaded", run->library_loaded);
     cJSON_AddNumberToObject(doc, "processes", read ? s->processes : 0);
     cJSON_AddNumberToObject(doc, "processes_cut", read ? s->processes_cut : 0);
     cJSON *settings = cJSON_AddObjectToObject(doc, "settings");

@@ -13,12 +13,28 @@ typedef struct zc_cli_run {
     char *const *argv; /* the program and its arguments */
     unsigned fixes;    /* asked for */
     int exit_code;
-    int signal;        /* that ended it, or 0 */
-    int start_errno;   /* why it could not be started, or 0 */
-    int have_summary;  /* the logs were read */
-    char why_not[512]; /* when they were not, or there were none */
+    int signal;         /* that ended it, or 0 */
+    int start_errno;    /* why it could not be started, or 0 */
+    int have_summary;   /* the logs were read */
+    int library_loaded; /* a process of the program left a log */
+    char why_not[512];  /* when nothing was cured: the logs were not read, there were none, or
+                           they counted no call */
     zc_run_summary summary;
 } zc_cli_run;
+
+/*
+ * zc run's reading of its logs from dir after the program ran: have_summary, library_loaded
+ * and why_not set from what was found; 0, or -1 when they could not be read (why_not says
+ * why).
+ */
+int zc_cli_run_read_logs(zc_cli_run *run, const char *dir);
+
+/*
+ * The library's detail string (zc_last_error()) as zc run says it to a person: without the
+ * function name it starts with ("zc_run_fixes_parse: ") or the source location it ends with
+ * (" (src/run/run_logs.c:57)"), which are for the API's callers. Into out; gives out.
+ */
+const char *zc_cli_run_detail(const char *detail, char *out, size_t size);
 
 /* The summary: what each cure did (calls, bytes, time, and what the same calls would have cost as
  * they were, with how that was found), then what was left as it was and why. */
