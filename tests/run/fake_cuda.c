@@ -31,7 +31,7 @@ typedef struct fake_allocation {
     int portable;   /* registered with CU_MEMHOSTREGISTER_PORTABLE */
 } fake_allocation;
 
-typedef enum fake_op_kind { FAKE_COPY, FAKE_EVENT } fake_op_kind;
+typedef enum fake_op_kind { FAKE_COPY, FAKE_EVENT, FAKE_HOST_FN } fake_op_kind;
 
 typedef struct fake_op {
     fake_op_kind kind;
@@ -40,6 +40,8 @@ typedef struct fake_op {
     size_t bytes;                      /* of a row */
     size_t rows, dst_pitch, src_pitch; /* rows 1 for a plain copy */
     uint64_t *event_done;              /* FAKE_EVENT: the sequence it completes */
+    CUhostFn fn;                       /* FAKE_HOST_FN: run in stream order */
+    void *user_data;
     uint64_t sequence;
 } fake_op;
 
@@ -68,6 +70,8 @@ static void fake_execute_to(uint64_t sequence)
         fake_op op = fake_queue[fake_head % FAKE_QUEUE];
         if (op.kind == FAKE_EVENT)
             *op.event_done = op.sequence;
+        if (op.kind == FAKE_HOST_FN)
+            op.fn(op.user_data);
         for (size_t row = 0; op.kind == FAKE_COPY && row < op.rows; row++)
             memcpy(op.dst + row * op.dst_pitch, op.src + row * op.src_pitch, op.bytes);
         fake_head++;
@@ -248,6 +252,10 @@ FAKE_EXPORT CUresult cuPointerGetAttributes(unsigned count, CUpointer_attribute 
             *(unsigned *)data[i] = type;
         else if (attributes[i] == CU_POINTER_ATTRIBUTE_IS_MANAGED)
             *(unsigned *)data[i] = 0;
+        /* Host memory, pageable or not, is where the program sees it (as on a system whose
+         * devices reach pageable memory): an answer that is an address. */
+        else if (attributes[i] == CU_POINTER_ATTRIBUTE_HOST_POINTER && type != CU_MEMORYTYPE_DEVICE)
+            *(void **)data[i] = (void *)(uintptr_t)ptr;
         else
             return CUDA_ERROR_INVALID_VALUE;
     }
@@ -309,6 +317,9 @@ static int fake_device_range_ok(CUdeviceptr d, size_t bytes)
  * driver stages them before it returns. */
 static CUresult fake_copy(void *dst, const void *src, size_t bytes, int sync)
 {
+    /* A NULL pointer is refused, as the driver refuses it, rather than read. */
+    if (dst == NULL || src == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
     pthread_mutex_lock(&fake_lock);
     fake_counts.copies++;
     const fake_allocation *from = fake_find(src);
@@ -527,6 +538,15 @@ FAKE_EXPORT CUresult cuMemcpyDtoHAsync_v2_ptsz(void *dst, CUdeviceptr src, size_
     return cuMemcpyDtoHAsync_v2(dst, src, bytes, s);
 }
 
+FAKE_EXPORT CUresult cuLaunchHostFunc(CUstream s, CUhostFn fn, void *user_data)
+{
+    (void)s;
+    pthread_mutex_lock(&fake_lock);
+    fake_enqueue((fake_op){.kind = FAKE_HOST_FN, .fn = fn, .user_data = user_data});
+    pthread_mutex_unlock(&fake_lock);
+    return CUDA_SUCCESS;
+}
+
 FAKE_EXPORT CUresult cuEventCreate(CUevent *event, unsigned int flags)
 {
     (void)flags;
@@ -565,6 +585,11 @@ FAKE_EXPORT CUresult cuEventDestroy_v2(CUevent event)
     return CUDA_SUCCESS;
 }
 
+static uintptr_t fake_page_of(const void *p)
+{
+    return (uintptr_t)p / 4096u;
+}
+
 /* Registering pageable memory in place: known as pinned host memory until unregistered. An
  * overlap with memory registered already is refused, as the driver does. Unregistering reads
  * the first and last byte of the range: memory given back to the system before its
@@ -575,10 +600,14 @@ FAKE_EXPORT CUresult cuMemHostRegister_v2(void *p, size_t bytes, unsigned int fl
     if (p == NULL || bytes == 0)
         return CUDA_ERROR_INVALID_VALUE;
     pthread_mutex_lock(&fake_lock);
+    /* The driver pins whole pages: a registration sharing a page with one made already is
+     * refused, even where their bytes do not overlap. */
     for (int i = 0; i < FAKE_ALLOCATIONS; i++) {
         fake_allocation *a = &fake_allocations[i];
-        if (a->base != NULL && !a->device && (char *)p < a->base + a->bytes &&
-            a->base < (char *)p + bytes) {
+        int pages = a->registered && fake_page_of(p) <= fake_page_of(a->base + a->bytes - 1) &&
+                    fake_page_of(a->base) <= fake_page_of((char *)p + bytes - 1);
+        int bytes_overlap = (char *)p < a->base + a->bytes && a->base < (char *)p + bytes;
+        if (a->base != NULL && !a->device && (pages || bytes_overlap)) {
             pthread_mutex_unlock(&fake_lock);
             return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
         }
