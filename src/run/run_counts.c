@@ -69,6 +69,10 @@ static void zc__log_start(void)
         int fd = -1;
         if (snprintf(path, sizeof path, "%s/%ld.run", config->log_dir, pid) < (int)sizeof path)
             fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        /* This process's image before an exec started it (exec runs no exit handlers, so it
+         * holds no counts): the image now running writes the process's log. */
+        if (fd < 0 && errno == EEXIST)
+            fd = open(path, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
         zc__log = fd >= 0 ? fdopen(fd, "w") : NULL;
         if (fd >= 0 && zc__log == NULL)
             close(fd);

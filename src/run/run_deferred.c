@@ -37,12 +37,9 @@ static void zc__unpin(const zc__item *it)
     uint64_t start = zc__run_now_ns();
     CUcontext popped;
     int pushed = d->ctx_push(it->ctx) == CUDA_SUCCESS;
-    CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
-    int relaxed = d->thread_exchange_capture_mode != NULL &&
-                  d->thread_exchange_capture_mode(&mode) == CUDA_SUCCESS;
+    CUstreamCaptureMode mode = zc__run_relax(d);
     (void)d->mem_host_unregister(it->start);
-    if (relaxed)
-        (void)d->thread_exchange_capture_mode(&mode);
+    zc__run_unrelax(d, mode);
     if (pushed)
         (void)d->ctx_pop(&popped);
     zc__run_count(ZC_RUN_COUNTER_REGISTER_UNPIN, it->length, zc__run_now_ns() - start, 0,

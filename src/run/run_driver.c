@@ -89,6 +89,24 @@ void zc__run_in_context(const zc__run_driver *d, CUcontext ctx, void (*fn)(void 
         (void)d->ctx_pop(&popped);
 }
 
+/* The mode no exchange happened in: handing it back is a no-op. */
+#define ZC__NO_MODE ((CUstreamCaptureMode)-1)
+
+CUstreamCaptureMode zc__run_relax(const zc__run_driver *d)
+{
+    CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+    if (d->thread_exchange_capture_mode == NULL ||
+        d->thread_exchange_capture_mode(&mode) != CUDA_SUCCESS)
+        return ZC__NO_MODE;
+    return mode;
+}
+
+void zc__run_unrelax(const zc__run_driver *d, CUstreamCaptureMode mode)
+{
+    if (mode != ZC__NO_MODE)
+        (void)d->thread_exchange_capture_mode(&mode);
+}
+
 const zc__run_driver *zc__run_driver_get(void)
 {
     pthread_once(&zc__once, zc__resolve);

@@ -54,6 +54,15 @@ const zc__run_driver *zc__run_driver_get(void);
  * cannot be (the context may be on its way out; fn ignores the driver's answers). */
 void zc__run_in_context(const zc__run_driver *d, CUcontext ctx, void (*fn)(void *arg), void *arg);
 
+/*
+ * Calls of the cures' own that CUDA counts as unsafe during a stream capture in global mode
+ * (registering, unregistering, making events and pinned memory) run with the calling thread's
+ * capture mode relaxed, so that they never invalidate a capture another thread (or this one)
+ * has under way. zc__run_relax gives the mode to hand back to zc__run_unrelax.
+ */
+CUstreamCaptureMode zc__run_relax(const zc__run_driver *d);
+void zc__run_unrelax(const zc__run_driver *d, CUstreamCaptureMode mode);
+
 /* The driver's own definition of a symbol ("cuMemcpyHtoD_v2"), or NULL. */
 void *zc__run_driver_symbol(const char *name);
 

@@ -141,8 +141,11 @@ static int zc__pin_now(const zc__run_driver *d, void *base, size_t size, CUconte
     if (slot < 0)
         return 0;
     CUdevice device = 0;
-    if (d->ctx_get_device(&device) != CUDA_SUCCESS ||
-        d->mem_host_register(base, size, 0) != CUDA_SUCCESS) {
+    CUstreamCaptureMode mode = zc__run_relax(d);
+    int ok = d->ctx_get_device(&device) == CUDA_SUCCESS &&
+             d->mem_host_register(base, size, 0) == CUDA_SUCCESS;
+    zc__run_unrelax(d, mode);
+    if (!ok) {
         pthread_mutex_lock(&zc__lock);
         zc__take(slot);
         pthread_mutex_unlock(&zc__lock);

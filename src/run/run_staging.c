@@ -125,7 +125,10 @@ zc__run_staging *zc__run_staging_acquire(CUcontext ctx)
     for (int i = 0; i < ZC__CONTEXTS && found == NULL; i++) {
         if (!zc__used[i]) {
             pthread_mutex_init(&zc__stagings[i].lock, NULL);
-            if (!zc__make(d, &zc__stagings[i], ctx))
+            CUstreamCaptureMode mode = zc__run_relax(d);
+            int made = zc__make(d, &zc__stagings[i], ctx);
+            zc__run_unrelax(d, mode);
+            if (!made)
                 break;
             zc__used[i] = 1;
             found = &zc__stagings[i];
@@ -156,7 +159,10 @@ CUresult zc__run_staging_wait(zc__run_staging *s, unsigned i)
 /* zc__free for zc__run_in_context. */
 static void zc__free_staging(void *staging)
 {
-    zc__free(zc__run_driver_get(), staging);
+    const zc__run_driver *d = zc__run_driver_get();
+    CUstreamCaptureMode mode = zc__run_relax(d);
+    zc__free(d, staging);
+    zc__run_unrelax(d, mode);
 }
 
 /* Give back staging i (a used entry of this process; caller holds the table). */

@@ -11,6 +11,8 @@
  * - the program registers a buffer that shares a page with one zc run pinned in place;
  * - a pointer query about a buffer pinned in place answers with the program's own address;
  * - a copy from or to a NULL host pointer gets the driver's error;
+ * - a buffer pinned in place that the program makes read-only is copied the driver's way again
+ *   (the DMA would ignore the protection), and never pinned again;
  * - exit from one thread while another copies.
  * Each case runs in a child with the library preloaded (fake_child.c).
  */
@@ -18,6 +20,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -224,6 +227,45 @@ static int child_null_host(void)
     return 0;
 }
 
+static int child_mprotect(void)
+{
+    const size_t n = (size_t)8 << 20;
+    unsigned char *buf = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    unsigned char *back = malloc(n);
+    CUdeviceptr dev;
+    if (buf == MAP_FAILED || back == NULL)
+        return 1;
+    CHECK_CU(cuMemAlloc_v2(&dev, n));
+    if (pin_by_copies(buf, dev, n) != 0)
+        return 1;
+    fake_cuda_counts before;
+    fake_cuda_stats(&before);
+    if (mprotect(buf, n, PROT_READ) != 0)
+        return 1;
+    /* Any hooked call that hands the driver a host pointer unpins first. */
+    CHECK_CU(cuMemcpyHtoD_v2(dev, buf, n));
+    fake_cuda_counts after;
+    fake_cuda_stats(&after);
+    printf("pinned %llu, after mprotect %llu\n", (unsigned long long)before.registered_live,
+           (unsigned long long)after.registered_live);
+    if (mprotect(buf, n, PROT_READ | PROT_WRITE) != 0)
+        return 1;
+    /* Copied from again and again: it would be pinned if it could be (back, copied into once,
+     * is not). */
+    for (int i = 0; i < 4; i++) {
+        fake_child_fill(buf, n, 90 + (unsigned)i);
+        CHECK_CU(cuMemcpyHtoD_v2(dev, buf, n));
+    }
+    CHECK_CU(cuMemcpyDtoH_v2(back, dev, n));
+    if (memcmp(buf, back, n) != 0) {
+        printf("FAIL round trip\n");
+        return 1;
+    }
+    fake_cuda_stats(&after);
+    printf("registrations since %llu\n", (unsigned long long)(after.registers - before.registers));
+    return 0;
+}
+
 static void *copy_forever(void *arg)
 {
     (void)arg;
@@ -333,6 +375,15 @@ static void test_null_host(void **state)
     assert_non_null(strstr(r.out, expected));
 }
 
+static void test_mprotect(void **state)
+{
+    (void)state;
+    child_run r = run_case("mprotect", NULL);
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.out, "pinned 1, after mprotect 0\n"));
+    assert_non_null(strstr(r.out, "registrations since 0\n"));
+}
+
 static void test_exit_while_copying(void **state)
 {
     (void)state;
@@ -348,20 +399,25 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         int (*run)(void);
-    } cases[] = {
-        {"double_free", child_double_free}, {"slice", child_slice},
-        {"rtld_next", child_rtld_next},     {"host_fn_order", child_host_fn_order},
-        {"shared_page", child_shared_page}, {"query", child_query},
-        {"null_host", child_null_host},     {"exit_while_copying", child_exit_while_copying}};
+    } cases[] = {{"double_free", child_double_free},
+                 {"slice", child_slice},
+                 {"rtld_next", child_rtld_next},
+                 {"host_fn_order", child_host_fn_order},
+                 {"shared_page", child_shared_page},
+                 {"query", child_query},
+                 {"null_host", child_null_host},
+                 {"mprotect", child_mprotect},
+                 {"exit_while_copying", child_exit_while_copying}};
     for (size_t i = 0; argc == 2 && i < sizeof cases / sizeof cases[0]; i++) {
         if (strcmp(argv[1], cases[i].name) == 0)
             return cases[i].run();
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_double_free), cmocka_unit_test(test_slice),
-        cmocka_unit_test(test_rtld_next),   cmocka_unit_test(test_host_fn_order),
-        cmocka_unit_test(test_shared_page), cmocka_unit_test(test_query),
-        cmocka_unit_test(test_null_host),   cmocka_unit_test(test_exit_while_copying),
+        cmocka_unit_test(test_double_free),        cmocka_unit_test(test_slice),
+        cmocka_unit_test(test_rtld_next),          cmocka_unit_test(test_host_fn_order),
+        cmocka_unit_test(test_shared_page),        cmocka_unit_test(test_query),
+        cmocka_unit_test(test_null_host),          cmocka_unit_test(test_mprotect),
+        cmocka_unit_test(test_exit_while_copying),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
