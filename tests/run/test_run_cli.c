@@ -161,7 +161,9 @@ static void test_harmless_without_cuda(void **state)
     cJSON *doc = cJSON_Parse(r.out + 6);
     assert_non_null(doc);
     assert_true(cJSON_IsFalse(cJSON_GetObjectItem(doc, "cured")));
-    assert_int_equal(cJSON_GetObjectItem(doc, "processes")->valueint, 0);
+    /* The library writes its log as it loads: the shell's process is counted, with no call. */
+    assert_true(cJSON_GetObjectItem(doc, "processes")->valueint >= 1);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(doc, "library_loaded")));
     assert_non_null(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(doc, "why_not")),
                            "no call that a cure looks at"));
     assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "counters")),
@@ -392,30 +394,39 @@ static void test_not_loaded_said(void **state)
                            "not loaded in any process"));
     cJSON_Delete(doc);
     zc_test_output_free(&r);
+    /* A log of a process that loaded the library and made no call a cure looks at (written by
+     * the static interpreter here, so that it is the only one): loaded, nothing cured, and why. */
+    write_text(script, "#!" ZC_TEST_CLI_STATIC_SUBJECT " log\n", 0755);
+    zc_test_run_zc((const char *[]){"run", "--report", "-", "--", script, NULL}, NULL, &r);
+    assert_int_equal(r.exit_code, 0);
+    doc = cJSON_Parse(r.out);
+    assert_non_null(doc);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(doc, "library_loaded")));
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(doc, "cured")));
+    assert_int_equal(cJSON_GetObjectItem(doc, "processes")->valueint, 1);
+    assert_non_null(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(doc, "why_not")),
+                           "no call that a cure looks at"));
+    cJSON_Delete(doc);
+    assert_non_null(strstr(r.err, "nothing cured"));
+    zc_test_output_free(&r);
+    /* Its log without the end line (it left through _exit): whether it made such calls is not
+     * known, and nothing is said to be cured. */
+    write_text(script, "#!" ZC_TEST_CLI_STATIC_SUBJECT " log-cut\n", 0755);
+    zc_test_run_zc((const char *[]){"run", "--report", "-", "--", script, NULL}, NULL, &r);
+    assert_int_equal(r.exit_code, 0);
+    doc = cJSON_Parse(r.out);
+    assert_non_null(doc);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(doc, "library_loaded")));
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(doc, "cured")));
+    assert_int_equal(cJSON_GetObjectItem(doc, "processes_cut")->valueint, 1);
+    assert_non_null(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(doc, "why_not")),
+                           "ended before writing its counts"));
+    cJSON_Delete(doc);
+    zc_test_output_free(&r);
     rm_tree(folder);
 #else
     fprintf(stderr, "the compiler links no static program: the case is left out\n");
 #endif
-    /* A process that loaded it and made no call a cure looks at (its log as the library
-     * writes it at load, made by hand here): loaded, nothing cured, and why. */
-    zc_test_output r2;
-    zc_test_run_zc(
-        (const char *[]){"run", "--report", "-", "--", "sh", "-c",
-                         "printf 'zcrun 1 pid=1 fixes=7 threads=1 chunk=1 buffers=2 min=1 "
-                         "min_d2h=1\\nend\\n' > \"$ZC_RUN_DIR/1.run\"",
-                         NULL},
-        NULL, &r2);
-    assert_int_equal(r2.exit_code, 0);
-    cJSON *doc2 = cJSON_Parse(r2.out);
-    assert_non_null(doc2);
-    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(doc2, "library_loaded")));
-    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(doc2, "cured")));
-    assert_int_equal(cJSON_GetObjectItem(doc2, "processes")->valueint, 1);
-    assert_non_null(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(doc2, "why_not")),
-                           "no call that a cure looks at"));
-    cJSON_Delete(doc2);
-    assert_non_null(strstr(r2.err, "nothing cured"));
-    zc_test_output_free(&r2);
 }
 
 /* The log folder is the program's to write in: a FIFO named like a log does not block zc run

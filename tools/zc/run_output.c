@@ -71,12 +71,21 @@ int zc_cli_run_read_logs(zc_cli_run *run, const char *dir)
                  "the library was not loaded in any process of the program, so it saw no call "
                  "that a cure looks at (the loader does not preload into a static or setuid "
                  "program, nor into one started without LD_PRELOAD)");
-    /* A process cut short wrote no counts: its calls are not known to be none. */
     else if (!zc__any_calls(s) && s->processes_cut == 0)
         snprintf(run->why_not, sizeof run->why_not,
                  "the program made no call that a cure looks at (no CUDA copy or pinned "
                  "allocation) in the %u process%s that loaded the library",
                  s->processes, s->processes == 1 ? "" : "es");
+    /* A process cut short wrote no counts: whether it made such calls is not known. */
+    else if (!zc__any_calls(s) && s->processes == 1)
+        snprintf(run->why_not, sizeof run->why_not,
+                 "no call that a cure looks at was counted: the process that loaded the library "
+                 "ended before writing its counts (killed, or _exit)");
+    else if (!zc__any_calls(s))
+        snprintf(run->why_not, sizeof run->why_not,
+                 "no call that a cure looks at was counted: %u of the %u processes that loaded "
+                 "the library ended before writing their counts (killed, or _exit)",
+                 s->processes_cut, s->processes);
     return 0;
 }
 
