@@ -199,9 +199,11 @@ int main(void)
 
     const size_t copy_sizes[] = {4096, BIG};
     unsigned char *freed = NULL, *small = NULL;
+    /* No allocation of the program's between the free and the copies: one could be given the
+     * freed addresses, and the copies would then be right to succeed. */
+    CONF_CUDA(cudaMalloc((void **)&small, 1u << 20));
     CONF_CUDA(cudaMalloc((void **)&freed, BIG));
     CONF_CUDA(cudaFree(freed));
-    CONF_CUDA(cudaMalloc((void **)&small, 1u << 20));
     for (size_t i = 0; i < 2; i++) {
         size_t n = copy_sizes[i];
         said(cudaMemcpy(dev, NULL, n, cudaMemcpyHostToDevice), SOME_ERROR,
