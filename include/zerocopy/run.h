@@ -20,7 +20,7 @@
     X(PAGEABLE, "pageable", "pageable copies staged through pinned memory by several threads")     \
     X(PINNING, "pinning", "pinned memory freed is kept and handed out again for the same size")    \
     X(REGISTER, "register",                                                                        \
-      "pageable buffers copied again and again pinned in place until they are freed")             \
+      "pageable buffers copied again and again pinned in place until they are freed")              \
     ZC__RUN_FIX_PLANT(X)
 
 /* tests/run plants a cure at the end of the list: the preload's table of cures must not build
