@@ -237,7 +237,7 @@ for program in "${selected[@]}"; do
       *) how+=("exit $rc where plain exits $plain_rc") ;;
     esac
     cmp -s "$work/$name.plain.out" "$base.out" || how+=("stdout differs")
-    # The report says whether the cures were there at all (a killed run may have none).
+    # The report says whether the library was there at all (a killed run may leave none).
     if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
       :
     elif [ ! -s "$base.json" ]; then
