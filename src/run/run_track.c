@@ -150,32 +150,32 @@ size_t zc__run_track_add(void *base, size_t size)
     return zc__held(&stale) ? stale.size : 0;
 }
 
-size_t zc__run_track_release(void *base)
+/* What is tracked at base (a zeroed record when nothing is), forgotten when forget is set. */
+static zc__alloc zc__look_up(void *base, int forget)
 {
+    zc__alloc was = {0};
     if (base == NULL || __atomic_load_n(&zc__tracked, __ATOMIC_RELAXED) == 0)
-        return 0;
+        return was;
     uintptr_t b = (uintptr_t)base;
     zc__stripe *s = zc__stripe_of(b);
     pthread_mutex_lock(&s->lock);
     zc__alloc *a = zc__find(s, b);
-    zc__alloc was = {0};
     if (a != NULL)
-        was = zc__forget(s, a);
+        was = forget ? zc__forget(s, a) : *a;
     pthread_mutex_unlock(&s->lock);
+    return was;
+}
+
+size_t zc__run_track_release(void *base)
+{
+    zc__alloc was = zc__look_up(base, 1);
     return zc__held(&was) ? was.size : 0;
 }
 
 int zc__run_track_held(void *base)
 {
-    if (base == NULL || __atomic_load_n(&zc__tracked, __ATOMIC_RELAXED) == 0)
-        return 0;
-    uintptr_t b = (uintptr_t)base;
-    zc__stripe *s = zc__stripe_of(b);
-    pthread_mutex_lock(&s->lock);
-    zc__alloc *a = zc__find(s, b);
-    int held = a != NULL && zc__held(a);
-    pthread_mutex_unlock(&s->lock);
-    return held;
+    zc__alloc is = zc__look_up(base, 0);
+    return zc__held(&is);
 }
 
 void zc__run_track_release_range(uintptr_t start, size_t length)

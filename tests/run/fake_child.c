@@ -14,6 +14,15 @@ void fake_child_fill(unsigned char *p, size_t n, unsigned seed)
     zc_test_fill_pattern(p, n, seed + 1);
 }
 
+int fake_child_pin_by_copies(unsigned char *host, CUdeviceptr dev, size_t n)
+{
+    for (unsigned i = 0; i < 3; i++) {
+        fake_child_fill(host, n, 40 + i);
+        CHECK_CU(cuMemcpyHtoD_v2(dev, host, n));
+    }
+    return 0;
+}
+
 static void slurp(const char *path, char *text, size_t size)
 {
     FILE *f = fopen(path, "r");

@@ -26,6 +26,11 @@
  * wrong place cannot match by chance. */
 void fake_child_fill(unsigned char *p, size_t n, unsigned seed);
 
+/* In a child: copies of a buffer from its first byte to the device, three times (the first
+ * staged, the second the sample, the third finds it copied twice its size over), so that the
+ * register cure pins it in place. 0, or 1 when a copy failed. */
+int fake_child_pin_by_copies(unsigned char *host, CUdeviceptr dev, size_t n);
+
 typedef struct child_run {
     char out[4096];
     char err[8192];

@@ -160,16 +160,6 @@ static int child_host_fn_order(void)
     return 0;
 }
 
-/* Copies of a buffer from its first byte, three times: the register cure pins it. */
-static int pin_by_copies(unsigned char *host, CUdeviceptr dev, size_t n)
-{
-    for (unsigned i = 0; i < 3; i++) {
-        fake_child_fill(host, n, 40 + i);
-        CHECK_CU(cuMemcpyHtoD_v2(dev, host, n));
-    }
-    return 0;
-}
-
 static int child_shared_page(void)
 {
     /* Below glibc's mmap threshold: neighbours on the heap. */
@@ -182,7 +172,7 @@ static int child_shared_page(void)
     fprintf(stderr, "a ends on page %#lx, b starts on page %#lx\n",
             (unsigned long)(((uintptr_t)a + n - 1) / page), (unsigned long)((uintptr_t)b / page));
     CHECK_CU(cuMemAlloc_v2(&dev, n));
-    if (pin_by_copies(a, dev, n) != 0)
+    if (fake_child_pin_by_copies(a, dev, n) != 0)
         return 1;
     CUresult r = cuMemHostRegister_v2(b, n, 0);
     printf("register of the neighbour: %d\n", (int)r);
@@ -207,7 +197,7 @@ static int child_query(void)
     if (buf == NULL)
         return 1;
     CHECK_CU(cuMemAlloc_v2(&dev, n));
-    if (pin_by_copies(buf, dev, n) != 0)
+    if (fake_child_pin_by_copies(buf, dev, n) != 0)
         return 1;
     void *host = NULL;
     CUpointer_attribute attribute = CU_POINTER_ATTRIBUTE_HOST_POINTER;
@@ -236,7 +226,7 @@ static int child_mprotect(void)
     if (buf == MAP_FAILED || back == NULL)
         return 1;
     CHECK_CU(cuMemAlloc_v2(&dev, n));
-    if (pin_by_copies(buf, dev, n) != 0)
+    if (fake_child_pin_by_copies(buf, dev, n) != 0)
         return 1;
     fake_cuda_counts before;
     fake_cuda_stats(&before);

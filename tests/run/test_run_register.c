@@ -66,17 +66,6 @@ static int round_trip(unsigned char *host, unsigned char *back, CUdeviceptr dev,
     return 0;
 }
 
-/* Three copies from host: the first is staged, the second sampled, the third finds the buffer
- * copied twice its size over and pins it. */
-static int pin_by_copies(unsigned char *host, CUdeviceptr dev, size_t n)
-{
-    for (unsigned i = 0; i < 3; i++) {
-        fake_child_fill(host, n, 40 + i);
-        CHECK_CU(cuMemcpyHtoD_v2(dev, host, n));
-    }
-    return 0;
-}
-
 /* A buffer pinned in place (in), one for results (out), device memory for both. */
 static int pinned_buffer(unsigned char **in_p, unsigned char **out_p, CUdeviceptr *dev_p)
 {
@@ -85,7 +74,7 @@ static int pinned_buffer(unsigned char **in_p, unsigned char **out_p, CUdevicept
     if (*in_p == NULL || *out_p == NULL)
         return 1;
     CHECK_CU(cuMemAlloc_v2(dev_p, BIG));
-    return pin_by_copies(*in_p, *dev_p, BIG);
+    return fake_child_pin_by_copies(*in_p, *dev_p, BIG);
 }
 
 static int child_repeat(void)
@@ -137,7 +126,7 @@ static int child_busy(void)
     CHECK_CU(cuMemAlloc_v2(&dev, BIG));
     CHECK_CU(cuMemAlloc_v2(&other, 1u << 20));
     CHECK_CU(cuMemHostAlloc(&pinned, 1u << 20, 0));
-    if (pin_by_copies(in, dev, BIG) != 0)
+    if (fake_child_pin_by_copies(in, dev, BIG) != 0)
         return 1;
     CHECK_CU(cuMemcpyHtoDAsync_v2(other, pinned, 1u << 20, NULL)); /* the stream is busy now */
     uint64_t syncs = stats().stream_syncs;
@@ -165,7 +154,7 @@ static int child_release(void)
         return 1;
 
     unsigned char *grown = malloc(BIG);
-    if (grown == NULL || pin_by_copies(grown, dev, BIG) != 0)
+    if (grown == NULL || fake_child_pin_by_copies(grown, dev, BIG) != 0)
         return 1;
     printf("realloc: pinned %llu", (unsigned long long)stats().registered_live);
     grown = realloc(grown, 2 * BIG);
@@ -178,7 +167,7 @@ static int child_release(void)
     for (int way = 0; way < 3; way++) {
         unsigned char *m =
             mmap(NULL, BIG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (m == MAP_FAILED || pin_by_copies(m, dev, BIG) != 0)
+        if (m == MAP_FAILED || fake_child_pin_by_copies(m, dev, BIG) != 0)
             return 1;
         printf("%s: pinned %llu", ways[way], (unsigned long long)stats().registered_live);
         if (way == 0) {
@@ -226,7 +215,7 @@ static int child_view(void)
     printf("own register %d", (int)cuMemHostRegister(in, BIG, 0));
     CHECK_CU(cuPointerGetAttributes(1, &attribute, data, (CUdeviceptr)(uintptr_t)in));
     printf(" type %u", type);
-    if (pin_by_copies(in, dev, BIG) != 0 || round_trip(in, out, dev, BIG, 3) != 0)
+    if (fake_child_pin_by_copies(in, dev, BIG) != 0 || round_trip(in, out, dev, BIG, 3) != 0)
         return 1;
     printf(" registers %llu unregister %d\n", (unsigned long long)stats().registers,
            (int)cuMemHostUnregister(in));
@@ -268,7 +257,7 @@ static int child_bound(void)
     unsigned char *b[3];
     for (int i = 0; i < 3; i++) {
         b[i] = malloc(BIG);
-        if (b[i] == NULL || pin_by_copies(b[i], dev, BIG) != 0)
+        if (b[i] == NULL || fake_child_pin_by_copies(b[i], dev, BIG) != 0)
             return 1;
         printf("buffer %d: registers %llu live %llu\n", i, (unsigned long long)stats().registers,
                (unsigned long long)stats().registered_live);
@@ -286,7 +275,7 @@ static int child_small(void)
     if (in == NULL || keep == NULL)
         return 1;
     CHECK_CU(cuMemAlloc_v2(&dev, BIG));
-    if (pin_by_copies(in, dev, BIG) != 0)
+    if (fake_child_pin_by_copies(in, dev, BIG) != 0)
         return 1;
     fake_child_fill(in + 4096, 4096, 5);
     memcpy(keep, in + 4096, 4096);
@@ -313,7 +302,7 @@ static int child_capture(void)
     CHECK_CU(cuMemcpyHtoDAsync_v2(dev, in, BIG, NULL));
     fake_cuda_set_capturing(0);
     printf(" then %llu", (unsigned long long)stats().registered_live);
-    if (pin_by_copies(in, dev, BIG) != 0 || round_trip(in, out, dev, BIG, 4) != 0)
+    if (fake_child_pin_by_copies(in, dev, BIG) != 0 || round_trip(in, out, dev, BIG, 4) != 0)
         return 1;
     printf(" registers %llu\n", (unsigned long long)stats().registers);
     return 0;
