@@ -195,13 +195,13 @@ static int zc__run_check(const zc__run_options *o, char *const *argv, zc__run_se
 static int zc__preload_entry(const char *path, const char *log_dir, const char *name, char *out,
                              size_t size)
 {
-    if (zc_cli_run_preload_safe(path))
-        return snprintf(out, size, "%s", path) < (int)size ? 0 : (errno = ENAMETOOLONG, -1);
-    if (snprintf(out, size, "%s/%s", log_dir, name) >= (int)size) {
+    int safe = zc_cli_run_preload_safe(path);
+    int n = safe ? snprintf(out, size, "%s", path) : snprintf(out, size, "%s/%s", log_dir, name);
+    if (n < 0 || (size_t)n >= size) {
         errno = ENAMETOOLONG;
         return -1;
     }
-    return symlink(path, out);
+    return safe ? 0 : symlink(path, out);
 }
 
 /*
