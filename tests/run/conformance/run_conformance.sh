@@ -111,8 +111,8 @@ limit=${limit:-120}
 work=$(mktemp -d "${TMPDIR:-/tmp}/zc-conformance.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
 passed=0 failed=0 skipped=0
-# The report's own "cured" (false when no process wrote a log: the library never loaded) is its
-# top-level key, one tab in; each counter has one too, deeper.
+# The report's top-level keys are one tab in (docs/json.md: library_loaded is false when no process
+# wrote a log, that is when the library was loaded nowhere).
 tab=$'\t'
 
 summary() {
@@ -242,8 +242,8 @@ for program in "${selected[@]}"; do
       :
     elif [ ! -s "$base.json" ]; then
       how+=("zc run wrote no report")
-    elif grep -Eq "^${tab}\"cured\":[[:space:]]*false" "$base.json"; then
-      how+=("zc run's library reached no process (the report says cured: false)")
+    elif grep -Eq "^${tab}\"library_loaded\":[[:space:]]*false" "$base.json"; then
+      how+=("zc run's library reached no process (the report says library_loaded: false)")
     elif [ "$config" = tight ] && ! grep -Eq '"chunk_bytes":[[:space:]]*4096[^0-9]' "$base.json"; then
       how+=("the tight settings were not in effect (chunk_bytes is not 4096 in the report)")
     fi
