@@ -9,13 +9,13 @@
 #include "core/error.h"
 
 #define ZC__SIZE_GRAMMAR                                                                           \
-    "a byte count: a decimal number, an optional space, an optional unit B, K, M, G or T "         \
+    "a byte count: a decimal number, an optional space, an optional unit B, K, M, G, T, P or E "   \
     "(KiB and KB alike mean 1024)"
 
 /* The unit at s (its shift in bits), or -1; *len_p gets how many characters it takes. */
 static int zc__unit(const char *s, size_t *len_p)
 {
-    static const char letters[] = "kmgt";
+    static const char letters[] = "kmgtpe";
     *len_p = 0;
     if (*s == '\0')
         return 0;
@@ -101,6 +101,13 @@ ZC_EXTERN const char *zc_size_format(uint64_t bytes, char *out, size_t size)
     while (v >= 1024.0 && u < 6) {
         v /= 1024.0;
         u++;
+    }
+    /* From 15.95 EiB up the figure would round to 16 EiB, 2^64, which no uint64_t holds and
+     * zc_size_parse refuses: those few are printed in whole PiB, rounded down (2^64 - 1 is
+     * "16383 PiB", off by less than 0.01 %), which reads back. */
+    if (u == 6 && v >= 15.95) {
+        snprintf(out, size, "%llu PiB", (unsigned long long)(bytes >> 50));
+        return out;
     }
     /* Three significant digits at most, no trailing zeros: 1.5 MiB, 12.3 GiB, 640 KiB. */
     char num[32];

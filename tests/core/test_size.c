@@ -52,7 +52,7 @@ static void test_refuses(void **state)
                          "0",  "0K", "4.K ", "..5K", "4,5K",  "1.0000000001G"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         refused(bad[i], BIG);
-    refused("16E", BIG);                  /* no E unit */
+    refused("16E", BIG);                  /* 2^64: one past the most 64 bits hold */
     refused("20000000000G", BIG);         /* overflows 64 bits */
     refused("99999999999999999999", BIG); /* so do the digits alone */
     refused("65K", 64 * 1024);            /* above the caller's limit, which the detail says */
@@ -84,12 +84,52 @@ static void test_prints(void **state)
     assert_int_equal(strlen(tiny), 3);
 }
 
+/* What zc_size_format prints reads back as the same figure within its rounding (three
+ * significant digits: 0.5 % at most), for every power of two and its neighbours up to
+ * UINT64_MAX: 1 PiB and 8 EiB among them, and the values that would round to 16 EiB. */
+static void test_round_trip(void **state)
+{
+    (void)state;
+    for (int k = 0; k < 64; k++) {
+        const uint64_t p = (uint64_t)1 << k;
+        const uint64_t near[] = {p - 1, p, p + 1, p + p / 2};
+        for (size_t i = 0; i < sizeof near / sizeof near[0]; i++) {
+            const uint64_t x = near[i];
+            if (x == 0 || (i == 3 && k == 63))
+                continue;
+            char b[32];
+            uint64_t back = 0;
+            zc_size_format(x, b, sizeof b);
+            if (zc_size_parse(b, BIG, &back) != ZC_OK)
+                fail_msg("%llu printed as '%s', which does not read back: %s",
+                         (unsigned long long)x, b, zc_last_error());
+            const double off = ((double)back - (double)x) / (double)x;
+            if (off > 0.005 || off < -0.005)
+                fail_msg("%llu printed as '%s', read back as %llu", (unsigned long long)x, b,
+                         (unsigned long long)back);
+        }
+    }
+    char b[32];
+    uint64_t v = 0;
+    assert_string_equal(zc_size_format(1ull << 50, b, sizeof b), "1 PiB");
+    assert_int_equal(zc_size_parse(b, BIG, &v), ZC_OK);
+    assert_int_equal(v, 1ull << 50);
+    assert_string_equal(zc_size_format(1ull << 63, b, sizeof b), "8 EiB");
+    assert_int_equal(zc_size_parse(b, BIG, &v), ZC_OK);
+    assert_int_equal(v, 1ull << 63);
+    assert_string_equal(zc_size_format(UINT64_MAX, b, sizeof b), "16383 PiB");
+    assert_int_equal(ok("2P"), 2ull << 50);
+    assert_int_equal(ok("15.5 EiB"), 31ull << 59);
+    assert_int_equal(ok("1 EB"), 1ull << 60);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reads),
         cmocka_unit_test(test_refuses),
         cmocka_unit_test(test_prints),
+        cmocka_unit_test(test_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
