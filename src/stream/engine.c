@@ -2,6 +2,7 @@
 /* The streaming engine: configuration, its lanes' lifetime, failures and statistics. */
 #include "stream/engine_internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,13 @@ ZC_EXTERN zc_status zc_stream_config_check(const zc_stream_config *c)
     if (c->ntaps == 0 || c->ntaps > ZC_FIR_MAX_TAPS)
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_stream_config_check: %zu taps not in 1..%d",
                        c->ntaps, ZC_FIR_MAX_TAPS);
+    /* A NaN or infinite tap makes every output NaN (and the verification's bound with it):
+     * refused here, whether the taps were designed or read from a file. */
+    for (size_t k = 0; k < c->ntaps; k++)
+        if (!isfinite(c->taps[k]))
+            return ZC_FAIL(ZC_ERR_INVALID_ARG,
+                           "zc_stream_config_check: tap %zu of %zu is %g, not a finite number", k,
+                           c->ntaps, (double)c->taps[k]);
     if (c->device_count > ZC_STREAM_MAX_LANES)
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_stream_config_check: %zu devices, at most %d",
                        c->device_count, ZC_STREAM_MAX_LANES);

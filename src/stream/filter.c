@@ -4,6 +4,7 @@
 #include "stream/filter_internal.h"
 #include "stream/stream_modes.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +38,13 @@ ZC_EXTERN zc_status zc_filter_config_check(const zc_filter_config *c)
     if (c->ntaps == 0 || c->ntaps > ZC_FIR_MAX_TAPS)
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_filter_config_check: %zu taps not in 1..%d",
                        c->ntaps, ZC_FIR_MAX_TAPS);
+    /* A NaN or infinite tap makes every output NaN (and the verification's bound with it):
+     * refused here, whether the taps were designed or read from a file. */
+    for (size_t k = 0; k < c->ntaps; k++)
+        if (!isfinite(c->taps[k]))
+            return ZC_FAIL(ZC_ERR_INVALID_ARG,
+                           "zc_filter_config_check: tap %zu of %zu is %g, not a finite number", k,
+                           c->ntaps, (double)c->taps[k]);
     size_t words = c->frame_samples * c->channels;
     if (c->frame_samples == 0 || c->frame_samples > ((size_t)1 << 26) || words % 4 != 0)
         return ZC_FAIL(ZC_ERR_INVALID_ARG,

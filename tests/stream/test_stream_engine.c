@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The streaming engine without a GPU (cpu mode, one or several host lanes): every sample back in
  * order whatever the push sizes, the partial last frame, one producer and one consumer thread,
- * drops counted exactly, a full output queue that loses nothing, non-finite samples, misuse. */
+ * drops counted exactly, a full output queue that loses nothing, non-finite samples and taps,
+ * misuse. */
 #include "test_support.h"
 
 #include <math.h>
@@ -451,6 +452,36 @@ static void test_bad_config(void **state)
     assert_int_equal(zc_stream_push(NULL, NULL, 0, NULL), ZC_ERR_INVALID_ARG);
 }
 
+/* A NaN or infinite tap would make every output NaN: refused at create, naming the tap, by the
+ * stream and by the filter alike. */
+static void test_nonfinite_taps(void **state)
+{
+    (void)state;
+    const float bad[] = {NAN, INFINITY, -INFINITY};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        float taps[TAPS];
+        memcpy(taps, g_taps, sizeof taps);
+        taps[7] = bad[i];
+        zc_stream_config c;
+        config_cpu(&c, 256, 1, 1);
+        c.taps = taps;
+        zc_stream *s = NULL;
+        assert_int_equal(zc_stream_create(&c, &s), ZC_ERR_INVALID_ARG);
+        assert_null(s);
+        assert_non_null(strstr(zc_last_error(), "tap 7 of 33"));
+        assert_non_null(strstr(zc_last_error(), "not a finite number"));
+        zc_filter_config fc;
+        zc_filter_config_init(&fc);
+        fc.mode = ZC_STREAM_CPU;
+        fc.taps = taps;
+        fc.ntaps = TAPS;
+        fc.frame_samples = 256;
+        fc.channels = 1;
+        assert_int_equal(zc_filter_config_check(&fc), ZC_ERR_INVALID_ARG);
+        assert_non_null(strstr(zc_last_error(), "tap 7 of 33"));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -465,6 +496,7 @@ int main(void)
         cmocka_unit_test(test_subnormal_input_passes_the_check),
         cmocka_unit_test(test_frame_acquire),
         cmocka_unit_test(test_bad_config),
+        cmocka_unit_test(test_nonfinite_taps),
     };
     return cmocka_run_group_tests(tests, setup_taps, NULL);
 }
