@@ -10,7 +10,11 @@
 #
 # help2man runs a program with --help. A command's help comes from `zc COMMAND --help`, so each
 # page gets a two-line wrapper named zc-COMMAND. The wrapper also turns zc's "usage:" lines into
-# the "Usage:" and "or:" lines that help2man makes the SYNOPSIS of; nothing else is changed.
+# the "Usage:" and "or:" lines that help2man makes the SYNOPSIS of, and leaves out an "Exit
+# codes:" block (zc --help's), which the EXIT STATUS section says instead; nothing else is changed.
+#
+# Every page has an EXIT STATUS section, written here and nowhere else: which codes each command
+# gives (exit_codes below, from tools/zc and docs/) with the meanings that `zc help` lists.
 set -eu
 
 if [ "$1" = --help-text ]; then
@@ -26,6 +30,9 @@ if [ "$1" = --help-text ]; then
       if (text ~ /^zc /) { print line; line = "   or: " text } else line = line " " text
       next
     }
+    /^Exit codes:$/ { in_codes = 1; next }
+    in_codes && /^[ \t]*$/ { in_codes = 0; next }
+    in_codes { next }
     { print }
     END { if (in_usage) print line }'
   exit 0
@@ -73,6 +80,60 @@ licence=$("$zc" --version | sed -n 's/.*; licence: \([^,]*\),.*/\1/p')
   # printf, not echo: dash's echo would read groff's \f escapes as form feeds.
   printf '%s\n' '.PP' "zerocopy is licensed under $licence; its text is installed as" \
     '.I share/doc/zerocopy/LICENSE' 'under the install prefix (/usr from the .deb).'
+} >>"$work/include"
+
+# The EXIT STATUS section. exit_codes: the codes this page's command gives, then what to add;
+# the codes' meanings are those of `zc --help` ("Exit codes:"), so that no page says other than
+# the program. A page without a row here fails the build: a new command says its codes.
+meanings=$("$zc" --help | awk '/^Exit codes:$/ { on = 1; next } on && /^[ \t]*$/ { exit } on')
+[ -n "$meanings" ] || { echo "zc-man-page.sh: zc --help lists no exit codes" >&2; exit 1; }
+# row CODE [MORE]: a .TP row, CODE with zc --help's meaning, and MORE after it.
+row() {
+  meaning=$(printf '%s\n' "$meanings" | awk -v c="$1" '$1 == c { sub(/^ *[0-9]+ +/, ""); print }')
+  [ -n "$meaning" ] || { echo "zc-man-page.sh: zc --help gives no meaning for exit code $1" >&2; exit 1; }
+  printf '%s\n' '.TP' ".B $1" "$meaning${2:+: $2}"
+}
+# program_rows WHAT: zc trace's and zc run's codes, which are the program's but for their own.
+program_rows() {
+  printf '%s\n' '.TP' '.I the program'"'"'s code' \
+    "the program's own exit code, whatever it is (0 when it succeeded)." \
+    '.TP' '.B 128 + N' 'signal N killed the program.' \
+    '.TP' '.B 127' 'the program could not be started.' \
+    '.TP' '.B 126' 'the program is not executable.'
+  row 1 "the program exited 0, but $1"
+  row 2 "bad options, or a library or cure that cannot be used: the program is not run"
+}
+{
+  echo '[EXIT STATUS]'
+  case $page in
+    zc)
+      for code in $(printf '%s\n' "$meanings" | awk '{ print $1 }'); do row "$code"; done
+      printf '%s\n' '.PP' 'Each command'"'"'s page says which of these it gives;' \
+        '.B zc trace' 'and' '.B zc run' 'exit with the traced program'"'"'s code.'
+      ;;
+    zc-info) row 0 && row 1 && row 2 && row 3 ;;
+    zc-bench) for code in 0 1 2 3 4 5 6; do row "$code"; done ;;
+    zc-advise)
+      row 0 && row 1 && row 2
+      row 3 "only with --validate, which runs the workloads on the GPU"
+      row 4 "only with --validate"
+      row 5 "only with --validate"
+      ;;
+    zc-report) row 0 && row 1 "also when an installed gnuplot or dot draws none of its pictures" &&
+      row 2 ;;
+    zc-stream)
+      row 0 && row 1 && row 2
+      row 3 "every mode but cpu needs one (--mode all too)"
+      row 4 && row 5
+      row 6 "the GPU, an input pipe or FIFO that stopped coming or never opened, a FIFO output that no reader opened (--timeout-ms)"
+      ;;
+    zc-trace) program_rows "its trace could not be read or the results written" ;;
+    zc-run) program_rows "its logs could not be read or the report written" ;;
+    *)
+      echo "zc-man-page.sh: no exit codes for $page: give its codes in the case above" >&2
+      exit 1
+      ;;
+  esac
 } >>"$work/include"
 
 {

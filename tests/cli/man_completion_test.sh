@@ -3,7 +3,8 @@
 # zc's man pages and bash and zsh completion, as the build made them from the --help texts: each
 # page is there and renders, names its command with the summary of `zc --help`, shows every
 # option as the command's --help lists it and the licence as `zc --version` says it (its
-# COPYRIGHT section); completion gives commands, each command's options,
+# COPYRIGHT section), and an EXIT STATUS section whose codes mean what `zc --help` says they do
+# (zc.1: every code it lists); completion gives commands, each command's options,
 # and the values an option takes: the words zc's own refusal of a wrong value lists (modes,
 # formats, directions...), each item of a comma-separated --mode, file names after a FILE. zsh's
 # completion runs in a zsh on a pseudo-terminal where zsh is installed.
@@ -212,6 +213,9 @@ has_line() {
 version_line=$("$zc" --version)
 licence=$(sed -n 's/.*; licence: \([^,]*\),.*/\1/p' <<<"$version_line")
 [ "$licence" = Apache-2.0 ] || fail "zc --version names the licence '$licence', not Apache-2.0"
+# The exit codes as zc --help lists them: "CODE  MEANING", one a line.
+exit_codes=$("$zc" --help | awk '/^Exit codes:$/ { on = 1; next } on && /^[ \t]*$/ { exit } on')
+[ -n "$exit_codes" ] || fail "zc --help lists no exit codes"
 renderer=$(command -v groff >/dev/null && echo groff || echo "man -l")
 echo "== man pages ($man_dir, rendered with $renderer, MANWIDTH=$MANWIDTH)"
 work=$(mktemp -d)
@@ -241,6 +245,23 @@ for page in zc "${commands[@]/#/zc-}"; do
     ! grep -q "licensed under $licence" "$work/$page.copyright"; then
     fail "$page.1's COPYRIGHT does not say '$version_line' and 'licensed under $licence'"
   fi
+  # EXIT STATUS (cmake/zc-man-page.sh): each code in it with the meaning `zc --help` gives,
+  # compared without spaces and hyphens, which the page's line breaks may add.
+  awk '/^EXIT STATUS/ { on = 1; next } /^[A-Z]/ { on = 0 } on' "$work/$page.txt" >"$work/$page.exit"
+  exit_text=$(tr -d ' \n\t-' <"$work/$page.exit")
+  listed=$(awk '$1 ~ /^[0-9]+$/ { print $1 }' "$work/$page.exit" | sort -u | tr '\n' ' ')
+  if [ -z "$listed" ]; then
+    fail "$page.1 has no EXIT STATUS section with codes"
+  fi
+  for code in $listed; do
+    meaning=$(awk -v c="$code" '$1 == c { sub(/^ *[0-9]+ +/, ""); print }' <<<"$exit_codes")
+    [ -n "$meaning" ] || continue
+    [[ $exit_text == *"$(tr -d ' \n\t-' <<<"$code$meaning")"* ]] ||
+      fail "$page.1's EXIT STATUS does not give code $code the meaning zc --help gives: $meaning"
+  done
+  if [ "$page" = zc ] && [ "$listed" != "$(awk '{ print $1 }' <<<"$exit_codes" | sort -u | tr '\n' ' ')" ]; then
+    fail "zc.1's EXIT STATUS lists the codes $listed, zc --help others"
+  fi
   missing=0 count=0
   while IFS=$'\t' read -r long short arg _; do
     form=$long
@@ -250,11 +271,11 @@ for page in zc "${commands[@]/#/zc-}"; do
     has_line "$work/$page.txt" "$form" || { fail "$page.1 lacks the option '$form'"; missing=1; }
   done < <(sh "$help_options" "$zc" ${command:+"$command"})
   if [ "$page" = zc ]; then
-    echo "ok: zc.1 renders, with its NAME, every command and the licence"
+    echo "ok: zc.1 renders, with its NAME, every command, the licence and every exit code"
   elif [ $count -eq 0 ]; then
     fail "zc $command --help lists no options"
   elif [ $missing -eq 0 ]; then
-    echo "ok: $page.1 renders, with its NAME, all $count options of its --help and the licence"
+    echo "ok: $page.1 renders, with its NAME, all $count options of its --help, the licence and exit codes $listed"
   fi
   command=
 done
