@@ -49,7 +49,7 @@ from .device import DeviceInfo, Info, device_count, device_info, info
 from .dlpack import live_exports
 from .errors import *  # noqa: F401,F403 - the exception classes, one per status
 from .errors import Error
-from .stream import Stream, StreamStats, fir_error, fir_lowpass, fir_reference
+from .stream import Frame, Stream, StreamStats, fir_error, fir_lowpass, fir_reference
 
 libzerocopy_path = _lib.path
 

@@ -43,8 +43,10 @@ def stats(samples):
 def numpy():
     try:
         import numpy as np
-    except ImportError as e:  # pragma: no cover - numpy is there wherever the tests run
-        raise ImportError("zerocopy: this needs numpy (pip install numpy, or python3-numpy)") from e
+    except ImportError:
+        # from None: the ImportError of numpy itself says nothing more, and a chained traceback
+        # reads like a second failure.
+        raise ImportError("zerocopy: this needs numpy (pip install numpy, or python3-numpy)") from None
     return np
 
 
@@ -63,6 +65,41 @@ def float32_array(values, name="samples", channels=1):
             )
         arr = np.ascontiguousarray(arr, dtype=np.complex64).view(np.float32)
     return np.ascontiguousarray(arr, dtype=np.float32)
+
+
+# Integer sample formats, scaled to float32 in [-1, 1) as `zc stream --format` decodes them
+# (tools/zc/stream_format.c): s16 is v / 32768, u8 (offset binary, as RTL-SDR dongles give) is
+# (v - 127.5) / 127.5. Every other integer type is taken as the numbers it holds.
+_SAMPLE_SCALE = {"int16": (0.0, 32768.0), "uint8": (127.5, 127.5)}
+
+
+def samples_array(values, channels=1, name="samples"):
+    """Samples for a stream of channels (1 real, 2 I/Q) as a C-contiguous float32 array of
+    shape (n,) or (n, 2): int16 and uint8 scaled as zc stream's s16 and u8 formats, complex
+    arrays read as I/Q pairs (channels 2 only). Only (n,) and (n, 1) for a real stream, (n, 2)
+    real or (n,) complex for a complex one: any other shape is a ValueError, not flattened."""
+    np = numpy()
+    arr = np.asarray(values)
+    complex_input = np.iscomplexobj(arr)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if channels == 2 and not complex_input:
+        ok = arr.ndim == 2 and arr.shape[1] == 2
+        want = "(n, 2) real values (I and Q) or (n,) complex values"
+    else:
+        ok = arr.ndim == 1
+        want = "(n,) or (n, 1)" + (" complex values" if channels == 2 else "")
+    if not ok:
+        raise ValueError(
+            f"zerocopy: {name} of shape {np.shape(values)} for a stream of {channels} "
+            f"channel{'s' if channels != 1 else ''}: give {want} (reshape on purpose: nothing "
+            "is flattened)"
+        )
+    scale = _SAMPLE_SCALE.get(arr.dtype.name)
+    if scale is not None:
+        offset, divisor = scale
+        arr = ((arr.astype(np.float32) - np.float32(offset)) / np.float32(divisor)).astype(np.float32)
+    return float32_array(arr, name, channels)
 
 
 def size_bytes(size, what="size", max_bytes=(1 << 64) - 1):

@@ -214,6 +214,17 @@ _OPTIONAL = {
     "zc_profile_add_stream": (c_status, [c_void_p, _P(S.zc_stream_point)]),
     # the one-second calibration of older libraries
     "zc_advise_calibrate": (c_status, [c_int, c_void_p]),
+    # a saved profile (`zc advise --save-profile`) or a `zc bench --json` document, read as
+    # `zc advise --profile` reads it (zerocopy/json.h)
+    "zc_profile_from_document": (
+        c_status,
+        [c_void_p, c_char_p, c_void_p, c_void_p, c_char_p, c_size_t],
+    ),
+    # cJSON, which the library links and whose trees zerocopy/json.h takes: found through the
+    # library's own dependencies, so that the documents are read by the very cJSON it uses
+    "cJSON_ParseWithLength": (c_void_p, [c_char_p, c_size_t]),
+    "cJSON_GetErrorPtr": (c_void_p, []),
+    "cJSON_Delete": (None, [c_void_p]),
 }
 
 

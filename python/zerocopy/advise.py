@@ -184,6 +184,42 @@ class Profile:
         }
 
     @classmethod
+    def from_document(cls, document, source=None):
+        """The profile of a `zc advise --save-profile` document ("zerocopy.profile/N") or of a
+        `zc bench --json` document ("zerocopy.bench/1"), read by the library's own reader
+        (zc_profile_from_document, as `zc advise --profile FILE` reads it). document: a path,
+        the JSON text or bytes, or the dict json.load made of it. The figures are the ones the
+        document measured (what it assumed is assumed again when advice completes the
+        profile); no GPU is needed. ParseError (a ValueError) naming the bad field."""
+        for name in ("zc_profile_from_document", "cJSON_ParseWithLength", "cJSON_Delete"):
+            if not _lib.has(name):
+                raise _unsupported(name, "Profile.from_document")
+        text, named = _document_text(document, "a zc advise --save-profile or zc bench --json document")
+        source = source if source is not None else named
+        tree = lib.cJSON_ParseWithLength(text, len(text))
+        if not tree:
+            at = lib.cJSON_GetErrorPtr() if _lib.has("cJSON_GetErrorPtr") else None
+            where = ""
+            if at:
+                # cJSON points into text (alive here, and NUL-terminated as every bytes object)
+                where = f" near {ctypes.string_at(at)[:40].decode('utf-8', 'replace')!r}"
+            raise ValueError(f"zerocopy: {source or 'the profile document'} is not JSON{where}")
+        try:
+            completed = cls()
+            p = cls()
+            notes = ctypes.create_string_buffer(_NOTES_SIZE)
+            call("zc_profile_from_document", tree, (source or "python").encode(), completed._ptr(),
+                 p._ptr(), notes, _NOTES_SIZE)
+        finally:
+            lib.cJSON_Delete(tree)
+        return p
+
+    @classmethod
+    def load(cls, path):
+        """Profile.from_document of the file at path (`zc advise --save-profile PATH`)."""
+        return cls.from_document(os.fspath(path))
+
+    @classmethod
     def from_dict(cls, d):
         p = cls(d.get("device_name", ""), d.get("source", "python"))
         for key, value in d.get("figures", {}).items():
@@ -345,18 +381,35 @@ class TraceAdvice:
     unpriced: list
 
 
+def _document_text(doc, what):
+    """A JSON document's bytes and the name it goes by (its path, or None): from a dict (the
+    parsed document), JSON text or bytes, or a path."""
+    if isinstance(doc, dict):
+        return json.dumps(doc).encode(), None
+    if isinstance(doc, (bytes, bytearray)):
+        return bytes(doc), None
+    if isinstance(doc, str) and doc.lstrip().startswith("{"):
+        return doc.encode(), None
+    if isinstance(doc, (str, os.PathLike)):
+        with open(doc, "rb") as f:
+            return f.read(), os.fspath(doc)
+    raise TypeError(f"zerocopy: {what} (a path, its text or bytes, or a dict), got {doc!r}")
+
+
 def _trace_text(trace):
     """The trace document's bytes: a dict (the parsed document), JSON text or bytes, or a path."""
-    if isinstance(trace, dict):
-        return json.dumps(trace).encode()
-    if isinstance(trace, (bytes, bytearray)):
-        return bytes(trace)
-    if isinstance(trace, str) and trace.lstrip().startswith("{"):
-        return trace.encode()
-    if isinstance(trace, (str, os.PathLike)):
-        with open(trace, "rb") as f:
-            return f.read()
-    raise TypeError(f"trace: a zc trace --json document (path, text, bytes or dict), got {trace!r}")
+    return _document_text(trace, "trace: a zc trace --json document")[0]
+
+
+def as_profile(profile):
+    """A Profile from what advise takes as profile: a Profile; a saved profile or bench
+    document (a path, its text or bytes, or its dict: Profile.from_document); a dict of
+    Profile.to_dict; or None (returned as it is: measure one)."""
+    if profile is None or isinstance(profile, Profile):
+        return profile
+    if isinstance(profile, dict) and "schema" not in profile and ("figures" in profile or "copy" in profile):
+        return Profile.from_dict(profile)
+    return Profile.from_document(profile)
 
 
 def _trace_group(g):
@@ -391,6 +444,7 @@ def _completed_profile(profile, device):
     """The profile advice prices with: a copy of profile, or one measured on GPU device now,
     completed with fill_gaps; and what measuring and completing it assumed."""
     notes = []
+    profile = as_profile(profile)
     if profile is None:
         p, notes = measure_profile(device)
     else:
@@ -429,8 +483,10 @@ def advise(size=4096, transfers=1000, rate_hz=0.0, direction="h2d", accesses=1.0
            pattern="coalesced", concurrent=False, latency_budget_us=0.0, profile=None, device=0,
            trace=None):
     """Rank every technique for the workload (zc_advise_rank). profile: a Profile (copied and
-    completed with fill_gaps, which needs no GPU), or None to measure one on GPU device now
-    (measure_profile, as `zc advise` without --profile does).
+    completed with fill_gaps, which needs no GPU); a document `zc advise --save-profile` or
+    `zc bench --json` wrote, as a path, its text or its dict (Profile.from_document, as
+    `zc advise --profile FILE`: no GPU needed either); or None to measure one on GPU device
+    now (measure_profile, as `zc advise` without --profile does).
 
     trace: a `zc trace --json` document (a path, its text or bytes, or the parsed dict): then
     the program's own workloads are priced instead (zc_advise_trace, as `zc advise --trace`)
@@ -517,11 +573,13 @@ class StreamAdvice:
 
 def advise_stream(frame_bytes, rate_hz=0.0, profile=None):
     """zc_stream_advise: rank the stream modes for frames of frame_bytes arriving at rate_hz
-    (0: as fast as possible) from the profile's stream runs (Profile.add_stream)."""
+    (0: as fast as possible) from the profile's stream runs (Profile.add_stream, or a saved
+    profile's "stream" list: profile may be what advise takes)."""
     if not _lib.has("zc_stream_advise"):
         raise _unsupported("zc_stream_advise", "advise_stream")
     if profile is None:
         raise ValueError("zerocopy: advise_stream needs a Profile holding stream runs")
+    profile = as_profile(profile)
     w = S.zc_stream_workload()
     w.frame_bytes = _size(frame_bytes, "frame_bytes")
     w.rate_hz = float(rate_hz)

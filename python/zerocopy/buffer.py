@@ -169,13 +169,17 @@ class BufferTotals:
 
 @dataclass(frozen=True)
 class PoolStats:
-    """zc_pool_stats."""
+    """zc_pool_stats, for a pool of one kind. bytes_held is bytes_in_use + bytes_cached, what
+    the pool holds in all (the library's bytes_pinned, named for what it is whatever the kind:
+    a pageable pool pins nothing); pinned says whether that memory is page-locked."""
 
+    kind: str
+    pinned: bool
     bytes_requested: int
     bytes_in_use: int
     bytes_cached: int
-    bytes_pinned: int
-    peak_bytes_pinned: int
+    bytes_held: int
+    peak_bytes_held: int
     blocks_in_use: int
     blocks_cached: int
     hits: int
@@ -651,6 +655,7 @@ class Pool:
         device = _device_for_kind(device, kind)
         call("zc_pool_create", kind, flags_value(flags), device, int(max_cached_bytes), byref(handle))
         self._pool = _PoolHandle(handle.value)
+        self.kind = KIND_NAMES.get(kind, str(kind))
 
     def _handle(self):
         if self._pool is None:
@@ -680,7 +685,10 @@ class Pool:
     def stats(self):
         raw = S.zc_pool_stats()
         call("zc_pool_stats_get", self._handle(), byref(raw))
-        return PoolStats(**{name: getattr(raw, name) for name, _ in S.zc_pool_stats._fields_})
+        fields = {name: getattr(raw, name) for name, _ in S.zc_pool_stats._fields_}
+        fields["bytes_held"] = fields.pop("bytes_pinned")
+        fields["peak_bytes_held"] = fields.pop("peak_bytes_pinned")
+        return PoolStats(kind=self.kind, pinned=self.kind != "pageable", **fields)
 
     def close(self):
         self._pool = None

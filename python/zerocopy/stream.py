@@ -5,16 +5,21 @@ around it (design, the double-precision reference, the error measure).
 
 The engine's calls run with the GIL released, so one Python thread may push while another
 pulls; one thread may also do both (a push that needs room moves finished results out itself).
+Calls of one side (push, flush and the frames in place; pull) take turns, and close() waits
+for the calls under way, then frees the engine: a call made after it, or a write into a frame
+acquired before it, raises ValueError instead of touching freed memory.
 """
 
 import ctypes
 import math
+import threading
+from contextlib import contextmanager
 from ctypes import POINTER, byref, c_float, c_int, c_size_t, c_uint32, c_void_p
 from dataclasses import dataclass
 
 from . import _lib
 from . import _structs as S
-from ._common import Stats, float32_array, float_ptr, numpy, stats_from
+from ._common import Stats, float32_array, float_ptr, numpy, samples_array, stats_from
 from .errors import Error, call, check, error_for, fit_args
 
 lib = _lib.lib
@@ -137,7 +142,15 @@ class Stream:
     "cpu" (the filter on the host: no GPU needed). devices: the GPUs frames are
     dealt to (default GPU 0); lanes: the number of host lanes of the cpu mode. Times in seconds.
     channels 2 means complex samples, I and Q interleaved (or complex64 arrays).
+    Samples are float32 (other floats converted); int16 and uint8 arrays are scaled to [-1, 1)
+    as `zc stream --format s16` / `u8` reads them (v / 32768, (v - 127.5) / 127.5).
     """
+
+    # Class defaults, so that close() (and __del__) of a stream whose __init__ failed early
+    # finds a closed stream instead of raising a second, unrelated error.
+    _handle = None
+    _closed = True
+    _frame = None
 
     def __init__(
         self,
@@ -161,7 +174,6 @@ class Stream:
         queue_max_bytes=0,
     ):
         np = numpy()
-        self._handle = None
         self.taps = float32_array(taps, "taps").copy()
         c = S.zc_stream_config()
         lib.zc_stream_config_init(byref(c))
@@ -194,18 +206,37 @@ class Stream:
         self.timeout = float(timeout)
         self._config = c
         handle = c_void_p()
+        # The guard: close() waits until no call is under way (_busy), and calls of one side
+        # take turns (two pushes at once are not the engine's contract).
+        self._state = threading.Condition()
+        self._busy = 0
+        self._side = {"in": threading.Lock(), "out": threading.Lock()}
         call("zc_stream_create", byref(c), byref(handle))
         self._handle = handle.value
+        self._closed = False
         self._np = np
 
     # -- life ----------------------------------------------------------------------------
     def close(self):
-        """Stop the kernels and free everything (results not pulled are lost)."""
-        handle, self._handle = self._handle, None
+        """Stop the kernels and free everything (results not pulled are lost). Waits for the
+        calls under way in other threads (each ends by its timeout); every later call, and any
+        write into a frame from acquire_frame, raises ValueError."""
+        state = self.__dict__.get("_state")
+        if state is None:  # __init__ failed before the engine was made: nothing to free
+            return
+        with state:
+            if self._closed:
+                return
+            self._closed = True
+            self._drop_frame()
+            while self._busy:
+                state.wait()
+            handle, self._handle = self._handle, None
         if handle:
             lib.zc_stream_destroy(handle)
 
-    __del__ = close
+    def __del__(self):
+        self.close()
 
     def __enter__(self):
         return self
@@ -213,10 +244,32 @@ class Stream:
     def __exit__(self, *exc):
         self.close()
 
-    def _h(self):
-        if self._handle is None:
-            raise ValueError("zerocopy: the stream is closed")
-        return self._handle
+    @contextmanager
+    def _using(self, side=None):
+        """The engine's handle for one call: refused once closed, counted as under way so that
+        close() waits for it, and taking turns with the calls of the same side."""
+        lock = self._side[side] if side else None
+        if lock is not None:
+            lock.acquire()
+        try:
+            with self._state:
+                if self._closed:
+                    raise ValueError("zerocopy: the stream is closed")
+                self._busy += 1
+            try:
+                yield self._handle
+            finally:
+                with self._state:
+                    self._busy -= 1
+                    self._state.notify_all()
+        finally:
+            if lock is not None:
+                lock.release()
+
+    def _drop_frame(self):
+        frame, self._frame = self._frame, None
+        if frame is not None:
+            frame._invalidate()
 
     # -- samples in ----------------------------------------------------------------------
     def push(self, samples):
@@ -224,13 +277,14 @@ class Stream:
         which also takes complex arrays as I/Q pairs; a complex array for a real stream is a
         TypeError); whole frames go to the GPU as they fill. Returns how many samples were taken; on a failure
         the exception's .accepted says how many were taken before it (push the rest again)."""
-        arr = float32_array(samples, channels=self.channels)
+        arr = samples_array(samples, self.channels)
         count = arr.size // self.channels
         if arr.size != count * self.channels:
             raise ValueError(f"zerocopy: {arr.size} values are not whole samples of {self.channels} channels")
         accepted = c_size_t(0)
-        lib.zc_clear_error()
-        status = lib.zc_stream_push(self._h(), float_ptr(arr), count, byref(accepted))
+        with self._using("in") as handle:
+            lib.zc_clear_error()
+            status = lib.zc_stream_push(handle, float_ptr(arr), count, byref(accepted))
         if status != 0:
             err = error_for(status, "zc_stream_push")
             err.accepted = accepted.value
@@ -240,7 +294,8 @@ class Stream:
     def flush(self):
         """End of input: the partial last frame is padded, filtered, and only its real samples
         come back."""
-        call("zc_stream_flush", self._h())
+        with self._using("in") as handle:
+            call("zc_stream_flush", handle)
 
     # -- samples out ---------------------------------------------------------------------
     def _shape(self, n):
@@ -265,10 +320,11 @@ class Stream:
             target = np.empty(int(max_samples) * self.channels, dtype=np.float32)
         wait_ns = _wait_ns(self.timeout if timeout is None else timeout, "timeout")
         got = c_size_t(0)
-        lib.zc_clear_error()
-        args = (self._h(), float_ptr(target), int(max_samples), wait_ns, byref(got))
-        fit_args("zc_stream_pull", args)
-        status = lib.zc_stream_pull(*args)
+        with self._using("out") as handle:
+            lib.zc_clear_error()
+            args = (handle, float_ptr(target), int(max_samples), wait_ns, byref(got))
+            fit_args("zc_stream_pull", args)
+            status = lib.zc_stream_pull(*args)
         if status == _ERR_NOT_FOUND and got.value == 0:
             return None
         if status == _ERR_TIMEOUT and got.value == 0 and wait_ns == 0:
@@ -279,9 +335,11 @@ class Stream:
 
     def process(self, samples, chunk=None):
         """Push every sample, flush, and return all the filtered samples (as many as went in,
-        less any the drop policy dropped), pulling as it goes so the output queue never fills."""
+        less any the drop policy dropped), pulling as it goes so the output queue never fills.
+        An (n, 1) input gives (n, 1) back."""
         np = self._np
-        arr = float32_array(samples, channels=self.channels).reshape(-1)
+        column = self.channels == 1 and np.ndim(samples) == 2
+        arr = samples_array(samples, self.channels).reshape(-1)
         step = (chunk or self.frame_samples * 16) * self.channels
         outs = []
         for start in range(0, arr.size, step):
@@ -310,34 +368,98 @@ class Stream:
                 break
             outs.append(got.copy())
         if not outs:
-            return np.empty(self._shape(0), dtype=np.float32)
-        return np.concatenate([o.reshape(-1) for o in outs]).reshape(self._shape(-1))
+            y = np.empty(self._shape(0), dtype=np.float32)
+        else:
+            y = np.concatenate([o.reshape(-1) for o in outs]).reshape(self._shape(-1))
+        return y.reshape(-1, 1) if column else y
 
     # -- one frame in place --------------------------------------------------------------
     def acquire_frame(self):
-        """zc_stream_frame_acquire: the next frame's transport buffer as a numpy array (frame
-        samples x channels values; under zerocopy FLAG the mapped ring slot itself), to fill and
-        then publish_frame(). Valid only until publish."""
+        """zc_stream_frame_acquire: the next frame's transport buffer (frame samples x channels
+        float32 values; under zerocopy FLAG the mapped ring slot itself) as a Frame, to fill
+        (frame[:] = x) and then publish_frame(). Valid only until publish_frame(), the next
+        acquire_frame() or close(): a write after them raises ValueError."""
         ptr = POINTER(c_float)()
-        call("zc_stream_frame_acquire", self._h(), byref(ptr))
-        n = self.frame_samples * self.channels
-        arr = self._np.ctypeslib.as_array(ptr, shape=(n,))
-        return arr.reshape(self._shape(self.frame_samples))
+        with self._using("in") as handle:
+            call("zc_stream_frame_acquire", handle, byref(ptr))
+            n = self.frame_samples * self.channels
+            arr = self._np.ctypeslib.as_array(ptr, shape=(n,)).reshape(self._shape(self.frame_samples))
+            with self._state:
+                self._drop_frame()
+                self._frame = Frame(self, arr)
+                return self._frame
 
     def publish_frame(self):
-        call("zc_stream_frame_publish", self._h())
+        with self._using("in") as handle:
+            with self._state:
+                self._drop_frame()
+            call("zc_stream_frame_publish", handle)
 
     def buffers(self):
         """zc_stream_buffers: how many distinct transport buffers acquire_frame cycles through."""
         count = c_uint32()
-        call("zc_stream_buffers", self._h(), byref(count))
+        with self._using() as handle:
+            call("zc_stream_buffers", handle, byref(count))
         return count.value
 
     def stats(self):
         """zc_stream_stats_get: counts, latency of every frame, throughput, verification."""
         raw = S.zc_stream_stats()
-        call("zc_stream_stats_get", self._h(), byref(raw))
+        with self._using() as handle:
+            call("zc_stream_stats_get", handle, byref(raw))
         return _stream_stats(raw)
+
+
+class Frame:
+    """One acquired frame of a Stream: its transport buffer, written in place with
+    frame[...] = values and read with frame[...] or numpy.asarray(frame) (copies). Every access
+    checks, under the stream's guard, that the frame is still the stream's: after
+    publish_frame(), the next acquire_frame() or close() it raises ValueError, the memory being
+    the engine's again, or freed. The buffer itself is never handed out, so that nothing can
+    keep writing into it behind the check."""
+
+    __slots__ = ("_stream", "_array", "shape", "dtype", "size")
+
+    def __init__(self, stream, array):
+        self._stream = stream
+        self._array = array
+        self.shape, self.dtype, self.size = array.shape, array.dtype, array.size
+
+    def _invalidate(self):
+        self._array = None
+
+    @property
+    def valid(self):
+        """Whether the frame may still be written (acquired, not yet published or closed)."""
+        return self._array is not None
+
+    def _live(self):
+        if self._array is None:
+            raise ValueError("zerocopy: the frame was published, replaced or its stream closed: "
+                             "acquire_frame() again")
+        return self._array
+
+    def __setitem__(self, index, values):
+        with self._stream._state:
+            self._live()[index] = values
+
+    def __getitem__(self, index):
+        with self._stream._state:
+            return self._live()[index].copy()
+
+    def fill(self, value):
+        self[...] = value
+
+    def __len__(self):
+        return self.shape[0]
+
+    def __array__(self, dtype=None, copy=None):
+        with self._stream._state:
+            out = self._live().copy()
+        return out if dtype is None else out.astype(dtype)
+
+    def __repr__(self):
+        return f"<zerocopy.Frame {self.shape} float32{'' if self.valid else ', released'}>"
 
 
 def fir_lowpass(cutoff, ntaps):
