@@ -266,6 +266,7 @@ int main(int argc, char **argv)
 {
     const size_t count = sizeof modes / sizeof modes[0];
     if (argc == 2) {
+        setvbuf(stdout, NULL, _IOLBF, 0);
         for (size_t i = 0; i < count; i++) {
             if (strcmp(argv[1], modes[i].name) == 0)
                 return modes[i].run();

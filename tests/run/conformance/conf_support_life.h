@@ -64,13 +64,15 @@ static inline void conf_report(int passed, const char *name, const char *detail_
     __atomic_add_fetch(&conf_failures, 1, __ATOMIC_RELAXED);
 }
 
-/* Exit 77 (skip) when there is no GPU to run on. */
+/* Line-buffered stdout (a crash shows how far the program got), and exit 77 (skip) when there
+ * is no GPU to run on, with the line the runner shows first. */
 static inline void conf_skip_without_gpu(const char *program)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0);
     int count = 0;
     cudaError_t error = cudaGetDeviceCount(&count);
     if (error != cudaSuccess || count == 0) {
-        fprintf(stderr, "%s: skipped: no CUDA device (%s)\n", program,
+        fprintf(stderr, "SKIP %s: no CUDA GPU (%s)\n", program,
                 error != cudaSuccess ? cudaGetErrorName(error) : "none found");
         exit(CONF_SKIP);
     }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Copies and allocations at once, from eight threads: four copy their own buffers (1 to 7 MiB,
+ * Copies and allocations at once, from eight threads: four copy their own buffers (1 to 4 MiB,
  * pinned in place under zc run) to the device and back 200 times, each result checked; four
  * allocate, reallocate, free, map and unmap buffers of 256 KiB to 8 MiB and copy them now and
  * then, so that the program's releases race with the copies and pins of the others. Each
@@ -14,7 +14,7 @@
 #define COPIERS  4
 #define CHURNERS 4
 #define ROUNDS   200
-#define STEPS    150
+#define STEPS    100
 #define SLOTS    4
 
 static const size_t CHURN_MAX = 8u << 20;
@@ -45,7 +45,7 @@ __global__ void scale(unsigned char *data, size_t n)
 static void *copier(void *arg)
 {
     worker *w = (worker *)arg;
-    const size_t n = ((size_t)(1 + 2 * w->index) << 20) + 4096u * (size_t)w->index + 7;
+    const size_t n = ((size_t)(1 + w->index) << 20) + 4096u * (size_t)w->index + 7;
     unsigned char *in = (unsigned char *)malloc(n), *out = (unsigned char *)malloc(n), *dev;
     CONF_NEED(in != NULL && out != NULL, "malloc");
     CONF_CUDA(cudaMalloc((void **)&dev, n));
@@ -179,7 +179,7 @@ static void *churner(void *arg)
             s->seed = seed;
         } else if (op == 1 && s->p != NULL) {
             churn_release(s);
-        } else if ((op == 2 || op == 3) && s->p != NULL) {
+        } else if (op == 2 && s->p != NULL) {
             churn_copy(w, s, dev, back, seed);
         } else if (op == 4) { /* a mapping of the moment, copied and unmapped */
             slot t = {NULL, random_size(&state, 1), seed, 1};
