@@ -6,6 +6,14 @@
 
 #include "advise_input.h"
 
+/* A time in microseconds in at most 11 characters: one decimal while that fits, else four
+ * significant digits, so that a huge workload widens no column. */
+static const char *zc__us(double us, char *out, size_t size)
+{
+    snprintf(out, size, us < 1e8 && us > -1e8 ? "%.1f" : "%.4g", us);
+    return out;
+}
+
 void zc_cli_advise_print(FILE *out, const zc_profile *profile, const char *notes,
                          const zc_workload *w, const zc_recommendation *rec)
 {
@@ -42,9 +50,10 @@ void zc_cli_advise_print(FILE *out, const zc_profile *profile, const char *notes
         }
         const char *fits = !r->meets_budget ? "misses the budget"
                                             : (!r->meets_rate ? "cannot keep the rate" : "yes");
-        fprintf(out, "  %-4zu %-34s %11.1f us %11.4g ms %9.1f us  %s\n", i + 1,
-                zc_technique_title(r->technique), r->per_transfer_us, r->total_us / 1e3,
-                r->setup_us, fits);
+        char per[32], setup[32];
+        fprintf(out, "  %-4zu %-34s %11s us %11.4g ms %9s us  %s\n", i + 1,
+                zc_technique_title(r->technique), zc__us(r->per_transfer_us, per, sizeof per),
+                r->total_us / 1e3, zc__us(r->setup_us, setup, sizeof setup), fits);
     }
     fprintf(out, "\nAdvice    %s\n", rec->explanation);
 }

@@ -4,14 +4,119 @@
 #include "cli_io.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
+
+/* The rest of fd (blocking) whole, NUL-terminated, at most max bytes; NULL with the reason said
+ * and *code_p set as zc_file_read's failures are. */
+static char *zc__read_rest(const char *command, int fd, const char *name, size_t max, size_t *len_p,
+                           int *code_p)
+{
+    size_t len = 0, size = 4096;
+    char *text = malloc(size);
+    for (;;) {
+        if (text == NULL) {
+            fprintf(stderr, "zc %s: out of memory reading %s\n", command, name);
+            *code_p = ZC_EXIT_FAILURE;
+            return NULL;
+        }
+        if (len + 1 == size) {
+            char *more = size - 1 > max ? NULL : realloc(text, size * 2);
+            if (size - 1 > max) {
+                fprintf(stderr, "zc %s: %s is over %zu bytes\n", command, name, max);
+                *code_p = ZC_EXIT_USAGE;
+                free(text);
+                return NULL;
+            }
+            if (more == NULL)
+                free(text);
+            text = more;
+            size *= 2;
+            continue;
+        }
+        const ssize_t n = read(fd, text + len, size - 1 - len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            fprintf(stderr, "zc %s: cannot read %s: %s\n", command, name, strerror(errno));
+            *code_p = ZC_EXIT_FAILURE;
+            free(text);
+            return NULL;
+        }
+        if (n == 0)
+            break;
+        len += (size_t)n;
+    }
+    if (len > max) {
+        fprintf(stderr, "zc %s: %s is over %zu bytes\n", command, name, max);
+        *code_p = ZC_EXIT_USAGE;
+        free(text);
+        return NULL;
+    }
+    text[len] = '\0';
+    if (len_p != NULL)
+        *len_p = len;
+    *code_p = ZC_EXIT_OK;
+    return text;
+}
+
+/*
+ * A FIFO named as an input: a plain open would block until some writer opens it, for ever when
+ * none comes. Opened without blocking instead, then waited on for its first bytes (or a writer
+ * that came and went) at most ZC_CLI_INPUT_FIFO_WAIT_MS, said while it waits; then read whole.
+ */
+static char *zc__read_fifo(const char *command, const char *path, size_t max, size_t *len_p,
+                           int *code_p)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        fprintf(stderr, "zc %s: cannot read %s: %s\n", command, path, strerror(errno));
+        *code_p = ZC_EXIT_USAGE;
+        return NULL;
+    }
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    int ready = poll(&p, 1, 0);
+    if (ready == 0) {
+        fprintf(stderr, "zc %s: waiting up to %d s for a writer on the FIFO %s\n", command,
+                ZC_CLI_INPUT_FIFO_WAIT_MS / 1000, path);
+        struct timespec start, now;
+        clock_gettime(CLOCK_MONOTONIC, &start);
+        int left = ZC_CLI_INPUT_FIFO_WAIT_MS;
+        while ((ready = poll(&p, 1, left)) < 0 && errno == EINTR) {
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            const long spent =
+                (long)(now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
+            left = spent >= ZC_CLI_INPUT_FIFO_WAIT_MS ? 0 : ZC_CLI_INPUT_FIFO_WAIT_MS - (int)spent;
+        }
+    }
+    char *text = NULL;
+    if (ready == 0) {
+        fprintf(stderr, "zc %s: nothing was written to the FIFO %s within %d s\n", command, path,
+                ZC_CLI_INPUT_FIFO_WAIT_MS / 1000);
+        *code_p = ZC_EXIT_USAGE;
+    } else if (ready < 0 || fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
+        fprintf(stderr, "zc %s: cannot read %s: %s\n", command, path, strerror(errno));
+        *code_p = ZC_EXIT_FAILURE;
+    } else {
+        text = zc__read_rest(command, fd, path, max, len_p, code_p);
+    }
+    close(fd);
+    return text;
+}
 
 char *zc_cli_read_input(const char *command, const char *path, size_t max, size_t *len_p,
                         int *code_p)
 {
+    struct stat info;
+    if (strcmp(path, "-") != 0 && stat(path, &info) == 0 && S_ISFIFO(info.st_mode))
+        return zc__read_fifo(command, path, max, len_p, code_p);
     char *text = NULL;
     zc_status status = zc_file_read(path, max, &text, len_p);
     *code_p = zc_cli_exit_code(status);

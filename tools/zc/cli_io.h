@@ -15,10 +15,15 @@
 /* The largest input zc reads (JSON, logs, taps): 64 MiB. */
 #define ZC_CLI_INPUT_MAX ((size_t)64 << 20)
 
+/* How long an input that is a FIFO waits for its first bytes before it is given up (exit 2), as
+ * long as an output FIFO waits for its reader. */
+#define ZC_CLI_INPUT_FIFO_WAIT_MS 10000
+
 /*
  * The whole input at path ("-": stdin), NUL-terminated, its length in *len_p (may be NULL). On
  * failure NULL, a line on stderr ("zc <command>: cannot read <path>: <why>"), and *code_p the
- * exit code: ZC_EXIT_USAGE for an input that is missing, a directory, or over max bytes;
+ * exit code: ZC_EXIT_USAGE for an input that is missing, a directory, or over max bytes, or a
+ * FIFO nothing was written to within ZC_CLI_INPUT_FIFO_WAIT_MS (said on stderr while it waits);
  * ZC_EXIT_FAILURE for a read error.
  */
 char *zc_cli_read_input(const char *command, const char *path, size_t max, size_t *len_p,

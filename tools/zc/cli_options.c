@@ -66,6 +66,64 @@ static int zc__read_one(const zc_cli_command *c, const zc_cli_opt *row, void *op
     return zc_cli_usage_error(c->name, c->usage, "%s: no reader", option);
 }
 
+/* The row named name (a long name), or NULL. */
+static const zc_cli_opt *zc__row_named(const zc_cli_opt *table, size_t count, const char *name,
+                                       size_t len)
+{
+    for (size_t i = 0; i < count; i++)
+        if (strlen(table[i].name) == len && strncmp(table[i].name, name, len) == 0)
+            return &table[i];
+    return NULL;
+}
+
+/* Was the option named by the first len bytes of name given? */
+static int zc__given(const zc_cli_opt *table, size_t count, const unsigned *times, const char *name,
+                     size_t len)
+{
+    const zc_cli_opt *row = zc__row_named(table, count, name, len);
+    return row != NULL && times[row - table] > 0;
+}
+
+/* The rows' rules over the options given (times[i]: how often row i was); 0 or the exit code. */
+static int zc__check_rules(const zc_cli_command *c, const zc_cli_opt *table, size_t count,
+                           const unsigned *times)
+{
+    for (size_t i = 0; i < count; i++) {
+        const zc_cli_opt *row = &table[i];
+        const int one_value = row->kind != ZC_CLI_OPT_SET && row->kind != ZC_CLI_OPT_CALL;
+        if (times[i] > 1 && (one_value || row->once))
+            return zc_cli_usage_error(c->name, c->usage,
+                                      "--%s was given %u times; it takes one value, give it once",
+                                      row->name, times[i]);
+    }
+    for (size_t i = 0; i < count; i++) {
+        const zc_cli_opt *row = &table[i];
+        if (times[i] == 0)
+            continue;
+        if (row->excludes != NULL &&
+            zc__given(table, count, times, row->excludes, strlen(row->excludes)))
+            return zc_cli_usage_error(c->name, c->usage, "--%s and --%s exclude each other",
+                                      row->name, row->excludes);
+        if (row->needs == NULL)
+            continue;
+        int met = 0;
+        char names[160] = "";
+        for (const char *p = row->needs; *p != '\0';) {
+            const size_t len = strcspn(p, "|");
+            met |= zc__given(table, count, times, p, len);
+            const size_t used = strlen(names);
+            snprintf(names + used, sizeof names - used, "%s--%.*s", used == 0 ? "" : " or ",
+                     (int)len, p);
+            p += len + (p[len] == '|');
+        }
+        if (!met)
+            return zc_cli_usage_error(
+                c->name, c->usage, "--%s has no effect without %s: add %s, or drop --%s", row->name,
+                names, strchr(row->needs, '|') ? "one" : "it", row->name);
+    }
+    return 0;
+}
+
 int zc_cli_options_parse(const zc_cli_command *command, const zc_cli_opt *table, size_t count,
                          int argc, char **argv, void *opts, int *marks)
 {
@@ -88,6 +146,7 @@ int zc_cli_options_parse(const zc_cli_command *command, const zc_cli_opt *table,
     longopts[count] = (struct option){"help", no_argument, NULL, 'h'};
     longopts[count + 1] = (struct option){NULL, 0, NULL, 0};
     memset(marks, 0, ZC_CLI_MARKS * sizeof *marks);
+    unsigned times[ZC_CLI_MAX_OPTIONS] = {0};
     optind = 0;
     opterr = 0;
     int opt;
@@ -110,6 +169,7 @@ int zc_cli_options_parse(const zc_cli_command *command, const zc_cli_opt *table,
             return code;
         if (row->mark > 0 && row->mark < ZC_CLI_MARKS)
             marks[row->mark] = 1;
+        times[row - table]++;
     }
-    return 0;
+    return zc__check_rules(command, table, count, times);
 }

@@ -39,6 +39,16 @@ typedef struct zc_cli_opt {
     int set;                      /* SET: the value stored */
     zc_cli_opt_fn call;           /* CALL */
     int mark;                     /* when given, marks[mark] = 1 (0: no mark) */
+    /* How often it may be given: a row that stores its value (TEXT, INT, U64, DOUBLE, CHOICE)
+     * holds one, so a second would silently replace the first and is refused; a SET row may
+     * repeat (it says the same thing twice); a CALL row may repeat (its reader may gather a
+     * list) unless once is 1. */
+    int once;
+    /* Options without which this one has no effect, by long name, alternatives separated by
+     * '|' ("frame|stream-check"): given without any of them, it is refused (NULL: none). */
+    const char *needs;
+    /* An option that contradicts this one, by long name: the two together are refused. */
+    const char *excludes;
 } zc_cli_opt;
 
 /* The command a table belongs to, for its errors and its -h. */
@@ -76,9 +86,10 @@ typedef struct zc_cli_command {
     {                                                                                              \
         .name = n, .kind = ZC_CLI_OPT_U64, field, .what = w, .min = lo, .max = hi, __VA_ARGS__     \
     }
-#define ZC_CLI_REAL(n, field, w, lo, hi)                                                           \
+#define ZC_CLI_REAL(n, field, w, lo, hi, ...)                                                      \
     {                                                                                              \
-        .name = n, .kind = ZC_CLI_OPT_DOUBLE, field, .what = w, .dmin = lo, .dmax = hi             \
+        .name = n, .kind = ZC_CLI_OPT_DOUBLE, field, .what = w, .dmin = lo, .dmax = hi,            \
+        __VA_ARGS__                                                                                \
     }
 #define ZC_CLI_CHOICE(n, field, list, ...)                                                         \
     {                                                                                              \
@@ -86,13 +97,15 @@ typedef struct zc_cli_command {
     }
 
 #define ZC_CLI_MAX_OPTIONS 64
-#define ZC_CLI_MARKS       16
+#define ZC_CLI_MARKS       32
 
 /*
  * Read argv's options by the rows of table (count of them) into opts, with -h and --help for
  * the command's help: 0 when all were read (optind at the first argument left), -1 after the
  * help was printed, or the exit code of a usage error, said on stderr. marks (ZC_CLI_MARKS
- * ints, zeroed here) says which marked options were given.
+ * ints, zeroed here) says which marked options were given. After the last option, the rows'
+ * rules are checked in table order: an option given more often than it may be (once), given
+ * without any of the options it needs, or given with one it excludes, is a usage error.
  */
 int zc_cli_options_parse(const zc_cli_command *command, const zc_cli_opt *table, size_t count,
                          int argc, char **argv, void *opts, int *marks);

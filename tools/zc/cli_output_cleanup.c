@@ -18,7 +18,13 @@ static struct {
     char path[PATH_MAX];
 } zc__cleanup[ZC__CLEANUP_SLOTS];
 
-static const int zc__cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
+/* Every signal whose default action ends the process and that a program can be sent or earn
+ * while it writes: a user's or supervisor's (INT, TERM, HUP, QUIT, USR1, USR2), a reader gone
+ * (PIPE), and the limits and timers of setrlimit, ulimit and timeout(1) (XFSZ: the file size
+ * limit reached by a write; XCPU: the CPU time limit; ALRM, VTALRM, PROF: timers). The faults
+ * (SEGV, BUS, FPE, ILL, ABRT) are left alone: after one, nothing in the process is trusted. */
+static const int zc__cleanup_signals[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT, SIGPIPE,   SIGXFSZ,
+                                          SIGXCPU, SIGALRM, SIGUSR1, SIGUSR2, SIGVTALRM, SIGPROF};
 #define ZC__CLEANUP_SIGNAL_COUNT (sizeof zc__cleanup_signals / sizeof zc__cleanup_signals[0])
 
 /* Only async-signal-safe calls: unlink, then the signal again with its default action, so the

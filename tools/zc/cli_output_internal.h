@@ -32,8 +32,9 @@ int zc__output_place_is(const zc__output_place *place, const char *path);
 /* Are two places one file? Character devices never are (two outputs to /dev/null are fine). */
 int zc__output_places_same(const zc__output_place *a, const zc__output_place *b);
 
-/* The temporaries that SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGPIPE remove before the process
- * ends as the signal says. Add gives a slot (-1 when all are taken: the temporary is then only
+/* The temporaries that a signal ending the process removes (SIGINT, SIGTERM, SIGHUP, SIGQUIT,
+ * SIGPIPE, SIGXFSZ, SIGXCPU, SIGALRM, SIGUSR1, SIGUSR2, SIGVTALRM, SIGPROF) before it ends as
+ * the signal says. Add gives a slot (-1 when all are taken: the temporary is then only
  * removed by commit or abort); the handlers are installed at the first add, and a signal that
  * was ignored stays ignored. */
 int zc__output_cleanup_add(const char *tmp_path);

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* zc advise: which technique fits a workload on this machine, from its measured profile. */
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 #include "advise_validate.h"
 #include "cli.h"
 #include "cli_json.h"
+#include "cli_options.h"
 
 #define ZC__STREAM_FILES_MAX 32
 
@@ -94,7 +94,8 @@ enum {
 /* What the command line asked for, handed from parsing to the run. */
 typedef struct zc__advise_args {
     const char *profile_path, *workload_path;
-    const char *trace_path; /* --trace: advise on a traced program instead */
+    const char *trace_path;            /* --trace: advise on a traced program instead */
+    const char *json_path, *save_path; /* -j, --save-profile */
     int validate;
     zc_cli_validate_args v;
     zc_workload flags;
@@ -107,9 +108,8 @@ typedef struct zc__advise_args {
 static int zc__advise_run(const zc__advise_args *a, zc_cli_output *json_out,
                           zc_cli_output *save_out);
 
-/* One option of the advise command; a zc exit code (ZC_EXIT_OK to go on). */
-static int zc__advise_option(int opt, zc__advise_args *a, const char **json, const char **save,
-                             int argc, char **argv);
+/* The command line into a, by the option table below: 0, -1 after the help, or the exit code. */
+static int zc__advise_parse(int argc, char **argv, zc__advise_args *a);
 
 int zc_cli_cmd_advise(int argc, char **argv)
 {
@@ -119,50 +119,10 @@ int zc_cli_cmd_advise(int argc, char **argv)
     a.v.rounds = 5;
     a.v.seconds_per_run = 0.04;
     a.v.seed = 1;
-    const char *json = NULL, *save_path = NULL;
-    int opt;
-    optind = 0; /* GNU getopt: full re-initialisation for this command's argv */
-    opterr = 0;
-    enum { OPT_FIRST = 256 };
-    static const struct option options[] = {
-        {"profile", required_argument, NULL, OPT_FIRST + 0},
-        {"save-profile", required_argument, NULL, OPT_FIRST + 1},
-        {"workload", required_argument, NULL, OPT_FIRST + 2},
-        {"bytes", required_argument, NULL, OPT_FIRST + 3},
-        {"transfers", required_argument, NULL, OPT_FIRST + 4},
-        {"rate", required_argument, NULL, OPT_FIRST + 5},
-        {"direction", required_argument, NULL, OPT_FIRST + 6},
-        {"accesses", required_argument, NULL, OPT_FIRST + 7},
-        {"pattern", required_argument, NULL, OPT_FIRST + 8},
-        {"concurrent", no_argument, NULL, OPT_FIRST + 9},
-        {"latency-budget", required_argument, NULL, OPT_FIRST + 10},
-        {"force", no_argument, NULL, OPT_FIRST + 11},
-        {"validate", no_argument, NULL, OPT_FIRST + 12},
-        {"out", required_argument, NULL, OPT_FIRST + 13},
-        {"seconds-per-run", required_argument, NULL, OPT_FIRST + 14},
-        {"rounds", required_argument, NULL, OPT_FIRST + 15},
-        {"random", required_argument, NULL, OPT_FIRST + 16},
-        {"seed", required_argument, NULL, OPT_FIRST + 17},
-        {"frame", required_argument, NULL, OPT_FIRST + 18},
-        {"frame-rate", required_argument, NULL, OPT_FIRST + 19},
-        {"stream", required_argument, NULL, OPT_FIRST + 20},
-        {"stream-check", required_argument, NULL, OPT_FIRST + 21},
-        {"trace", required_argument, NULL, OPT_FIRST + 22},
-        {"device", required_argument, NULL, 'd'},
-        {"json", required_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    while ((opt = zc_cli_next_option("advise", zc__advise_usage, argc, argv, ":hd:j:", options)) !=
-           -1) {
-        if (opt == 'h') {
-            zc__advise_help();
-            return ZC_EXIT_OK;
-        }
-        int code = zc__advise_option(opt, &a, &json, &save_path, argc, argv);
-        if (code != ZC_EXIT_OK)
-            return code;
-    }
+    int parsed = zc__advise_parse(argc, argv, &a);
+    if (parsed != 0)
+        return parsed < 0 ? ZC_EXIT_OK : parsed;
+    const char *json = a.json_path, *save_path = a.save_path;
     if (optind < argc)
         return zc_cli_usage_error("advise", zc__advise_usage, "unexpected argument '%s'",
                                   argv[optind]);
@@ -221,16 +181,15 @@ int zc_cli_cmd_advise(int argc, char **argv)
 #define ZC__BAD(...) zc_cli_usage_error("advise", zc__advise_usage, __VA_ARGS__)
 
 /* The largest figure an option without a natural bound takes: finite, so that the model can
- * compute with it (a prediction that overflows all the same is refused as such). */
+ * compute with it (a prediction that overflows all the same is refused as such; one that does
+ * not is printed in a bounded format, advise_print.c). */
 #define ZC__NUMBER_MAX 1e300
 
-/* A number option of this command (its value in optarg), its range said when refused (cli.h). */
-#define ZC__U64(name, what, min, max, value_p)                                                     \
-    zc_cli_u64_option("advise", zc__advise_usage, name, what, optarg, min, max, value_p)
-#define ZC__DOUBLE(name, what, min, max, value_p)                                                  \
-    zc_cli_double_option("advise", zc__advise_usage, name, what, optarg, min, max, value_p)
-#define ZC__POSITIVE(name, what, max, value_p)                                                     \
-    zc_cli_positive_option("advise", zc__advise_usage, name, what, optarg, max, value_p)
+/* A number option of this command, its range said when refused (cli.h). */
+#define ZC__DOUBLE(name, what, text, min, max, value_p)                                            \
+    zc_cli_double_option("advise", zc__advise_usage, name, what, text, min, max, value_p)
+#define ZC__POSITIVE(name, what, text, max, value_p)                                               \
+    zc_cli_positive_option("advise", zc__advise_usage, name, what, text, max, value_p)
 
 /* --bytes, --frame: a size as a workload file's "bytes" reads it. */
 static int zc__parse_size(const char *option, const char *text, size_t *bytes_p)
@@ -261,114 +220,155 @@ static int zc__parse_transfers(const char *text, double *transfers_p)
                    (unsigned long long)max, text);
 }
 
-static int zc__advise_option(int opt, zc__advise_args *a, const char **json, const char **save,
-                             int argc, char **argv)
+/* The options' readers that do more than store one value (opts is the zc__advise_args). */
+static int zc__opt_bytes(void *opts, const char *value)
 {
-    zc_workload *f = &a->flags;
-    uint64_t n = 0;
-    int code = ZC_EXIT_OK;
-    switch (opt) {
-    case 256 + 0:
-        a->profile_path = optarg;
-        return ZC_EXIT_OK;
-    case 256 + 1:
-        *save = optarg;
-        return ZC_EXIT_OK;
-    case 256 + 2:
-        a->workload_path = optarg;
-        return ZC_EXIT_OK;
-    case 256 + 3:
-        a->set |= S_BYTES;
-        return zc__parse_size("--bytes", optarg, &f->bytes);
-    case 256 + 4:
-        a->set |= S_TRANSFERS;
-        return zc__parse_transfers(optarg, &f->transfers);
-    case 256 + 5:
-        a->set |= S_RATE;
-        return ZC__POSITIVE("--rate", "transfers per second", (double)ZC_WORKLOAD_TRANSFERS_MAX,
-                            &f->rate_hz);
-    case 256 + 6:
-        a->set |= S_DIR;
-        return zc_direction_from_key(optarg, &f->direction) == ZC_OK
-                   ? ZC_EXIT_OK
-                   : ZC__BAD("--direction is h2d, d2h or both, got '%s'", optarg);
-    case 256 + 7:
-        a->set |= S_ACC;
-        return ZC__DOUBLE("--accesses", "reads or writes per byte", 1.0, ZC__NUMBER_MAX,
-                          &f->gpu_accesses);
-    case 256 + 8:
-        a->set |= S_PAT;
-        return zc_access_from_key(optarg, &f->pattern) == ZC_OK
-                   ? ZC_EXIT_OK
-                   : ZC__BAD("--pattern is coalesced, strided or random, got '%s'", optarg);
-    case 256 + 9:
-        a->set |= S_CONC;
-        f->concurrent = 1;
-        return ZC_EXIT_OK;
-    case 256 + 10:
-        a->set |= S_BUDGET;
-        return ZC__POSITIVE("--latency-budget", "microseconds", ZC__NUMBER_MAX,
-                            &f->latency_budget_us);
-    case 256 + 11:
-        a->v.force = 1;
-        return ZC_EXIT_OK;
-    case 256 + 12:
-        a->validate = 1;
-        return ZC_EXIT_OK;
-    case 256 + 13:
-        a->v.out_dir = optarg;
-        return ZC_EXIT_OK;
-    case 256 + 14:
-        return ZC__DOUBLE("--seconds-per-run", "seconds", 0.001, 60.0, &a->v.seconds_per_run);
-    case 256 + 15:
-        if ((code = ZC__U64("--rounds", "a number of rounds", 1, ZC_VALIDATION_ROUNDS_MAX, &n)))
-            return code;
-        a->v.rounds = (size_t)n;
-        return ZC_EXIT_OK;
-    case 256 + 16:
-        if ((code = ZC__U64("--random", "a number of workloads", 1, 1000, &n)))
-            return code;
-        a->v.random = (size_t)n;
-        return ZC_EXIT_OK;
-    case 256 + 17:
-        if ((code = ZC__U64("--seed", "a whole number", 0, UINT64_MAX, &n)))
-            return code;
-        a->v.seed = (unsigned long long)n;
-        return ZC_EXIT_OK;
-    case 256 + 18:
-        return zc__parse_size("--frame", optarg, &a->stream.frame_bytes);
-    case 256 + 19:
-        if (strcmp(optarg, "max") == 0) {
-            a->stream.rate_hz = 0.0;
-            return ZC_EXIT_OK;
-        }
-        return zc_cli_parse_double(optarg, 0.0, ZC__NUMBER_MAX, &a->stream.rate_hz) &&
-                       a->stream.rate_hz > 0.0
-                   ? ZC_EXIT_OK
-                   : ZC__BAD("--frame-rate needs frames per second, more than 0 and at most %g, "
-                             "or max, got '%s'",
-                             ZC__NUMBER_MAX, optarg);
-    case 256 + 20:
-    case 256 + 21: {
-        const char **list = opt == 256 + 20 ? a->streams : a->checks;
-        size_t *count = opt == 256 + 20 ? &a->stream_count : &a->check_count;
-        if (*count >= ZC__STREAM_FILES_MAX)
-            return ZC__BAD("at most 32 zc stream results, one more: '%s'", optarg);
-        list[(*count)++] = optarg;
+    return zc__parse_size("--bytes", value, &((zc__advise_args *)opts)->flags.bytes);
+}
+
+static int zc__opt_transfers(void *opts, const char *value)
+{
+    return zc__parse_transfers(value, &((zc__advise_args *)opts)->flags.transfers);
+}
+
+static int zc__opt_rate(void *opts, const char *value)
+{
+    return ZC__POSITIVE("--rate", "transfers per second", value, (double)ZC_WORKLOAD_TRANSFERS_MAX,
+                        &((zc__advise_args *)opts)->flags.rate_hz);
+}
+
+static int zc__opt_direction(void *opts, const char *value)
+{
+    return zc_direction_from_key(value, &((zc__advise_args *)opts)->flags.direction) == ZC_OK
+               ? ZC_EXIT_OK
+               : ZC__BAD("--direction is h2d, d2h or both, got '%s'", value);
+}
+
+static int zc__opt_accesses(void *opts, const char *value)
+{
+    return ZC__DOUBLE("--accesses", "reads or writes per byte", value, 1.0, ZC__NUMBER_MAX,
+                      &((zc__advise_args *)opts)->flags.gpu_accesses);
+}
+
+static int zc__opt_pattern(void *opts, const char *value)
+{
+    return zc_access_from_key(value, &((zc__advise_args *)opts)->flags.pattern) == ZC_OK
+               ? ZC_EXIT_OK
+               : ZC__BAD("--pattern is coalesced, strided or random, got '%s'", value);
+}
+
+static int zc__opt_latency_budget(void *opts, const char *value)
+{
+    return ZC__POSITIVE("--latency-budget", "microseconds", value, ZC__NUMBER_MAX,
+                        &((zc__advise_args *)opts)->flags.latency_budget_us);
+}
+
+static int zc__opt_frame(void *opts, const char *value)
+{
+    return zc__parse_size("--frame", value, &((zc__advise_args *)opts)->stream.frame_bytes);
+}
+
+static int zc__opt_frame_rate(void *opts, const char *value)
+{
+    zc__advise_args *a = opts;
+    if (strcmp(value, "max") == 0) {
+        a->stream.rate_hz = 0.0;
         return ZC_EXIT_OK;
     }
-    case 256 + 22:
-        a->trace_path = optarg;
-        return ZC_EXIT_OK;
-    case 'd':
-        return zc_cli_int_option("advise", zc__advise_usage, "--device", "a GPU number", optarg, 0,
-                                 ZC_CLI_DEVICE_MAX, &a->v.device);
-    case 'j':
-        *json = optarg;
-        return ZC_EXIT_OK;
-    default:
-        return zc_cli_option_error("advise", zc__advise_usage, opt, argc, argv);
-    }
+    return zc_cli_parse_double(value, 0.0, ZC__NUMBER_MAX, &a->stream.rate_hz) &&
+                   a->stream.rate_hz > 0.0
+               ? ZC_EXIT_OK
+               : ZC__BAD("--frame-rate needs frames per second, more than 0 and at most %g, "
+                         "or max, got '%s'",
+                         ZC__NUMBER_MAX, value);
+}
+
+/* --stream, --stream-check: one more file in list (count of them). */
+static int zc__add_stream(const char **list, size_t *count, const char *value)
+{
+    if (*count >= ZC__STREAM_FILES_MAX)
+        return ZC__BAD("at most %d zc stream results, one more: '%s'", ZC__STREAM_FILES_MAX, value);
+    list[(*count)++] = value;
+    return ZC_EXIT_OK;
+}
+
+static int zc__opt_stream(void *opts, const char *value)
+{
+    zc__advise_args *a = opts;
+    return zc__add_stream(a->streams, &a->stream_count, value);
+}
+
+static int zc__opt_stream_check(void *opts, const char *value)
+{
+    zc__advise_args *a = opts;
+    return zc__add_stream(a->checks, &a->check_count, value);
+}
+
+/* The workload options given (zc_cli_options_parse's marks): they override the workload file. */
+enum {
+    ZC__MARK_BYTES = 1,
+    ZC__MARK_TRANSFERS,
+    ZC__MARK_RATE,
+    ZC__MARK_DIR,
+    ZC__MARK_ACC,
+    ZC__MARK_PAT,
+    ZC__MARK_CONC,
+    ZC__MARK_BUDGET
+};
+
+/* A field of the advise's arguments, for the table's rows (cli_options.h). */
+#define ZC__F(field) ZC_CLI_FIELD(zc__advise_args, field)
+static const zc_cli_opt zc__advise_options[] = {
+    ZC_CLI_TEXT("profile", 0, ZC__F(profile_path), .mark = 0),
+    ZC_CLI_TEXT("save-profile", 0, ZC__F(save_path), .mark = 0),
+    ZC_CLI_TEXT("workload", 0, ZC__F(workload_path), .mark = 0),
+    ZC_CLI_CALL("bytes", zc__opt_bytes, .mark = ZC__MARK_BYTES, .once = 1),
+    ZC_CLI_CALL("transfers", zc__opt_transfers, .mark = ZC__MARK_TRANSFERS, .once = 1),
+    ZC_CLI_CALL("rate", zc__opt_rate, .mark = ZC__MARK_RATE, .once = 1),
+    ZC_CLI_CALL("direction", zc__opt_direction, .mark = ZC__MARK_DIR, .once = 1),
+    ZC_CLI_CALL("accesses", zc__opt_accesses, .mark = ZC__MARK_ACC, .once = 1),
+    ZC_CLI_CALL("pattern", zc__opt_pattern, .mark = ZC__MARK_PAT, .once = 1),
+    {.name = "concurrent",
+     .kind = ZC_CLI_OPT_SET,
+     ZC__F(flags.concurrent),
+     .set = 1,
+     .mark = ZC__MARK_CONC},
+    ZC_CLI_CALL("latency-budget", zc__opt_latency_budget, .mark = ZC__MARK_BUDGET, .once = 1),
+    ZC_CLI_SET("force", 0, ZC__F(v.force), 1),
+    ZC_CLI_SET("validate", 0, ZC__F(validate), 1),
+    ZC_CLI_TEXT("out", 0, ZC__F(v.out_dir), .mark = 0, .needs = "validate"),
+    ZC_CLI_REAL("seconds-per-run", ZC__F(v.seconds_per_run), "seconds", 0.001, 60.0,
+                .needs = "validate"),
+    ZC_CLI_WHOLE("rounds", ZC__F(v.rounds), "a number of rounds", 1, ZC_VALIDATION_ROUNDS_MAX,
+                 .scale = 0, .needs = "validate"),
+    ZC_CLI_WHOLE("random", ZC__F(v.random), "a number of workloads", 1, 1000, .scale = 0,
+                 .needs = "validate"),
+    ZC_CLI_WHOLE("seed", ZC__F(v.seed), "a whole number", 0, UINT64_MAX, .scale = 0,
+                 .needs = "random"),
+    ZC_CLI_CALL("frame", zc__opt_frame, .mark = 0, .once = 1),
+    ZC_CLI_CALL("frame-rate", zc__opt_frame_rate, .mark = 0, .once = 1, .needs = "frame"),
+    ZC_CLI_CALL("stream", zc__opt_stream, .mark = 0, .needs = "frame|stream-check"),
+    ZC_CLI_CALL("stream-check", zc__opt_stream_check, .mark = 0),
+    ZC_CLI_TEXT("trace", 0, ZC__F(trace_path), .mark = 0),
+    ZC_CLI_INT("device", 'd', ZC__F(v.device), "a GPU number", 0, ZC_CLI_DEVICE_MAX, .mark = 0),
+    ZC_CLI_TEXT("json", 'j', ZC__F(json_path), .mark = 0),
+};
+#undef ZC__F
+
+static int zc__advise_parse(int argc, char **argv, zc__advise_args *a)
+{
+    static const zc_cli_command command = {"advise", zc__advise_usage, zc__advise_help};
+    int marks[ZC_CLI_MARKS];
+    int code = zc_cli_options_parse(&command, zc__advise_options,
+                                    sizeof zc__advise_options / sizeof zc__advise_options[0], argc,
+                                    argv, a, marks);
+    if (code != 0)
+        return code;
+    static const unsigned bits[] = {0,     S_BYTES, S_TRANSFERS, S_RATE,  S_DIR,
+                                    S_ACC, S_PAT,   S_CONC,      S_BUDGET};
+    for (int m = ZC__MARK_BYTES; m <= ZC__MARK_BUDGET; m++)
+        a->set |= marks[m] ? bits[m] : 0u;
+    return 0;
 }
 
 /* The workload: defaults, then the file, then the flags. */

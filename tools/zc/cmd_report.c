@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "cli_io.h"
+#include "cli_options.h"
 #include "zerocopy/json.h"
 #include "zerocopy/report.h"
 #include "zerocopy/text.h"
@@ -69,45 +70,28 @@ typedef struct zc__report_args {
     size_t input_count;
 } zc__report_args;
 
+/* A field of the report's arguments, for the table's rows (cli_options.h). */
+#define ZC__F(field) ZC_CLI_FIELD(zc__report_args, field)
+static const zc_cli_opt zc__report_options[] = {
+    ZC_CLI_TEXT("output", 'o', ZC__F(out_path), .mark = 0),
+    ZC_CLI_TEXT("title", 0, ZC__F(title), .mark = 0),
+    ZC_CLI_TEXT("picture-dot", 0, ZC__F(dot_path), .mark = 0),
+    ZC_CLI_SET("force", 0, ZC__F(force), 1),
+};
+#undef ZC__F
+
 /* ZC_EXIT_OK with *args filled, or the exit code (-1: help was printed, exit 0). */
 static int zc__report_parse(int argc, char **argv, zc__report_args *args)
 {
-    enum { OPT_TITLE = 256, OPT_DOT, OPT_FORCE };
-    static const struct option options[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"title", required_argument, NULL, OPT_TITLE},
-        {"picture-dot", required_argument, NULL, OPT_DOT},
-        {"force", no_argument, NULL, OPT_FORCE},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
+    static const zc_cli_command command = {"report", zc__report_usage, zc__report_help};
     memset(args, 0, sizeof *args);
     args->out_path = "zc-report.html";
-    int opt;
-    optind = 0; /* GNU getopt: full re-initialisation for this command's argv */
-    opterr = 0;
-    while ((opt = zc_cli_next_option("report", zc__report_usage, argc, argv, ":ho:", options)) !=
-           -1) {
-        switch (opt) {
-        case 'o':
-            args->out_path = optarg;
-            break;
-        case OPT_TITLE:
-            args->title = optarg;
-            break;
-        case OPT_DOT:
-            args->dot_path = optarg;
-            break;
-        case OPT_FORCE:
-            args->force = 1;
-            break;
-        case 'h':
-            zc__report_help();
-            return -1;
-        default:
-            return zc_cli_option_error("report", zc__report_usage, opt, argc, argv);
-        }
-    }
+    int marks[ZC_CLI_MARKS];
+    int code = zc_cli_options_parse(&command, zc__report_options,
+                                    sizeof zc__report_options / sizeof zc__report_options[0], argc,
+                                    argv, args, marks);
+    if (code != 0)
+        return code;
     if (args->out_path[0] == '\0' || (args->dot_path != NULL && args->dot_path[0] == '\0'))
         return zc_cli_usage_error("report", zc__report_usage, "an output needs a file name");
     if (optind >= argc)

@@ -311,6 +311,14 @@ static int zc__stream_settle(zc_cli_stream_opts *o, int any_mode, int all, int p
         if (o->modes[ZC_STREAM_CPU])
             return ZC__USAGE("--devices lists GPUs; the cpu mode takes --lanes");
     }
+    /* The ring's protocol and its persistent blocks belong to the modes on a ring: asked of
+     * other modes alone they would be ignored without a word. */
+    if (protocol_set && !on_ring_runs)
+        return ZC__USAGE("--protocol has no effect without a mode on a ring: add zerocopy or "
+                         "hybrid to --mode, or drop --protocol");
+    if (o->gpu_blocks != 0 && !on_ring_runs)
+        return ZC__USAGE("--gpu-blocks has no effect without a mode on a ring: add zerocopy or "
+                         "hybrid to --mode, or drop --gpu-blocks");
     if (o->budget && !on_ring_runs)
         return ZC__USAGE("--budget splits the frames of a persistent kernel's mode into their "
                          "steps: add zerocopy or hybrid to --mode (--mode zerocopy, or all)");
@@ -339,15 +347,12 @@ static int zc__opt_frames(void *opts, const char *value)
     int code = zc_cli_u64_option("stream", zc__stream_usage, "--frames", "a number of frames",
                                  value, 1, 1000000000000ull, &o->frames);
     o->frames_given = code == 0;
-    o->duration_s = 0; /* the last of --frames and --duration counts */
     return code;
 }
 
 static int zc__opt_duration(void *opts, const char *value)
 {
     zc_cli_stream_opts *o = opts;
-    o->frames = 0;
-    o->frames_given = 0;
     return zc_cli_double_option("stream", zc__stream_usage, "--duration", "seconds", value, 0.001,
                                 86400.0, &o->duration_s);
 }
@@ -399,8 +404,8 @@ static const zc_cli_opt zc__stream_options[] = {
     ZC_CLI_CHOICE("protocol", ZC__F(protocols), zc__protocols, .mark = ZC__MARK_PROTOCOL),
     ZC_CLI_INT("device", 'd', ZC__F(device), "a GPU number", 0, ZC_CLI_DEVICE_MAX,
                .mark = ZC__MARK_DEVICE),
-    ZC_CLI_CALL("frames", zc__opt_frames, .mark = 0),
-    ZC_CLI_CALL("duration", zc__opt_duration, .mark = 0),
+    ZC_CLI_CALL("frames", zc__opt_frames, .mark = 0, .once = 1, .excludes = "duration"),
+    ZC_CLI_CALL("duration", zc__opt_duration, .mark = 0, .once = 1),
     ZC_CLI_WHOLE("warmup", ZC__F(warmup), "a number of frames", 0, 100000000ull, .scale = 0),
     ZC_CLI_WHOLE("frame-samples", ZC__F(frame_samples), "a number of samples", 4, (uint64_t)1 << 26,
                  .scale = 0),
@@ -409,22 +414,23 @@ static const zc_cli_opt zc__stream_options[] = {
                  .scale = 0),
     ZC_CLI_CHOICE("policy", ZC__F(policy), zc__policies, .mark = ZC__MARK_POLICY),
     ZC_CLI_TEXT("source", 0, ZC__F(source), .mark = ZC__MARK_SOURCE),
-    ZC_CLI_CALL("format", zc__opt_format, .mark = 0),
-    ZC_CLI_CALL("output-format", zc__opt_output_format, .mark = 0),
+    ZC_CLI_CALL("format", zc__opt_format, .mark = 0, .once = 1),
+    ZC_CLI_CALL("output-format", zc__opt_output_format, .mark = 0, .once = 1),
     ZC_CLI_SET("complex", 0, ZC__F(channels), 2),
-    ZC_CLI_REAL("rate", ZC__F(rate), "samples per second", 1.0, 1e12),
-    ZC_CLI_REAL("paced", ZC__F(paced_rate), "samples per second", 1.0, 1e12),
-    ZC_CLI_CALL("tones", zc__opt_tones, .mark = 0),
-    ZC_CLI_REAL("noise", ZC__F(noise), "an amplitude", 0.0, 1e6),
-    ZC_CLI_REAL("lowpass", ZC__F(cutoff_hz), "a cutoff in Hz", 1e-9, 1e12),
-    ZC_CLI_WHOLE("taps", ZC__F(ntaps), "a number of taps", 1, ZC_FIR_MAX_TAPS, .scale = 0),
+    ZC_CLI_REAL("rate", ZC__F(rate), "samples per second", 1.0, 1e12, .mark = 0),
+    ZC_CLI_REAL("paced", ZC__F(paced_rate), "samples per second", 1.0, 1e12, .mark = 0),
+    ZC_CLI_CALL("tones", zc__opt_tones, .mark = 0, .once = 1),
+    ZC_CLI_REAL("noise", ZC__F(noise), "an amplitude", 0.0, 1e6, .mark = 0),
+    ZC_CLI_REAL("lowpass", ZC__F(cutoff_hz), "a cutoff in Hz", 1e-9, 1e12, .mark = 0),
+    ZC_CLI_WHOLE("taps", ZC__F(ntaps), "a number of taps", 1, ZC_FIR_MAX_TAPS, .scale = 0,
+                 .excludes = "taps-file"),
     ZC_CLI_TEXT("taps-file", 0, ZC__F(taps_file), .mark = 0),
     ZC_CLI_TEXT("save-taps", 0, ZC__F(save_taps), .mark = 0),
     ZC_CLI_TEXT("output", 'o', ZC__F(output), .mark = 0),
     ZC_CLI_CHOICE("nonfinite", ZC__F(nonfinite), zc__nonfinites, .mark = 0),
     ZC_CLI_CHOICE("verify", ZC__F(verify), zc__verifies, .mark = 0),
     ZC_CLI_SET("reuse", 0, ZC__F(reuse), 1),
-    ZC_CLI_CALL("cpu", zc__opt_cpu, .mark = 0),
+    ZC_CLI_CALL("cpu", zc__opt_cpu, .mark = 0, .once = 1, .excludes = "no-pin"),
     ZC_CLI_SET("no-pin", 0, ZC__F(no_pin), 1),
     ZC_CLI_WHOLE("timeout-ms", ZC__F(timeout_ns), "milliseconds", 1, 3600000, .scale = 1000000u),
     ZC_CLI_TEXT("json", 'j', ZC__F(json), .mark = 0),
@@ -611,7 +617,8 @@ static void zc__fit_warmup(zc_cli_stream_opts *o, char *note, size_t size)
              frames - o->warmup == 1 ? "is" : "are");
 }
 
-static int zc__stream_runs(zc_cli_stream_opts *op, int argc, char **argv, zc_cli_output *json_out);
+static int zc__stream_runs(zc_cli_stream_opts *op, int argc, char **argv, zc_cli_output *json_out,
+                           zc_cli_output *taps_out);
 
 int zc_cli_cmd_stream(int argc, char **argv)
 {
@@ -653,14 +660,22 @@ int zc_cli_cmd_stream(int argc, char **argv)
     if (o.json != NULL &&
         (code = zc_cli_output_open(&json_out, "stream", o.json, o.force, inputs, 2)) != 0)
         return code;
-    /* The taps are the design the options ask for, whole before any run: written at once. */
-    if (o.save_taps != NULL && (st = zc_cli_stream_taps_write(o.save_taps, o.taps, o.ntaps, o.force,
-                                                              inputs, 2)) != ZC_OK) {
+    /* The taps are the design the options ask for, whole before any run: written now, and like
+     * every output committed only when the command succeeds (a refused or failed run leaves an
+     * existing file as it was). Open while the samples' output opens, so that the two cannot
+     * name one file. */
+    zc_cli_output taps_out = {0};
+    if (o.save_taps != NULL &&
+        ((code = zc_cli_output_open(&taps_out, "stream", o.save_taps, o.force, inputs, 2)) != 0 ||
+         (st = zc_cli_stream_taps_put(&taps_out, o.taps, o.ntaps)) != ZC_OK)) {
+        zc_cli_output_abort(&taps_out);
         zc_cli_output_abort(&json_out);
-        return zc_cli_exit_code(st);
+        return code != 0 ? code : zc_cli_exit_code(st);
     }
-    code = zc__stream_runs(&o, argc, argv, o.json != NULL ? &json_out : NULL);
-    zc_cli_output_abort(&json_out); /* a no-op once committed */
+    code = zc__stream_runs(&o, argc, argv, o.json != NULL ? &json_out : NULL,
+                           o.save_taps != NULL ? &taps_out : NULL);
+    zc_cli_output_abort(&taps_out); /* no-ops once committed */
+    zc_cli_output_abort(&json_out);
     return code;
 }
 
@@ -761,7 +776,8 @@ static int zc__stream_json_out(const zc_cli_stream_opts *o, int argc, char **arg
 }
 
 /* Every run the options ask for, their table and their JSON (into json_out, committed here). */
-static int zc__stream_runs(zc_cli_stream_opts *op, int argc, char **argv, zc_cli_output *json_out)
+static int zc__stream_runs(zc_cli_stream_opts *op, int argc, char **argv, zc_cli_output *json_out,
+                           zc_cli_output *taps_out)
 {
     zc_cli_stream_opts o = *op;
     char warmup_note[256];
@@ -830,6 +846,11 @@ static int zc__stream_runs(zc_cli_stream_opts *op, int argc, char **argv, zc_cli
     st = zc_cli_stream_sink_close(sink, exit_code == ZC_EXIT_OK);
     if (st != ZC_OK && exit_code == ZC_EXIT_OK)
         exit_code = zc_cli_exit_code(st);
+    if (taps_out != NULL) {
+        const int rc = zc_cli_output_finish(taps_out, exit_code == ZC_EXIT_OK);
+        if (rc != ZC_EXIT_OK && exit_code == ZC_EXIT_OK)
+            exit_code = rc;
+    }
     exit_code =
         zc__stream_json_out(&o, argc, argv, devp, &host, runs, count, lanes, json_out, exit_code);
     zc_cli_stream_source_close(src);

@@ -9,6 +9,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "cli_output.h"
 #include "stream_format.h"
 #include "zerocopy/json.h"
 #include "zerocopy/zerocopy.h"
@@ -137,10 +138,9 @@ zc_status zc_cli_stream_sink_close(zc_cli_stream_sink *sink, int succeeded);
 int zc_cli_stream_parse_list(const char *text, double *out, int max);
 /* Read taps from a text file (numbers separated by white space or commas). */
 zc_status zc_cli_stream_taps_read(const char *path, float *taps, size_t *ntaps_p);
-/* Write the taps, one per line, with enough digits to give the same float32 back (an output of
- * cli_io.h: never over one of the inputs, over an existing file only with force). */
-zc_status zc_cli_stream_taps_write(const char *path, const float *taps, size_t ntaps, int force,
-                                   const char *const *inputs, size_t ninputs);
+/* Write the taps into out, one per line, with enough digits to give the same float32 back;
+ * committed or not by the caller with the run's other outputs (a failure said on stderr). */
+zc_status zc_cli_stream_taps_put(zc_cli_output *out, const float *taps, size_t ntaps);
 
 /* Pin the calling thread as the options say (dev NULL: no GPU); fill host. */
 void zc_cli_stream_host_pin(const zc_cli_stream_opts *o, const zc_device_info *dev,

@@ -66,20 +66,15 @@ zc_status zc_cli_stream_taps_read(const char *path, float *taps, size_t *ntaps_p
     return st;
 }
 
-zc_status zc_cli_stream_taps_write(const char *path, const float *taps, size_t ntaps, int force,
-                                   const char *const *inputs, size_t ninputs)
+zc_status zc_cli_stream_taps_put(zc_cli_output *out, const float *taps, size_t ntaps)
 {
-    zc_cli_output out;
-    if (zc_cli_output_open(&out, "stream", path, force, inputs, ninputs) != 0)
-        return ZC_ERR_INVALID_ARG; /* said on stderr */
     int ok = 1;
     /* 9 significant digits give every float32 back exactly. */
     for (size_t k = 0; k < ntaps && ok; k++)
-        ok = fprintf(out.f, "%.9g\n", (double)taps[k]) > 0;
+        ok = fprintf(out->f, "%.9g\n", (double)taps[k]) > 0;
     if (!ok) {
-        fprintf(stderr, "zc stream: cannot write taps to %s: %s\n", path, strerror(errno));
-        zc_cli_output_abort(&out);
+        fprintf(stderr, "zc stream: cannot write taps to %s: %s\n", out->path, strerror(errno));
         return ZC_ERR_IO;
     }
-    return zc_cli_output_commit(&out) == 0 ? ZC_OK : ZC_ERR_IO;
+    return ZC_OK;
 }
