@@ -75,7 +75,7 @@ _SAMPLE_SCALE = {"int16": (0.0, 32768.0), "uint8": (127.5, 127.5)}
 
 def samples_array(values, channels=1, name="samples"):
     """Samples for a stream of channels (1 real, 2 I/Q) as a C-contiguous float32 array of
-    shape (n,) or (n, 2): int16 and uint8 scaled as zc stream's s16 and u8 formats, complex
+    shape (n,), or (n, 2) for 2 channels: int16 and uint8 scaled as zc stream's s16 and u8 formats, complex
     arrays read as I/Q pairs (channels 2 only). Only (n,) and (n, 1) for a real stream, (n, 2)
     real or (n,) complex for a complex one: any other shape is a ValueError, not flattened."""
     np = numpy()
@@ -99,7 +99,8 @@ def samples_array(values, channels=1, name="samples"):
     if scale is not None:
         offset, divisor = scale
         arr = ((arr.astype(np.float32) - np.float32(offset)) / np.float32(divisor)).astype(np.float32)
-    return float32_array(arr, name, channels)
+    out = float32_array(arr, name, channels)
+    return out.reshape(-1, 2) if channels == 2 else out
 
 
 def size_bytes(size, what="size", max_bytes=(1 << 64) - 1):

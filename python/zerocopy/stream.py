@@ -339,10 +339,10 @@ class Stream:
         An (n, 1) input gives (n, 1) back."""
         np = self._np
         column = self.channels == 1 and np.ndim(samples) == 2
-        arr = samples_array(samples, self.channels).reshape(-1)
-        step = (chunk or self.frame_samples * 16) * self.channels
+        arr = samples_array(samples, self.channels)  # (n,) or (n, 2): sliced by samples
+        step = chunk or self.frame_samples * 16
         outs = []
-        for start in range(0, arr.size, step):
+        for start in range(0, arr.shape[0], step):
             piece = arr[start : start + step]
             while piece.size:
                 timed_out = None
@@ -352,7 +352,7 @@ class Stream:
                     if getattr(e, "accepted", None) is None or e.status != _ERR_TIMEOUT:
                         raise
                     taken, timed_out = e.accepted, e  # the output queue was full: pull first
-                piece = piece[taken * self.channels :]
+                piece = piece[taken:]
                 pulled = 0
                 got = self.pull(timeout=0)
                 while got is not None and got.size:

@@ -72,3 +72,61 @@ def test_frames_written_into_the_mapped_ring(gpu):
             out.append(s.pull(max_samples=1024, timeout=2.0).copy())
         s.flush()
     check(np.concatenate(out), x)
+
+
+def _child(code):
+    """code in a fresh interpreter (a crash there fails this test instead of ending pytest)."""
+    import subprocess
+    import sys
+    import textwrap
+
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                          text=True, timeout=300, env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
+
+
+@pytest.mark.parametrize("mode", ["zerocopy", "classic-pinned"])
+def test_close_while_another_thread_pushes_on_the_gpu(gpu, mode):
+    r = _child(f"""
+        import threading, time
+        import numpy as np
+        import zerocopy
+        x = np.random.default_rng(0).uniform(-1, 1, 1 << 20).astype(np.float32)
+        refused = 0
+        for _ in range({3 if SMALL else 10}):
+            s = zerocopy.Stream(zerocopy.fir_lowpass(0.1, 63), mode="{mode}", frame_samples=1024,
+                                in_flight=4, policy="drop", discard_output=True)
+            def push():
+                global refused
+                try:
+                    while True:
+                        s.push(x)
+                except ValueError:
+                    refused += 1
+            t = threading.Thread(target=push)
+            t.start()
+            time.sleep(0.02)
+            s.close()
+            t.join(60)
+            assert not t.is_alive()
+        print("refused", refused)
+    """)
+    assert r.returncode == 0, f"rc {r.returncode}: {r.stderr[-2000:]}"
+    assert "refused" in r.stdout
+
+
+def test_a_write_into_a_mapped_ring_frame_after_close_raises(gpu):
+    r = _child("""
+        import zerocopy
+        s = zerocopy.Stream(zerocopy.fir_lowpass(0.1, 63), mode="zerocopy", protocol="flag",
+                            frame_samples=1 << 16)
+        frame = s.acquire_frame()
+        frame[:] = 0.25
+        s.close()
+        try:
+            frame[:] = 1.0
+            print("taken")
+        except ValueError as e:
+            print("refused:", e)
+    """)
+    assert r.returncode == 0, f"rc {r.returncode}: {r.stderr[-2000:]}"
+    assert "refused:" in r.stdout
