@@ -241,7 +241,40 @@ static void test_malformed_log_is_reported(void **state)
     zc_test_output_free(&r);
 }
 
-/* --json - puts the document on stdout (after what the program printed there); a trace that
+/* With --json - stdout holds the document alone: what the program printed on its stdout goes to
+ * stderr, so that `zc trace --json - -- ./app | jq` reads JSON. */
+static void test_json_to_stdout_alone(void **state)
+{
+    (void)state;
+    zc_test_output r;
+    zc_test_run_zc((const char *[]){"trace", "--lib", ZC_TEST_EXIT_SEVEN, "--json", "-", "--",
+                                    ZC_TEST_EXIT_SEVEN, "a", "b", NULL},
+                   NULL, &r);
+    assert_int_equal(r.exit_code, 7);
+    cJSON *doc = cJSON_Parse(r.out);
+    if (doc == NULL)
+        fail_msg("stdout is not JSON alone: %s", r.out);
+    assert_int_equal(cJSON_GetObjectItem(doc, "exit_code")->valueint, 7);
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(doc, "traced")));
+    cJSON_Delete(doc);
+    assert_non_null(strstr(r.err, expected_stdout));
+    zc_test_output_free(&r);
+
+    /* The JSON in a file: the program's stdout stays on stdout. */
+    char path[] = "/tmp/zc-trace-test-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    zc_test_run_zc((const char *[]){"trace", "--lib", ZC_TEST_EXIT_SEVEN, "--force", "--json", path,
+                                    "--", ZC_TEST_EXIT_SEVEN, "a", "b", NULL},
+                   NULL, &r);
+    unlink(path);
+    assert_int_equal(r.exit_code, 7);
+    assert_string_equal(r.out, expected_stdout);
+    zc_test_output_free(&r);
+}
+
+/* --json - puts the document on stdout (the program's stdout going to stderr); a trace that
  * failed, or results that could not be written, turn a program's 0 into 1; a program's own
  * failure always wins. */
 static void test_json_to_stdout_and_exit_codes(void **state)
@@ -406,6 +439,7 @@ int main(void)
         cmocka_unit_test(test_usage_errors),
         cmocka_unit_test(test_log_written_in_the_program_is_reported),
         cmocka_unit_test(test_malformed_log_is_reported),
+        cmocka_unit_test(test_json_to_stdout_alone),
         cmocka_unit_test(test_json_to_stdout_and_exit_codes),
         cmocka_unit_test(test_every_process_is_reported),
         cmocka_unit_test(test_pcie_counters),

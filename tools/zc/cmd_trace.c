@@ -26,14 +26,15 @@ static const char zc__trace_usage[] =
 static void zc__trace_help(void)
 {
     printf("usage: %s\n\n"
-           "Run PROGRAM unchanged (same input, output and exit code) with a CUPTI injection\n"
-           "library that records every copy and memset (direction, bytes, pageable, pinned,\n"
-           "managed or device memory, time, stream, synchronous or not), kernels,\n"
-           "unified-memory faults and host allocations. When it exits, print bytes and time per\n"
-           "path, the bandwidth reached against this machine's ceiling, and the copy pitfalls\n"
-           "found, each with its evidence and its fix (docs/pitfalls.md). Every process the\n"
-           "program starts that uses CUDA (fork and exec, Python multiprocessing) is traced\n"
-           "too, as long as it keeps the environment, and reported process by process.\n"
+           "Run PROGRAM unchanged (same input, output and exit code; with --json - its stdout\n"
+           "goes to stderr) with a CUPTI injection library that records every copy and memset\n"
+           "(direction, bytes, pageable, pinned, managed or device memory, time, stream,\n"
+           "synchronous or not), kernels, unified-memory faults and host allocations. When it\n"
+           "exits, print bytes and time per path, the bandwidth reached against this\n"
+           "machine's ceiling, and the copy pitfalls found, each with its evidence and its fix\n"
+           "(docs/pitfalls.md). Every process the program starts that uses CUDA (fork and\n"
+           "exec, Python multiprocessing) is traced too, as long as it keeps the environment,\n"
+           "and reported process by process.\n"
            "zc trace exits with the program's exit code (128 + N when signal N killed it, 127\n"
            "when it could not start, 126 when it is not executable); when the program exited\n"
            "0, zc trace exits 1 if the trace failed (a log it cannot read) or its results\n"
@@ -44,7 +45,8 @@ static void zc__trace_help(void)
            "the program is never run untraced.\n\n"
            "Options:\n"
            "  -j, --json FILE   also write the results as JSON, schema \"%s\" (docs/json.md), to\n"
-           "                    FILE or - (stdout, after whatever the program printed there)\n"
+           "                    FILE or - (stdout, then the document's alone: the program's\n"
+           "                    stdout goes to stderr, so that `--json - | jq` works)\n"
            "  -o, --output FILE  write the summary to FILE (- for stdout) instead of stderr\n"
            "  --bench FILE      take the ceiling from a zc bench --json file (best pinned copy;\n"
            "                    - for stdin)\n"
@@ -357,8 +359,11 @@ int zc_cli_cmd_trace(int argc, char **argv)
     if (displaced != NULL && displaced[0] != '\0')
         fprintf(stderr, "zc trace: %s was set (%s); the program gets zc trace's library instead\n",
                 ZC_TRACE_INJECTION_ENV, displaced);
-    run.exit_code =
-        zc_cli_trace_run_program(run.argv, library, log_dir, &run.signal, &run.start_errno);
+    /* With --json on stdout, stdout is the document's alone (`zc trace --json - -- app | jq`):
+     * the program's stdout goes to stderr. */
+    const int json_on_stdout = o.json_path != NULL && o.json_out.f == stdout;
+    run.exit_code = zc_cli_trace_run_program(run.argv, library, log_dir, json_on_stdout,
+                                             &run.signal, &run.start_errno);
     if (run.start_errno != 0) {
         /* It never ran: there is no trace to read, and nothing to say about CUDA. */
         run.traced = 0;

@@ -32,14 +32,15 @@ int zc_cli_trace_make_log_dir(char *dir_p, size_t size);
 void zc_cli_trace_remove_log_dir(const char *dir);
 
 /*
- * Run argv (searched on PATH) with the same stdin, stdout and stderr, with the injection
- * library and log folder in its environment when library is not NULL. Waits for it while
+ * Run argv (searched on PATH) with the same stdin, stdout and stderr (its stdout going to
+ * stderr when stdout_to_stderr is set, so that stdout is left to zc's own document), with the
+ * injection library and log folder in its environment when library is not NULL. Waits for it while
  * ignoring SIGINT and SIGQUIT (the terminal sends them to the program too). Gives the exit
  * code as a shell would: the program's own, 128 + signal when killed (and *signal_p set); 127
  * (not found) or 126 (found, not executable) when it could not be started, and then the reason
  * in *start_errno_p (0 when it started), said by nobody: the caller says it.
  */
 int zc_cli_trace_run_program(char *const *argv, const char *library, const char *log_dir,
-                             int *signal_p, int *start_errno_p);
+                             int stdout_to_stderr, int *signal_p, int *start_errno_p);
 
 #endif
