@@ -12,10 +12,18 @@ The library is looked for, in order (the first that loads and serves the package
      with `cmake --install build --prefix PREFIX`.
 A build tree of a checkout is never guessed at (it may be half-built, or another version's):
 LIBZEROCOPY_PATH names one.
+
+The library's own dependencies: what the wheel carries in zerocopy/_libs/ (cJSON) is loaded
+first, so that the library's need of it is met without RPATH; the CUDA runtime
+(libcudart.so.<major>) comes from the dynamic loader, or, when it has none, from NVIDIA's wheel
+in any sys.path folder (nvidia/cu13/lib/ of nvidia-cuda-runtime, nvidia/cuda_runtime/lib/ of
+nvidia-cuda-runtime-cu12).
 """
 
 import ctypes
+import glob
 import os
+import re
 import sys
 from ctypes import (
     POINTER,
@@ -36,6 +44,10 @@ from ._version import package_version
 LIBZEROCOPY_ENV = "LIBZEROCOPY_PATH"
 LIBRARY_FILE = "libzerocopy.so"
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+# The shared libraries the wheel carries for libzerocopy.so (python/CMakeLists.txt).
+BUNDLED_DIR = os.path.join(PACKAGE_DIR, "_libs")
+# Where NVIDIA's runtime wheels put their libraries, under a sys.path folder.
+NVIDIA_WHEEL_DIRS = (os.path.join("nvidia", "cu*", "lib"), os.path.join("nvidia", "*", "lib"))
 # The version the package was made with, or None when unknown; then the loaded library's.
 _PACKAGE_VERSION = package_version()
 # The library's soname for the dynamic loader: its major version (libzerocopy.so.0).
@@ -241,6 +253,47 @@ def _usable(candidate):
     return ""
 
 
+def _load_bundled():
+    """Load what the wheel carries in zerocopy/_libs/, globally, so that the dynamic loader
+    meets libzerocopy.so's need of them (by soname) with these."""
+    for path in sorted(glob.glob(os.path.join(BUNDLED_DIR, "lib*.so*"))):
+        ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+
+
+def nvidia_wheel_library(name, folders=None):
+    """The path of library name (libcudart.so.13) in an NVIDIA runtime wheel under one of
+    folders (sys.path by default), or None."""
+    for folder in sys.path if folders is None else folders:
+        for pattern in NVIDIA_WHEEL_DIRS:
+            found = sorted(glob.glob(os.path.join(folder or ".", pattern, name)))
+            if found:
+                return found[0]
+    return None
+
+
+_MISSING = re.compile(r"^(lib[^:/\s]+\.so[.0-9]*): cannot open shared object file")
+
+
+def _open(path):
+    """ctypes.CDLL(path); a CUDA runtime the dynamic loader does not find is looked for in
+    NVIDIA's wheels, loaded globally from there, and the library opened again."""
+    seen = set()
+    while True:
+        try:
+            return ctypes.CDLL(path)
+        except OSError as e:
+            m = _MISSING.match(str(e))
+            name = m.group(1) if m else ""
+            if not name.startswith("libcudart.so") or name in seen:
+                raise
+            seen.add(name)
+            found = nvidia_wheel_library(name)
+            if found is None:
+                raise OSError(f"{e} (nor in an NVIDIA wheel's nvidia/*/lib/ under sys.path: "
+                              f"pip install 'zerocopy-cuda[cuda{name.rsplit('.', 1)[-1]}]')") from None
+            ctypes.CDLL(found, mode=ctypes.RTLD_GLOBAL)
+
+
 def _load():
     tried = []
     for where, path in candidates():
@@ -248,7 +301,9 @@ def _load():
             tried.append(f"  {where}: {path} (no such file)")
             continue
         try:
-            candidate = ctypes.CDLL(path)
+            if where == "package":
+                _load_bundled()
+            candidate = _open(path)
         except OSError as e:
             tried.append(f"  {where}: {path} ({e})")
             continue
@@ -258,7 +313,7 @@ def _load():
         tried.append(f"  {where}: {path} {why}")
     raise ImportError(
         "zerocopy: no usable libzerocopy.so. Install the package with its library "
-        "(pip install ./python, from a zerocopy checkout), or point "
+        "(pip install zerocopy-cuda, or pip install ./python from a zerocopy checkout), or point "
         f"{LIBZEROCOPY_ENV} at a built or installed one. Looked at:\n" + "\n".join(tried)
     )
 
