@@ -3,6 +3,7 @@
 #include "test_support.h"
 
 #include <dlfcn.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
@@ -161,6 +162,34 @@ static void test_device_count_failure_status_and_detail(void **state)
     assert_non_null(strstr(zc_last_error(), "count() failed: cudaErrorMemoryAllocation ("));
 }
 
+/* A library detail as zc prints it: locations and the failing call's name left out, every one
+ * of them; ZC_VERBOSE keeps the detail whole; a location of the user's own file stays. */
+static void test_error_detail_for_people(void **state)
+{
+    (void)state;
+    const char *detail = "zc_profile_load: profile: zc_profile_from_bench: the results lack "
+                         "copy.h2d.pinned (src/advise/from_bench.c:557) "
+                         "(src/json/profile_bench_json.c:121)";
+    char out[512];
+    unsetenv("ZC_VERBOSE");
+    assert_string_equal(zc_cli_error_detail(detail, out, sizeof out),
+                        "profile: the results lack copy.h2d.pinned");
+    assert_string_equal(
+        zc_cli_error_detail("cudaMalloc(&p, n) failed (/b/src/mem/exact.cu:12)", out, sizeof out),
+        "cudaMalloc(&p, n) failed");
+    /* Not a source file of ours, or not a location: kept. */
+    assert_string_equal(zc_cli_error_detail("bad value (in.json:3) (x:y) (a.c:z)", out, sizeof out),
+                        "bad value (in.json:3) (x:y) (a.c:z)");
+    /* Truncated, never overrun. */
+    assert_string_equal(zc_cli_error_detail("zc_a: abcdef (src/a.c:1)", out, 4), "abc");
+    setenv("ZC_VERBOSE", "0", 1);
+    assert_string_equal(zc_cli_error_detail(detail, out, sizeof out),
+                        "profile: the results lack copy.h2d.pinned");
+    setenv("ZC_VERBOSE", "1", 1);
+    assert_string_equal(zc_cli_error_detail(detail, out, sizeof out), detail);
+    unsetenv("ZC_VERBOSE");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -172,6 +201,7 @@ int main(void)
         cmocka_unit_test(test_driver_explanations),
         cmocka_unit_test(test_driver_probe_opens_the_library_named),
         cmocka_unit_test(test_device_count_failure_status_and_detail),
+        cmocka_unit_test(test_error_detail_for_people),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -380,6 +380,49 @@ static void test_cuda_status_explains_the_driver(void **state)
         strstr(zc_last_error(), "cudaMalloc(&p, n) failed: cudaErrorMemoryAllocation ("));
 }
 
+/* A document zc advise or zc report cannot use: the message says why, without the library's
+ * source locations or function names, unless ZC_VERBOSE asks for them. */
+static void test_bad_document_message_has_no_source_location(void **state)
+{
+    (void)state;
+    char dir[PATH_MAX], path[PATH_MAX + 32];
+    snprintf(dir, sizeof dir, "%s/zc-newcomer.XXXXXX",
+             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    assert_non_null(mkdtemp(dir));
+    static const char *const docs[] = {"{\"schema\":5}", "{\"schema\":\"zerocopy.bench/1\"}",
+                                       "{\"schema\":\"zerocopy.profile/1\"}"};
+    static const char *const quiet[] = {"ZC_VERBOSE=0", NULL}, *const verbose[] = {"ZC_VERBOSE=1",
+                                                                                   NULL};
+    snprintf(path, sizeof path, "%s/bad.json", dir);
+    char html[PATH_MAX + 32];
+    snprintf(html, sizeof html, "%s/report.html", dir);
+    int located = 0;
+    for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(docs[i], f);
+        assert_int_equal(fclose(f), 0);
+        const char *const advise[] = {"advise", "--profile", path, NULL};
+        const char *const report[] = {"report", path, "-o", html, "--force", NULL};
+        const char *const *const commands[] = {advise, report};
+        for (size_t c = 0; c < 2; c++) {
+            zc_test_output r;
+            zc_test_run_zc(commands[c], quiet, &r);
+            if (strstr(r.err, "(src/") != NULL || strstr(r.err, ": zc_") != NULL)
+                fail_msg("zc %s on %s said: %s", commands[c][0], docs[i], r.err);
+            zc_test_output_free(&r);
+            zc_test_run_zc(commands[c], verbose, &r);
+            located += strstr(r.err, "(src/") != NULL;
+            zc_test_output_free(&r);
+        }
+    }
+    /* The same failures with ZC_VERBOSE: the locations are back. */
+    assert_true(located > 0);
+    unlink(html);
+    unlink(path);
+    assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -394,6 +437,7 @@ int main(void)
         cmocka_unit_test(test_stream_without_gpu_points_to_cpu_mode),
         cmocka_unit_test(test_stream_mode_all_without_gpu_points_to_cpu_mode),
         cmocka_unit_test(test_stream_cpu_mode_needs_no_hint),
+        cmocka_unit_test(test_bad_document_message_has_no_source_location),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

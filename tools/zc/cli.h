@@ -33,6 +33,35 @@ int zc_cli_exit_code(zc_status status);
 /* Print "zc <command>: <what>: <status text>: <detail>" on stderr; give the exit code. */
 int zc_cli_fail(const char *command, const char *what, zc_status status);
 
+/* The environment variable that keeps the library's source locations in zc's messages. */
+#define ZC_CLI_VERBOSE_ENV "ZC_VERBOSE"
+
+/* Whether ZC_VERBOSE is set to anything but "" or "0". */
+int zc_cli_verbose(void);
+
+/*
+ * A library detail as zc shows it to people: every source location the library writes for
+ * programs (" (src/json/json_limits.c:35)": a path ending in .c, .h, .cu, .cuh, .cc or .cpp, a
+ * colon and a line, in brackets) and every name of the function that failed
+ * ("zc_run_fixes_parse: ", at the start or after ": ") taken out, into out (truncated to size).
+ * With ZC_VERBOSE the detail is copied whole. Gives out.
+ */
+const char *zc_cli_error_detail(const char *detail, char *out, size_t size);
+
+/* zc_last_error() through zc_cli_error_detail, in a buffer of the calling thread that the next
+ * call overwrites. */
+const char *zc_cli_last_error(void);
+
+/*
+ * In zc's own sources (built with ZC_PART), every zc_last_error() is zc_cli_last_error(), so
+ * that no command prints a source location unless ZC_VERBOSE asks for them, wherever it prints
+ * the detail. The library's own text stays reachable as (zc_last_error)(); tests that include
+ * these headers (without ZC_PART) see the library's call unchanged.
+ */
+#if defined(ZC_PART)
+#define zc_last_error() zc_cli_last_error()
+#endif
+
 /* Print "zc <command>: <message>" and a pointer to --help on stderr; give ZC_EXIT_USAGE. */
 int zc_cli_usage_error(const char *command, const char *usage, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

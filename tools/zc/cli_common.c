@@ -30,6 +30,83 @@ int zc_cli_exit_code(zc_status status)
     }
 }
 
+int zc_cli_verbose(void)
+{
+    const char *value = getenv(ZC_CLI_VERBOSE_ENV);
+    return value != NULL && value[0] != '\0' && strcmp(value, "0") != 0;
+}
+
+/* Whether text[0..length) names a source file of ours: a path ending in a C or CUDA suffix. */
+static int zc__source_name(const char *text, size_t length)
+{
+    static const char *const suffixes[] = {".c", ".h", ".cu", ".cuh", ".cc", ".cpp"};
+    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+        size_t n = strlen(suffixes[i]);
+        if (length > n && memcmp(text + length - n, suffixes[i], n) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* The length of the location " (FILE:LINE)" at text, as zc__fail appends it
+ * (src/core/error.c): a file without spaces or brackets, a colon, digits. 0 when there is
+ * none. */
+static size_t zc__location_length(const char *text)
+{
+    if (text[0] != ' ' || text[1] != '(')
+        return 0;
+    size_t file = strcspn(text + 2, " ():");
+    if (file == 0 || text[2 + file] != ':' || !zc__source_name(text + 2, file))
+        return 0;
+    size_t digits = strspn(text + 3 + file, "0123456789");
+    if (digits == 0 || text[3 + file + digits] != ')')
+        return 0;
+    return 4 + file + digits;
+}
+
+/* The length of "zc_name: " at text, the name of the library function that failed, as the
+ * library's details begin; 0 when there is none. */
+static size_t zc__function_length(const char *text)
+{
+    size_t name = strspn(text, "abcdefghijklmnopqrstuvwxyz0123456789_");
+    if (name > 3 && strncmp(text, "zc_", 3) == 0 && strncmp(text + name, ": ", 2) == 0)
+        return name + 2;
+    return 0;
+}
+
+const char *zc_cli_error_detail(const char *detail, char *out, size_t size)
+{
+    if (size == 0)
+        return out;
+    if (zc_cli_verbose()) {
+        snprintf(out, size, "%s", detail);
+        return out;
+    }
+    /* Every location and every name, not only the last: a detail may quote another's
+     * ("profile: zc_profile_from_bench: ... (src/advise/from_bench.c:557)
+     * (src/json/profile_bench_json.c:121)"). */
+    size_t used = 0;
+    for (const char *p = detail; *p != '\0' && used + 1 < size;) {
+        size_t skip = zc__location_length(p);
+        if (skip == 0 && (p == detail || (p - detail >= 2 && p[-2] == ':' && p[-1] == ' ')))
+            skip = zc__function_length(p);
+        if (skip > 0) {
+            p += skip;
+            continue;
+        }
+        out[used++] = *p++;
+    }
+    out[used] = '\0';
+    return out;
+}
+
+const char *zc_cli_last_error(void)
+{
+    /* Larger than the library's detail (768 bytes), which it only shortens. */
+    static _Thread_local char shown[1024];
+    return zc_cli_error_detail((zc_last_error)(), shown, sizeof shown);
+}
+
 int zc_cli_fail(const char *command, const char *what, zc_status status)
 {
     const char *detail = zc_last_error();
@@ -221,9 +298,11 @@ int zc_cli_parse_size(const char *command, const char *usage, const char *option
 {
     if (zc_size_parse(text, max, bytes_p) == ZC_OK)
         return ZC_EXIT_OK;
-    char why[512];
+    /* The parser's reason, kept before the hint's own trial parses overwrite it. */
+    char why[512], reason[512];
+    snprintf(reason, sizeof reason, "%s", zc_last_error());
     if (!zc_cli_size_hint(text, max, why, sizeof why))
-        snprintf(why, sizeof why, "%s", zc_last_error());
+        snprintf(why, sizeof why, "%s", reason);
     zc_clear_error();
     return zc_cli_usage_error(command, usage, "%s: %s", option, why);
 }

@@ -52,6 +52,12 @@ static void zc__print_help(FILE *out)
         fprintf(out, "  %-8s %s\n", zc__own_words[i].name, zc__own_words[i].summary);
     fprintf(out, "\nRun 'zc help <command>' or 'zc <command> --help' for a command's options.\n\n");
     zc_cli_print_exit_codes(out);
+    fprintf(out,
+            "\nEnvironment:\n"
+            "  %s=1  error messages keep what the library says for programmers: the\n"
+            "                name of the call that failed and its source location\n"
+            "                (src/FILE.c:LINE), left out otherwise\n",
+            ZC_CLI_VERBOSE_ENV);
 }
 
 static const char zc__version_usage[] = "zc version | zc --version | zc -V";
