@@ -25,8 +25,10 @@ ZC_BEGIN_DECLS
  * Check the text of a JSON document (len bytes) against those limits before it is parsed: a
  * scan of the text, with no allocation, that counts what cJSON would build. *values_p (may be
  * NULL): how many values. ZC_ERR_PARSE "<name> has more than 4000000 JSON values (the most zc
- * reads)" or "<name> nests deeper than 100 ..." (name NULL: "the document"); the syntax itself
- * is cJSON's to judge, after. ZC_ERR_INVALID_ARG for NULL text with len > 0.
+ * reads)" or "<name> nests deeper than 100 ..." (name NULL: "the document"); ZC_ERR_PARSE too
+ * for a string or key that holds a NUL character (\u0000 or a raw NUL byte), which cJSON's C
+ * strings would cut, naming the key or the key of the string; the syntax itself is cJSON's to
+ * judge, after. ZC_ERR_INVALID_ARG for NULL text with len > 0.
  */
 ZC_EXTERN zc_status zc_json_check_limits(const char *text, size_t len, const char *name,
                                          size_t *values_p);

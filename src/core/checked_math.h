@@ -5,10 +5,21 @@
 
 #if defined(ZC_PART) && !defined(ZC_SEES_core)
 #error "src/core/ included from below core: DESIGN.md's layers (src/CMakeLists.txt)"
+
+/* a + b, or UINT64_MAX when the sum does not fit: for totals of byte counts that are shown or
+ * written, where a total that wrapped (2 x 2^63 bytes as 0 B) would be a wrong figure and the
+ * most a uint64_t holds is the honest one. */
+static inline uint64_t zc__u64_add_sat(uint64_t a, uint64_t b)
+{
+    uint64_t sum;
+    return __builtin_add_overflow(a, b, &sum) ? UINT64_MAX : sum;
+}
+
 #endif
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* a * b into *out_p; false (and *out_p untouched) when the product does not fit in size_t. */
 static inline bool zc__size_mul(size_t a, size_t b, size_t *out_p)
@@ -28,6 +39,15 @@ static inline bool zc__size_add(size_t a, size_t b, size_t *out_p)
         return false;
     *out_p = sum;
     return true;
+}
+
+/* a + b, or UINT64_MAX when the sum does not fit: for totals of byte counts that are shown or
+ * written, where a total that wrapped (2 x 2^63 bytes as 0 B) would be a wrong figure and the
+ * most a uint64_t holds is the honest one. */
+static inline uint64_t zc__u64_add_sat(uint64_t a, uint64_t b)
+{
+    uint64_t sum;
+    return __builtin_add_overflow(a, b, &sum) ? UINT64_MAX : sum;
 }
 
 #endif

@@ -21,6 +21,7 @@ ZC_EXTERN zc_status zc_workload_from_json(const cJSON *doc, zc_workload *workloa
     zc_workload w = *workload_p;
     if (!cJSON_IsObject(doc))
         return ZC_FAIL(ZC_ERR_PARSE, "workload: expected a JSON object");
+    ZC_CHECK(zc__json_check_keys(doc, "workload"));
     /* A misspelt name must not be ignored: the workload would silently be another one. */
     static const char *const known[] = {"bytes",        "transfers",         "rate_hz",
                                         "gpu_accesses", "latency_budget_us", "direction",

@@ -8,6 +8,7 @@
 
 #include "core/c_locale.h"
 #include "core/error.h"
+#include "json/json_internal.h"
 
 /* Case-insensitive strstr for short ASCII keys, in ASCII whatever the locale. */
 static int zc__contains(const char *text, const char *word)
@@ -111,6 +112,7 @@ ZC_EXTERN zc_status zc_bench_copy_ceiling_from_json(const cJSON *doc, double *gb
 {
     ZC_REQUIRE_ARG(doc);
     ZC_REQUIRE_ARG(gbps_p);
+    ZC_CHECK(zc__json_check_keys(doc, "bench document"));
     *gbps_p = zc__ceiling(doc);
     return ZC_OK;
 }

@@ -5,11 +5,6 @@
 
 #if defined(ZC_PART) && !defined(ZC_SEES_json)
 #error "src/json/ included from below json: DESIGN.md's layers (src/CMakeLists.txt)"
-/* zc trace's copies in power-of-two size classes as doc's "copy_classes" (trace_classes_json.c);
- * 0 when out of memory. */
-struct zc_trace_log;
-int zc__trace_copy_classes_json(cJSON *doc, const struct zc_trace_log *log);
-
 #endif
 
 #include <stddef.h>
@@ -31,6 +26,47 @@ void zc__json_add_lines(cJSON *arr, const char *text);
 
 /* The number field name of o; NAN when absent or not a finite number. */
 double zc__json_number_of(const cJSON *o, const char *name);
+
+/* The checks every reader makes of a document it is given (json_read.c). */
+
+/* ZC_ERR_PARSE when an object anywhere in doc has a key twice (cJSON keeps both and a reader
+ * would take the first): the detail names what (the document), the object's place and the key. */
+zc_status zc__json_check_keys(const cJSON *doc, const char *what);
+
+/* The type a field of a document is written as. */
+typedef enum zc__json_type {
+    ZC__JSON_TEXT,   /* a string */
+    ZC__JSON_WHOLE,  /* a whole number from 0 to 2^53 (a count, a byte count) */
+    ZC__JSON_NUMBER, /* a finite number */
+    ZC__JSON_BOOL,
+    ZC__JSON_OBJECT,
+    ZC__JSON_ARRAY,
+} zc__json_type;
+
+/* One field of an object a reader takes: its key, its type, and whether null stands for it. */
+typedef struct zc__json_field {
+    const char *key;
+    zc__json_type type;
+    int nullable;
+} zc__json_field;
+
+/* ZC_ERR_PARSE when a field of rows that object o has is not of its type ("device_name": 5 where
+ * a string is written): the detail names what (the document), where (the object in it; may be
+ * NULL or "") and the field, what it is and what it should be. An absent field, and o not an
+ * object, are the reader's to judge. */
+zc_status zc__json_check_fields(const cJSON *o, const zc__json_field *rows, size_t count,
+                                const char *what, const char *where);
+
+/* A bench, stream or trace document checked as a whole before a figure is taken from it: its
+ * keys, the type of every field its reader or the report takes, and (a trace document) its
+ * figures against each other and against what a clock can measure. ZC_ERR_PARSE naming what,
+ * the field and the fault. */
+zc_status zc__bench_doc_check(const cJSON *doc, const char *what);
+zc_status zc__stream_doc_check(const cJSON *doc, const char *what);
+zc_status zc__trace_doc_check(const cJSON *doc, const char *what);
+
+#define ZC__JSON_FIELDS(o, rows, what, where)                                                      \
+    zc__json_check_fields((o), (rows), sizeof(rows) / sizeof((rows)[0]), (what), (where))
 
 /* *doc_p = doc, or ZC_ERR_NO_MEMORY naming what when doc is NULL (cJSON ran out of memory). */
 zc_status zc__json_give(cJSON *doc, const char *what, cJSON **doc_p);

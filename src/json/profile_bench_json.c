@@ -31,13 +31,94 @@ static zc_bench_metric zc__metric(const cJSON *pt)
     return ZC_BENCH_BANDWIDTH;
 }
 
+/* The fields of a bench document as zc_bench_to_json writes them (docs/json.md). */
+static const zc__json_field zc__bench_fields[] = {
+    {"schema", ZC__JSON_TEXT, 0},      {"zerocopy_version", ZC__JSON_TEXT, 0},
+    {"created_utc", ZC__JSON_TEXT, 0}, {"mode", ZC__JSON_TEXT, 0},
+    {"device", ZC__JSON_NUMBER, 0},    {"machine", ZC__JSON_OBJECT, 1},
+    {"sizes", ZC__JSON_ARRAY, 1},      {"wall_seconds", ZC__JSON_NUMBER, 1},
+    {"cases", ZC__JSON_ARRAY, 0},      {"comparison", ZC__JSON_ARRAY, 0},
+};
+static const zc__json_field zc__case_fields[] = {
+    {"key", ZC__JSON_TEXT, 0},       {"group", ZC__JSON_TEXT, 1},  {"technique", ZC__JSON_TEXT, 1},
+    {"direction", ZC__JSON_TEXT, 1}, {"title", ZC__JSON_TEXT, 1},  {"outcome", ZC__JSON_TEXT, 0},
+    {"status", ZC__JSON_TEXT, 0},    {"reason", ZC__JSON_TEXT, 0}, {"seconds", ZC__JSON_NUMBER, 1},
+    {"points", ZC__JSON_ARRAY, 0},
+};
+static const zc__json_field zc__point_fields[] = {
+    {"variant", ZC__JSON_TEXT, 0},
+    {"param_name", ZC__JSON_TEXT, 1},
+    {"param", ZC__JSON_NUMBER, 1},
+    {"metric", ZC__JSON_TEXT, 0},
+    {"unit", ZC__JSON_TEXT, 0},
+    {"bytes_per_sample", ZC__JSON_NUMBER, 1},
+    {"ops_per_sample", ZC__JSON_NUMBER, 1},
+    {"warmups", ZC__JSON_WHOLE, 0},
+    {"verified", ZC__JSON_BOOL, 0},
+    {"stats", ZC__JSON_OBJECT, 0},
+    {"samples", ZC__JSON_ARRAY, 1},
+};
+static const zc__json_field zc__device_fields[] = {
+    {"name", ZC__JSON_TEXT, 0},
+    {"compute_capability", ZC__JSON_TEXT, 0},
+    {"pci_bus_id", ZC__JSON_TEXT, 0},
+};
+
+zc_status zc__bench_doc_check(const cJSON *doc, const char *what)
+{
+    ZC_CHECK(zc__json_check_keys(doc, what));
+    ZC_CHECK(ZC__JSON_FIELDS(doc, zc__bench_fields, what, NULL));
+    const cJSON *dev;
+    size_t i = 0;
+    cJSON_ArrayForEach(dev, cJSON_GetObjectItemCaseSensitive(
+                                cJSON_GetObjectItemCaseSensitive(doc, "machine"), "devices"))
+    {
+        char where[48];
+        snprintf(where, sizeof where, "machine.devices[%zu]", i++);
+        ZC_CHECK(ZC__JSON_FIELDS(dev, zc__device_fields, what, where));
+    }
+    const cJSON *c, *pt;
+    i = 0;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(doc, "cases"))
+    {
+        char where[160];
+        snprintf(where, sizeof where, "cases[%zu]", i++);
+        ZC_CHECK(ZC__JSON_FIELDS(c, zc__case_fields, what, where));
+        const cJSON *key = cJSON_GetObjectItemCaseSensitive(c, "key");
+        size_t j = 0;
+        cJSON_ArrayForEach(pt, cJSON_GetObjectItemCaseSensitive(c, "points"))
+        {
+            snprintf(where, sizeof where, "case %.60s, point %zu",
+                     cJSON_IsString(key) ? key->valuestring : "?", j++);
+            ZC_CHECK(ZC__JSON_FIELDS(pt, zc__point_fields, what, where));
+            /* A size is a whole number of bytes, from 0 (a point of no size) to 2^50: -4096,
+             * 4096.5 or 1e300 would be cast to a size_t unchecked. */
+            const cJSON *bytes = cJSON_GetObjectItemCaseSensitive(pt, "bytes");
+            size_t unused;
+            if (bytes != NULL &&
+                (!cJSON_IsNumber(bytes) ||
+                 !zc__json_double_to_size(bytes->valuedouble, ZC__JSON_BYTES_MAX, &unused))) {
+                char got[40];
+                if (cJSON_IsNumber(bytes))
+                    zc__snprintf_c(got, sizeof got, "%.17g", bytes->valuedouble);
+                return ZC_FAIL(ZC_ERR_PARSE,
+                               "%s: %s: \"bytes\" is %s, not a whole number of bytes from 0 "
+                               "to 2^50",
+                               what, where, cJSON_IsNumber(bytes) ? got : "not a number");
+            }
+        }
+    }
+    return ZC_OK;
+}
+
 /* One point: its samples when the file has them, else its median as the one sample. A point
- * that is not a measurement (no finite positive figure, a size out of range) is left out. */
+ * that is not a measurement (no finite positive figure, no size) is left out; its size was
+ * checked with the document (zc__bench_doc_check). */
 static void zc__point(const cJSON *pt, zc_bench_result *r)
 {
     double b = zc__number(pt, "bytes", -1.0);
     size_t bytes = 0;
-    if (!(b >= 0.0) || (b > 0.0 && !zc__json_double_to_size(b, ZC__JSON_BYTES_MAX, &bytes)))
+    if (!(b >= 0.0) || !zc__json_double_to_size(b, ZC__JSON_BYTES_MAX, &bytes))
         return;
     const cJSON *samples = cJSON_GetObjectItemCaseSensitive(pt, "samples");
     int n = cJSON_IsArray(samples) ? cJSON_GetArraySize(samples) : 0;
@@ -105,7 +186,12 @@ static zc_status zc__profile_from_bench_json(const cJSON *doc, zc_profile *profi
     ZC_REQUIRE_ARG(profile_p);
     const cJSON *schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
     if (!cJSON_IsString(schema) || strcmp(schema->valuestring, ZC_BENCH_SCHEMA) != 0)
-        return ZC_FAIL(ZC_ERR_PARSE, "profile: not a %s document", ZC_BENCH_SCHEMA);
+        return ZC_FAIL(ZC_ERR_PARSE,
+                       "profile: not a %s document (schema %s%.60s%s; this build reads %s)",
+                       ZC_BENCH_SCHEMA, cJSON_IsString(schema) ? "\"" : "",
+                       cJSON_IsString(schema) ? schema->valuestring : "missing",
+                       cJSON_IsString(schema) ? "\"" : "", ZC_BENCH_SCHEMA);
+    ZC_CHECK(zc__bench_doc_check(doc, "bench document"));
     size_t count = 0;
     zc_bench_result *rs = zc__results(doc, &count);
     if (rs == NULL)

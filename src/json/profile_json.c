@@ -372,6 +372,14 @@ static zc_status zc__stream_from_json(const cJSON *doc, zc_profile *p)
     return ZC_OK;
 }
 
+/* The fields of a profile that are not figures (docs/json.md). */
+static const zc__json_field zc__profile_fields[] = {
+    {"schema", ZC__JSON_TEXT, 0},    {"device_name", ZC__JSON_TEXT, 0},
+    {"source", ZC__JSON_TEXT, 0},    {"origin", ZC__JSON_OBJECT, 0},
+    {"assumed", ZC__JSON_OBJECT, 0}, {"not_measured", ZC__JSON_ARRAY, 0},
+    {"stream", ZC__JSON_ARRAY, 0},
+};
+
 ZC_EXTERN zc_status zc_profile_from_json(const cJSON *doc, zc_profile *profile_p)
 {
     ZC_REQUIRE_ARG(doc);
@@ -383,6 +391,21 @@ ZC_EXTERN zc_status zc_profile_from_json(const cJSON *doc, zc_profile *profile_p
     if (!old && (!cJSON_IsString(schema) || strcmp(schema->valuestring, ZC_PROFILE_SCHEMA) != 0)) {
         return ZC_FAIL(ZC_ERR_PARSE, "profile: schema is not \"%s\" (or \"zerocopy.profile/1\")",
                        ZC_PROFILE_SCHEMA);
+    }
+    ZC_CHECK(zc__json_check_keys(doc, "profile"));
+    ZC_CHECK(ZC__JSON_FIELDS(doc, zc__profile_fields, "profile", NULL));
+    /* Every origin is a word, every line of not_measured a sentence. */
+    const cJSON *item;
+    cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(doc, "origin"))
+    {
+        if (!cJSON_IsString(item))
+            return ZC_FAIL(ZC_ERR_PARSE, "profile: origin: \"%.60s\" is not a string",
+                           item->string != NULL ? item->string : "?");
+    }
+    cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(doc, "not_measured"))
+    {
+        if (!cJSON_IsString(item))
+            return ZC_FAIL(ZC_ERR_PARSE, "profile: not_measured holds something not a string");
     }
     const cJSON *s = cJSON_GetObjectItemCaseSensitive(doc, "device_name");
     if (cJSON_IsString(s))
@@ -448,6 +471,7 @@ static zc_status zc__profile_from_document(const cJSON *doc, const char *source,
 {
     ZC_REQUIRE_ARG(doc);
     ZC_REQUIRE_ARG(profile_p);
+    ZC_CHECK(zc__json_check_keys(doc, source != NULL ? source : "the document"));
     const cJSON *schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
     zc_profile p;
     char missing[1024] = "";

@@ -41,6 +41,62 @@ static zc_status zc__figures(zc_stream_point *s, double frame_bytes, double in_f
     return ZC_OK;
 }
 
+/* The fields of a zc stream document its readers and the report take (docs/json.md). */
+static const zc__json_field zc__stream_fields[] = {
+    {"schema", ZC__JSON_TEXT, 0},  {"zerocopy_version", ZC__JSON_TEXT, 0},
+    {"command", ZC__JSON_TEXT, 0}, {"device", ZC__JSON_OBJECT, 1},
+    {"host", ZC__JSON_OBJECT, 0},  {"config", ZC__JSON_OBJECT, 0},
+    {"runs", ZC__JSON_ARRAY, 0},   {"comparison", ZC__JSON_OBJECT, 0},
+};
+static const zc__json_field zc__stream_device_fields[] = {
+    {"ordinal", ZC__JSON_NUMBER, 0},
+    {"name", ZC__JSON_TEXT, 0},
+    {"pci_bus_id", ZC__JSON_TEXT, 0},
+};
+static const zc__json_field zc__stream_config_fields[] = {
+    {"frame_samples", ZC__JSON_WHOLE, 0}, {"channels", ZC__JSON_WHOLE, 0},
+    {"frame_bytes", ZC__JSON_WHOLE, 0},   {"taps", ZC__JSON_WHOLE, 0},
+    {"in_flight", ZC__JSON_WHOLE, 0},     {"warmup", ZC__JSON_WHOLE, 0},
+    {"paced_rate", ZC__JSON_NUMBER, 1},   {"taps_file", ZC__JSON_TEXT, 0},
+    {"source", ZC__JSON_TEXT, 0},         {"format", ZC__JSON_TEXT, 0},
+    {"output_format", ZC__JSON_TEXT, 0},  {"policy", ZC__JSON_TEXT, 0},
+    {"nonfinite", ZC__JSON_TEXT, 0},      {"verify", ZC__JSON_TEXT, 0},
+    {"reuse", ZC__JSON_BOOL, 0},
+};
+static const zc__json_field zc__stream_run_fields[] = {
+    {"name", ZC__JSON_TEXT, 0},          {"mode", ZC__JSON_TEXT, 0},
+    {"protocol", ZC__JSON_TEXT, 1},      {"ok", ZC__JSON_BOOL, 0},
+    {"skipped", ZC__JSON_BOOL, 0},       {"status", ZC__JSON_TEXT, 0},
+    {"error", ZC__JSON_TEXT, 0},         {"gpu_blocks", ZC__JSON_WHOLE, 0},
+    {"host_buffers", ZC__JSON_WHOLE, 0}, {"frames", ZC__JSON_WHOLE, 0},
+    {"offered", ZC__JSON_WHOLE, 0},      {"dropped", ZC__JSON_WHOLE, 0},
+    {"full_waits", ZC__JSON_WHOLE, 0},   {"samples", ZC__JSON_OBJECT, 0},
+    {"latency_us", ZC__JSON_OBJECT, 1},  {"histogram_us", ZC__JSON_ARRAY, 0},
+    {"throughput", ZC__JSON_OBJECT, 0},  {"verify", ZC__JSON_OBJECT, 0},
+    {"budget", ZC__JSON_OBJECT, 0},
+};
+
+zc_status zc__stream_doc_check(const cJSON *doc, const char *what)
+{
+    ZC_CHECK(zc__json_check_keys(doc, what));
+    ZC_CHECK(ZC__JSON_FIELDS(doc, zc__stream_fields, what, NULL));
+    ZC_CHECK(ZC__JSON_FIELDS(cJSON_GetObjectItemCaseSensitive(doc, "device"),
+                             zc__stream_device_fields, what, "device"));
+    ZC_CHECK(ZC__JSON_FIELDS(cJSON_GetObjectItemCaseSensitive(doc, "config"),
+                             zc__stream_config_fields, what, "config"));
+    const cJSON *run;
+    size_t i = 0;
+    cJSON_ArrayForEach(run, cJSON_GetObjectItemCaseSensitive(doc, "runs"))
+    {
+        char where[32];
+        snprintf(where, sizeof where, "runs[%zu]", i++);
+        if (!cJSON_IsObject(run))
+            return ZC_FAIL(ZC_ERR_PARSE, "%s: %s is not an object", what, where);
+        ZC_CHECK(ZC__JSON_FIELDS(run, zc__stream_run_fields, what, where));
+    }
+    return ZC_OK;
+}
+
 ZC_EXTERN zc_status zc_stream_point_from_json(const cJSON *run, zc_stream_point *point_p)
 {
     ZC_REQUIRE_ARG(run);
@@ -76,6 +132,12 @@ ZC_EXTERN zc_status zc_profile_add_stream_json(zc_profile *profile, const cJSON 
     if (!cJSON_IsString(schema) || strncmp(schema->valuestring, "zerocopy.stream/", 16) != 0 ||
         !cJSON_IsObject(config))
         return ZC_FAIL(ZC_ERR_PARSE, "%s is not a zc stream --json result", name);
+    if (strcmp(schema->valuestring, ZC_STREAM_SCHEMA) != 0)
+        return ZC_FAIL(ZC_ERR_PARSE,
+                       "%s: schema \"%.60s\" is a version this build does not read (it reads "
+                       "%s)",
+                       name, schema->valuestring, ZC_STREAM_SCHEMA);
+    ZC_CHECK(zc__stream_doc_check(doc, name));
     /* A paced run's rate is the pace it was given, not what the mode can take. */
     if (paced != NULL && !cJSON_IsNull(paced))
         return ZC_FAIL(ZC_ERR_UNSUPPORTED, "%s: a paced run, not used for stream advice", name);

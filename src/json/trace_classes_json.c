@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "advise/trace_internal.h"
+#include "core/checked_math.h"
 #include "json/json_internal.h"
 #include "zerocopy/json.h"
 
@@ -94,7 +95,8 @@ int zc__trace_copy_classes_json(cJSON *doc, const zc_trace_log *log)
         uint64_t end = c->end > c->start ? c->end : c->start;
         x->count++;
         x->async_count += c->async != 0;
-        x->bytes += c->bytes;
+        /* 2 x 2^63 bytes would wrap to 0: the total stops at the most 64 bits hold. */
+        x->bytes = zc__u64_add_sat(x->bytes, c->bytes);
         x->bytes_min = c->bytes < x->bytes_min ? c->bytes : x->bytes_min;
         x->bytes_max = c->bytes > x->bytes_max ? c->bytes : x->bytes_max;
         x->time_ns += end - c->start;

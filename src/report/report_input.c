@@ -9,6 +9,7 @@
 
 #include "core/c_locale.h"
 #include "core/error.h"
+#include "json/json_internal.h"
 #include "zerocopy/json.h"
 
 /* One line of in->warnings: what was set aside and why. */
@@ -151,6 +152,44 @@ static zc_status zc__add_bench(zc_report_input *in, const char *path, const cJSO
     return ZC_OK;
 }
 
+/* Each kind of document the report reads, and the versions of it this build knows: a later
+ * version may have changed what a field means, so it is refused rather than drawn. */
+static const struct {
+    const char *family;   /* the schema up to its version */
+    const char *versions; /* the whole schemas read, comma-separated */
+} zc__report_versions[] = {
+    {"zerocopy.bench/", ZC_BENCH_SCHEMA},
+    {"zerocopy.profile/", ZC_PROFILE_SCHEMA ", zerocopy.profile/1"},
+    {"zerocopy.stream/", ZC_STREAM_SCHEMA},
+    {"zerocopy.stream-multi/", ZC_STREAM_MULTI_SCHEMA},
+    {"zerocopy.trace/", ZC_TRACE_SCHEMA},
+    {"zerocopy.advise-trace/", ZC_ADVISE_TRACE_SCHEMA},
+    {"zerocopy.info/", ZC_INFO_SCHEMA},
+    {"zerocopy.pinning", "zerocopy.pinning.v1"},
+};
+
+/* ZC_ERR_PARSE when schema is of a kind the report reads but of a version it does not. */
+static zc_status zc__known_version(const char *schema, const char *where)
+{
+    for (size_t i = 0; i < sizeof zc__report_versions / sizeof zc__report_versions[0]; i++) {
+        const char *family = zc__report_versions[i].family;
+        const char *versions = zc__report_versions[i].versions;
+        if (strncmp(schema, family, strlen(family)) != 0)
+            continue;
+        /* One of the comma-separated versions, whole. */
+        const size_t n = strlen(schema);
+        for (const char *v = versions; v != NULL; v = strchr(v, ',')) {
+            v += *v == ',' ? 2 : 0;
+            if (strncmp(v, schema, n) == 0 && (v[n] == '\0' || v[n] == ','))
+                return ZC_OK;
+        }
+        return ZC_FAIL(ZC_ERR_PARSE,
+                       "%s: schema \"%.60s\" is a version this build does not read (it reads %s)",
+                       where, schema, versions);
+    }
+    return ZC_OK;
+}
+
 ZC_EXTERN zc_status zc_report_input_init(zc_report_input *in, zc_report_bad *bad)
 {
     ZC_REQUIRE_ARG(in);
@@ -173,6 +212,14 @@ static zc_status zc__report_input_add(zc_report_input *in, const char *path, con
     const char *where = strcmp(path, "-") == 0 ? "stdin" : path;
     const cJSON *schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
     const char *s = cJSON_IsString(schema) ? schema->valuestring : "";
+    ZC_CHECK(zc__json_check_keys(doc, where));
+    ZC_CHECK(zc__known_version(s, where));
+    if (strncmp(s, "zerocopy.bench/", 15) == 0)
+        ZC_CHECK(zc__bench_doc_check(doc, where));
+    else if (strncmp(s, "zerocopy.stream/", 16) == 0)
+        ZC_CHECK(zc__stream_doc_check(doc, where));
+    else if (strncmp(s, "zerocopy.trace/", 15) == 0)
+        ZC_CHECK(zc__trace_doc_check(doc, where));
     if (strncmp(s, "zerocopy.bench/", 15) == 0)
         status = zc__add_bench(in, path, doc, 1);
     else if (strncmp(s, "zerocopy.profile/", 17) == 0)
