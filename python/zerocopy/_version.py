@@ -14,22 +14,27 @@ import os
 import re
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
+# The distribution's name on PyPI (python/pyproject.toml); the import name is zerocopy.
+DISTRIBUTION = "zerocopy-cuda"
 _PROJECT_LINE = re.compile(r"project\(zerocopy\s+VERSION\s+([0-9]+\.[0-9]+\.[0-9]+)")
 
 
 def _from_metadata():
     """This package's own installed metadata: another zerocopy installed elsewhere on sys.path
     (a checkout's python/ imported beside an installed wheel) is not this one."""
-    try:
-        from importlib import metadata
+    # DISTRIBUTION first; "zerocopy" for the wheels made before the name changed (PyPI's
+    # "zerocopy" is another project, whose files are not this one's and so never match).
+    for name in (DISTRIBUTION, "zerocopy"):
+        try:
+            from importlib import metadata
 
-        dist = metadata.distribution("zerocopy")
-        for f in dist.files or ():
-            if f.name == "_version.py" and f.parent.name == "zerocopy":
-                if os.path.samefile(str(dist.locate_file(f)), os.path.abspath(__file__)):
-                    return dist.version
-    except Exception:  # noqa: BLE001 - no metadata, or unreadable: not installed
-        pass
+            dist = metadata.distribution(name)
+            for f in dist.files or ():
+                if f.name == "_version.py" and f.parent.name == "zerocopy":
+                    if os.path.samefile(str(dist.locate_file(f)), os.path.abspath(__file__)):
+                        return dist.version
+        except Exception:  # noqa: BLE001 - no metadata, or unreadable: not installed
+            pass
     return None
 
 

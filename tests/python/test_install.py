@@ -25,9 +25,9 @@ def _site(tmp_path, version=None, library=True):
     if library:
         shutil.copyfile(os.environ["LIBZEROCOPY_PATH"], package / "libzerocopy.so")
     if version:
-        info = site / f"zerocopy-{version}.dist-info"
+        info = site / f"zerocopy_cuda-{version}.dist-info"  # the wheel's (pyproject name)
         info.mkdir()
-        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: zerocopy\nVersion: {version}\n")
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: zerocopy-cuda\nVersion: {version}\n")
         files = sorted(p.relative_to(site).as_posix() for p in package.rglob("*") if p.is_file())
         (info / "RECORD").write_text("".join(f"{f},,\n" for f in files))
     return site
