@@ -196,7 +196,10 @@ check "... and no escape byte reaches the terminal text" \
   test -z "$(tr -d -c '\033' <err)$(tr -d -c '\033' <out.txt)"
 
 # --- signals ----------------------------------------------------------------------------------
-for sig in INT TERM HUP; do
+# Every signal whose default action ends the process: the user's and a supervisor's, and the
+# limits and timers of setrlimit and timeout(1) (XFSZ and XCPU dump core: none is kept here).
+ulimit -c 0
+for sig in INT TERM HUP XFSZ XCPU ALRM USR1 USR2 VTALRM PROF; do
   printf 'old\n' >"sig-$sig.f32"
   # A job started in the background of a script ignores SIGINT: give it the default back.
   env --default-signal="$sig" "$zc" stream --mode cpu --paced 100000 --duration 10 \
@@ -212,8 +215,17 @@ for sig in INT TERM HUP; do
   rc=$?
   left=$(find "$work" -name '.zc-*')
   check "SIG$sig mid-run: the process ends by it, the old file is kept, no temporary left" \
-    test $rc -gt 128 -a "$(cat "sig-$sig.f32")" = old -a "$left" = ""
+    test $rc = $((128 + $(kill -l "$sig"))) -a "$(cat "sig-$sig.f32")" = old -a "$left" = ""
 done
+
+# zc advise --trace on a FIFO no writer ever opens: a bounded wait, said, then exit 2 (not a
+# process blocked for ever in open).
+mkfifo lonely.fifo
+timeout 30 "$zc" advise --profile "$profile" --trace lonely.fifo >/dev/null 2>err
+rc=$?
+check "a FIFO input no writer opens: waited for, said, then refused (exit 2)" \
+  test $rc = 2 -a -n "$(grep 'waiting up to 10 s for a writer on the FIFO lonely.fifo' err)" \
+  -a -n "$(grep 'nothing was written to the FIFO lonely.fifo within 10 s' err)"
 
 # SIGTERM to zc advise --trace while it waits for its trace on a FIFO (a writer holds it open
 # and writes nothing): it ends by it, the old document is kept, no temporary left.

@@ -336,6 +336,111 @@ static void test_validate_refuses_stream_advice(void **state)
     expect_refused((const char *[]){"advise", "--stream-check", STREAM, "--validate", NULL}, says);
 }
 
+/* An option given with nothing for it to act on, with one it contradicts, or twice when it
+ * takes one value, is refused before anything runs: never silently ignored or replaced. */
+static void test_unused_and_repeated_options_are_refused(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *args[12];
+        const char *says;
+    } cases[] = {
+        {{"advise", "--profile", H200, "--seed", "3"},
+         "--seed has no effect without --random: add it, or drop --seed"},
+        {{"advise", "--profile", H200, "--validate", "--seed", "3"},
+         "--seed has no effect without --random"},
+        {{"advise", "--profile", H200, "--rounds", "2"},
+         "--rounds has no effect without --validate"},
+        {{"advise", "--profile", H200, "--random", "3"},
+         "--random has no effect without --validate"},
+        {{"advise", "--profile", H200, "--out", "d"}, "--out has no effect without --validate"},
+        {{"advise", "--profile", H200, "--seconds-per-run", "1"},
+         "--seconds-per-run has no effect without --validate"},
+        {{"advise", "--profile", H200, "--frame-rate", "100"},
+         "--frame-rate has no effect without --frame"},
+        {{"advise", "--profile", H200, "--stream", STREAM},
+         "--stream has no effect without --frame or --stream-check: add one, or drop --stream"},
+        {{"advise", "--profile", H200, "--profile", H200},
+         "--profile was given 2 times; it takes one value, give it once"},
+        {{"advise", "--profile", H200, "--bytes", "4K", "--bytes", "8K"},
+         "--bytes was given 2 times"},
+        {{"advise", "--profile", H200, "--transfers", "1", "--transfers", "2"},
+         "--transfers was given 2 times"},
+        {{"report", "--title", "a", "--title", "b", "x.json"}, "--title was given 2 times"},
+        {{"stream", "--mode", "cpu", "--protocol", "flag"},
+         "--protocol has no effect without a mode on a ring: add zerocopy or hybrid to --mode"},
+        {{"stream", "--mode", "cpu,graph", "--gpu-blocks", "4"},
+         "--gpu-blocks has no effect without a mode on a ring"},
+        {{"stream", "--mode", "cpu", "--cpu", "0", "--no-pin"},
+         "--cpu and --no-pin exclude each other"},
+        {{"stream", "--mode", "cpu", "--frames", "5", "--duration", "1"},
+         "--frames and --duration exclude each other"},
+        {{"stream", "--mode", "cpu", "--taps", "8", "--taps-file", "t"},
+         "--taps and --taps-file exclude each other"},
+        {{"stream", "--mode", "cpu", "--frames", "5", "--frames", "6"},
+         "--frames was given 2 times"},
+        {{"stream", "--mode", "cpu", "-o", "a.f32", "--output", "b.f32"},
+         "--output was given 2 times"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        expect_refused(cases[i].args, cases[i].says);
+    /* What stays allowed: a ring mode among others takes --protocol and --gpu-blocks, --stream
+     * serves --stream-check, --seed serves --random, and --mode may repeat. */
+    zc_test_expect_zc((const char *[]){"advise", "--profile", H200, "--stream-check", STREAM,
+                                       "--stream", STREAM, NULL},
+                      NO_GPU, 0, NULL, NULL);
+    zc_test_expect_zc((const char *[]){"stream", "--mode", "cpu", "--mode", "cpu", "--frames", "1",
+                                       "--warmup", "0", NULL},
+                      NO_GPU, 0, NULL, NULL);
+}
+
+/* A workload far past any real one is priced in figures of bounded width: never a column of
+ * hundreds of digits. */
+static void test_huge_predictions_print_bounded(void **state)
+{
+    (void)state;
+    zc_test_output r;
+    zc_test_run_zc((const char *[]){"advise", "--profile", H200, "--transfers", "1000000000000000",
+                                    "--accesses", "1e200", NULL},
+                   NO_GPU, &r);
+    assert_int_equal(r.exit_code, 0);
+    size_t run = 0, longest = 0;
+    for (const char *c = r.out; *c != '\0'; c++) {
+        run = *c >= '0' && *c <= '9' ? run + 1 : 0;
+        longest = run > longest ? run : longest;
+    }
+    if (longest > 16)
+        fail_msg("a figure of %zu digits:\n%s", longest, r.out);
+    zc_test_output_free(&r);
+}
+
+/* zc stream's outputs are refused together before any run: the taps are not written when the
+ * command is refused, and --output and --save-taps naming one file (by any name) are refused. */
+static void test_stream_outputs_refused_before_the_run(void **state)
+{
+    (void)state;
+    const char *taps = in_dir("refused-taps.txt");
+    zc_test_expect_zc((const char *[]){"stream", in_dir("no-such-input.f32"), "--mode", "cpu",
+                                       "--save-taps", taps, NULL},
+                      NO_GPU, 2, NULL, "no-such-input.f32");
+    struct stat info;
+    assert_int_not_equal(stat(taps, &info), 0);
+    const char *out = in_dir("o.f32"), *other = in_dir("hard.f32");
+    write_text(out, "old\n");
+    assert_int_equal(link(out, other), 0);
+    static const char says[] = "is named by two outputs of this command";
+    zc_test_expect_zc((const char *[]){"stream", "--mode", "cpu", "--frames", "5", "--output", out,
+                                       "--save-taps", out, "--force", NULL},
+                      NO_GPU, 2, NULL, says);
+    zc_test_expect_zc((const char *[]){"stream", "--mode", "cpu", "--frames", "5", "--output",
+                                       other, "--save-taps", out, "--force", NULL},
+                      NO_GPU, 2, NULL, says);
+    size_t len = 0;
+    char *text = zc_test_read_file(out, &len);
+    assert_string_equal(text, "old\n");
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -346,6 +451,9 @@ int main(void)
         cmocka_unit_test(test_fractional_sizes_suggest_valid_spellings),
         cmocka_unit_test(test_refused_numbers_say_their_range),
         cmocka_unit_test(test_validate_refuses_stream_advice),
+        cmocka_unit_test(test_unused_and_repeated_options_are_refused),
+        cmocka_unit_test(test_huge_predictions_print_bounded),
+        cmocka_unit_test(test_stream_outputs_refused_before_the_run),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }
