@@ -35,23 +35,34 @@ endif()
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 # Debian's control file has no licence field: the description says it, and the copyright file
 # above has it in Debian's own form.
-# cpack writes the summary as the first line and indents each line of this below it.
+# cpack writes the summary as the first line and indents each line of this below it. zc's
+# commands are read from its table (tools/zc/commands.c, as its man pages are), so that the
+# description names each one.
+file(STRINGS ${PROJECT_SOURCE_DIR}/tools/zc/commands.c zc_package_rows REGEX "^ *{\"[a-z]+\", \"")
+set(zc_package_commands)
+foreach(row IN LISTS zc_package_rows)
+  string(REGEX REPLACE "^ *{\"([a-z]+)\".*" "\\1" name "${row}")
+  if(NOT name MATCHES "^(help|version)$")
+    list(APPEND zc_package_commands ${name})
+  endif()
+endforeach()
+list(JOIN zc_package_commands ", " zc_package_commands)
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "The zerocopy library (shared and static, headers, CMake \
-and pkg-config files) and the zc tool (info, bench, trace, advise, stream, report) with its man \
-pages and bash and zsh completion.
+and pkg-config files) and the zc tool (${zc_package_commands}) with its man pages and bash and \
+zsh completion.
 Licence: ${ZC_LICENSE} (/usr/share/doc/zerocopy/copyright and LICENSE).")
 
 # Depends: what the library and zc link from Debian (readelf -d: libc, libstdc++, libgcc,
-# cJSON). The CUDA runtime (libcudart.so.MAJOR) is only recommended: NVIDIA's repository calls
-# its package cuda-cudart-MAJOR-MINOR, Debian's non-free one libcudartMAJOR, and a toolkit
-# installed from NVIDIA's runfile (as on the machines this is built on) is no package at all, so
-# a hard dependency would refuse to install where the runtime is there. dpkg-shlibdeps cannot
-# be used for the same reason: it fails on a library that no package owns.
+# cJSON), and the CUDA runtime (libcudart.so.MAJOR), which zc loads for every command, even
+# --version: NVIDIA's repository calls its package cuda-cudart-MAJOR-MINOR (of the toolkit this
+# was built with), Debian's non-free one libcudartMAJOR. A toolkit installed from NVIDIA's runfile is no package: there,
+# install with the runtime's package from NVIDIA's repository, or use the install tree
+# (cmake --install) instead of the .deb. dpkg-shlibdeps cannot be used for the same reason: it
+# fails on a library that no package owns.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS OFF)
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "libc6 (>= 2.34), libstdc++6, libgcc-s1, libcjson1 (>= 1.7)")
 set(zc_cuda_mm "${CUDAToolkit_VERSION_MAJOR}-${CUDAToolkit_VERSION_MINOR}")
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS
-  "cuda-cudart-${zc_cuda_mm} | libcudart${CUDAToolkit_VERSION_MAJOR}")
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libc6 (>= 2.34), libstdc++6, libgcc-s1, libcjson1 (>= 1.7), \
+cuda-cudart-${zc_cuda_mm} | libcudart${CUDAToolkit_VERSION_MAJOR}")
 # cJSON's headers for <zerocopy/json.h> and <zerocopy/report.h>, and pkg-config for consumers.
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "libcjson-dev, pkg-config, cuda-cupti-${zc_cuda_mm}")
 include(CPack)
