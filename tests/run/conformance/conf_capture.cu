@@ -64,8 +64,7 @@ static void capture_one(unsigned char *buf, int to_device, const char *what, cud
         run_graph(graph, s);
         if (to_device)
             CONF_CUDA(cudaMemcpy(check, dev, N, cudaMemcpyDeviceToHost));
-        if (!conf_same(to_device ? check : buf, to_device ? want : check, N, detail,
-                       sizeof detail))
+        if (!conf_same(to_device ? check : buf, to_device ? want : check, N, detail, sizeof detail))
             snprintf(why, sizeof why, "the graph's copy: %s", detail);
     }
     conf_result(why,
@@ -130,9 +129,9 @@ static void capture_beside_thread(cudaStream_t s, const char *stream_name)
                 "capture on a %s stream beside a thread's copy (-> " CONF_ERR_FMT
                 ", last " CONF_ERR_FMT ") and free: copy -> " CONF_ERR_FMT
                 ", kernel -> " CONF_ERR_FMT ", end -> " CONF_ERR_FMT ", last " CONF_ERR_FMT ", %s",
-                stream_name, CONF_ERR_ARGS(o.copied), CONF_ERR_ARGS(o.last),
-                CONF_ERR_ARGS(copied), CONF_ERR_ARGS(launched), CONF_ERR_ARGS(ended),
-                CONF_ERR_ARGS(last), made ? "graph made and run" : "no graph");
+                stream_name, CONF_ERR_ARGS(o.copied), CONF_ERR_ARGS(o.last), CONF_ERR_ARGS(copied),
+                CONF_ERR_ARGS(launched), CONF_ERR_ARGS(ended), CONF_ERR_ARGS(last),
+                made ? "graph made and run" : "no graph");
     free(want);
     CONF_CUDA(cudaFree(o.dev_big));
 }

@@ -66,11 +66,16 @@ static CUresult call(shape s, void *fn, int to_device, CUstream on)
 {
     CUdeviceptr h = (CUdeviceptr)(uintptr_t)host;
     switch (s) {
-    case HTOD: return ((htod_fn)fn)(dev, host, N);
-    case DTOH: return ((dtoh_fn)fn)(host, dev, N);
-    case HTOD_ASYNC: return ((htod_async_fn)fn)(dev, host, N, on);
-    case DTOH_ASYNC: return ((dtoh_async_fn)fn)(host, dev, N, on);
-    case UNIFIED: return to_device ? ((unified_fn)fn)(dev, h, N) : ((unified_fn)fn)(h, dev, N);
+    case HTOD:
+        return ((htod_fn)fn)(dev, host, N);
+    case DTOH:
+        return ((dtoh_fn)fn)(host, dev, N);
+    case HTOD_ASYNC:
+        return ((htod_async_fn)fn)(dev, host, N, on);
+    case DTOH_ASYNC:
+        return ((dtoh_async_fn)fn)(host, dev, N, on);
+    case UNIFIED:
+        return to_device ? ((unified_fn)fn)(dev, h, N) : ((unified_fn)fn)(h, dev, N);
     case UNIFIED_ASYNC:
         return to_device ? ((unified_async_fn)fn)(dev, h, N, on)
                          : ((unified_async_fn)fn)(h, dev, N, on);
@@ -118,9 +123,8 @@ static void exercise(const struct entry *e, void *fn, char *why, size_t why_size
 
 static void by_symbol(void)
 {
-    void *const fns[] = {(void *)cuMemcpyHtoD,      (void *)cuMemcpyDtoH,
-                         (void *)cuMemcpyHtoDAsync, (void *)cuMemcpyDtoHAsync,
-                         (void *)cuMemcpy,          (void *)cuMemcpyAsync};
+    void *const fns[] = {(void *)cuMemcpyHtoD,      (void *)cuMemcpyDtoH, (void *)cuMemcpyHtoDAsync,
+                         (void *)cuMemcpyDtoHAsync, (void *)cuMemcpy,     (void *)cuMemcpyAsync};
     for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++) {
         char why[240] = "";
         exercise(&entries[i], fns[i], why, sizeof why);
@@ -157,8 +161,8 @@ static void by_get_proc_address(void)
                 char why[240] = "";
                 void *fn = NULL;
                 CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
-                CUresult r = cuGetProcAddress(entries[i].base, &fn, versions[v], flags[f].flag,
-                                              &status);
+                CUresult r =
+                    cuGetProcAddress(entries[i].base, &fn, versions[v], flags[f].flag, &status);
                 if (r == CUDA_SUCCESS && fn != NULL)
                     exercise(&entries[i], fn, why, sizeof why);
                 conf_result(why, "cuGetProcAddress %s %d %s -> " CU_FMT ", status %d, %s",
@@ -203,7 +207,9 @@ static void questions(void)
         CUdeviceptr mapped = 0;
         r = cuMemHostGetDevicePointer(&mapped, buf, 0);
         conf_result(NULL, "cuMemHostGetDevicePointer of it -> " CU_FMT ", %s", CU_ARGS(r),
-                    r != CUDA_SUCCESS ? "-" : mapped == p ? "the same" : "another");
+                    r != CUDA_SUCCESS ? "-"
+                    : mapped == p     ? "the same"
+                                      : "another");
         if (!registered) {
             r = cuMemHostRegister(buf, n, 0);
             conf_result(r == CUDA_SUCCESS ? NULL : "CUDA documents success",

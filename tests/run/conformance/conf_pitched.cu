@@ -74,8 +74,8 @@ static void copy(rig *r, side dst, spot dp, side src, spot sp, cudaMemcpyKind ki
             CONF_CUDA(cudaMemcpy2DAsync(at(dst, dp), dst.pitch, at(src, sp), src.pitch, c->w, c->h,
                                         kind, r->stream));
         else
-            CONF_CUDA(cudaMemcpy2D(at(dst, dp), dst.pitch, at(src, sp), src.pitch, c->w, c->h,
-                                   kind));
+            CONF_CUDA(
+                cudaMemcpy2D(at(dst, dp), dst.pitch, at(src, sp), src.pitch, c->w, c->h, kind));
     } else {
         cudaMemcpy3DParms p;
         memset(&p, 0, sizeof p);

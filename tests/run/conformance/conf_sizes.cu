@@ -12,13 +12,26 @@
  * offsets then run on the pinned buffer; freeing it unpins it before the next size. */
 #include "conformance.h"
 
-static const size_t sizes[] = {
-    1,           4095,    4096,          4097,          (64 << 10) - 1, 64 << 10,
-    (64 << 10) + 1, (256 << 10) - 1, 256 << 10, (256 << 10) + 1, (1 << 20) - 1, 1 << 20,
-    (1 << 20) + 1, (4 << 20) - 1, 4 << 20, (4 << 20) + 1, (17 << 20) + 5};
+static const size_t sizes[] = {1,
+                               4095,
+                               4096,
+                               4097,
+                               (64 << 10) - 1,
+                               64 << 10,
+                               (64 << 10) + 1,
+                               (256 << 10) - 1,
+                               256 << 10,
+                               (256 << 10) + 1,
+                               (1 << 20) - 1,
+                               1 << 20,
+                               (1 << 20) + 1,
+                               (4 << 20) - 1,
+                               4 << 20,
+                               (4 << 20) + 1,
+                               (17 << 20) + 5};
 
 /* Room after the copied range, on the host and on the device. */
-#define GUARD 64
+#define GUARD     64
 #define HOST_ROOM 4093 /* the largest host offset */
 #define DEV_ROOM  7    /* the largest device offset */
 
@@ -132,8 +145,7 @@ static void one_size(size_t n, cudaStream_t stream)
         group to = {""}, from = {""};
         for (size_t i = 0; i < sizeof places / sizeof places[0]; i++) {
             for (int rep = 0; rep < 3; rep++) {
-                group_add(&to, rig_h2d(&r, places[i], async, why, sizeof why), why, rep,
-                          places[i]);
+                group_add(&to, rig_h2d(&r, places[i], async, why, sizeof why), why, rep, places[i]);
                 group_add(&from, rig_d2h(&r, places[i], async, why, sizeof why), why, rep,
                           places[i]);
             }

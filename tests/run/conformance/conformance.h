@@ -29,7 +29,8 @@
  * bytes and a chunk copied from the wrong offset, or left from an earlier copy, cannot match. */
 static inline CONF_HD unsigned char conf_byte(size_t i, unsigned seed)
 {
-    uint64_t h = ((uint64_t)i + 1) * 0x9E3779B97F4A7C15ull ^ (uint64_t)(seed + 1) * 0xC2B2AE3D27D4EB4Full;
+    uint64_t h =
+        ((uint64_t)i + 1) * 0x9E3779B97F4A7C15ull ^ (uint64_t)(seed + 1) * 0xC2B2AE3D27D4EB4Full;
     h ^= h >> 29;
     h *= 0xBF58476D1CE4E5B9ull;
     return (unsigned char)(h >> 56);
