@@ -125,7 +125,7 @@ program_rows() {
       row 0 && row 1 && row 2
       row 3 "every mode but cpu needs one (--mode all too)"
       row 4 && row 5
-      row 6 "the GPU, an input pipe or FIFO that stopped coming or never opened, a FIFO output that no reader opened (--timeout-ms)"
+      row 6 "how long is --timeout-ms"
       ;;
     zc-trace) program_rows "its trace could not be read or the results written" ;;
     zc-run) program_rows "its logs could not be read or the report written" ;;
