@@ -144,8 +144,11 @@ CUresult zc__run_copy_dispatch(zc__run_copy *c)
         r = c->by->calls->run_copy(c, plan);
     else
         r = c->call(c);
-    if (plan == ZC__WAIT && r == CUDA_SUCCESS && c->async)
+    if (plan == ZC__WAIT && r == CUDA_SUCCESS && c->async) {
+        CUstreamCaptureMode mode = zc__run_relax(c->d);
         r = c->d->stream_synchronize(c->stream);
+        zc__run_unrelax(c->d, mode);
+    }
     return r;
 }
 

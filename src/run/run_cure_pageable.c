@@ -41,7 +41,11 @@ static CUresult zc__run_staged(zc__run_copy *c, zc__plan plan)
         return r == CUDA_SUCCESS && c->must_stage && c->async ? c->d->stream_synchronize(c->stream)
                                                               : r;
     }
+    /* The pipeline's own queued copies, events and waits in relaxed capture mode: the program's
+     * one call would be allowed while another thread captures, and so are they. */
+    CUstreamCaptureMode mode = zc__run_relax(c->d);
     CUresult r = c->shape->stage(c, s);
+    zc__run_unrelax(c->d, mode);
     zc__run_staging_release(s);
     if (r == CUDA_SUCCESS)
         zc__run_pageable_cured(ZC__RUN_STAGED, c->dir, c->bytes, zc__run_now_ns() - start);

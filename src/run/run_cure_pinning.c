@@ -17,6 +17,7 @@
  * pinned memory.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -98,6 +99,23 @@ static CUresult zc__driver_free(void *p)
     return fn != NULL ? fn(p) : CUDA_ERROR_NOT_INITIALIZED;
 }
 
+/* With ZC_RUN_VERBOSE: each pinned allocation asked for, how it was served, and the flags the
+ * driver says the block has (what the program's cuMemHostGetFlags will see). */
+static void zc__say(const zc__run_pinned_ask *ask, const char *how, void *p)
+{
+    if (!zc__run_config_get()->verbose)
+        return;
+    unsigned flags = 0;
+    typedef CUresult (*flags_fn)(unsigned *, void *);
+    flags_fn real = (flags_fn)zc__run_real(ZC__HOOK_MEM_HOST_GET_FLAGS);
+    CUresult r = p != NULL && real != NULL ? real(&flags, p) : CUDA_ERROR_INVALID_VALUE;
+    fprintf(stderr,
+            "zerocopy run: pinned allocation of %zu bytes by %s, flags 0x%x: %s at %p (the driver "
+            "says flags 0x%x, %d)\n",
+            ask->bytes, ask->via == ZC__VIA_HOST_ALLOC ? "cuMemHostAlloc" : "cuMemAllocHost",
+            ask->flags, how, p, flags, (int)r);
+}
+
 /* Serve an allocation: a block kept of the same size, flags, way and context, else the driver's
  * own, kept in the table. 0 (not served) without a driver or a current context. */
 static int zc__alloc_ask(const zc__run_pinned_ask *ask, CUresult *result_p)
@@ -125,6 +143,7 @@ static int zc__alloc_ask(const zc__run_pinned_ask *ask, CUresult *result_p)
             pthread_mutex_unlock(&zc__lock);
             zc__run_count(ZC_RUN_COUNTER_PINNING_HIT, bytes, zc__run_now_ns() - start, price,
                           ZC_RUN_PRICED_MEASURED);
+            zc__say(ask, "served from a block kept", *p);
             *result_p = CUDA_SUCCESS;
             return 1;
         }
@@ -148,6 +167,8 @@ static int zc__alloc_ask(const zc__run_pinned_ask *ask, CUresult *result_p)
     }
     zc__run_count(kept ? ZC_RUN_COUNTER_PINNING_MISS : ZC_RUN_COUNTER_PINNING_LEFT, bytes, ns, ns,
                   ZC_RUN_PRICED_MEASURED);
+    zc__say(ask, r == CUDA_SUCCESS ? "made by the driver" : "refused by the driver",
+            r == CUDA_SUCCESS ? *p : NULL);
     *result_p = r;
     return 1;
 }

@@ -101,8 +101,11 @@ static CUresult zc__run_pinned(zc__run_copy *c, zc__plan plan)
         return zc__run_copy_sample(c);
     uint64_t start = zc__run_now_ns();
     CUresult r = c->call(c);
-    if (r == CUDA_SUCCESS && c->async)
+    if (r == CUDA_SUCCESS && c->async) {
+        CUstreamCaptureMode mode = zc__run_relax(c->d);
         r = c->d->stream_synchronize(c->stream);
+        zc__run_unrelax(c->d, mode);
+    }
     zc__run_pin_done(&c->pin);
     if (r == CUDA_SUCCESS)
         zc__run_pageable_cured(ZC__RUN_PINNED, c->dir, c->bytes,
