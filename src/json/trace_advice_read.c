@@ -58,23 +58,25 @@ static zc_status zc__seconds(const cJSON *o, const char *name, int required, dou
 }
 
 /* The copies of c against each other: the smallest no larger than the largest, the total
- * between count times each, and copies only with bytes (CUDA records no copy of 0 bytes). */
+ * between count times each, and copies only with bytes (CUDA records no copy of 0 bytes).
+ * ZC_ERR_INVALID_ARG, as zc_advise_traced says of figures that disagree. */
 static zc_status zc__copies_agree(const zc_traced_copies *c, int sized, const char *where)
 {
     if ((c->count == 0) != (c->bytes == 0))
-        return ZC_FAIL(ZC_ERR_PARSE,
+        return ZC_FAIL(ZC_ERR_INVALID_ARG,
                        "trace document: %s: %llu copies of %llu bytes in all (copies need bytes, "
                        "and bytes copies)",
                        where, (unsigned long long)c->count, (unsigned long long)c->bytes);
     if (c->async_count > c->count)
-        return ZC_FAIL(ZC_ERR_PARSE, "trace document: %s: more asynchronous copies than copies",
-                       where);
+        return ZC_FAIL(
+            ZC_ERR_INVALID_ARG,
+            "trace document: %s: more asynchronous copies than copies: they do not agree", where);
     if (!sized)
         return ZC_OK;
     const unsigned __int128 n = c->count;
     if (c->bytes_min > c->bytes_max || (unsigned __int128)c->bytes_min * n > c->bytes ||
         (unsigned __int128)c->bytes_max * n < c->bytes)
-        return ZC_FAIL(ZC_ERR_PARSE,
+        return ZC_FAIL(ZC_ERR_INVALID_ARG,
                        "trace document: %s: bytes_min %llu, bytes_max %llu and %llu bytes in %llu "
                        "copies do not agree (bytes_min <= each copy <= bytes_max)",
                        where, (unsigned long long)c->bytes_min, (unsigned long long)c->bytes_max,
@@ -114,7 +116,8 @@ static zc_status zc__copies(const cJSON *o, int sized, const char *where, zc_tra
     uint64_t sync = 0;
     ZC_CHECK(zc__u64(o, "sync_count", 0, 0, where, &sync));
     if (sync > c->count)
-        return ZC_FAIL(ZC_ERR_PARSE, "trace document: %s: more synchronous copies than copies",
+        return ZC_FAIL(ZC_ERR_INVALID_ARG,
+                       "trace document: %s: more synchronous copies than copies: they do not agree",
                        where);
     c->async_count = c->count - sync;
     return zc__copies_agree(c, 0, where);
@@ -251,14 +254,16 @@ zc_status zc__trace_doc_check(const cJSON *doc, const char *what)
     zc_traced_copies *copies = NULL;
     zc_status st = zc__program_read(doc, &p, &copies);
     free(copies);
-    if (st == ZC_ERR_INVALID_ARG) { /* nothing traced: a document the report shows as it is */
+    /* Nothing traced: a document the report shows as it is. */
+    if (st == ZC_ERR_INVALID_ARG &&
+        !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "traced"))) {
         zc_clear_error();
         return ZC_OK;
     }
     if (st != ZC_OK) {
         char why[512];
         snprintf(why, sizeof why, "%s", zc_last_error());
-        return ZC_FAIL(st, "%s: %s", what, why);
+        return ZC_FAIL(ZC_ERR_PARSE, "%s: %s", what, why);
     }
     return ZC_OK;
 }

@@ -107,6 +107,7 @@ static zc_status zc__add_bench(zc_report_input *in, const char *path, const cJSO
     if (bench ? !zc__check_bench_sizes(doc, where, in->bad)
               : !zc__check_profile_sizes(doc, where, in->bad))
         return ZC_FAIL(ZC_ERR_PARSE, "%s", in->bad->why);
+    ZC_CHECK(bench ? zc__bench_doc_check(doc, where) : ZC_OK);
     if (bench)
         zc__add_doc(in, in->benches, &in->bench_count, doc, path, "bench");
     if (bench && !zc__bench_has_profile(doc)) {
@@ -214,9 +215,7 @@ static zc_status zc__report_input_add(zc_report_input *in, const char *path, con
     const char *s = cJSON_IsString(schema) ? schema->valuestring : "";
     ZC_CHECK(zc__json_check_keys(doc, where));
     ZC_CHECK(zc__known_version(s, where));
-    if (strncmp(s, "zerocopy.bench/", 15) == 0)
-        ZC_CHECK(zc__bench_doc_check(doc, where));
-    else if (strncmp(s, "zerocopy.stream/", 16) == 0)
+    if (strncmp(s, "zerocopy.stream/", 16) == 0)
         ZC_CHECK(zc__stream_doc_check(doc, where));
     else if (strncmp(s, "zerocopy.trace/", 15) == 0)
         ZC_CHECK(zc__trace_doc_check(doc, where));
