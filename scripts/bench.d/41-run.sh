@@ -40,11 +40,14 @@ one() {
   fi
 }
 
-sizes="65536 262144 1048576 4194304 16777216 67108864 268435456"
+# ZC_BENCH_RUN_SIZES and ZC_BENCH_RUN_REPEATS narrow a run (a before-and-after comparison in a
+# call short of time); the defaults are the published table's.
+sizes=${ZC_BENCH_RUN_SIZES:-65536 262144 1048576 4194304 16777216 67108864 268435456}
+repeats=$(seq 1 "${ZC_BENCH_RUN_REPEATS:-3}")
 for size in $sizes; do
   n=20
   [ "$size" -ge 67108864 ] && n=8
-  for repeat in 1 2 3; do
+  for repeat in $repeats; do
     one "rate uncured $size $repeat" -- "$subject" rate "$size" "$n"
     one "rate staged $size $repeat" -- "$zc" run -q --fix pageable,pinning -- \
       "$subject" rate "$size" "$n"
@@ -52,7 +55,7 @@ for size in $sizes; do
   done
 done
 
-for repeat in 1 2 3; do
+for repeat in $repeats; do
   one "pin uncured 64MiB $repeat" -- "$subject" pin 40 67108864
   one "pin cured 64MiB $repeat" -- "$zc" run -q -- "$subject" pin 40 67108864
   one "pin uncured 1MiB $repeat" -- "$subject" pin 200 1048576
@@ -71,7 +74,7 @@ if [ "${ZC_BENCH_RUN_GRID:-0}" = 1 ]; then
 fi
 
 if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
-  for repeat in 1 2 3; do
+  for repeat in $repeats; do
     one "torch uncured $repeat" -- python3 "$root/tests/run/torch_copies.py"
     one "torch cured $repeat" -- "$zc" run -q -- python3 "$root/tests/run/torch_copies.py"
   done
