@@ -264,7 +264,8 @@ static int zc__owned_by(const zc__pin *p, const void *arg)
 void zc__run_pins_forget(CUcontext ctx, CUdevice device)
 {
     zc__owner o = {ctx, device, 0};
-    zc__drop_matching(zc__owned_by, &o, ZC__PIN_AGAIN, 1, 1);
+    /* Once the process exits, a pin a copy still uses goes with the process. */
+    zc__drop_matching(zc__owned_by, &o, ZC__PIN_AGAIN, 1, !zc__run_exiting());
 }
 
 void zc__run_pins_forget_all(void)

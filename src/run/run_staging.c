@@ -165,37 +165,35 @@ static void zc__free_staging(void *staging)
     zc__run_unrelax(d, mode);
 }
 
-/* Give back staging i (a used entry of this process; caller holds the table). */
-static void zc__forget_one(const zc__run_driver *d, int i)
+/* Give back staging i (a used entry of this process; caller holds the table), its lock held. */
+static void zc__forget_locked(const zc__run_driver *d, int i)
 {
     zc__run_staging *s = &zc__stagings[i];
-    pthread_mutex_lock(&s->lock);
     zc__run_in_context(d, s->ctx, zc__free_staging, s);
     pthread_mutex_unlock(&s->lock);
     zc__used[i] = 0;
 }
 
-/* Give back the stagings of ctx (every context of device when ctx is NULL; every one no copy
- * is using when all is set: one in use belongs to a thread still copying as the process ends,
- * and goes with the process). */
+/* Give back the stagings of ctx (every context of device when ctx is NULL; every one when all
+ * is set). Once the process exits, only a staging no copy is using: one in use belongs to a
+ * thread still copying as the process ends (waiting for it could wait on the driver's teardown
+ * that the exiting thread holds), and goes with the process. */
 static void zc__forget_matching(CUcontext ctx, CUdevice device, int all)
 {
     const zc__run_driver *d = zc__run_driver_get();
     if (d == NULL)
         return;
     long pid = (long)getpid();
+    const int idle_only = zc__run_exiting();
     pthread_mutex_lock(&zc__table);
     for (int i = 0; i < ZC__CONTEXTS; i++) {
         zc__run_staging *s = &zc__stagings[i];
         if (!zc__used[i] || s->pid != pid ||
             (!all && (ctx != NULL ? s->ctx != ctx : s->device != device)))
             continue;
-        if (all) {
-            if (pthread_mutex_trylock(&s->lock) != 0)
-                continue;
-            pthread_mutex_unlock(&s->lock);
-        }
-        zc__forget_one(d, i);
+        if (idle_only ? pthread_mutex_trylock(&s->lock) != 0 : pthread_mutex_lock(&s->lock) != 0)
+            continue;
+        zc__forget_locked(d, i);
     }
     pthread_mutex_unlock(&zc__table);
 }
