@@ -99,6 +99,35 @@ static CUresult zc__driver_free(void *p)
     return fn != NULL ? fn(p) : CUDA_ERROR_NOT_INITIALIZED;
 }
 
+/*
+ * Before the driver makes a block: the blocks kept of another kind (flags or entry point) in
+ * this context are freed first, as the program freed them. The driver carves small pinned
+ * blocks out of larger pieces of one kind, and answers cuMemHostGetFlags with the piece's
+ * flags: a kept block of another kind would keep its piece alive, and the new block, carved
+ * from it, would report flags the program did not ask for (seen on the H100: a portable block
+ * answering 0x2 beside a kept default one, where the program alone gets 0x3).
+ */
+static void zc__free_other_kinds(const zc__run_pinned_ask *ask, CUcontext ctx)
+{
+    for (;;) {
+        void *victim = NULL;
+        pthread_mutex_lock(&zc__lock);
+        zc__own();
+        for (size_t i = 0; i < zc__count && victim == NULL; i++) {
+            zc__block *b = &zc__blocks[i];
+            if (!b->in_use && b->ctx == ctx && (b->flags != ask->flags || b->via != ask->via)) {
+                victim = b->ptr;
+                zc__cached_bytes -= b->bytes;
+                zc__remove(i);
+            }
+        }
+        pthread_mutex_unlock(&zc__lock);
+        if (victim == NULL)
+            return;
+        (void)zc__driver_free(victim);
+    }
+}
+
 /* With ZC_RUN_VERBOSE: each pinned allocation asked for, how it was served, and the flags the
  * driver says the block has (what the program's cuMemHostGetFlags will see). */
 static void zc__say(const zc__run_pinned_ask *ask, const char *how, void *p)
@@ -149,6 +178,7 @@ static int zc__alloc_ask(const zc__run_pinned_ask *ask, CUresult *result_p)
         }
     }
     pthread_mutex_unlock(&zc__lock);
+    zc__free_other_kinds(ask, ctx);
     CUresult r = zc__driver_alloc(via, p, bytes, flags);
     uint64_t ns = zc__run_now_ns() - start;
     zc__block b = {.ptr = r == CUDA_SUCCESS ? *p : NULL,
