@@ -283,10 +283,8 @@ int zc_cli_cmd_run(int argc, char **argv)
     zc_cli_run run;
     memset(&run, 0, sizeof run);
     run.fixes = ZC_RUN_FIXES_ALL;
-    char detail[512];
     if (o.fix_list != NULL && zc_run_fixes_parse(o.fix_list, &run.fixes) != ZC_OK)
-        return zc_cli_usage_error("run", zc__run_usage, "--fix: %s",
-                                  zc_cli_run_detail(zc_last_error(), detail, sizeof detail));
+        return zc_cli_usage_error("run", zc__run_usage, "--fix: %s", zc_last_error());
     if (optind >= argc)
         return zc_cli_usage_error("run", zc__run_usage, "no program to run");
     run.argv = argv + optind;

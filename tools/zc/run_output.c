@@ -5,42 +5,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli.h" /* zc_last_error() as people read it */
 #include "cli_json.h"
 #include "zerocopy/size.h"
 
 static double zc__ms(uint64_t ns)
 {
     return (double)ns / 1e6;
-}
-
-/* The length of detail without " (FILE:LINE)" at its end, as zc__fail appends it
- * (src/core/error.c): a file path without spaces, a colon, digits. */
-static size_t zc__without_location(const char *detail, size_t length)
-{
-    if (length < 5 || detail[length - 1] != ')')
-        return length;
-    size_t i = length - 1;
-    while (i > 0 && detail[i - 1] >= '0' && detail[i - 1] <= '9')
-        i--;
-    if (i == length - 1 || i < 2 || detail[i - 1] != ':')
-        return length;
-    i--;
-    while (i > 0 && detail[i - 1] != '(' && detail[i - 1] != ' ')
-        i--;
-    if (i < 2 || detail[i - 1] != '(' || detail[i - 2] != ' ')
-        return length;
-    return i - 2;
-}
-
-const char *zc_cli_run_detail(const char *detail, char *out, size_t size)
-{
-    /* "zc_name: " first: the function that failed. */
-    size_t name = strspn(detail, "abcdefghijklmnopqrstuvwxyz0123456789_");
-    if (name > 3 && strncmp(detail, "zc_", 3) == 0 && strncmp(detail + name, ": ", 2) == 0)
-        detail += name + 2;
-    size_t length = zc__without_location(detail, strlen(detail));
-    snprintf(out, size, "%.*s", (int)length, detail);
-    return out;
 }
 
 /* Whether any counter had calls: the program reached what a cure looks at. */
@@ -54,11 +25,10 @@ static int zc__any_calls(const zc_run_summary *s)
 
 int zc_cli_run_read_logs(zc_cli_run *run, const char *dir)
 {
-    char detail[512];
     zc_status status = zc_run_logs_read(dir, &run->summary);
     if (status != ZC_OK) {
         snprintf(run->why_not, sizeof run->why_not, "the logs could not be read: %s",
-                 zc_cli_run_detail(zc_last_error(), detail, sizeof detail));
+                 zc_last_error());                    /* without locations: cli.h */
         run->library_loaded = status == ZC_ERR_PARSE; /* a log was there, but not as written */
         return -1;
     }

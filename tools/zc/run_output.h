@@ -29,13 +29,6 @@ typedef struct zc_cli_run {
  */
 int zc_cli_run_read_logs(zc_cli_run *run, const char *dir);
 
-/*
- * The library's detail string (zc_last_error()) as zc run says it to a person: without the
- * function name it starts with ("zc_run_fixes_parse: ") or the source location it ends with
- * (" (src/run/run_logs.c:57)"), which are for the API's callers. Into out; gives out.
- */
-const char *zc_cli_run_detail(const char *detail, char *out, size_t size);
-
 /* The summary: what each cure did (calls, bytes, time, and what the same calls would have cost as
  * they were, with how that was found), then what was left as it was and why. */
 void zc_cli_run_print_summary(FILE *out, const zc_cli_run *run);
