@@ -29,7 +29,7 @@
  *       zc_ring_dev_end(&ring, why);
  *   }
  *
- * Memory ordering (DESIGN.md): host-written words are read with ld.acquire.sys (stamps,
+ * Memory ordering (docs/architecture.md): host-written words are read with ld.acquire.sys (stamps,
  * control) or ld.volatile (LL words, which validate themselves); FLAG payloads are read with
  * plain loads after the stamp's acquire and a barrier, and written with plain stores before a
  * barrier and the stamp's st.release.sys (one per frame: blocks count themselves in on a device

@@ -4,7 +4,7 @@
 #define ZC_ADVISE_KERNEL_INTERNAL_H
 
 #if defined(ZC_PART) && !defined(ZC_SEES_advise)
-#error "src/advise/ included from below advise: DESIGN.md's layers (src/CMakeLists.txt)"
+#error "src/advise/ included from below advise: docs/architecture.md's layers (src/CMakeLists.txt)"
 #endif
 
 #include <stddef.h>

@@ -4,7 +4,7 @@
 #define ZC_BENCH_KERNELS_H
 
 #if defined(ZC_PART) && !defined(ZC_SEES_bench)
-#error "src/bench/ included from below bench: DESIGN.md's layers (src/CMakeLists.txt)"
+#error "src/bench/ included from below bench: docs/architecture.md's layers (src/CMakeLists.txt)"
 #endif
 
 #include <stddef.h>

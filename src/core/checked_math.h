@@ -4,7 +4,7 @@
 #define ZC_CORE_CHECKED_MATH_H
 
 #if defined(ZC_PART) && !defined(ZC_SEES_core)
-#error "src/core/ included from below core: DESIGN.md's layers (src/CMakeLists.txt)"
+#error "src/core/ included from below core: docs/architecture.md's layers (src/CMakeLists.txt)"
 
 /* a + b, or UINT64_MAX when the sum does not fit: for totals of byte counts that are shown or
  * written, where a total that wrapped (2 x 2^63 bytes as 0 B) would be a wrong figure and the

@@ -4,7 +4,7 @@
 #define ZC_CORE_ERROR_H
 
 #if defined(ZC_PART) && !defined(ZC_SEES_core)
-#error "src/core/ included from below core: DESIGN.md's layers (src/CMakeLists.txt)"
+#error "src/core/ included from below core: docs/architecture.md's layers (src/CMakeLists.txt)"
 #endif
 
 #include "zerocopy/status.h"

@@ -4,7 +4,7 @@
 #define ZC_DEVICE_CUDA_CHECK_H
 
 #if defined(ZC_PART) && !defined(ZC_SEES_device)
-#error "src/device/ included from below device: DESIGN.md's layers (src/CMakeLists.txt)"
+#error "src/device/ included from below device: docs/architecture.md's layers (src/CMakeLists.txt)"
 #endif
 
 #include <cuda_runtime_api.h>

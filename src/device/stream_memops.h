@@ -5,7 +5,7 @@
 #define ZC_DEVICE_STREAM_MEMOPS_H
 
 #if defined(ZC_PART) && !defined(ZC_SEES_device)
-#error "src/device/ included from below device: DESIGN.md's layers (src/CMakeLists.txt)"
+#error "src/device/ included from below device: docs/architecture.md's layers (src/CMakeLists.txt)"
 #endif
 
 #include <stdint.h>

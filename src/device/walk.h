@@ -6,7 +6,7 @@
 #define ZC_DEVICE_WALK_H
 
 #if defined(ZC_PART) && !defined(ZC_SEES_device)
-#error "src/device/ included from below device: DESIGN.md's layers (src/CMakeLists.txt)"
+#error "src/device/ included from below device: docs/architecture.md's layers (src/CMakeLists.txt)"
 #endif
 
 #include <stddef.h>

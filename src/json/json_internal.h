@@ -4,7 +4,7 @@
 #define ZC_JSON_INTERNAL_H
 
 #if defined(ZC_PART) && !defined(ZC_SEES_json)
-#error "src/json/ included from below json: DESIGN.md's layers (src/CMakeLists.txt)"
+#error "src/json/ included from below json: docs/architecture.md's layers (src/CMakeLists.txt)"
 #endif
 
 #include <stddef.h>

@@ -5,7 +5,7 @@
 #define ZC_MEM_POOL_CORE_H
 
 #if defined(ZC_PART) && !defined(ZC_SEES_mem)
-#error "src/mem/ included from below mem: DESIGN.md's layers (src/CMakeLists.txt)"
+#error "src/mem/ included from below mem: docs/architecture.md's layers (src/CMakeLists.txt)"
 #endif
 
 #include <stddef.h>

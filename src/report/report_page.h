@@ -5,7 +5,7 @@
 #define ZC_REPORT_PAGE_H
 
 #if defined(ZC_PART) && !defined(ZC_SEES_report)
-#error "src/report/ included from below report: DESIGN.md's layers (src/CMakeLists.txt)"
+#error "src/report/ included from below report: docs/architecture.md's layers (src/CMakeLists.txt)"
 #endif
 
 #include <stddef.h>

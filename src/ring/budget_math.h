@@ -5,7 +5,7 @@
 #define ZC_RING_BUDGET_MATH_H
 
 #if defined(ZC_PART) && !defined(ZC_SEES_ring)
-#error "src/ring/ included from below ring: DESIGN.md's layers (src/CMakeLists.txt)"
+#error "src/ring/ included from below ring: docs/architecture.md's layers (src/CMakeLists.txt)"
 #endif
 
 #include <stdint.h>

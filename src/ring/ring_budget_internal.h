@@ -4,7 +4,7 @@
 #define ZC_RING_RING_BUDGET_INTERNAL_H
 
 #if defined(ZC_PART) && !defined(ZC_SEES_ring)
-#error "src/ring/ included from below ring: DESIGN.md's layers (src/CMakeLists.txt)"
+#error "src/ring/ included from below ring: docs/architecture.md's layers (src/CMakeLists.txt)"
 #endif
 
 #include "ring/budget_math.h"

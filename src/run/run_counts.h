@@ -4,7 +4,7 @@
 #define ZC_RUN_COUNTS_H
 
 #if defined(ZC_PART) && !defined(ZC_SEES_run)
-#error "src/run/ included from below run: DESIGN.md's layers (src/CMakeLists.txt)"
+#error "src/run/ included from below run: docs/architecture.md's layers (src/CMakeLists.txt)"
 #endif
 
 #include <stddef.h>

@@ -5,7 +5,7 @@
 #define ZC_STREAM_FILTER_INTERNAL_H
 
 #if defined(ZC_PART) && !defined(ZC_SEES_stream)
-#error "src/stream/ included from below stream: DESIGN.md's layers (src/CMakeLists.txt)"
+#error "src/stream/ included from below stream: docs/architecture.md's layers (src/CMakeLists.txt)"
 #endif
 
 #include "device/stream_memops.h"

@@ -4,7 +4,7 @@
 #define ZC_STREAM_FIR_KERNELS_H
 
 #if defined(ZC_PART) && !defined(ZC_SEES_stream)
-#error "src/stream/ included from below stream: DESIGN.md's layers (src/CMakeLists.txt)"
+#error "src/stream/ included from below stream: docs/architecture.md's layers (src/CMakeLists.txt)"
 #endif
 
 #include <stddef.h>

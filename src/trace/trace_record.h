@@ -5,7 +5,7 @@
 #define ZC_TRACE_RECORD_H
 
 #if defined(ZC_PART) && !defined(ZC_SEES_trace)
-#error "src/trace/ included from below trace: DESIGN.md's layers (src/CMakeLists.txt)"
+#error "src/trace/ included from below trace: docs/architecture.md's layers (src/CMakeLists.txt)"
 #endif
 
 #include <stdint.h>
