@@ -8,6 +8,7 @@
 
 #include "advise/trace_internal.h"
 #include "core/error.h"
+#include "core/checked_math.h"
 
 /* Directions the model does not price, and why (the trace's names, docs/json.md's PATH). */
 static const struct {
@@ -46,7 +47,7 @@ void zc__trace_unpriced_add(zc_trace_advice *a, const char *what, uint64_t count
                  ZC_TRACE_UNPRICED_MAX);
     }
     u->count += count;
-    u->bytes += bytes;
+    u->bytes = zc__u64_add_sat(u->bytes, bytes);
     u->time_s += time_s;
 }
 
@@ -167,7 +168,7 @@ static zc_status zc__add_class(zc_trace_advice *a, const zc_traced_copies *c)
     g->bytes_min = g->count == 0 || lo < g->bytes_min ? lo : g->bytes_min;
     g->bytes_max = hi > g->bytes_max ? hi : g->bytes_max;
     g->count += c->count;
-    g->bytes += c->bytes;
+    g->bytes = zc__u64_add_sat(g->bytes, c->bytes);
     g->async_count += c->async_count;
     g->measured_us += c->time_s * 1e6;
     return ZC_OK;

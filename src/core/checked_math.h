@@ -5,16 +5,6 @@
 
 #if defined(ZC_PART) && !defined(ZC_SEES_core)
 #error "src/core/ included from below core: docs/architecture.md's layers (src/CMakeLists.txt)"
-
-/* a + b, or UINT64_MAX when the sum does not fit: for totals of byte counts that are shown or
- * written, where a total that wrapped (2 x 2^63 bytes as 0 B) would be a wrong figure and the
- * most a uint64_t holds is the honest one. */
-static inline uint64_t zc__u64_add_sat(uint64_t a, uint64_t b)
-{
-    uint64_t sum;
-    return __builtin_add_overflow(a, b, &sum) ? UINT64_MAX : sum;
-}
-
 #endif
 
 #include <stdbool.h>

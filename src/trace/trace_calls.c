@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "core/error.h"
+#include "core/checked_math.h"
 
 /* One live pinned range, to match frees with the allocations they undo. */
 typedef struct zc__live {
@@ -40,12 +41,12 @@ static zc_status zc__one_process(zc__trace_step *steps, size_t begin, size_t end
         const zc_trace_api *a = steps[i].call;
         if (zc__trace_is_pin(a)) {
             r->pin_calls++;
-            r->pin_bytes += a->bytes;
+            r->pin_bytes = zc__u64_add_sat(r->pin_bytes, a->bytes);
             r->pin_ns += a->end - a->start;
             if (a->call == ZC_TRACE_CALL_HOSTALLOC) {
                 r->alloc_calls++;
                 r->alloc_ns += a->end - a->start;
-                r->alloc_bytes += a->bytes;
+                r->alloc_bytes = zc__u64_add_sat(r->alloc_bytes, a->bytes);
             }
             live[live_count++] = (zc__live){a->pointer, a->bytes};
             pinned += a->bytes;

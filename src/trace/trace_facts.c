@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/checked_math.h"
 
 int zc_trace_dir_crosses_pcie(zc_trace_dir dir)
 {
@@ -51,7 +52,7 @@ static void zc__totals(const zc_trace_log *log, zc_trace_report *r)
         }
         r->paths[p].count++;
         r->paths[p].sync_count += c->async ? 0 : 1;
-        r->paths[p].bytes += c->bytes;
+        r->paths[p].bytes = zc__u64_add_sat(r->paths[p].bytes, c->bytes);
         r->paths[p].time_ns += c->end - c->start;
         first = c->start < first ? c->start : first;
         last = c->end > last ? c->end : last;
@@ -68,7 +69,7 @@ static void zc__totals(const zc_trace_log *log, zc_trace_report *r)
         }
         r->memsets[p].count++;
         r->memsets[p].sync_count += m->async ? 0 : 1;
-        r->memsets[p].bytes += m->bytes;
+        r->memsets[p].bytes = zc__u64_add_sat(r->memsets[p].bytes, m->bytes);
         r->memsets[p].time_ns += m->end - m->start;
         first = m->start < first ? m->start : first;
         last = m->end > last ? m->end : last;
@@ -94,7 +95,7 @@ static void zc__call_counts(const zc_trace_log *log, zc_trace_report *r)
         switch (a->call) {
         case ZC_TRACE_CALL_MALLOCMANAGED:
             r->managed_calls++;
-            r->managed_bytes += a->bytes;
+            r->managed_bytes = zc__u64_add_sat(r->managed_bytes, a->bytes);
             break;
         case ZC_TRACE_CALL_HOSTGETDEVICEPTR:
             /* The runtime asks the driver for device pointers of its own allocations. */
@@ -112,7 +113,7 @@ static void zc__call_counts(const zc_trace_log *log, zc_trace_report *r)
             /* The runtime may ask the driver for mapped memory on its own (every pinned
              * allocation is mapped under UVA): only the program's own request counts. */
             if (a->runtime && (a->flags & ZC_TRACE_FLAG_MAPPED))
-                r->mapped_bytes += a->bytes;
+                r->mapped_bytes = zc__u64_add_sat(r->mapped_bytes, a->bytes);
             break;
         default:
             break;

@@ -2,6 +2,7 @@
 /* The copy findings: pageable copies, many small copies, synchronous copies beside kernels. */
 #include "trace_findings.h"
 #include "core/c_locale.h"
+#include "core/checked_math.h"
 
 #include <stdio.h>
 
@@ -18,7 +19,7 @@ static zc__copies zc__sum(const zc_trace_log *log, int (*keep)(const zc_trace_co
         if (!keep(c))
             continue;
         sum.count++;
-        sum.bytes += c->bytes;
+        sum.bytes = zc__u64_add_sat(sum.bytes, c->bytes);
         sum.ns += c->end - c->start;
     }
     return sum;

@@ -2,6 +2,7 @@
 /* The managed-memory finding, decided per allocation: which managed allocations did kernels use
  * before (or without) any prefetch or advice on them, and how large are they. */
 #include "trace_findings.h"
+#include "core/checked_math.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -76,7 +77,7 @@ zc_status zc__trace_find_managed(const zc__trace_facts *facts, zc__trace_evidenc
             continue;
         }
         bad_count++;
-        bad_bytes += a->bytes;
+        bad_bytes = zc__u64_add_sat(bad_bytes, a->bytes);
         char b[32];
         if (bad_count <= 3 && at < sizeof list) {
             int n = snprintf(list + at, sizeof list - at,

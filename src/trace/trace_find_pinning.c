@@ -3,6 +3,7 @@
  * allocation, and more pinned at once than RAM can spare. */
 #include "trace_findings.h"
 #include "core/error.h"
+#include "core/checked_math.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,7 +89,7 @@ static zc_status zc__one_process(const zc_trace_log *log, const zc__trace_step *
             continue;
         if (zc__holds(churning, churning_count, a->bytes)) {
             here.churn_calls++;
-            here.churn_bytes += a->bytes;
+            here.churn_bytes = zc__u64_add_sat(here.churn_bytes, a->bytes);
             here.churn_ns += a->end - a->start;
         }
         if (a->start > gpu_first && a->start < gpu_last) {
@@ -113,7 +114,7 @@ static zc_status zc__one_process(const zc_trace_log *log, const zc__trace_step *
                       (double)(here.late_last - here.late_first) >=
                           ZC_TRACE_PIN_LATE_MIN_SPAN * (double)(gpu_last - gpu_first);
     pin->churn_calls += here.churn_calls;
-    pin->churn_bytes += here.churn_bytes;
+    pin->churn_bytes = zc__u64_add_sat(pin->churn_bytes, here.churn_bytes);
     pin->churn_ns += here.churn_ns;
     if (here.churn_example_calls > pin->churn_example_calls) {
         pin->churn_example_calls = here.churn_example_calls;

@@ -93,6 +93,23 @@ static void write_copies(log_text *t, int count, unsigned long long bytes, const
                 (unsigned long long)now, (unsigned long long)(now + ns_each), async);
 }
 
+/* Two copies of 2^63 bytes each: the path's total is the most a count holds, never a sum that
+ * wrapped to 0. */
+static void test_totals_saturate(void **state)
+{
+    (void)state;
+    log_text t;
+    log_open(&t, 1, 64 * GiB);
+    write_copies(&t, 2, 9223372036854775808ull, "h2d", "pinned", "device", 1, 1000);
+    log_close(&t);
+    zc_trace_report *r = analyze(t.text, 55.0, 0);
+    assert_int_equal(r->path_count, 1);
+    assert_int_equal(r->paths[0].count, 2);
+    assert_true(r->paths[0].bytes == UINT64_MAX);
+    free(r);
+    free(t.text);
+}
+
 static void test_pageable_transfers(void **state)
 {
     (void)state;
@@ -436,6 +453,7 @@ int main(void)
         cmocka_unit_test(test_over_pinning),
         cmocka_unit_test(test_managed_faults),
         cmocka_unit_test(test_mapped_memory_note),
+        cmocka_unit_test(test_totals_saturate),
         cmocka_unit_test(test_parser_rejects_malformed_logs),
         cmocka_unit_test(test_parser_counts_processes_and_truncation),
     };
