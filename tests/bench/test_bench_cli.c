@@ -51,6 +51,8 @@ static void test_option_errors(void **state)
     expect((const char *[]){"bench", "--list", "--case", "copy,bogus", NULL}, 2, NULL, "bogus");
     expect((const char *[]){"bench", "--sizes", "4K,banana", NULL}, 2, NULL, "banana");
     expect((const char *[]){"bench", "--sizes", "0", NULL}, 2, NULL, "--sizes");
+    /* A unit it does not know: the library's reason, not an empty one. */
+    expect((const char *[]){"bench", "--sizes", "1.5X", NULL}, 2, NULL, "'1.5X' is not a size");
     expect((const char *[]){"bench", "--sizes", NULL}, 2, NULL, "needs a value");
     expect((const char *[]){"bench", "--quick", "--full", NULL}, 2, NULL, "exclude each other");
     expect((const char *[]){"bench", "--frobnicate", NULL}, 2, NULL, "unknown option");

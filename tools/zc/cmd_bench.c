@@ -76,7 +76,9 @@ static int zc__write_csv(zc_cli_output *out, const zc_bench_document *report)
  * takes 1 B to 64 GiB), or the library's reason. */
 static int zc__sizes_error(const char *list)
 {
-    char item[64], why[512];
+    char item[64], why[512], reason[512];
+    /* The library's reason first: the hints below parse sizes again, which clears it. */
+    snprintf(reason, sizeof reason, "%s", zc_last_error());
     for (const char *p = list; *p != '\0';) {
         size_t n = strcspn(p, ",");
         if (n < sizeof item) {
@@ -86,7 +88,7 @@ static int zc__sizes_error(const char *list)
         }
         p += n + (p[n] == ',');
     }
-    return zc_cli_usage_error("bench", zc__bench_usage, "--sizes: %s", zc_last_error());
+    return zc_cli_usage_error("bench", zc__bench_usage, "--sizes: %s", reason);
 }
 
 /* --list: the cases selected as text (on stderr when the JSON takes stdout) and, with --json,
