@@ -175,7 +175,8 @@ int main(void)
     else if (!report_test_have("python3"))
         missing = "python3";
     if (missing != NULL) {
-        fprintf(stderr, "SKIP cpu_report_browser: %s not found (scripts/deps installs it)\n",
+        fprintf(stderr,
+                "SKIP cpu_report_browser: %s not found (scripts/deps --with-browser installs it)\n",
                 missing);
         return ZC_TEST_SKIP;
     }
