@@ -233,9 +233,25 @@ FAKE_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
     return CUDA_SUCCESS;
 }
 
+/* fake_cuda_hold_events: event waits block until the primary context is released, as a copy
+ * in flight on another thread waits on the driver while a runtime tears its context down. */
+static int fake_hold_events, fake_released;
+static pthread_cond_t fake_release_cond = PTHREAD_COND_INITIALIZER;
+
+FAKE_EXPORT void fake_cuda_hold_events(int hold)
+{
+    pthread_mutex_lock(&fake_lock);
+    fake_hold_events = hold;
+    pthread_mutex_unlock(&fake_lock);
+}
+
 FAKE_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 {
     (void)dev;
+    pthread_mutex_lock(&fake_lock);
+    fake_released = 1;
+    pthread_cond_broadcast(&fake_release_cond);
+    pthread_mutex_unlock(&fake_lock);
     return CUDA_SUCCESS;
 }
 
@@ -571,6 +587,8 @@ FAKE_EXPORT CUresult cuEventSynchronize(CUevent event)
 {
     uint64_t *e = (uint64_t *)event;
     pthread_mutex_lock(&fake_lock);
+    while (fake_hold_events && !fake_released)
+        pthread_cond_wait(&fake_release_cond, &fake_lock);
     fake_wait(e[1]);
     pthread_mutex_unlock(&fake_lock);
     return CUDA_SUCCESS;

@@ -34,6 +34,10 @@ void fake_cuda_stats(fake_cuda_counts *counts_p);
  * counted (forbidden_calls), as a test of where the library calls CUDA (never inside free). */
 void fake_cuda_forbid(int forbid);
 
+/* Hold (1) every event wait until cuDevicePrimaryCtxRelease is called: a copy in flight that
+ * waits on the driver while the context is being torn down. */
+void fake_cuda_hold_events(int hold);
+
 /* Make cuStreamIsCapturing say every stream is being captured (1) or none (0). */
 void fake_cuda_set_capturing(int capturing);
 

@@ -13,7 +13,8 @@
  * - a copy from or to a NULL host pointer gets the driver's error;
  * - a buffer pinned in place that the program makes read-only is copied the driver's way again
  *   (the DMA would ignore the protection), and never pinned again;
- * - exit from one thread while another copies.
+ * - exit from one thread while another copies; and the context torn down at exit (as the
+ *   runtime's own exit handler does) while that copy waits on the driver.
  * Each case runs in a child with the library preloaded (fake_child.c).
  */
 #include "test_support.h"
@@ -273,6 +274,53 @@ static void *copy_forever(void *arg)
     return NULL;
 }
 
+/* The runtime's exit handler, registered before zc run's (so run after it): the primary context
+ * released while the other thread's copy waits on the driver. */
+static void release_context(void)
+{
+    (void)cuDevicePrimaryCtxRelease_v2(0);
+}
+
+static volatile int copying;
+
+static void *copy_held(void *arg)
+{
+    (void)arg;
+    const size_t n = (size_t)2 << 20;
+    unsigned char *buf = malloc(n);
+    CUdeviceptr dev;
+    if (buf == NULL || cuMemAlloc_v2(&dev, n) != CUDA_SUCCESS)
+        return NULL;
+    fake_cuda_hold_events(1);
+    copying = 1;
+    (void)cuMemcpyDtoH_v2(buf, dev, n); /* staged: waits on an event until the release */
+    return NULL;
+}
+
+static int child_teardown_while_copying(void)
+{
+    atexit(release_context);
+    const size_t n = (size_t)2 << 20;
+    unsigned char *buf = malloc(n);
+    CUdeviceptr dev;
+    if (buf == NULL)
+        return 1;
+    CHECK_CU(cuMemAlloc_v2(&dev, n));
+    CHECK_CU(cuMemcpyHtoD_v2(dev, buf, n)); /* staged: zc run's exit cleanup is armed now */
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, copy_held, NULL) != 0)
+        return 1;
+    for (int i = 0; i < 1000 && !copying; i++) {
+        struct timespec pause = {0, 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+    struct timespec pause = {0, 20 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    printf("exiting\n");
+    fflush(stdout);
+    exit(0);
+}
+
 static int child_exit_while_copying(void)
 {
     pthread_t thread;
@@ -374,6 +422,17 @@ static void test_mprotect(void **state)
     assert_non_null(strstr(r.out, "registrations since 0\n"));
 }
 
+static void test_teardown_while_copying(void **state)
+{
+    (void)state;
+    /* Bounded: a cleanup that waited for the held copy would never end; the test's own
+     * timeout catches it, and the alarm below first. */
+    child_run r =
+        run_case("teardown_while_copying", (const char *[]){"ZC_RUN_FIXES", "pageable", NULL});
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.out, "exiting\n"));
+}
+
 static void test_exit_while_copying(void **state)
 {
     (void)state;
@@ -397,7 +456,8 @@ int main(int argc, char **argv)
                  {"query", child_query},
                  {"null_host", child_null_host},
                  {"mprotect", child_mprotect},
-                 {"exit_while_copying", child_exit_while_copying}};
+                 {"exit_while_copying", child_exit_while_copying},
+                 {"teardown_while_copying", child_teardown_while_copying}};
     for (size_t i = 0; argc == 2 && i < sizeof cases / sizeof cases[0]; i++) {
         if (strcmp(argv[1], cases[i].name) == 0)
             return cases[i].run();
@@ -407,7 +467,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_rtld_next),          cmocka_unit_test(test_host_fn_order),
         cmocka_unit_test(test_shared_page),        cmocka_unit_test(test_query),
         cmocka_unit_test(test_null_host),          cmocka_unit_test(test_mprotect),
-        cmocka_unit_test(test_exit_while_copying),
+        cmocka_unit_test(test_exit_while_copying), cmocka_unit_test(test_teardown_while_copying),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
