@@ -162,7 +162,7 @@ for workload in dict.fromkeys(r["workload"] for r in rows):
         elif not rep.get("counters"):
             text = f"nothing counted (cured: {rep.get('cured')}, why not: {rep.get('why_not')})"
         else:
-            text = ", ".join(f"{c['name']} {c['calls']} calls {c['bytes'] / 1e6:.1f} MB"
+            text = ", ".join(f"{c['name']} {c['calls']} calls {(c['bytes'] or 0) / 1e6:.1f} MB"
                              for c in rep["counters"])
         counters.append(f"- {workload} #{r['repeat']}: {text}")
 
