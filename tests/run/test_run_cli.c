@@ -370,6 +370,29 @@ static void test_asan_program(void **state)
 #endif
 }
 
+#ifdef ZC_TEST_CLI_STATIC_SUBJECT
+/* zc run's report (with -q when quiet) on a script whose interpreter (the static subject) runs
+ * its line: nothing cured, loaded or not as given, the count named (processes or processes_cut)
+ * as given, and a why_not that says why. The output is left in *r for the caller's own checks. */
+static void expect_not_cured(const char *script, const char *line, int quiet, int loaded,
+                             const char *count, int expected, const char *why, zc_test_output *r)
+{
+    char text[256];
+    snprintf(text, sizeof text, "#!%s %s\n", ZC_TEST_CLI_STATIC_SUBJECT, line);
+    write_text(script, text, 0755);
+    zc_test_run_zc(quiet ? (const char *[]){"run", "-q", "--report", "-", "--", script, NULL}
+                         : (const char *[]){"run", "--report", "-", "--", script, NULL},
+                   NULL, r);
+    cJSON *doc = cJSON_Parse(r->out);
+    assert_non_null(doc);
+    assert_int_equal(cJSON_IsTrue(cJSON_GetObjectItem(doc, "library_loaded")), loaded);
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(doc, "cured")));
+    assert_int_equal(cJSON_GetObjectItem(doc, count)->valueint, expected);
+    assert_non_null(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(doc, "why_not")), why));
+    cJSON_Delete(doc);
+}
+#endif
+
 /* When no process of the program loaded the library (here a script whose interpreter is
  * static), zc run says so, even with -q, and the report too; the exit code is the program's. */
 static void test_not_loaded_said(void **state)
@@ -379,49 +402,23 @@ static void test_not_loaded_said(void **state)
     char folder[64], script[96];
     make_folder(folder, sizeof folder, "static-script");
     snprintf(script, sizeof script, "%s/script", folder);
-    write_text(script, "#!" ZC_TEST_CLI_STATIC_SUBJECT " exit:3\n", 0755);
     zc_test_output r;
-    zc_test_run_zc((const char *[]){"run", "-q", "--report", "-", "--", script, NULL}, NULL, &r);
+    expect_not_cured(script, "exit:3", 1, 0, "processes", 0, "not loaded in any process", &r);
     assert_int_equal(r.exit_code, 3);
     if (strstr(r.err, "the library was not loaded in any process of the program") == NULL)
         fail_msg("zc run did not say the library was not loaded:\n%s", r.err);
-    cJSON *doc = cJSON_Parse(r.out);
-    assert_non_null(doc);
-    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(doc, "library_loaded")));
-    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(doc, "cured")));
-    assert_int_equal(cJSON_GetObjectItem(doc, "processes")->valueint, 0);
-    assert_non_null(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(doc, "why_not")),
-                           "not loaded in any process"));
-    cJSON_Delete(doc);
     zc_test_output_free(&r);
     /* A log of a process that loaded the library and made no call a cure looks at (written by
      * the static interpreter here, so that it is the only one): loaded, nothing cured, and why. */
-    write_text(script, "#!" ZC_TEST_CLI_STATIC_SUBJECT " log\n", 0755);
-    zc_test_run_zc((const char *[]){"run", "--report", "-", "--", script, NULL}, NULL, &r);
+    expect_not_cured(script, "log", 0, 1, "processes", 1, "no call that a cure looks at", &r);
     assert_int_equal(r.exit_code, 0);
-    doc = cJSON_Parse(r.out);
-    assert_non_null(doc);
-    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(doc, "library_loaded")));
-    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(doc, "cured")));
-    assert_int_equal(cJSON_GetObjectItem(doc, "processes")->valueint, 1);
-    assert_non_null(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(doc, "why_not")),
-                           "no call that a cure looks at"));
-    cJSON_Delete(doc);
     assert_non_null(strstr(r.err, "nothing cured"));
     zc_test_output_free(&r);
     /* Its log without the end line (it left through _exit): whether it made such calls is not
      * known, and nothing is said to be cured. */
-    write_text(script, "#!" ZC_TEST_CLI_STATIC_SUBJECT " log-cut\n", 0755);
-    zc_test_run_zc((const char *[]){"run", "--report", "-", "--", script, NULL}, NULL, &r);
+    expect_not_cured(script, "log-cut", 0, 1, "processes_cut", 1, "ended before writing its counts",
+                     &r);
     assert_int_equal(r.exit_code, 0);
-    doc = cJSON_Parse(r.out);
-    assert_non_null(doc);
-    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(doc, "library_loaded")));
-    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(doc, "cured")));
-    assert_int_equal(cJSON_GetObjectItem(doc, "processes_cut")->valueint, 1);
-    assert_non_null(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(doc, "why_not")),
-                           "ended before writing its counts"));
-    cJSON_Delete(doc);
     zc_test_output_free(&r);
     rm_tree(folder);
 #else
