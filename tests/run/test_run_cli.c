@@ -385,6 +385,7 @@ static void expect_not_cured(const char *script, const char *line, int quiet, in
                    NULL, r);
     cJSON *doc = cJSON_Parse(r->out);
     assert_non_null(doc);
+    assert_true(cJSON_IsBool(cJSON_GetObjectItem(doc, "library_loaded")));
     assert_int_equal(cJSON_IsTrue(cJSON_GetObjectItem(doc, "library_loaded")), loaded);
     assert_true(cJSON_IsFalse(cJSON_GetObjectItem(doc, "cured")));
     assert_int_equal(cJSON_GetObjectItem(doc, count)->valueint, expected);
