@@ -31,9 +31,8 @@ def main():
     except Exception as error:  # noqa: BLE001 - no GPU is a skip
         workload.skip(NAME, f"cupy sees no GPU: {error}")
 
-    size = (16 if args.quick else 256) << 20
-    rng = np.random.default_rng(SEED)
-    arrays = [np.frombuffer(rng.bytes(size), dtype=np.uint8).copy() for _ in range(5)]
+    arrays = workload.seeded_arrays(np, args.quick, SEED)
+    size = arrays[0].nbytes
     extra = {"arrays": len(arrays), "array_bytes": size}
     result = []
 
@@ -99,14 +98,7 @@ def main():
             return {"h2d": h2d, "d2h": d2h}
 
     phases = workload.measure(args, one_run)
-    digest = workload.Digest()
-    for i, (got, sent) in enumerate(zip(result, arrays)):
-        got = np.ascontiguousarray(got)
-        if not np.array_equal(got, sent + np.uint8(1)):
-            sys.exit(f"{NAME}: array {i} came back wrong")
-        digest.add(f"array {i} {got.shape} {got.dtype}", got)
-    total = 2 * sum(a.nbytes for a in arrays)
-    workload.report(NAME, args, phases, total, digest.hexdigest(), **extra)
+    workload.report_round_trips(NAME, args, phases, arrays, result, **extra)
 
 
 if __name__ == "__main__":

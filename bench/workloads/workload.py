@@ -83,3 +83,27 @@ class Digest:
 
     def hexdigest(self):
         return self._hash.hexdigest()
+
+
+def seeded_arrays(np, quick, seed, count=5):
+    """The host arrays of the array-framework workloads: count uint8 arrays of 256 MiB (16 MiB
+    with --quick) from a seeded generator, each its own writable copy."""
+    size = (16 if quick else 256) << 20
+    rng = np.random.default_rng(seed)
+    return [np.frombuffer(rng.bytes(size), dtype=np.uint8).copy() for _ in range(count)]
+
+
+def report_round_trips(name, args, phases, sent_arrays, got_arrays, **extra):
+    """The array-framework workloads' end: each array brought back must be the one sent plus 1
+    (incremented on the GPU), else the workload fails; the digest covers them in order, and
+    the rate counts both directions."""
+    import numpy as np
+
+    digest = Digest()
+    for i, (got, sent) in enumerate(zip(got_arrays, sent_arrays)):
+        got = np.ascontiguousarray(got)
+        if not np.array_equal(got, sent + np.uint8(1)):
+            sys.exit(f"{name}: array {i} came back wrong")
+        digest.add(f"array {i} {got.shape} {got.dtype}", got)
+    total = 2 * sum(a.nbytes for a in sent_arrays)
+    report(name, args, phases, total, digest.hexdigest(), **extra)
