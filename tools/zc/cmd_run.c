@@ -65,7 +65,8 @@ static void zc__run_help(void)
            "                    %s next to zc or in the install's lib\n"
            "                    folder)\n"
            "  --force           replace the --report file if it exists\n"
-           "  -q, --quiet       no summary on stderr\n"
+           "  -q, --quiet       no summary on stderr, but for a program that did not start,\n"
+           "                    logs that could not be read or a library that reached no process\n"
            "  -h, --help        this help\n\n"
            "Tuning (environment, read by the library; docs/run.md): ZC_RUN_THREADS,\n"
            "ZC_RUN_CHUNK, ZC_RUN_BUFFERS, ZC_RUN_MIN_BYTES, ZC_RUN_MIN_D2H_BYTES,\n"
@@ -300,7 +301,8 @@ int zc_cli_cmd_run(int argc, char **argv)
     if ((code = zc__run_folder(&o, &setup)) != ZC_EXIT_OK)
         return code;
     int failed = zc__run_program(&run, &setup);
-    /* Said even with -q: the program ran without any cure. */
+    /* -q keeps the summary to what a person must hear: the program could not start, its logs
+     * could not be read, or the library reached none of its processes (it ran uncured). */
     if (!o.quiet || run.start_errno != 0 || failed || !run.library_loaded)
         zc_cli_run_print_summary(stderr, &run);
     code = ZC_EXIT_OK;
