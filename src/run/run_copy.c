@@ -293,47 +293,42 @@ typedef CUresult (*zc__dtoh_async_fn)(void *, CUdeviceptr, size_t, CUstream);
 typedef CUresult (*zc__copy_fn)(CUdeviceptr, CUdeviceptr, size_t);
 typedef CUresult (*zc__copy_async_fn)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
 
-/* The driver's own entry point of the call, or NULL (then the program gets "not initialized",
- * as from a driver that is not there). */
-#define ZC__REAL(type, a) ((type)zc__run_real((a)->id))
-#define ZC__CALL(type, a, ...)                                                                     \
-    (ZC__REAL(type, a) != NULL ? ZC__REAL(type, a)(__VA_ARGS__) : CUDA_ERROR_NOT_INITIALIZED)
-
 static CUresult zc__call_htod(const zc__run_copy *c)
 {
     const zc__plain_args *a = c->args;
-    return ZC__CALL(zc__htod_fn, a, a->dst, (const void *)(uintptr_t)a->src, a->bytes);
+    ZC__RUN_RETURN_REAL(zc__htod_fn, a->id, a->dst, (const void *)(uintptr_t)a->src, a->bytes);
 }
 
 static CUresult zc__call_dtoh(const zc__run_copy *c)
 {
     const zc__plain_args *a = c->args;
-    return ZC__CALL(zc__dtoh_fn, a, (void *)(uintptr_t)a->dst, a->src, a->bytes);
+    ZC__RUN_RETURN_REAL(zc__dtoh_fn, a->id, (void *)(uintptr_t)a->dst, a->src, a->bytes);
 }
 
 static CUresult zc__call_htod_async(const zc__run_copy *c)
 {
     const zc__plain_args *a = c->args;
-    return ZC__CALL(zc__htod_async_fn, a, a->dst, (const void *)(uintptr_t)a->src, a->bytes,
-                    a->stream);
+    ZC__RUN_RETURN_REAL(zc__htod_async_fn, a->id, a->dst, (const void *)(uintptr_t)a->src, a->bytes,
+                        a->stream);
 }
 
 static CUresult zc__call_dtoh_async(const zc__run_copy *c)
 {
     const zc__plain_args *a = c->args;
-    return ZC__CALL(zc__dtoh_async_fn, a, (void *)(uintptr_t)a->dst, a->src, a->bytes, a->stream);
+    ZC__RUN_RETURN_REAL(zc__dtoh_async_fn, a->id, (void *)(uintptr_t)a->dst, a->src, a->bytes,
+                        a->stream);
 }
 
 static CUresult zc__call_unified(const zc__run_copy *c)
 {
     const zc__plain_args *a = c->args;
-    return ZC__CALL(zc__copy_fn, a, a->dst, a->src, a->bytes);
+    ZC__RUN_RETURN_REAL(zc__copy_fn, a->id, a->dst, a->src, a->bytes);
 }
 
 static CUresult zc__call_unified_async(const zc__run_copy *c)
 {
     const zc__plain_args *a = c->args;
-    return ZC__CALL(zc__copy_async_fn, a, a->dst, a->src, a->bytes, a->stream);
+    ZC__RUN_RETURN_REAL(zc__copy_async_fn, a->id, a->dst, a->src, a->bytes, a->stream);
 }
 
 static CUresult zc__htod(zc__run_hook_id id, int per_thread, CUdeviceptr dst, const void *src,

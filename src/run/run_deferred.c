@@ -27,21 +27,24 @@ static unsigned zc__pending;      /* queued or being done: one atomic load to sk
 static int zc__thread_started;
 static int zc__forked; /* in a forked child: releases only */
 
-/* Unpin with ctx current and this thread's capture mode relaxed, so that the unregistration
- * never invalidates a stream capture another thread has under way. */
+/* The unregistration itself, with this thread's capture mode relaxed, so that it never
+ * invalidates a stream capture another thread has under way (for zc__run_in_context). */
+static void zc__unregister_relaxed(void *start)
+{
+    const zc__run_driver *d = zc__run_driver_get();
+    CUstreamCaptureMode mode = zc__run_relax(d);
+    (void)d->mem_host_unregister(start);
+    zc__run_unrelax(d, mode);
+}
+
+/* Unpin with the pin's context current, and count it. */
 static void zc__unpin(const zc__item *it)
 {
     const zc__run_driver *d = zc__run_driver_get();
     if (d == NULL || zc__forked)
         return;
     uint64_t start = zc__run_now_ns();
-    CUcontext popped;
-    int pushed = d->ctx_push(it->ctx) == CUDA_SUCCESS;
-    CUstreamCaptureMode mode = zc__run_relax(d);
-    (void)d->mem_host_unregister(it->start);
-    zc__run_unrelax(d, mode);
-    if (pushed)
-        (void)d->ctx_pop(&popped);
+    zc__run_in_context(d, it->ctx, zc__unregister_relaxed, it->start);
     zc__run_count(ZC_RUN_COUNTER_REGISTER_UNPIN, it->length, zc__run_now_ns() - start, 0,
                   ZC_RUN_PRICED_NONE);
 }

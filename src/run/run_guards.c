@@ -54,39 +54,35 @@ typedef struct zc__batch_3d_args {
     CUstream stream;
 } zc__batch_3d_args;
 
-#define ZC__REAL(type, a) ((type)zc__run_real((a)->id))
-#define ZC__CALL(type, a, ...)                                                                     \
-    (ZC__REAL(type, a) != NULL ? ZC__REAL(type, a)(__VA_ARGS__) : CUDA_ERROR_NOT_INITIALIZED)
-
 static CUresult zc__call_htoa(const zc__run_copy *c)
 {
     const zc__array_args *a = c->args;
-    return ZC__CALL(zc__htoa_fn, a, a->array, a->offset, a->host, a->bytes, a->stream);
+    ZC__RUN_RETURN_REAL(zc__htoa_fn, a->id, a->array, a->offset, a->host, a->bytes, a->stream);
 }
 
 static CUresult zc__call_atoh(const zc__run_copy *c)
 {
     const zc__array_args *a = c->args;
-    return ZC__CALL(zc__atoh_fn, a, a->host, a->array, a->offset, a->bytes, a->stream);
+    ZC__RUN_RETURN_REAL(zc__atoh_fn, a->id, a->host, a->array, a->offset, a->bytes, a->stream);
 }
 
 static CUresult zc__call_peer(const zc__run_copy *c)
 {
     const zc__peer_args *a = c->args;
-    return ZC__CALL(zc__peer_fn, a, a->p, a->stream);
+    ZC__RUN_RETURN_REAL(zc__peer_fn, a->id, a->p, a->stream);
 }
 
 static CUresult zc__call_batch(const zc__run_copy *c)
 {
     const zc__batch_args *a = c->args;
-    return ZC__CALL(zc__batch_fn, a, a->dsts, a->srcs, a->sizes, a->count, a->attrs, a->attrs_idxs,
-                    a->num_attrs, a->stream);
+    ZC__RUN_RETURN_REAL(zc__batch_fn, a->id, a->dsts, a->srcs, a->sizes, a->count, a->attrs,
+                        a->attrs_idxs, a->num_attrs, a->stream);
 }
 
 static CUresult zc__call_batch_3d(const zc__run_copy *c)
 {
     const zc__batch_3d_args *a = c->args;
-    return ZC__CALL(zc__batch_3d_fn, a, a->count, a->ops, a->flags, a->stream);
+    ZC__RUN_RETURN_REAL(zc__batch_3d_fn, a->id, a->count, a->ops, a->flags, a->stream);
 }
 
 /* A guarded call with one host range. */

@@ -107,6 +107,15 @@ typedef enum zc__run_hook_id { ZC__RUN_HOOK_MAP(ZC__RUN_HOOK_ENUM) ZC__HOOK_COUN
  * program, else libcuda's symbol), or NULL when there is none. */
 void *zc__run_real(zc__run_hook_id id);
 
+/* In a function that gives a CUresult: give the driver's own entry point of row id called with
+ * the arguments, or CUDA_ERROR_NOT_INITIALIZED without one (as from a driver that is not
+ * there). type is the entry point's function pointer type. */
+#define ZC__RUN_RETURN_REAL(type, id, ...)                                                         \
+    do {                                                                                           \
+        type zc__real_fn = (type)zc__run_real(id);                                                 \
+        return zc__real_fn != NULL ? zc__real_fn(__VA_ARGS__) : CUDA_ERROR_NOT_INITIALIZED;        \
+    } while (0)
+
 /* Where the replacements are defined: the exported symbol is the driver's name, so that a
  * program linked with -lcuda reaches them too. */
 #define ZC__RUN_EXPORT(symbol) __asm__(symbol) __attribute__((visibility("default")))
