@@ -43,11 +43,6 @@ zc__where zc__run_classify(const zc__run_driver *d, CUdeviceptr ptr)
     return type == CU_MEMORYTYPE_DEVICE ? ZC__DEVICE : ZC__OTHER;
 }
 
-int zc__run_copy_cures_on(void)
-{
-    return zc__run_fix_on(ZC_RUN_FIX_PAGEABLE) || zc__run_fix_on(ZC_RUN_FIX_REGISTER);
-}
-
 int zc__run_host_unusable(const void *p)
 {
     static long page;
@@ -132,7 +127,7 @@ void zc__run_copy_init(zc__run_copy *c, CUresult (*call)(const zc__run_copy *), 
     c->async = async;
     c->pin.slot = -1;
     c->verdict = ZC__PASS;
-    c->d = zc__run_copy_cures_on() ? zc__run_driver_get() : NULL;
+    c->d = zc__run_plans_copies() ? zc__run_driver_get() : NULL;
 }
 
 CUresult zc__run_copy_dispatch(zc__run_copy *c)

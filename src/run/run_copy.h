@@ -103,9 +103,6 @@ CUresult zc__run_copy_dispatch(zc__run_copy *c);
  * CU_STREAM_PER_THREAD. */
 CUstream zc__run_stream(CUstream s, int per_thread);
 
-/* Whether any cure of copies is on (else a copy is never described: it goes as it was). */
-int zc__run_copy_cures_on(void);
-
 /* Whether host memory at p cannot be copied at all (the first page, NULL included): the
  * driver's own answer is the program's, so no cure reads or writes it. */
 int zc__run_host_unusable(const void *p);

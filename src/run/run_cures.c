@@ -69,6 +69,15 @@ zc__plan zc__run_plan(zc__run_copy *c)
     return c->must_stage || c->must_wait ? ZC__WAIT : ZC__AS_IT_WAS;
 }
 
+int zc__run_plans_copies(void)
+{
+    for (size_t i = 0; i < zc__run_cure_count; i++) {
+        if (zc__run_cures[i]->calls->plan_copy != NULL && zc__run_fix_on(zc__run_cures[i]->fix))
+            return 1;
+    }
+    return 0;
+}
+
 typedef CUresult (*zc__host_alloc_fn)(void **, size_t, unsigned int);
 typedef CUresult (*zc__alloc_host_fn)(void **, size_t);
 typedef CUresult (*zc__free_host_fn)(void *);

@@ -159,6 +159,10 @@ zc__run_answer zc__run_raise(const zc__run_event *e);
  * ZC__AS_IT_WAS. */
 zc__plan zc__run_plan(zc__run_copy *c);
 
+/* Whether any row whose cure is on plans copies (else a copy is never described: it goes to the
+ * driver as it was, at no cost). */
+int zc__run_plans_copies(void);
+
 /* Serve a pinned allocation or release through the first row that takes it, else the driver's
  * own entry point. */
 CUresult zc__run_pinned_alloc(const zc__run_pinned_ask *ask);

@@ -170,8 +170,7 @@ int zc__run_pin_consider(const zc__run_driver *d, const void *host, size_t bytes
     use->slot = -1;
     void *base = NULL;
     size_t size = 0;
-    if (!zc__run_fix_on(ZC_RUN_FIX_REGISTER) ||
-        !zc__run_track_count_copy(host, bytes, &base, &size))
+    if (!zc__run_track_count_copy(host, bytes, &base, &size))
         return 0;
     uint64_t start = zc__run_now_ns();
     int pinned = zc__pin_now(d, base, size, ctx);
