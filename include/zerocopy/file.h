@@ -19,6 +19,14 @@ ZC_BEGIN_DECLS
  */
 ZC_EXTERN zc_status zc_file_read(const char *path, size_t max, char **text_p, size_t *len_p);
 
+/*
+ * The same from an open descriptor, read to its end (left open; blocking reads), name being what
+ * the details call it: for an input the caller had to open its own way (a FIFO waited on for a
+ * writer within a bound). The same failures, but for the opening.
+ */
+ZC_EXTERN zc_status zc_file_read_fd(int fd, const char *name, size_t max, char **text_p,
+                                    size_t *len_p);
+
 ZC_END_DECLS
 
 #endif

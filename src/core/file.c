@@ -54,6 +54,17 @@ static zc_status zc__read_fd(int fd, const char *name, size_t max, char **text_p
     return ZC_OK;
 }
 
+ZC_EXTERN zc_status zc_file_read_fd(int fd, const char *name, size_t max, char **text_p,
+                                    size_t *len_p)
+{
+    ZC_REQUIRE_ARG(name);
+    ZC_REQUIRE_ARG(text_p);
+    *text_p = NULL;
+    if (fd < 0)
+        return ZC_FAIL(ZC_ERR_INVALID_ARG, "cannot read %s: no descriptor (%d)", name, fd);
+    return zc__read_fd(fd, name, max, text_p, len_p);
+}
+
 ZC_EXTERN zc_status zc_file_read(const char *path, size_t max, char **text_p, size_t *len_p)
 {
     ZC_REQUIRE_ARG(path);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* zc_file_read: an input read whole, its size capped, each failure named. */
+/* zc_file_read and zc_file_read_fd: an input read whole, its size capped, each failure named. */
 #include "test_support.h"
 
 #include <stdio.h>
@@ -46,6 +46,34 @@ static void test_reads_whole_file(void **state)
     unlink(path);
 }
 
+/* From a descriptor the caller opened (here a pipe): read to its end under the name given,
+ * left open; the cap and a bad descriptor named as from a path. */
+static void test_reads_whole_descriptor(void **state)
+{
+    (void)state;
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    assert_int_equal(write(fds[1], "through a pipe", 14), 14);
+    assert_int_equal(close(fds[1]), 0);
+    char *text = NULL;
+    size_t len = 0;
+    assert_int_equal(zc_file_read_fd(fds[0], "the pipe", 64, &text, &len), ZC_OK);
+    assert_int_equal(len, 14);
+    assert_string_equal(text, "through a pipe");
+    free(text);
+    assert_int_equal(close(fds[0]), 0); /* still open: the caller's to close */
+    assert_int_equal(pipe(fds), 0);
+    assert_int_equal(write(fds[1], "0123456789", 10), 10);
+    assert_int_equal(close(fds[1]), 0);
+    assert_int_equal(zc_file_read_fd(fds[0], "the pipe", 4, &text, NULL), ZC_ERR_INVALID_ARG);
+    assert_null(text);
+    assert_non_null(strstr(zc_last_error(), "the pipe is over 4 bytes"));
+    assert_int_equal(close(fds[0]), 0);
+    assert_int_equal(zc_file_read_fd(-1, "nothing", 4, &text, NULL), ZC_ERR_INVALID_ARG);
+    assert_non_null(strstr(zc_last_error(), "cannot read nothing"));
+    assert_int_equal(zc_file_read_fd(0, "stdin", 4, NULL, NULL), ZC_ERR_INVALID_ARG);
+}
+
 static void test_failures_are_named(void **state)
 {
     (void)state;
@@ -71,6 +99,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reads_whole_file),
+        cmocka_unit_test(test_reads_whole_descriptor),
         cmocka_unit_test(test_failures_are_named),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

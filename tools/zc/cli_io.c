@@ -9,62 +9,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "zerocopy/clock.h"
 
-/* The rest of fd (blocking) whole, NUL-terminated, at most max bytes; NULL with the reason said
- * and *code_p set as zc_file_read's failures are. */
-static char *zc__read_rest(const char *command, int fd, const char *name, size_t max, size_t *len_p,
-                           int *code_p)
+int zc_cli_wait_readable(int fd, int timeout_ms)
 {
-    size_t len = 0, size = 4096;
-    char *text = malloc(size);
+    const uint64_t deadline = zc_clock_ns() + (uint64_t)timeout_ms * 1000000u;
     for (;;) {
-        if (text == NULL) {
-            fprintf(stderr, "zc %s: out of memory reading %s\n", command, name);
-            *code_p = ZC_EXIT_FAILURE;
-            return NULL;
-        }
-        if (len + 1 == size) {
-            char *more = size - 1 > max ? NULL : realloc(text, size * 2);
-            if (size - 1 > max) {
-                fprintf(stderr, "zc %s: %s is over %zu bytes\n", command, name, max);
-                *code_p = ZC_EXIT_USAGE;
-                free(text);
-                return NULL;
-            }
-            if (more == NULL)
-                free(text);
-            text = more;
-            size *= 2;
-            continue;
-        }
-        const ssize_t n = read(fd, text + len, size - 1 - len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            fprintf(stderr, "zc %s: cannot read %s: %s\n", command, name, strerror(errno));
-            *code_p = ZC_EXIT_FAILURE;
-            free(text);
-            return NULL;
-        }
-        if (n == 0)
-            break;
-        len += (size_t)n;
+        uint64_t now = zc_clock_ns();
+        int left_ms = now >= deadline ? 0 : (int)((deadline - now + 999999u) / 1000000u);
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int r = poll(&p, 1, left_ms);
+        if (r >= 0 || errno != EINTR)
+            return r;
     }
-    if (len > max) {
-        fprintf(stderr, "zc %s: %s is over %zu bytes\n", command, name, max);
-        *code_p = ZC_EXIT_USAGE;
-        free(text);
-        return NULL;
-    }
-    text[len] = '\0';
-    if (len_p != NULL)
-        *len_p = len;
-    *code_p = ZC_EXIT_OK;
-    return text;
 }
 
 /*
@@ -81,20 +41,11 @@ static char *zc__read_fifo(const char *command, const char *path, size_t max, si
         *code_p = ZC_EXIT_USAGE;
         return NULL;
     }
-    struct pollfd p = {.fd = fd, .events = POLLIN};
-    int ready = poll(&p, 1, 0);
+    int ready = zc_cli_wait_readable(fd, 0);
     if (ready == 0) {
         fprintf(stderr, "zc %s: waiting up to %d s for a writer on the FIFO %s\n", command,
                 ZC_CLI_INPUT_FIFO_WAIT_MS / 1000, path);
-        struct timespec start, now;
-        clock_gettime(CLOCK_MONOTONIC, &start);
-        int left = ZC_CLI_INPUT_FIFO_WAIT_MS;
-        while ((ready = poll(&p, 1, left)) < 0 && errno == EINTR) {
-            clock_gettime(CLOCK_MONOTONIC, &now);
-            const long spent =
-                (long)(now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
-            left = spent >= ZC_CLI_INPUT_FIFO_WAIT_MS ? 0 : ZC_CLI_INPUT_FIFO_WAIT_MS - (int)spent;
-        }
+        ready = zc_cli_wait_readable(fd, ZC_CLI_INPUT_FIFO_WAIT_MS);
     }
     char *text = NULL;
     if (ready == 0) {
@@ -105,7 +56,10 @@ static char *zc__read_fifo(const char *command, const char *path, size_t max, si
         fprintf(stderr, "zc %s: cannot read %s: %s\n", command, path, strerror(errno));
         *code_p = ZC_EXIT_FAILURE;
     } else {
-        text = zc__read_rest(command, fd, path, max, len_p, code_p);
+        zc_status status = zc_file_read_fd(fd, path, max, &text, len_p);
+        *code_p = zc_cli_exit_code(status);
+        if (status != ZC_OK)
+            fprintf(stderr, "zc %s: %s\n", command, zc_last_error());
     }
     close(fd);
     return text;

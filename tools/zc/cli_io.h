@@ -26,6 +26,11 @@
  * FIFO nothing was written to within ZC_CLI_INPUT_FIFO_WAIT_MS (said on stderr while it waits);
  * ZC_EXIT_FAILURE for a read error.
  */
+/* Wait up to timeout_ms for fd to have something to read, or for its writer to be gone (a FIFO
+ * whose writer came and went), through interruptions: poll's answer, > 0 ready, 0 the time
+ * ran out, < 0 an error (errno). A FIFO no writer has opened yet reports nothing. */
+int zc_cli_wait_readable(int fd, int timeout_ms);
+
 char *zc_cli_read_input(const char *command, const char *path, size_t max, size_t *len_p,
                         int *code_p);
 

@@ -6,11 +6,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "cli_io.h"
 
 /* Preloading holds at most this much input. */
 #define ZC__PRELOAD_MAX ((size_t)2 << 30)
@@ -45,22 +46,15 @@ static void zc__synth_reset(zc_cli_stream_source *s)
 static zc_status zc__wait_writer(const zc_cli_stream_source *s)
 {
     const int timeout_ms = (int)(s->o->timeout_ns / 1000000u);
-    const uint64_t deadline = zc_clock_ns() + s->o->timeout_ns;
-    for (;;) {
-        uint64_t now = zc_clock_ns();
-        int left_ms = now >= deadline ? 0 : (int)((deadline - now + 999999u) / 1000000u);
-        struct pollfd p = {.fd = s->fd, .events = POLLIN};
-        int r = poll(&p, 1, left_ms);
-        if (r > 0)
-            return ZC_OK;
-        if (r == 0)
-            return ZC_CLI_STREAM_FAIL(ZC_ERR_TIMEOUT,
-                                      "no writer came to the FIFO %s within %d ms (--timeout-ms)",
-                                      s->o->source, timeout_ms);
-        if (errno != EINTR)
-            return ZC_CLI_STREAM_FAIL(ZC_ERR_IO, "waiting for a writer of %s: %s", s->o->source,
-                                      strerror(errno));
-    }
+    int r = zc_cli_wait_readable(s->fd, timeout_ms);
+    if (r > 0)
+        return ZC_OK;
+    if (r == 0)
+        return ZC_CLI_STREAM_FAIL(ZC_ERR_TIMEOUT,
+                                  "no writer came to the FIFO %s within %d ms (--timeout-ms)",
+                                  s->o->source, timeout_ms);
+    return ZC_CLI_STREAM_FAIL(ZC_ERR_IO, "waiting for a writer of %s: %s", s->o->source,
+                              strerror(errno));
 }
 
 /*
@@ -130,20 +124,15 @@ static zc_status zc__wait_readable(zc_cli_stream_source *s)
     if (s->regular)
         return ZC_OK;
     const int timeout_ms = (int)(s->o->timeout_ns / 1000000u);
-    for (;;) {
-        struct pollfd p = {.fd = s->fd, .events = POLLIN};
-        int r = poll(&p, 1, timeout_ms);
-        if (r > 0)
-            return ZC_OK;
-        if (r == 0)
-            return ZC_CLI_STREAM_FAIL(ZC_ERR_TIMEOUT,
-                                      "no input from %s for %d ms (after %llu bytes): the writer "
-                                      "stalled (--timeout-ms)",
-                                      s->o->source, timeout_ms, (unsigned long long)s->bytes_read);
-        if (errno != EINTR)
-            return ZC_CLI_STREAM_FAIL(ZC_ERR_IO, "waiting for %s: %s", s->o->source,
-                                      strerror(errno));
-    }
+    int r = zc_cli_wait_readable(s->fd, timeout_ms);
+    if (r > 0)
+        return ZC_OK;
+    if (r == 0)
+        return ZC_CLI_STREAM_FAIL(ZC_ERR_TIMEOUT,
+                                  "no input from %s for %d ms (after %llu bytes): the writer "
+                                  "stalled (--timeout-ms)",
+                                  s->o->source, timeout_ms, (unsigned long long)s->bytes_read);
+    return ZC_CLI_STREAM_FAIL(ZC_ERR_IO, "waiting for %s: %s", s->o->source, strerror(errno));
 }
 
 /* Up to max samples from the file descriptor: what a pipe has, or all that a file holds. */
