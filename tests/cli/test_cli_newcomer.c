@@ -418,6 +418,20 @@ static void test_bad_document_message_has_no_source_location(void **state)
     }
     /* The same failures with ZC_VERBOSE: the locations are back. */
     assert_true(located > 0);
+    /* A failure in the middle of a stream (a NaN sample) is said the same way. */
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    const float samples[4] = {0.0f, 0.0f, (float)NAN, 0.0f};
+    assert_int_equal(fwrite(samples, sizeof samples, 1, f), 1);
+    assert_int_equal(fclose(f), 0);
+    const char *const stream[] = {"stream", "--mode", "cpu", "--source", path, NULL};
+    zc_test_output r;
+    zc_test_run_zc(stream, quiet, &r);
+    assert_int_not_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.err, "NaN"));
+    if (strstr(r.err, "(src/") != NULL || strstr(r.err, ": zc_") != NULL)
+        fail_msg("zc stream on a NaN sample said: %s", r.err);
+    zc_test_output_free(&r);
     unlink(html);
     unlink(path);
     assert_int_equal(rmdir(dir), 0);

@@ -9,6 +9,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "cli.h" /* zc_last_error() as people read it */
 #include "cli_output.h"
 #include "stream_format.h"
 #include "zerocopy/json.h"
