@@ -70,6 +70,12 @@ zc_status zc__run_crossover(zc_bench_ctx *ctx, const zc__bench_case *self, zc_be
 zc_status zc__run_overlap(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_result *res);
 zc_status zc__run_alloc(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_result *res);
 
+/* The pinning family (case_pinning.c); zc__bench_case.arg is which ways a case runs. */
+#define ZC__PIN_FLOOR_ONLY 0 /* pin.floor: the first-touch floor alone, no GPU */
+#define ZC__PIN_EVERY_WAY  1 /* pin.cost: every way of pinning beside the floor */
+int zc__can_pin(const zc_bench_ctx *ctx, const zc__bench_case *self, char *reason, size_t n);
+zc_status zc__run_pin(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_result *res);
+
 /* Multi-GPU cases (case_multi.c); zc__bench_case.arg is what each job does. */
 #define ZC__MULTI_H2D   0
 #define ZC__MULTI_D2H   1

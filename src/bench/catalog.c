@@ -343,6 +343,23 @@ const zc__bench_case zc__bench_cases[] = {
      zc__run_sm,
      ZC__ACCESS_WALK_RANDOM,
      ZC__SM_WRITE},
+    /* The pinning family: sizes up to 16 GiB, never more than a share of the host's memory. */
+    {{"pin.floor", "pin", ZC__TECH(PAGEABLE), "none",
+      "the floor under pinning: fresh pages first touched by every core, 4 KiB pages and "
+      "transparent huge pages, per size (no GPU)"},
+     ZC__ALL,
+     zc__can_pin,
+     zc__run_pin,
+     ZC__PIN_FLOOR_ONLY,
+     0},
+    {{"pin.cost", "pin", ZC__TECH(PINNED), "none",
+      "pinning per size against the floor: cudaHostAlloc, cudaMallocHost, cudaHostRegister of "
+      "fresh and touched malloc'd memory, zc_buffer_alloc; allocate and free"},
+     ZC__ALL,
+     zc__can_pin,
+     zc__run_pin,
+     ZC__PIN_EVERY_WAY,
+     0},
 };
 
 /* Rows run in the order of zc_bench_case_id (zerocopy/bench.h): a row added without its name
@@ -355,11 +372,11 @@ _Static_assert(ZC__COUNT(zc__bench_cases) == ZC_BENCH_CASE_ID_COUNT,
  * the ones added since at the end. */
 _Static_assert(ZC_BENCH_CASE_COPY_BIDIR_REGISTERED == 11 && ZC_BENCH_CASE_ZEROCOPY_READ_16B == 12 &&
                    ZC_BENCH_CASE_MULTIGPU_PEER_WRITE == 46 &&
-                   ZC_BENCH_CASE_MANAGED_TRANSFER == 47 && ZC_BENCH_CASE_ID_COUNT == 56,
+                   ZC_BENCH_CASE_MANAGED_TRANSFER == 47 && ZC_BENCH_CASE_ID_COUNT == 58,
                "the bench case ids keep their published values");
 #else
 /* A planted copy kind has its three copy cases, made from the list. */
-_Static_assert(ZC_BENCH_CASE_COPY_BIDIR_PLANTED == 14 && ZC_BENCH_CASE_ID_COUNT == 59,
+_Static_assert(ZC_BENCH_CASE_COPY_BIDIR_PLANTED == 14 && ZC_BENCH_CASE_ID_COUNT == 61,
                "a planted copy kind has its copy cases");
 #endif
 

@@ -67,6 +67,8 @@ static const struct {
     {ZC_BENCH_CASE_ZEROCOPY_READ_WALK_RANDOM, "zerocopy.read.walk-random"},
     {ZC_BENCH_CASE_ZEROCOPY_WRITE_WALK_STRIDED, "zerocopy.write.walk-strided"},
     {ZC_BENCH_CASE_ZEROCOPY_WRITE_WALK_RANDOM, "zerocopy.write.walk-random"},
+    {ZC_BENCH_CASE_PIN_FLOOR, "pin.floor"},
+    {ZC_BENCH_CASE_PIN_COST, "pin.cost"},
 };
 
 int main(void)

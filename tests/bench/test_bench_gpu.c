@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "zerocopy/bench.h"
+#include "zerocopy/device.h"
 
 /* Under compute-sanitizer kernels run one at a time: a launch queued behind the timing gate's
  * kernel waits for it, and the gate waits for the host to finish queuing. Measure ungated
@@ -107,6 +108,84 @@ static void test_every_case_small(void **state)
     assert_int_equal(bad, 0);
 }
 
+/* Whether res has a point of variant at bytes, verified and measured. */
+static int has_point(const zc_bench_result *res, const char *variant, size_t bytes)
+{
+    for (size_t i = 0; i < res->point_count; i++) {
+        const zc_bench_point *p = &res->points[i];
+        if (p->bytes == bytes && strcmp(p->variant, variant) == 0)
+            return p->verified && p->stats.median > 0.0 && p->stats.count >= 3;
+    }
+    return 0;
+}
+
+/* The pinning family at small sizes: the floor alone, then every way of pinning beside it, each
+ * allocation and free a point of its own at every size, every pinned buffer checked by its round
+ * trip to the GPU, and the finding setting each way against the floor. */
+static void test_pinning_family_small(void **state)
+{
+    (void)state;
+    static const size_t sizes[] = {4u << 20, 16u << 20};
+    static const char *const every_way[] = {
+        "floor 4 KiB pages: touch",    "floor THP: munmap",
+        "cudaHostAlloc: allocate",     "cudaHostAlloc: free",
+        "cudaMallocHost: allocate",    "zc_buffer_alloc pinned: allocate",
+        "zc_buffer_alloc pinned: free"};
+    static const char *const registering[] = {"malloc+cudaHostRegister: register",
+                                              "malloc+touch+cudaHostRegister: touch+register",
+                                              "malloc+touch+cudaHostRegister: unregister+free"};
+    zc_bench_config config;
+    zc_bench_config_init(&config);
+    config.mode = ZC_BENCH_QUICK;
+    sanitizer_settings(&config);
+    config.sizes = sizes;
+    config.size_count = zc_test_under_sanitizer() ? 1 : 2;
+    zc_device_info info;
+    assert_int_equal(zc_device_info_get(0, &info), ZC_OK);
+    zc_bench_ctx *ctx = NULL;
+    assert_int_equal(zc_bench_ctx_create(&config, &ctx), ZC_OK);
+    for (int c = 0; c < 2; c++) {
+        zc_bench_case_id id;
+        assert_int_equal(zc_bench_case_id_of(c == 0 ? "pin.floor" : "pin.cost", &id), ZC_OK);
+        zc_bench_result res;
+        assert_int_equal(zc_bench_run(ctx, (size_t)id, &res), ZC_OK);
+        if (res.outcome != ZC_BENCH_OK)
+            fail_msg("%s: %s: %s", res.key, zc_bench_outcome_name(res.outcome), res.reason);
+        fprintf(stderr, "%s: %s\n", res.key, res.reason);
+        for (size_t i = 0; i < config.size_count; i++) {
+            for (size_t w = 0; w < (c == 0 ? 2 : sizeof every_way / sizeof every_way[0]); w++)
+                if (!has_point(&res, every_way[w], sizes[i]))
+                    fail_msg("%s: no verified point '%s' at %zu B", res.key, every_way[w],
+                             sizes[i]);
+            for (size_t w = 0; c == 1 && info.host_register_supported && w < 3; w++)
+                if (!has_point(&res, registering[w], sizes[i]))
+                    fail_msg("%s: no verified point '%s' at %zu B", res.key, registering[w],
+                             sizes[i]);
+        }
+        assert_non_null(strstr(res.reason, "seconds per GiB (2^30 B)"));
+        if (c == 1)
+            assert_non_null(strstr(res.reason, "; zerocopy "));
+        zc_bench_result_clear(&res);
+    }
+    zc_bench_ctx_destroy(ctx);
+    /* A pinned buffer whose data came back wrong FAILs the case, naming it. */
+    config.size_count = 1;
+    config.corrupt_key = "pin.cost";
+    assert_int_equal(zc_bench_ctx_create(&config, &ctx), ZC_OK);
+    zc_bench_case_id id;
+    assert_int_equal(zc_bench_case_id_of("pin.cost", &id), ZC_OK);
+    zc_bench_result res;
+    assert_int_equal(zc_bench_run(ctx, (size_t)id, &res), ZC_OK);
+    if (res.outcome != ZC_BENCH_FAIL)
+        fail_msg("pin.cost with corrupted data: %s (%s), wanted FAIL",
+                 zc_bench_outcome_name(res.outcome), res.reason);
+    assert_int_equal(res.point_count, 0);
+    assert_non_null(strstr(res.reason, "pin.cost"));
+    fprintf(stderr, "pin.cost FAIL as expected: %s\n", res.reason);
+    zc_bench_result_clear(&res);
+    zc_bench_ctx_destroy(ctx);
+}
+
 /* The corruption hook through the library: the case FAILs, keeps no point, and names where. */
 static void test_corruption_fails_in_library(void **state)
 {
@@ -163,6 +242,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_library_directly),
         cmocka_unit_test(test_every_case_small),
+        cmocka_unit_test(test_pinning_family_small),
         cmocka_unit_test(test_corruption_fails_in_library),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
