@@ -21,6 +21,8 @@
     X(PINNING, "pinning", "pinned memory freed is kept and handed out again for the same size")    \
     X(REGISTER, "register",                                                                        \
       "pageable buffers copied again and again pinned in place until they are freed")              \
+    X(FRESH, "fresh",                                                                              \
+      "fresh destination pages of device-to-host copies faulted in by several threads ahead")      \
     ZC__RUN_FIX_PLANT(X)
 
 /* tests/run plants a cure at the end of the list: the preload's table of cures must not build
@@ -69,7 +71,20 @@ typedef enum zc_run_fix { ZC_RUN_FIX_MAP(ZC__RUN_FIX_ENUM) ZC_RUN_FIX_COUNT } zc
     X(REGISTER_UNPIN, "register-unpin", REGISTER, 0,                                               \
       "buffers unpinned before they were freed, unmapped or given back (time: the unpinning)")     \
     X(REGISTER_REFUSED, "register-refused", REGISTER, 0,                                           \
-      "buffers that could not be pinned in place (the driver refused, or over the bound): staged")
+      "buffers that could not be pinned in place (the driver refused, or over the bound): staged") \
+    X(FRESH_AHEAD, "fresh-ahead", FRESH, 1,                                                        \
+      "device-to-host copies whose fresh destination pages were faulted in ahead by the threads "  \
+      "(time: the faulting in)")                                                                   \
+    X(FRESH_RESIDENT, "fresh-resident", FRESH, 0,                                                  \
+      "device-to-host copies whose destination pages were there already: nothing done")            \
+    X(FRESH_UNSEEN, "fresh-unseen", FRESH, 0,                                                      \
+      "left to the copy: fresh pages of memory not seen allocated as the program's own "           \
+      "(a file or shared mapping, or memory from before the library)")                             \
+    X(FRESH_REFUSED, "fresh-refused", FRESH, 0,                                                    \
+      "left to the copy: the kernel would not fault the pages in (before Linux 5.14, or not "      \
+      "writable)")                                                                                 \
+    X(FRESH_HUGE, "fresh-huge", FRESH, 0,                                                          \
+      "large fresh allocations advised to use transparent huge pages (bytes: those advised)")
 
 #define ZC__RUN_COUNTER_ENUM(name, text, fix, cured, what) ZC_RUN_COUNTER_##name,
 typedef enum zc_run_counter {

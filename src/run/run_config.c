@@ -24,6 +24,10 @@
 #define ZC__DEFAULT_THREADS_MAX   12u
 #define ZC__MAX_THREADS           16u
 
+/* Fresh destination pages are faulted in ahead from the size the pageable cure stages device
+ * to host: a copy it stages drains into them with every thread. */
+#define ZC__DEFAULT_FRESH_MIN_BYTES ZC__DEFAULT_MIN_D2H_BYTES
+
 static pthread_once_t zc__once = PTHREAD_ONCE_INIT;
 static zc__run_config zc__config;
 
@@ -86,6 +90,9 @@ static void zc__read(void)
     unsigned long long ram = pages > 0 && page > 0 ? (unsigned long long)pages * page : 1ull << 32;
     c->cache_bytes = (size_t)zc__env_number("ZC_RUN_CACHE_BYTES", ram / 4, 0, ram);
     c->register_bytes = (size_t)zc__env_number("ZC_RUN_REGISTER_BYTES", ram / 4, 0, ram);
+    c->fresh_min_bytes = (size_t)zc__env_number("ZC_RUN_FRESH_MIN_BYTES",
+                                                ZC__DEFAULT_FRESH_MIN_BYTES, 1, (size_t)1 << 40);
+    c->fresh_huge = zc__env_number("ZC_RUN_FRESH_HUGE", 0, 0, 1) != 0;
     c->verbose = zc__env_number("ZC_RUN_VERBOSE", 0, 0, 1) != 0;
 }
 

@@ -124,11 +124,13 @@ typedef struct zc__run_cure {
     }
 
 /* The cures in the order a copy asks them, X(cure, FIX): a buffer pinned in place first (a copy
- * that touches one must not reach the driver as it was), then staging, then the pinned
+ * that touches one must not reach the driver as it was), then the fresh destination pages
+ * faulted in (it always passes the copy on, to be staged), then staging, then the pinned
  * allocations. Each cure's file (run_cure_<cure>.c) defines zc__cure_<cure>_calls and one
  * handler per event. */
 #define ZC__RUN_CURE_ORDER(X)                                                                      \
     X(register, REGISTER)                                                                          \
+    X(fresh, FRESH)                                                                                \
     X(pageable, PAGEABLE)                                                                          \
     X(pinning, PINNING)                                                                            \
     ZC__RUN_CURE_PLANT(X)

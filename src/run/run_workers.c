@@ -27,12 +27,14 @@
 #define ZC__MAX_WORKERS 16
 
 /* rows of width bytes, each at its pitch; one row of bytes for a plain copy, cut by bytes
- * then, by rows otherwise. */
+ * then, by rows otherwise. A job that is not a copy is each(arg, part, parts) instead. */
 typedef struct zc__job {
     char *dst;
     const char *src;
     size_t width, rows;
     size_t dst_pitch, src_pitch;
+    void (*each)(void *arg, unsigned part, unsigned parts);
+    void *arg;
     unsigned parts; /* the caller's part 0, the workers' 1..parts-1 */
 } zc__job;
 
@@ -52,6 +54,10 @@ static long zc__owner_pid;              /* the process whose threads they are */
 
 static void zc__copy_part(const zc__job *job, unsigned part)
 {
+    if (job->each != NULL) {
+        job->each(job->arg, part, job->parts);
+        return;
+    }
     if (job->rows == 1) {
         size_t bytes = job->width;
         size_t share =
@@ -201,4 +207,10 @@ void zc__run_parallel_copy_2d(void *dst, size_t dst_pitch, const void *src, size
                           .rows = rows,
                           .dst_pitch = dst_pitch,
                           .src_pitch = src_pitch});
+}
+
+void zc__run_parallel_each(void (*fn)(void *arg, unsigned part, unsigned parts), void *arg,
+                           size_t work)
+{
+    zc__run_job((zc__job){.width = work, .rows = 1, .each = fn, .arg = arg});
 }

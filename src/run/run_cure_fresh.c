@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The fresh cure's row. A device-to-host copy into pageable memory the program has just
+ * allocated (PyTorch's .cpu(), a new numpy array) is slowed most by the destination's pages:
+ * each is faulted in, and zeroed, by the copy that first writes it, one page at a time inside
+ * every thread's memcpy, and the threads' faults meet on the same page-table locks. This row
+ * faults the destination's pages in before the copy, with MADV_POPULATE_WRITE (Linux 5.14),
+ * split over the copying threads in whole 2 MiB regions, and passes the copy on to be staged by
+ * the next row as before. It never writes the destination: the pages come in as they would
+ * have (zeroed if new, as they were if not), so bytes other threads own in the edge pages stay
+ * theirs, and what the program computes is what it computed.
+ * - Only pages of the program's own anonymous memory are faulted in: inside an allocation the
+ *   allocation hooks saw made (malloc family, anonymous private mmap, run_anon.h). A file or
+ *   shared mapping, or memory the library did not see allocated, is left to the copy
+ *   (fresh-unseen), as is a range the kernel will not fault in (fresh-refused).
+ * - Pages that are there already cost a few mincore() calls of sampled pages (fresh-resident).
+ * - Only copies the pageable cure will stage: not its sample (which prices the copy as it was,
+ *   faults included), nor copies it leaves as they were.
+ * With ZC_RUN_FRESH_HUGE=1 it also advises large fresh allocations to use transparent huge
+ * pages (MADV_HUGEPAGE on their whole 2 MiB regions), which makes faulting them in 512 times
+ * fewer faults and can raise the program's footprint (docs/run.md).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "run_anon.h"
+#include "run_config.h"
+#include "run_copy.h"
+#include "run_cures.h"
+#include "run_workers.h"
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+
+/* A transparent huge page, and the part of a copy each thread faults in when it is large: whole
+ * huge pages, so that no two threads fault within one. */
+#define ZC__HUGE ((uintptr_t)2 << 20)
+
+/* Pages sampled to tell fresh from resident: a copy into memory used before finds them all
+ * there; one into a new allocation finds none (its first page may hold the allocator's
+ * header, so the samples are inside the range, not at its ends). */
+#define ZC__SAMPLES 4u
+
+static uintptr_t zc__page(void)
+{
+    static uintptr_t page;
+    if (page == 0) {
+        long p = sysconf(_SC_PAGESIZE);
+        page = p > 0 ? (uintptr_t)p : 4096u;
+    }
+    return page;
+}
+
+/* The kernel's madvise, not the library's own hook of it: this row's advice is no event. */
+static int zc__madvise(uintptr_t start, size_t length, int advice)
+{
+    return (int)syscall(SYS_madvise, (void *)start, length, advice);
+}
+
+/* ---- whether the kernel faults pages in on request, asked once on a page of its own ---- */
+
+static pthread_once_t zc__probe_once = PTHREAD_ONCE_INIT;
+static int zc__populate_works;
+
+static void zc__probe(void)
+{
+    uintptr_t page = zc__page();
+    void *p = (void *)syscall(SYS_mmap, NULL, page, PROT_READ | PROT_WRITE,
+                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return;
+    zc__populate_works = zc__madvise((uintptr_t)p, page, MADV_POPULATE_WRITE) == 0;
+    syscall(SYS_munmap, p, page);
+    if (!zc__populate_works && zc__run_config_get()->verbose) {
+        static const char text[] = "zerocopy run: this kernel does not fault pages in on request "
+                                   "(MADV_POPULATE_WRITE, Linux 5.14); fresh pages are left to "
+                                   "the copies\n";
+        (void)!write(2, text, sizeof text - 1);
+    }
+}
+
+/* ---- fresh or resident ---- */
+
+typedef enum zc__pages { ZC__PAGES_RESIDENT, ZC__PAGES_FRESH, ZC__PAGES_UNKNOWN } zc__pages;
+
+/* Whether the pages [first, first + pages * page) are there: resident when every sampled page
+ * is, unknown when the kernel cannot say (the range is not mapped). */
+static zc__pages zc__pages_state(uintptr_t first, size_t pages, uintptr_t page)
+{
+    size_t samples = pages < ZC__SAMPLES ? pages : ZC__SAMPLES;
+    for (size_t i = 0; i < samples; i++) {
+        unsigned char in = 0;
+        size_t at = pages * (2 * i + 1) / (2 * samples);
+        if (mincore((void *)(first + at * page), page, &in) != 0)
+            return ZC__PAGES_UNKNOWN;
+        if (!(in & 1u))
+            return ZC__PAGES_FRESH;
+    }
+    return ZC__PAGES_RESIDENT;
+}
+
+/* ---- faulting in, over the copying threads ---- */
+
+/* The copying threads (run_workers.h) rather than threads of this row's own: they are the ones
+ * that drain the copy into these pages next, so faulting the pages in with them uses no core
+ * the copy would not, starts no thread, and takes turns with the staged copies of other program
+ * threads like any copy. */
+typedef struct zc__populate {
+    uintptr_t first, end, page;
+    int error; /* the first part's errno, 0 when every part succeeded */
+} zc__populate;
+
+/* Where part k of parts starts: whole huge pages when every part gets one, else whole pages. */
+static uintptr_t zc__bound(const zc__populate *p, unsigned k, unsigned parts)
+{
+    if (k == 0)
+        return p->first;
+    if (k >= parts)
+        return p->end;
+    uintptr_t span = p->end - p->first;
+    uintptr_t grain = span / parts >= ZC__HUGE ? ZC__HUGE : p->page;
+    uintptr_t at = (p->first + span / parts * k) / grain * grain;
+    return at < p->first ? p->first : at;
+}
+
+static void zc__populate_part(void *arg, unsigned part, unsigned parts)
+{
+    zc__populate *p = arg;
+    uintptr_t from = zc__bound(p, part, parts), to = zc__bound(p, part + 1, parts);
+    if (to > from && zc__madvise(from, to - from, MADV_POPULATE_WRITE) != 0) {
+        int none = 0;
+        __atomic_compare_exchange_n(&p->error, &none, errno, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    }
+}
+
+/* Fault [first, end) in over the threads: 0, or the errno of a part the kernel refused. */
+static int zc__populate_range(uintptr_t first, uintptr_t end)
+{
+    pthread_once(&zc__probe_once, zc__probe);
+    if (!zc__populate_works)
+        return EINVAL;
+    zc__populate p = {.first = first, .end = end, .page = zc__page()};
+    zc__run_parallel_each(zc__populate_part, &p, end - first);
+    return __atomic_load_n(&p.error, __ATOMIC_RELAXED);
+}
+
+/* The destination [host, host + bytes) of a copy about to be staged: its pages faulted in
+ * ahead when they are fresh and the program's own, and the copy counted either way. */
+static void zc__ahead(uintptr_t host, size_t bytes)
+{
+    int saved_errno = errno;
+    uint64_t start = zc__run_now_ns();
+    uintptr_t page = zc__page();
+    uintptr_t first = host / page * page;
+    uintptr_t end = (host + bytes - 1) / page * page + page;
+    zc_run_counter what = ZC_RUN_COUNTER_FRESH_UNSEEN;
+    zc__pages state = zc__pages_state(first, (end - first) / page, page);
+    if (state == ZC__PAGES_RESIDENT)
+        what = ZC_RUN_COUNTER_FRESH_RESIDENT;
+    else if (state == ZC__PAGES_FRESH && zc__run_anon_covers(host, bytes))
+        what = zc__populate_range(first, end) == 0 ? ZC_RUN_COUNTER_FRESH_AHEAD
+                                                   : ZC_RUN_COUNTER_FRESH_REFUSED;
+    zc__run_count(what, bytes, zc__run_now_ns() - start, 0, ZC_RUN_PRICED_NONE);
+    errno = saved_errno;
+}
+
+/* A plain copy to pageable memory that the pageable cure will stage; always passed on. */
+static zc__plan zc__plan_copy(zc__run_copy *c)
+{
+    if (c->kind != ZC__COPY_HOST_DEVICE || c->dir != ZC__RUN_D2H || c->host_where != ZC__PAGEABLE ||
+        c->row != 0 || c->must_stage || c->bytes < zc__run_config_get()->fresh_min_bytes)
+        return ZC__PASS;
+    if (zc__run_copy_eligible(c) == ZC__CURE)
+        zc__ahead((uintptr_t)c->host, c->bytes);
+    return ZC__PASS;
+}
+
+/* Allocations are heard from the smallest copy this row looks at. */
+static size_t zc__watch_host(void)
+{
+    return zc__run_config_get()->fresh_min_bytes;
+}
+
+const zc__run_calls zc__cure_fresh_calls = {.plan_copy = zc__plan_copy,
+                                            .watch_host = zc__watch_host};
+
+/* ---- transparent huge pages, when asked ---- */
+
+static pthread_once_t zc__huge_once = PTHREAD_ONCE_INIT;
+static int zc__huge_on;
+
+/* Asked for and possible: the system's mode is not "never" (read once, without allocating: this
+ * runs inside an allocation hook). Said on stderr when it was asked for and is not possible. */
+static void zc__huge_check(void)
+{
+    if (!zc__run_config_get()->fresh_huge)
+        return;
+    char mode[128] = "";
+    int fd = open("/sys/kernel/mm/transparent_hugepage/enabled", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t n = read(fd, mode, sizeof mode - 1);
+        mode[n > 0 ? n : 0] = '\0';
+        close(fd);
+    }
+    zc__huge_on = strstr(mode, "[never]") == NULL;
+    if (!zc__huge_on) {
+        static const char text[] = "zerocopy run: ZC_RUN_FRESH_HUGE=1, but transparent huge "
+                                   "pages are off on this system (\"never\"): nothing advised\n";
+        (void)!write(2, text, sizeof text - 1);
+    }
+}
+
+/* The whole huge pages of [start, start + length) advised, and counted. */
+static void zc__advise_huge(uintptr_t start, size_t length)
+{
+    pthread_once(&zc__huge_once, zc__huge_check);
+    if (!zc__huge_on || start > UINTPTR_MAX - ZC__HUGE || length > UINTPTR_MAX - ZC__HUGE - start)
+        return;
+    uintptr_t first = (start + ZC__HUGE - 1) / ZC__HUGE * ZC__HUGE;
+    uintptr_t end = (start + length) / ZC__HUGE * ZC__HUGE;
+    if (end > first && zc__madvise(first, end - first, MADV_HUGEPAGE) == 0)
+        zc__run_count(ZC_RUN_COUNTER_FRESH_HUGE, end - first, 0, 0, ZC_RUN_PRICED_NONE);
+}
+
+/* Said as the library loads rather than at the first large allocation. */
+__attribute__((constructor)) static void zc__fresh_init(void)
+{
+    if (zc__run_fix_on(ZC_RUN_FIX_FRESH))
+        pthread_once(&zc__huge_once, zc__huge_check);
+}
+
+/* ---- the lifecycle: the program's anonymous allocations, as they come and go ---- */
+
+zc__run_answer ZC__RUN_ON(fresh, HOST_ALLOC)(const zc__run_event *e)
+{
+    const zc__run_config *config = zc__run_config_get();
+    if (e->length >= config->fresh_min_bytes)
+        zc__run_anon_add(e->start, e->length);
+    if (config->fresh_huge)
+        zc__advise_huge(e->start, e->length);
+    return ZC__EVENT_SEEN;
+}
+
+zc__run_answer ZC__RUN_ON(fresh, HOST_FREE)(const zc__run_event *e)
+{
+    zc__run_anon_release(e->start);
+    return ZC__EVENT_SEEN;
+}
+
+/* realloc raises HOST_FREE and HOST_ALLOC next; this row holds no block to move. */
+ZC__RUN_IGNORES(fresh, HOST_RESIZE)
+
+zc__run_answer ZC__RUN_ON(fresh, RANGE_UNMAPPED)(const zc__run_event *e)
+{
+    zc__run_anon_release_range(e->start, e->length);
+    return ZC__EVENT_SEEN;
+}
+
+/* What comes in the range's place (a file, a shared mapping, remapped pages) is not an
+ * allocation seen made. */
+zc__run_answer ZC__RUN_ON(fresh, RANGE_REPLACED)(const zc__run_event *e)
+{
+    zc__run_anon_release_range(e->start, e->length);
+    return ZC__EVENT_SEEN;
+}
+
+/* Pages given back are the program's anonymous memory still, fresh again: what this row is
+ * for. */
+ZC__RUN_IGNORES(fresh, PAGES_DISCARDED)
+/* Pages that may not be written are refused by the kernel, and counted so. */
+ZC__RUN_IGNORES(fresh, RANGE_REPROTECTED)
+/* The row changes nothing the driver sees, nor holds anything of a context's. */
+ZC__RUN_IGNORES(fresh, RANGE_IN_GRAPH)
+ZC__RUN_IGNORES(fresh, RANGE_REGISTERED)
+ZC__RUN_IGNORES(fresh, CONTEXT_GONE)
+ZC__RUN_IGNORES(fresh, FORK_PREPARE)
+ZC__RUN_IGNORES(fresh, FORK_PARENT)
+
+zc__run_answer ZC__RUN_ON(fresh, FORK_CHILD)(const zc__run_event *e)
+{
+    (void)e;
+    zc__run_anon_after_fork();
+    return ZC__EVENT_SEEN;
+}
+
+ZC__RUN_IGNORES(fresh, EXIT)
