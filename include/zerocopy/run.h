@@ -21,8 +21,7 @@
     X(PINNING, "pinning", "pinned memory freed is kept and handed out again for the same size")    \
     X(REGISTER, "register",                                                                        \
       "pageable buffers copied again and again pinned in place until they are freed")              \
-    X(FRESH, "fresh",                                                                              \
-      "fresh destination pages of device-to-host copies faulted in by several threads ahead")      \
+    X(FRESH, "fresh", "fresh destination pages faulted in ahead of device-to-host copies")         \
     ZC__RUN_FIX_PLANT(X)
 
 /* tests/run plants a cure at the end of the list: the preload's table of cures must not build
@@ -39,6 +38,11 @@ typedef enum zc_run_fix { ZC_RUN_FIX_MAP(ZC__RUN_FIX_ENUM) ZC_RUN_FIX_COUNT } zc
 
 /* Every cure's bit (bit i is zc_run_fix i). */
 #define ZC_RUN_FIXES_ALL ((1u << ZC_RUN_FIX_COUNT) - 1u)
+
+/* The cures applied when none are named (ZC_RUN_FIXES unset, zc run without --fix): every cure
+ * but fresh, whose gain depends on how fast the kernel faults pages in for several threads at
+ * once (docs/run.md, "The fresh cure"); it is applied when named, or with "all". */
+#define ZC_RUN_FIXES_DEFAULT (ZC_RUN_FIXES_ALL & ~(1u << ZC_RUN_FIX_FRESH))
 
 /*
  * What the library counted, one row each: X(ENUM, "name", fix, cured, "meaning"). cured is 1

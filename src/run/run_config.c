@@ -49,13 +49,13 @@ static unsigned long long zc__env_number(const char *name, unsigned long long fa
     return value;
 }
 
-/* ZC_RUN_FIXES as zc_run_fixes_parse reads it; a bad list turns every cure off, so that a
- * mistake never cures what was not asked for. */
+/* ZC_RUN_FIXES as zc_run_fixes_parse reads it, the default cures when unset; a bad list turns
+ * every cure off, so that a mistake never cures what was not asked for. */
 static unsigned zc__env_fixes(void)
 {
     const char *text = getenv("ZC_RUN_FIXES");
     if (text == NULL)
-        return ZC_RUN_FIXES_ALL;
+        return ZC_RUN_FIXES_DEFAULT;
     unsigned fixes = 0;
     const char *bad;
     size_t bad_length;

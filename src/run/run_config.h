@@ -11,7 +11,8 @@
 #include <stddef.h>
 
 typedef struct zc__run_config {
-    unsigned fixes;           /* bits of zc_run_fix (ZC_RUN_FIXES; all when unset) */
+    unsigned fixes;           /* bits of zc_run_fix (ZC_RUN_FIXES; ZC_RUN_FIXES_DEFAULT when
+                                 unset) */
     const char *log_dir;      /* ZC_RUN_DIR: where "<pid>.run" goes; NULL: no log */
     unsigned threads;         /* ZC_RUN_THREADS: host threads copying a chunk, caller included */
     size_t chunk_bytes;       /* ZC_RUN_CHUNK: bytes per staging buffer, the largest chunk */

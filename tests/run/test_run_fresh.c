@@ -285,6 +285,10 @@ static int child_huge(void)
 
 /* ---- the parent ---- */
 
+/* The cure is off unless named (ZC_RUN_FIXES_DEFAULT): every case names it but the one that
+ * checks that it is off. */
+static const char *const every_cure[] = {"ZC_RUN_FIXES", "all", NULL};
+
 static uint64_t bytes_of(const child_run *r, zc_run_counter c)
 {
     return r->summary.counts[c].bytes;
@@ -308,7 +312,7 @@ static void test_fresh_pages_ahead(void **state)
 {
     (void)state;
     child_run r;
-    run_child("fresh", NULL, &r);
+    run_child("fresh", every_cure, &r);
     assert_int_equal(r.exit_code, 0);
     assert_non_null(strstr(r.out, "fresh ok"));
     expect_all_resident(&r, 2);
@@ -326,7 +330,7 @@ static void test_resident_pages(void **state)
 {
     (void)state;
     child_run r;
-    run_child("resident", NULL, &r);
+    run_child("resident", every_cure, &r);
     assert_int_equal(r.exit_code, 0);
     assert_non_null(strstr(r.out, "resident ok"));
     assert_int_equal(child_calls(&r, ZC_RUN_COUNTER_FRESH_RESIDENT), 1);
@@ -339,7 +343,7 @@ static void test_left_to_the_others(void **state)
 {
     (void)state;
     child_run r;
-    run_child("untouched", NULL, &r);
+    run_child("untouched", every_cure, &r);
     assert_int_equal(r.exit_code, 0);
     assert_non_null(strstr(r.out, "untouched ok"));
     assert_int_equal(child_calls(&r, ZC_RUN_COUNTER_FRESH_RESIDENT), 1);
@@ -357,7 +361,7 @@ static void test_shared_and_file_mappings(void **state)
 {
     (void)state;
     child_run r;
-    run_child("unseen", NULL, &r);
+    run_child("unseen", every_cure, &r);
     assert_int_equal(r.exit_code, 0);
     assert_non_null(strstr(r.out, "unseen ok"));
     assert_int_equal(child_calls(&r, ZC_RUN_COUNTER_FRESH_UNSEEN), 2);
@@ -366,15 +370,16 @@ static void test_shared_and_file_mappings(void **state)
     assert_int_equal(child_calls(&r, ZC_RUN_COUNTER_PAGEABLE_D2H), 2);
 }
 
-/* The cure off, or its threshold above every copy: the copies land as before, nothing counted
- * of it. */
+/* The cure off (by default, or left out of the list), or its threshold above every copy: the
+ * copies land as before, nothing counted of it. */
 static void test_off(void **state)
 {
     (void)state;
     static const char *const fixes_off[] = {"ZC_RUN_FIXES", "pageable,pinning,register", NULL};
-    static const char *const above[] = {"ZC_RUN_FRESH_MIN_BYTES", "16777216", NULL};
-    static const char *const *const settings[] = {fixes_off, above};
-    for (int s = 0; s < 2; s++) {
+    static const char *const above[] = {"ZC_RUN_FIXES", "all", "ZC_RUN_FRESH_MIN_BYTES", "16777216",
+                                        NULL};
+    static const char *const *const settings[] = {NULL, fixes_off, above};
+    for (int s = 0; s < 3; s++) {
         child_run r;
         run_child("fresh", settings[s], &r);
         assert_int_equal(r.exit_code, 0);
@@ -402,7 +407,8 @@ static void test_huge_pages(void **state)
 {
     (void)state;
     child_run r;
-    run_child("huge", (const char *const[]){"ZC_RUN_FRESH_HUGE", "1", NULL}, &r);
+    run_child("huge", (const char *const[]){"ZC_RUN_FIXES", "all", "ZC_RUN_FRESH_HUGE", "1", NULL},
+              &r);
     assert_int_equal(r.exit_code, 0);
     expect_all_resident(&r, 1);
     assert_int_equal(child_calls(&r, ZC_RUN_COUNTER_FRESH_AHEAD), 1);
@@ -417,7 +423,7 @@ static void test_huge_pages(void **state)
     assert_true(child_calls(&r, ZC_RUN_COUNTER_FRESH_HUGE) >= 1);
     assert_true(bytes_of(&r, ZC_RUN_COUNTER_FRESH_HUGE) >= (14u << 20));
     /* Without the setting, nothing is advised. */
-    run_child("huge", NULL, &r);
+    run_child("huge", every_cure, &r);
     assert_int_equal(r.exit_code, 0);
     assert_non_null(strstr(r.out, "advised no"));
     assert_int_equal(child_calls(&r, ZC_RUN_COUNTER_FRESH_HUGE), 0);

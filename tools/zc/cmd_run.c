@@ -33,9 +33,12 @@ static void zc__run_help(void)
            "may be reused, what it waits for, stream order, errors); a call zc run cannot\n"
            "cure safely goes to the driver as it was, and is counted. Processes the program\n"
            "starts are cured too, as long as they keep the environment.\n\n"
-           "The cures (docs/pitfalls.md), each on unless --fix leaves it out:\n",
+           "The cures (docs/pitfalls.md, docs/run.md), each on unless --fix leaves it out\n"
+           "(those marked off: only when --fix names them):\n",
            zc__run_usage);
-#define ZC__HELP_FIX(name, text, what) printf("  %-10s %s\n", text, what);
+#define ZC__HELP_FIX(name, text, what)                                                             \
+    printf("  %-10s %s%s\n", text, what,                                                           \
+           (ZC_RUN_FIXES_DEFAULT >> ZC_RUN_FIX_##name) & 1u ? "" : " (off)");
     ZC_RUN_FIX_MAP(ZC__HELP_FIX)
 #undef ZC__HELP_FIX
     printf("\nWhen the program ends, a summary on stderr says what each cure did: calls,\n"
@@ -58,7 +61,7 @@ static void zc__run_help(void)
            "program's exit code.\n\n"
            "Options:\n"
            "  --fix LIST        the cures to apply, comma-separated, each once, or all or\n"
-           "                    none alone (default all)\n"
+           "                    none alone (default: every cure not marked off)\n"
            "  --report FILE     also write what was cured as JSON, schema \"%s\"\n"
            "                    (docs/json.md), to FILE or - (stdout, after the program's)\n"
            "  --lib PATH        the interposition library (default: $%s, else\n"
@@ -70,7 +73,7 @@ static void zc__run_help(void)
            "  -h, --help        this help\n\n"
            "Tuning (environment, read by the library; docs/run.md): ZC_RUN_THREADS,\n"
            "ZC_RUN_CHUNK, ZC_RUN_BUFFERS, ZC_RUN_MIN_BYTES, ZC_RUN_MIN_D2H_BYTES,\n"
-           "ZC_RUN_CACHE_BYTES, ZC_RUN_VERBOSE.\n",
+           "ZC_RUN_CACHE_BYTES, ZC_RUN_FRESH_MIN_BYTES, ZC_RUN_FRESH_HUGE, ZC_RUN_VERBOSE.\n",
            ZC_RUN_SCHEMA, ZC__RUN_LIB_ENV, ZC__RUN_LIB_NAME);
 }
 
@@ -283,7 +286,7 @@ int zc_cli_cmd_run(int argc, char **argv)
         return code;
     zc_cli_run run;
     memset(&run, 0, sizeof run);
-    run.fixes = ZC_RUN_FIXES_ALL;
+    run.fixes = ZC_RUN_FIXES_DEFAULT;
     if (o.fix_list != NULL && zc_run_fixes_parse(o.fix_list, &run.fixes) != ZC_OK)
         return zc_cli_usage_error("run", zc__run_usage, "--fix: %s", zc_last_error());
     if (optind >= argc)

@@ -84,13 +84,16 @@ if [ ${#selected[@]} -eq 0 ]; then
   bad_option "no program given"
 fi
 
-# The settings of "tight": chunks and staging buffers of a page, two of them, two threads, every
-# pageable copy cured, and caches small enough that pinned blocks and pinned-in-place buffers
-# are evicted all the time. The caller's own values for them would change "cured" too.
+# The settings of "tight": every cure (--fix all below: those off by default too), chunks and
+# staging buffers of a page, two of them, two threads, every pageable copy cured and its fresh
+# destination pages faulted in, large allocations advised to use huge pages, and caches small
+# enough that pinned blocks and pinned-in-place buffers are evicted all the time. The caller's
+# own values for them would change "cured" too.
 tight_env=(ZC_RUN_CHUNK=4096 ZC_RUN_BUFFERS=2 ZC_RUN_THREADS=2 ZC_RUN_MIN_BYTES=1
-  ZC_RUN_MIN_D2H_BYTES=1 ZC_RUN_CACHE_BYTES=65536 ZC_RUN_REGISTER_BYTES=1048576)
+  ZC_RUN_MIN_D2H_BYTES=1 ZC_RUN_FRESH_MIN_BYTES=1 ZC_RUN_FRESH_HUGE=1 ZC_RUN_CACHE_BYTES=65536
+  ZC_RUN_REGISTER_BYTES=1048576)
 unset ZC_RUN_CHUNK ZC_RUN_BUFFERS ZC_RUN_THREADS ZC_RUN_MIN_BYTES ZC_RUN_MIN_D2H_BYTES \
-  ZC_RUN_CACHE_BYTES ZC_RUN_REGISTER_BYTES
+  ZC_RUN_FRESH_MIN_BYTES ZC_RUN_FRESH_HUGE ZC_RUN_CACHE_BYTES ZC_RUN_REGISTER_BYTES
 
 sanitizer=()
 if [ "$memcheck" = 1 ]; then
@@ -159,7 +162,8 @@ run_config() {
   [ ${#sanitizer[@]} -eq 0 ] || cmd=("${sanitizer[@]}" --log-file "$base.memcheck" "${cmd[@]}")
   case $2 in
     cured) cmd=("$zc" run --force --report "$base.json" -- "${cmd[@]}") ;;
-    tight) cmd=(env "${tight_env[@]}" "$zc" run --force --report "$base.json" -- "${cmd[@]}") ;;
+    tight) cmd=(env "${tight_env[@]}" "$zc" run --fix all --force --report "$base.json" --
+      "${cmd[@]}") ;;
   esac
   timeout -k 10 "$limit" "${cmd[@]}" >"$base.out" 2>"$base.err" </dev/null
   rc=$?
