@@ -1,0 +1,265 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Benchmark: the fast path measured against its floor (issue 48, part 1). `zc bench --case pin`
+# (pin.floor: fresh pages first touched by every core, 4 KiB and transparent huge pages; pin.cost:
+# cudaHostAlloc, cudaMallocHost, cudaHostRegister of fresh and touched malloc'd memory and
+# zc_buffer_alloc beside that floor), full mode by default (64 MiB to 16 GiB, never more than 40%
+# of MemAvailable), then PyTorch's way at the same sizes (bench/pinning/torch_pinning.py), once
+# without and once with its register knob, each in a process of its own, placed on the GPU's NUMA
+# node with numactl where the host has several. Writes RESULTS_DIR/pinning-family/: pin.json,
+# pin.csv, pin.txt (zc bench), torch-default.jsonl, torch-register.jsonl, pinning-family.md (the
+# table: size, way, seconds, seconds per GiB, ratio to each floor; the issue's two targets) and
+# pinning-family.json (its rows). Fails (exit 1) when zc bench or a torch run fails or any data
+# came back wrong; without a GPU (zc exits 3) or torch, the rows say "skipped" and why.
+#   bash scripts/bench.d/49-pinning-family.sh ZC_BINARY RESULTS_DIR
+# ZC_PYTHON: the interpreter with torch (python3 by default); ZC_BENCH_PINNING_MODE: quick,
+# default or full (the default); ZC_BENCH_PINNING_SIZES: a --sizes list in place of the mode's
+# (64M,1G,16G,64G: sizes over 40% of MemAvailable are left out, and said so).
+set -uo pipefail
+usage="usage: 49-pinning-family.sh ZC_BINARY RESULTS_DIR"
+zc=${1:?$usage}
+results=${2:?$usage}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+python=${ZC_PYTHON:-python3}
+out=$results/pinning-family
+knob="pinned_use_cuda_host_register:True,pinned_num_register_threads:8"
+if [ ! -x "$zc" ]; then
+  echo "49-pinning-family: $zc is not an executable zc" >&2
+  exit 1
+fi
+mode=${ZC_BENCH_PINNING_MODE:-full}
+case $mode in
+  quick) mode_sizes=64M,256M,1G ;;
+  default) mode_sizes=64M,256M,1G,4G ;;
+  full) mode_sizes=64M,256M,1G,4G,16G ;;
+  *)
+    echo "49-pinning-family: ZC_BENCH_PINNING_MODE is quick, default or full, not '$mode'" >&2
+    exit 1
+    ;;
+esac
+mkdir -p "$out"
+export PYTHONDONTWRITEBYTECODE=1
+status=0
+
+args=(bench --force --case pin --json "$out/pin.json" --csv "$out/pin.csv")
+[ "$mode" = default ] || args+=("--$mode")
+[ -n "${ZC_BENCH_PINNING_SIZES:-}" ] && args+=(--sizes "$ZC_BENCH_PINNING_SIZES")
+start=$SECONDS
+"$zc" "${args[@]}" >"$out/pin.txt" 2>"$out/pin.err"
+zc_rc=$?
+echo "49-pinning-family: zc ${args[*]}: exit $zc_rc, $((SECONDS - start)) s"
+case $zc_rc in
+  0) ;;
+  3) echo "49-pinning-family: zc bench found no GPU: its rows are skipped" ;;
+  *)
+    status=1
+    cat "$out/pin.err"
+    ;;
+esac
+
+# The sizes zc measured, so that every torch row has its floor at the same size (the mode's own
+# when zc measured none), and the GPU's NUMA node where the host has several ("" otherwise).
+read -r sizes node < <(python3 - "$out/pin.json" <<'PY'
+import json, sys
+try:
+    doc = json.load(open(sys.argv[1]))
+except (OSError, ValueError):
+    doc = {}
+sizes = sorted({p["bytes"] for c in doc.get("cases", []) if c.get("key") == "pin.cost"
+                for p in c.get("points", [])})
+devices = (doc.get("machine") or {}).get("devices") or [{}]
+node = devices[0].get("numa_node")
+print(",".join(str(s) for s in sizes) or "-", "" if node is None else node)
+PY
+)
+[ "$sizes" = - ] && sizes=${ZC_BENCH_PINNING_SIZES:-$mode_sizes}
+nodes=0
+for dir in /sys/devices/system/node/node[0-9]*; do
+  [ -d "$dir" ] && nodes=$((nodes + 1))
+done
+place=()
+placement="one NUMA node"
+if [ "${nodes:-1}" -gt 1 ]; then
+  if [ -z "$node" ]; then
+    placement="not placed: the GPU's NUMA node is unknown"
+  elif command -v numactl >/dev/null; then
+    place=(numactl "--preferred=$node")
+    placement="numactl --preferred=$node (the GPU's node)"
+  else
+    placement="not placed: numactl is not installed"
+  fi
+fi
+
+# one LABEL ENV...: torch_pinning.py in a process of its own with the environment given.
+torch_run() {
+  local label=$1 rc
+  shift
+  env "$@" timeout 1800 "${place[@]}" "$python" "$root/bench/pinning/torch_pinning.py" \
+    --sizes "$sizes" >"$out/torch-$label.jsonl" 2>"$out/torch-$label.err"
+  rc=$?
+  echo "49-pinning-family: torch ($label): exit $rc"
+  if [ $rc -ne 0 ]; then
+    status=1
+    tail -5 "$out/torch-$label.err"
+  fi
+}
+torch_run default -u PYTORCH_CUDA_ALLOC_CONF
+torch_run register "PYTORCH_CUDA_ALLOC_CONF=$knob"
+
+if ! python3 - "$out" "$zc_rc" "$placement" <<'PY'
+"""pinning-family.md and .json from zc's document and torch's lines; exit 1 on wrong data or a
+failed torch run."""
+import json
+import sys
+
+out, zc_rc, placement = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+GIB = 1 << 30
+rows, failures, notes = [], [], []
+said = []  # table rows of what was not measured: (size, way, why)
+TORCH_WAYS = ("torch.empty(pin_memory=True)", "tensor.pin_memory()")
+
+
+def size(n):
+    for unit, scale in (("GiB", GIB), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale and n % scale == 0:
+            return f"{n // scale} {unit}"
+    return f"{n} B"
+
+
+try:
+    doc = json.load(open(f"{out}/pin.json"))
+except (OSError, ValueError) as error:
+    doc = {"cases": []}
+    why = "no GPU" if zc_rc == 3 else f"no document (exit {zc_rc}: {error})"
+    said.append(("-", "zc bench --case pin (every zc way, the floor)", f"skipped: {why}"))
+cases = {c["key"]: c for c in doc.get("cases", [])}
+floors = {}  # bytes -> {"4k": s, "thp": s}, from pin.cost's own rounds, else pin.floor's
+for key in ("pin.floor", "pin.cost"):
+    case = cases.get(key)
+    if case is None:
+        continue
+    if case["outcome"] != "ok":
+        notes.append(f"{key}: {case['outcome']}: {case['reason']}")
+        if case["outcome"] in ("FAIL", "error"):
+            failures.append(f"{key}: {case['outcome']}")
+        continue
+    notes.append(f"{key}: {case['reason']}")
+    # The finding opens with the sizes the host's memory left out: a row each.
+    for part in case["reason"].split("; "):
+        left, sep, why = part.partition(" left out: ")
+        if sep and key == "pin.cost":
+            said.append((left, "zc bench --case pin (every zc way, the floor)",
+                         f"left out: {why}"))
+    for p in case["points"]:
+        if p["variant"] in ("floor 4 KiB pages: touch", "floor THP: touch"):
+            kind = "4k" if "4 KiB" in p["variant"] else "thp"
+            floors.setdefault(p["bytes"], {})[kind] = p["stats"]["median"] / 1e6
+
+
+def add(n, way, phase, median, lo, hi, count, source):
+    f = floors.get(n, {})
+    making = phase not in ("free", "munmap", "unregister+free")
+    rows.append({"bytes": n, "way": way, "phase": phase, "seconds": median, "min": lo, "max": hi,
+                 "rounds": count, "s_per_gib": median / (n / GIB), "source": source,
+                 "x_floor_4k": median / f["4k"] if making and f.get("4k") else None,
+                 "x_floor_thp": median / f["thp"] if making and f.get("thp") else None})
+
+
+for p in (cases.get("pin.cost") or {}).get("points", []):
+    way, _, phase = p["variant"].partition(": ")
+    s = p["stats"]
+    add(p["bytes"], way, phase, s["median"] / 1e6, s["min"] / 1e6, s["max"] / 1e6, s["count"],
+        "zc bench pin.cost")
+
+for label, title in (("default", "torch"), ("register", "torch, register knob")):
+    path = f"{out}/torch-{label}.jsonl"
+    lines = []
+    try:
+        lines = [json.loads(x) for x in open(path) if x.startswith("{")]
+    except (OSError, ValueError) as error:
+        failures.append(f"{title}: {path}: {error}")
+    if not lines:
+        failures.append(f"{title}: no JSON line (see torch-{label}.err)")
+    for line in lines:
+        knob = "register knob" if label == "register" else "default"
+        if "skipped" in line:
+            said += [("-", f"{w} ({knob})", f"skipped: {line['skipped']}") for w in TORCH_WAYS]
+        elif "left_out" in line:
+            said += [(size(line["bytes"]), f"{w} ({knob})", f"left out: {line['left_out']}")
+                     for w in TORCH_WAYS]
+        elif not line.get("verified"):
+            failures.append(f"{title}: {line.get('way')} {size(line['bytes'])}: "
+                            f"{line.get('error', 'not verified')}")
+        else:
+            way = f"{line['way']} ({knob})"
+            free = line["free_seconds"]
+            add(line["bytes"], way, "allocate", line["median_s"], line["min_s"], line["max_s"],
+                line["rounds"], "bench/pinning/torch_pinning.py")
+            add(line["bytes"], way, "free", line["free_median_s"], min(free), max(free),
+                line["rounds"], "bench/pinning/torch_pinning.py")
+            if not line.get("fresh_every_round"):
+                notes.append(f"{title}: this torch cannot empty its pinned cache: rounds after "
+                             f"the first were served from it")
+
+
+def fmt(x, digits=3):
+    return "-" if x is None else f"{x:.{digits}f}"
+
+
+rows.sort(key=lambda r: (r["bytes"], r["source"] != "zc bench pin.cost"))
+table = ["| size | way | phase | seconds (median) | min..max | rounds | s/GiB | x floor 4 KiB | "
+         "x floor THP |", "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+for r in rows:
+    table.append(f"| {size(r['bytes'])} | {r['way']} | {r['phase']} | {fmt(r['seconds'], 4)} | "
+                 f"{fmt(r['min'], 4)}..{fmt(r['max'], 4)} | {r['rounds']} | "
+                 f"{fmt(r['s_per_gib'])} | {fmt(r['x_floor_4k'], 2)} | "
+                 f"{fmt(r['x_floor_thp'], 2)} |")
+for n, way, why in said:
+    table.append(f"| {n} | {way} | {why} | | | | | | |")
+
+
+def find(n, way, phase):
+    return next((r for r in rows if r["bytes"] == n and r["way"] == way and r["phase"] == phase),
+                None)
+
+
+targets = []
+measured = sorted({r["bytes"] for r in rows if r["source"] == "zc bench pin.cost"})
+if measured:
+    n = 16 * GIB if 16 * GIB in measured else measured[-1]
+    zc_row = find(n, "zc_buffer_alloc pinned", "allocate")
+    host = find(n, "cudaHostAlloc", "allocate")
+    if zc_row and zc_row["x_floor_4k"] is not None and zc_row["x_floor_thp"] is not None:
+        targets.append(f"- at {size(n)}: zerocopy's path {zc_row['x_floor_4k']:.2f}x the 4 KiB "
+                       f"floor, {zc_row['x_floor_thp']:.2f}x the THP floor per GiB (target: "
+                       f"within 1.5x): {'met' if zc_row['x_floor_thp'] <= 1.5 else 'NOT met'} "
+                       f"against the THP floor, "
+                       f"{'met' if zc_row['x_floor_4k'] <= 1.5 else 'NOT met'} against 4 KiB")
+    if zc_row and host:
+        speedup = host["seconds"] / zc_row["seconds"]
+        targets.append(f"- at {size(n)}: cudaHostAlloc / zerocopy's path = {speedup:.1f}x "
+                       f"(target: at least 8x at 16 GiB): "
+                       f"{'met' if speedup >= 8 else 'NOT met'}"
+                       f"{'' if n == 16 * GIB else ' (16 GiB was not measured)'}")
+
+md = ["# Pinning against its floor (issue 48, part 1)", "",
+      "Seconds are host-clock medians of fresh memory each round (min..max beside them); GiB = "
+      "2^30 bytes; a way's ratio is its median over the floor's median at the same size (the "
+      "floor: fresh pages first touched by every core, 4 KiB pages or transparent huge pages, "
+      "measured by zc bench in the same rounds as its ways). Ratios are given for making memory; "
+      "`free` and `munmap` rows give it back. torch rows: bench/pinning/torch_pinning.py at the "
+      f"same sizes, a process per knob setting; placement: {placement}.", ""] + table
+md += ["", "## The issue's targets", ""] + (targets or ["- not measured"])
+md += ["", "## Notes", ""] + [f"- {n}" for n in notes]
+if failures:
+    md += ["", "## FAILED", ""] + [f"- {f}" for f in failures]
+open(f"{out}/pinning-family.md", "w").write("\n".join(md) + "\n")
+json.dump({"placement": placement, "rows": rows, "targets": targets, "notes": notes,
+           "failures": failures}, open(f"{out}/pinning-family.json", "w"), indent=1)
+print("\n".join(md))
+sys.exit(1 if failures else 0)
+PY
+then
+  status=1
+fi
+exit $status
