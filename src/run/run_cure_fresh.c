@@ -13,7 +13,7 @@
  *   allocation hooks saw made (malloc family, anonymous private mmap, run_anon.h). A file or
  *   shared mapping, or memory the library did not see allocated, is left to the copy
  *   (fresh-unseen), as is a range the kernel will not fault in (fresh-refused).
- * - Pages that are there already cost a few mincore() calls of sampled pages (fresh-resident).
+ * - Pages that are there already cost one mincore() call on a window of them (fresh-resident).
  * - Only copies the pageable cure will stage: not its sample (which prices the copy as it was,
  *   faults included), nor copies it leaves as they were.
  * With ZC_RUN_FRESH_HUGE=1 it also advises large fresh allocations to use transparent huge
@@ -42,10 +42,12 @@
  * huge pages, so that no two threads fault within one. */
 #define ZC__HUGE ((uintptr_t)2 << 20)
 
-/* Pages sampled to tell fresh from resident: a copy into memory used before finds them all
- * there; one into a new allocation finds none (its first page may hold the allocator's
- * header, so the samples are inside the range, not at its ends). */
-#define ZC__SAMPLES 4u
+/* The pages asked about to tell fresh from resident: a window of them in the middle of the
+ * destination, in one mincore() call (its cost is the call's, a few hundred nanoseconds, about
+ * the same for one page as for 64). A copy into memory used before finds them all there; one
+ * into a new allocation finds none (its first page may hold the allocator's header, so the
+ * window keeps off the ends when it can). */
+#define ZC__WINDOW 64u
 
 static uintptr_t zc__page(void)
 {
@@ -89,17 +91,17 @@ static void zc__probe(void)
 
 typedef enum zc__pages { ZC__PAGES_RESIDENT, ZC__PAGES_FRESH, ZC__PAGES_UNKNOWN } zc__pages;
 
-/* Whether the pages [first, first + pages * page) are there: resident when every sampled page
- * is, unknown when the kernel cannot say (the range is not mapped). */
+/* Whether the pages [first, first + pages * page) are there: resident when every page of the
+ * window is, unknown when the kernel cannot say (the range is not mapped). */
 static zc__pages zc__pages_state(uintptr_t first, size_t pages, uintptr_t page)
 {
-    size_t samples = pages < ZC__SAMPLES ? pages : ZC__SAMPLES;
-    for (size_t i = 0; i < samples; i++) {
-        unsigned char in = 0;
-        size_t at = pages * (2 * i + 1) / (2 * samples);
-        if (mincore((void *)(first + at * page), page, &in) != 0)
-            return ZC__PAGES_UNKNOWN;
-        if (!(in & 1u))
+    unsigned char in[ZC__WINDOW];
+    size_t count = pages < ZC__WINDOW ? pages : ZC__WINDOW;
+    uintptr_t from = first + (pages - count) / 2 * page;
+    if (mincore((void *)from, count * page, in) != 0)
+        return ZC__PAGES_UNKNOWN;
+    for (size_t i = 0; i < count; i++) {
+        if (!(in[i] & 1u))
             return ZC__PAGES_FRESH;
     }
     return ZC__PAGES_RESIDENT;
