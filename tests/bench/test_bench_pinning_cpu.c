@@ -5,6 +5,10 @@
 #include "test_support.h"
 
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <linux/mempolicy.h>
 
 #include "bench/bench_cases.h"
 #include "bench/pinning.h"
@@ -148,11 +152,19 @@ static void test_numa_nodes(void **state)
     assert_int_equal(zc__pin_node_count("3-1"), 0);
     assert_int_equal(zc__pin_node_count(""), 0);
     assert_true(zc__pin_numa_nodes() >= 1);
-    /* Preferring this thread's node 0 and giving the policy back (a container may refuse). */
+    /* Preferring node 0 for this thread and giving its policy back (a container may refuse). */
+    int mode = -1;
+    assert_int_equal(syscall(SYS_get_mempolicy, &mode, NULL, 0UL, NULL, 0UL), 0);
+    assert_int_equal(mode, MPOL_DEFAULT);
     zc__pin_policy saved;
     zc_status st = zc__pin_numa_prefer(0, &saved);
     assert_true(st == ZC_OK || st == ZC_ERR_UNSUPPORTED);
+    assert_int_equal(syscall(SYS_get_mempolicy, &mode, NULL, 0UL, NULL, 0UL), 0);
+    assert_int_equal(mode, st == ZC_OK ? MPOL_PREFERRED : MPOL_DEFAULT);
+    fprintf(stderr, "MPOL_PREFERRED on node 0: %s\n", st == ZC_OK ? "set" : zc_last_error());
     zc__pin_numa_restore(&saved);
+    assert_int_equal(syscall(SYS_get_mempolicy, &mode, NULL, 0UL, NULL, 0UL), 0);
+    assert_int_equal(mode, MPOL_DEFAULT);
     assert_int_equal(zc__pin_numa_prefer(-1, &saved), ZC_ERR_INVALID_ARG);
 }
 
