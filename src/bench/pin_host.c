@@ -70,7 +70,7 @@ zc_status zc__pin_memory_cap(int node, size_t *cap_p, char *what, size_t what_si
     ZC_REQUIRE_ARG(what);
     size_t available = 0;
     ZC_CHECK(zc__pin_meminfo_read("/proc/meminfo", "MemAvailable", &available));
-    const char *field = "MemAvailable";
+    char field[48] = "MemAvailable";
     if (node >= 0 && zc__pin_numa_nodes() > 1) {
         char path[96];
         size_t node_free = 0;
@@ -78,7 +78,7 @@ zc_status zc__pin_memory_cap(int node, size_t *cap_p, char *what, size_t what_si
         ZC_CHECK(zc__pin_meminfo_read(path, "MemFree", &node_free));
         if (node_free < available) {
             available = node_free;
-            field = node == 0 ? "node 0's MemFree" : "the node's MemFree";
+            snprintf(field, sizeof field, "node %d's MemFree", node);
         }
     }
     *cap_p = zc__pin_size_cap(available);
