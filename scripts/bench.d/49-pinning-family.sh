@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Benchmark: the fast path measured against its floor (issue 48, part 1). `zc bench --case pin`
+# Benchmark: pinning measured against its floor. `zc bench --case pin`
 # (pin.floor: fresh pages first touched by every core, 4 KiB and transparent huge pages; pin.cost:
 # cudaHostAlloc, cudaMallocHost, cudaHostRegister of fresh and touched malloc'd memory and
 # zc_buffer_alloc beside that floor), full mode by default (64 MiB to 16 GiB, never more than 40%
@@ -8,7 +8,7 @@
 # without and once with its register knob, each in a process of its own, placed on the GPU's NUMA
 # node with numactl where the host has several. Writes RESULTS_DIR/pinning-family/: pin.json,
 # pin.csv, pin.txt (zc bench), torch-default.jsonl, torch-register.jsonl, pinning-family.md (the
-# table: size, way, seconds, seconds per GiB, ratio to each floor; the issue's two targets) and
+# table: size, way, seconds, seconds per GiB, ratio to each floor; the two targets) and
 # pinning-family.json (its rows). Fails (exit 1) when zc bench or a torch run fails or any data
 # came back wrong; without a GPU (zc exits 3) or torch, the rows say "skipped" and why.
 #   bash scripts/bench.d/49-pinning-family.sh ZC_BINARY RESULTS_DIR
@@ -242,14 +242,14 @@ if measured:
                        f"{'met' if speedup >= 8 else 'NOT met'}"
                        f"{'' if n == 16 * GIB else ' (16 GiB was not measured)'}")
 
-md = ["# Pinning against its floor (issue 48, part 1)", "",
+md = ["# Pinning against its floor", "",
       "Seconds are host-clock medians of fresh memory each round (min..max beside them); GiB = "
       "2^30 bytes; a way's ratio is its median over the floor's median at the same size (the "
       "floor: fresh pages first touched by every core, 4 KiB pages or transparent huge pages, "
       "measured by zc bench in the same rounds as its ways). Ratios are given for making memory; "
       "`free` and `munmap` rows give it back. torch rows: bench/pinning/torch_pinning.py at the "
       f"same sizes, a process per knob setting; placement: {placement}.", ""] + table
-md += ["", "## The issue's targets", ""] + (targets or ["- not measured"])
+md += ["", "## The targets", ""] + (targets or ["- not measured"])
 md += ["", "## Notes", ""] + [f"- {n}" for n in notes]
 if failures:
     md += ["", "## FAILED", ""] + [f"- {f}" for f in failures]
