@@ -19,6 +19,9 @@
  * With ZC_RUN_FRESH_HUGE=1 it also advises large fresh allocations to use transparent huge
  * pages (MADV_HUGEPAGE on their whole 2 MiB regions), which makes faulting them in 512 times
  * fewer faults and can raise the program's footprint (docs/run.md).
+ * The cure is applied only when named (ZC_RUN_FIXES_DEFAULT): MADV_POPULATE_WRITE from many
+ * threads at once was measured slower than the threads' own faults (docs/run.md, "The fresh
+ * cure").
  */
 #include <errno.h>
 #include <fcntl.h>
