@@ -85,12 +85,13 @@ if [ ${#selected[@]} -eq 0 ]; then
 fi
 
 # The settings of "tight": every cure (--fix all below: those off by default too), chunks and
-# staging buffers of a page, two of them, two threads, every pageable copy cured and its fresh
-# destination pages faulted in, large allocations advised to use huge pages, and caches small
-# enough that pinned blocks and pinned-in-place buffers are evicted all the time. The caller's
-# own values for them would change "cured" too.
+# staging buffers of a page, two of them, two threads, every pageable copy cured and the fresh
+# destination pages of every one from a page on faulted in (allocations from a page tracked for
+# it: from 1 byte, every malloc would take the table's lock), large allocations advised to use
+# huge pages, and caches small enough that pinned blocks and pinned-in-place buffers are evicted
+# all the time. The caller's own values for them would change "cured" too.
 tight_env=(ZC_RUN_CHUNK=4096 ZC_RUN_BUFFERS=2 ZC_RUN_THREADS=2 ZC_RUN_MIN_BYTES=1
-  ZC_RUN_MIN_D2H_BYTES=1 ZC_RUN_FRESH_MIN_BYTES=1 ZC_RUN_FRESH_HUGE=1 ZC_RUN_CACHE_BYTES=65536
+  ZC_RUN_MIN_D2H_BYTES=1 ZC_RUN_FRESH_MIN_BYTES=4096 ZC_RUN_FRESH_HUGE=1 ZC_RUN_CACHE_BYTES=65536
   ZC_RUN_REGISTER_BYTES=1048576)
 unset ZC_RUN_CHUNK ZC_RUN_BUFFERS ZC_RUN_THREADS ZC_RUN_MIN_BYTES ZC_RUN_MIN_D2H_BYTES \
   ZC_RUN_FRESH_MIN_BYTES ZC_RUN_FRESH_HUGE ZC_RUN_CACHE_BYTES ZC_RUN_REGISTER_BYTES
