@@ -422,6 +422,16 @@ static void test_huge_pages(void **state)
     assert_non_null(strstr(r.out, "advised yes"));
     assert_true(child_calls(&r, ZC_RUN_COUNTER_FRESH_HUGE) >= 1);
     assert_true(bytes_of(&r, ZC_RUN_COUNTER_FRESH_HUGE) >= (14u << 20));
+    /* Advice alone: the threshold above every copy, and no other cure that hears of
+     * allocations (register) to bring the row the allocation. */
+    run_child("huge",
+              (const char *const[]){"ZC_RUN_FIXES", "pageable,fresh", "ZC_RUN_FRESH_HUGE", "1",
+                                    "ZC_RUN_FRESH_MIN_BYTES", "1073741824", NULL},
+              &r);
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.out, "advised yes"));
+    assert_true(bytes_of(&r, ZC_RUN_COUNTER_FRESH_HUGE) >= (14u << 20));
+    assert_int_equal(child_calls(&r, ZC_RUN_COUNTER_FRESH_AHEAD), 0);
     /* Without the setting, nothing is advised. */
     run_child("huge", every_cure, &r);
     assert_int_equal(r.exit_code, 0);
