@@ -12,7 +12,9 @@
 #   bash scripts/bench.d/48-frameworks.sh ZC_BINARY RESULTS_DIR
 # ZC_PYTHON: the interpreter (python3 by default); ZC_BENCH_FRAMEWORKS_QUICK=1 passes --quick (a
 # smoke test); ZC_BENCH_FRAMEWORKS_REPEATS (3) and ZC_BENCH_FRAMEWORKS_ONLY (workload names)
-# narrow a run.
+# narrow a run; ZC_BENCH_FRAMEWORKS_FIX is the cured runs' --fix (zc run's default cures when
+# unset: `all` adds those applied only when named, such as fresh, whose settings, like
+# ZC_RUN_FRESH_HUGE, pass through the environment).
 set -uo pipefail
 zc=${1:?usage: 48-frameworks.sh ZC_BINARY RESULTS_DIR}
 results=${2:?usage: 48-frameworks.sh ZC_BINARY RESULTS_DIR}
@@ -35,6 +37,8 @@ workloads=${ZC_BENCH_FRAMEWORKS_ONLY:-torch_weights_to_gpu torch_checkpoint_to_h
 torch_dataloader torch_kv_blocks jax_transfers cupy_transfers}
 quick=()
 [ "${ZC_BENCH_FRAMEWORKS_QUICK:-0}" = 1 ] && quick=(--quick)
+fix=()
+[ -n "${ZC_BENCH_FRAMEWORKS_FIX:-}" ] && fix=(--fix "$ZC_BENCH_FRAMEWORKS_FIX")
 repeats=$(seq 1 "${ZC_BENCH_FRAMEWORKS_REPEATS:-3}")
 
 # one WORKLOAD VERSION MODE REPEAT: one run of a workload script, its stdout and stderr kept in
@@ -44,7 +48,7 @@ one() {
   local name=$workload.$version.$mode.$repeat
   local report=$out/$name.report.json
   local cmd=("$python" "$workloads_dir/$workload.py" --version "$version" "${quick[@]}")
-  [ "$mode" = cured ] && cmd=("$zc" run -q --force --report "$report" -- "${cmd[@]}")
+  [ "$mode" = cured ] && cmd=("$zc" run -q "${fix[@]}" --force --report "$report" -- "${cmd[@]}")
   local start=$EPOCHREALTIME rc
   timeout 180 "${cmd[@]}" >"$out/$name.stdout.txt" 2>"$out/$name.stderr.txt"
   rc=$?
