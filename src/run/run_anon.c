@@ -131,7 +131,15 @@ int zc__run_anon_covers(uintptr_t start, size_t length)
     return inside;
 }
 
+/* The lock is not held across fork (FORK_PREPARE): the other rows' fork handlers may map or
+ * unmap memory, whose events come back here on the forking thread. */
 void zc__run_anon_after_fork(void)
 {
+    if (pthread_mutex_trylock(&zc__lock) == 0) {
+        pthread_mutex_unlock(&zc__lock);
+        return;
+    }
     pthread_mutex_init(&zc__lock, NULL);
+    memset(zc__filter, 0, sizeof zc__filter);
+    zc__count = 0;
 }

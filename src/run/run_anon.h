@@ -31,7 +31,9 @@ void zc__run_anon_release_range(uintptr_t start, size_t length);
 /* Whether [start, start + length) lies inside one allocation added and not released. */
 int zc__run_anon_covers(uintptr_t start, size_t length);
 
-/* A forked child: its one thread starts with the lock free; the allocations are its own too. */
+/* A forked child: the allocations are its own too, unless another thread of the parent was
+ * changing the table as it forked (its lock held): then the child's copy may be torn, and it
+ * starts from an empty table. Either way the child's one thread finds the lock free. */
 void zc__run_anon_after_fork(void);
 
 #endif

@@ -3,12 +3,14 @@
  * The fresh cure's table of the program's anonymous allocations (src/run/run_anon.c), on the
  * CPU: an address is found inside the allocation that holds it and nowhere else; a release by
  * base, a range unmapped or replaced, and a new allocation over a stale one forget exactly what
- * they overlap; a full table leaves new allocations out; random operations agree with a plain
- * list kept beside it.
+ * they overlap; a full table leaves new allocations out; a forked child keeps the table; random
+ * operations agree with a plain list kept beside it.
  */
 #include "test_support.h"
 
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "run/run_anon.h"
 
@@ -90,6 +92,25 @@ static void test_full_table(void **state)
     zc__run_anon_release(MIB);
     zc__run_anon_add(4097 * MIB, 256 * KIB);
     assert_true(zc__run_anon_covers(4097 * MIB, 1));
+}
+
+/* A forked child keeps what the parent held (no thread was changing the table as it forked). */
+static void test_forked_child(void **state)
+{
+    (void)state;
+    zc__run_anon_add(64 * MIB, 4 * MIB);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        zc__run_anon_after_fork();
+        int kept = zc__run_anon_covers(65 * MIB, 1);
+        zc__run_anon_release(64 * MIB); /* the lock works in the child */
+        _exit(kept && !zc__run_anon_covers(65 * MIB, 1) ? 0 : 1);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    assert_true(zc__run_anon_covers(65 * MIB, 1)); /* the parent's, untouched */
 }
 
 /* ---- random operations against a plain list ---- */
@@ -186,6 +207,7 @@ int main(void)
         cmocka_unit_test_setup(test_released, empty_table),
         cmocka_unit_test_setup(test_ranges_and_stale_ones, empty_table),
         cmocka_unit_test_setup(test_full_table, empty_table),
+        cmocka_unit_test_setup(test_forked_child, empty_table),
         cmocka_unit_test_setup(test_random_against_a_list, empty_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
