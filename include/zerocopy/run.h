@@ -22,6 +22,8 @@
     X(REGISTER, "register",                                                                        \
       "pageable buffers copied again and again pinned in place until they are freed")              \
     X(FRESH, "fresh", "fresh destination pages faulted in ahead of device-to-host copies")         \
+    X(FASTPIN, "fastpin",                                                                          \
+      "large pinned allocations served from fresh pages faulted in by every core, then pinned")    \
     ZC__RUN_FIX_PLANT(X)
 
 /* tests/run plants a cure at the end of the list: the preload's table of cures must not build
@@ -41,8 +43,10 @@ typedef enum zc_run_fix { ZC_RUN_FIX_MAP(ZC__RUN_FIX_ENUM) ZC_RUN_FIX_COUNT } zc
 
 /* The cures applied when none are named (ZC_RUN_FIXES unset, zc run without --fix): every cure
  * but fresh, whose gain depends on how fast the kernel faults pages in for several threads at
- * once (docs/run.md, "The fresh cure"); it is applied when named, or with "all". */
-#define ZC_RUN_FIXES_DEFAULT (ZC_RUN_FIXES_ALL & ~(1u << ZC_RUN_FIX_FRESH))
+ * once (docs/run.md, "The fresh cure"), and fastpin, not yet held to the driver's behaviour on a
+ * GPU (docs/run.md, "The fastpin cure"); each is applied when named, or with "all". */
+#define ZC_RUN_FIXES_DEFAULT                                                                       \
+    (ZC_RUN_FIXES_ALL & ~(1u << ZC_RUN_FIX_FRESH) & ~(1u << ZC_RUN_FIX_FASTPIN))
 
 /*
  * What the library counted, one row each: X(ENUM, "name", fix, cured, "meaning"). cured is 1
@@ -88,7 +92,18 @@ typedef enum zc_run_fix { ZC_RUN_FIX_MAP(ZC__RUN_FIX_ENUM) ZC_RUN_FIX_COUNT } zc
       "left to the copy: the kernel would not fault the pages in (before Linux 5.14, or not "      \
       "writable)")                                                                                 \
     X(FRESH_HUGE, "fresh-huge", FRESH, 0,                                                          \
-      "large fresh allocations advised to use transparent huge pages (bytes: those advised)")
+      "large fresh allocations advised to use transparent huge pages (bytes: those advised)")      \
+    X(FASTPIN_SERVED, "fastpin-served", FASTPIN, 1,                                                \
+      "pinned allocations served from fresh pages faulted in by every core and pinned whole")      \
+    X(FASTPIN_LEFT, "fastpin-left", FASTPIN, 0,                                                    \
+      "large pinned allocations left to the driver: write-combined, or the system or the driver "  \
+      "refused the fast path")                                                                     \
+    X(FASTPIN_FREED, "fastpin-freed", FASTPIN, 0,                                                  \
+      "blocks it served, freed: unpinned and given back to the system (bytes: their length)")      \
+    X(FASTPIN_SHARED, "fastpin-shared", FASTPIN, 0,                                                \
+      "blocks made shared before a fork, as the driver's pinned memory is (time: the copy)")       \
+    X(FASTPIN_PRIVATE, "fastpin-private", FASTPIN, 0,                                              \
+      "blocks that could not be made shared before a fork: the child got a copy, not a share")
 
 #define ZC__RUN_COUNTER_ENUM(name, text, fix, cured, what) ZC_RUN_COUNTER_##name,
 typedef enum zc_run_counter {

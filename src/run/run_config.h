@@ -27,6 +27,10 @@ typedef struct zc__run_config {
                                  have their fresh destination pages faulted in ahead */
     int fresh_huge;           /* ZC_RUN_FRESH_HUGE=1: large fresh allocations advised to use
                                  transparent huge pages */
+    size_t fastpin_bytes;     /* ZC_RUN_FASTPIN_BYTES: pinned allocations from this size are
+                                 served from fresh pages (the fastpin cure) */
+    unsigned fastpin_threads; /* ZC_RUN_FASTPIN_THREADS: threads faulting a block's pages in;
+                                 0: every CPU the process may run on */
     int verbose;              /* ZC_RUN_VERBOSE=1: say on stderr what is hooked and why not */
 } zc__run_config;
 

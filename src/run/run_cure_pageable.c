@@ -73,6 +73,7 @@ zc__run_answer ZC__RUN_ON(pageable, CONTEXT_GONE)(const zc__run_event *e)
     return ZC__EVENT_SEEN;
 }
 
+ZC__RUN_IGNORES(pageable, FORK_CALLED)
 ZC__RUN_IGNORES(pageable, FORK_PREPARE)
 ZC__RUN_IGNORES(pageable, FORK_PARENT)
 

@@ -320,6 +320,7 @@ zc__run_answer ZC__RUN_ON(pinning, CONTEXT_GONE)(const zc__run_event *e)
     return ZC__EVENT_SEEN;
 }
 
+ZC__RUN_IGNORES(pinning, FORK_CALLED)
 ZC__RUN_IGNORES(pinning, FORK_PREPARE)
 ZC__RUN_IGNORES(pinning, FORK_PARENT)
 

@@ -216,6 +216,7 @@ zc__run_answer ZC__RUN_ON(register, CONTEXT_GONE)(const zc__run_event *e)
     return ZC__EVENT_SEEN;
 }
 
+ZC__RUN_IGNORES(register, FORK_CALLED)
 ZC__RUN_IGNORES(register, FORK_PREPARE)
 ZC__RUN_IGNORES(register, FORK_PARENT)
 

@@ -125,6 +125,17 @@ int zc__run_view_changed(uintptr_t start, size_t length)
     return 0;
 }
 
+int zc__run_pinned_owned(uintptr_t start, size_t length)
+{
+    for (size_t i = 0; i < zc__run_cure_count; i++) {
+        const zc__run_cure *row = zc__run_cures[i];
+        if (row->calls->owns_pinned != NULL && zc__run_fix_on(row->fix) &&
+            row->calls->owns_pinned(start, length))
+            return 1;
+    }
+    return 0;
+}
+
 size_t zc__run_host_watch(void)
 {
     size_t least = 0;
@@ -143,8 +154,14 @@ size_t zc__run_host_watch(void)
 
 static void zc__raise_simple(zc__run_event_id id)
 {
-    zc__run_event e = {.id = id, .may_call_cuda = id == ZC__EVENT_EXIT};
+    zc__run_event e = {.id = id,
+                       .may_call_cuda = id == ZC__EVENT_EXIT || id == ZC__EVENT_FORK_CALLED};
     zc__run_raise(&e);
+}
+
+void zc__run_fork_called(void)
+{
+    zc__raise_simple(ZC__EVENT_FORK_CALLED);
 }
 
 static void zc__at_exit(void)

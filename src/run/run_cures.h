@@ -40,6 +40,7 @@
     X(arg, RANGE_IN_GRAPH, "a host range named by a graph's copy node, which may run any time")    \
     X(arg, RANGE_REGISTERED, "a host range the program registers (pins) itself")                   \
     X(arg, CONTEXT_GONE, "a context about to be destroyed, or a device's primary context reset")   \
+    X(arg, FORK_CALLED, "fork called: before it and its handlers, where a row may call CUDA")      \
     X(arg, FORK_PREPARE, "fork: before, in the parent")                                            \
     X(arg, FORK_PARENT, "fork: after, in the parent")                                              \
     X(arg, FORK_CHILD, "fork: after, in the child (CUDA is unusable there)")                       \
@@ -105,6 +106,10 @@ typedef struct zc__run_calls {
     /* The smallest host allocation it must hear of (HOST_ALLOC and the releases), or NULL for
      * none; the allocation hooks raise their events only for a cure that asks. */
     size_t (*watch_host)(void);
+    /* Whether [start, start + length) lies in pinned memory it served otherwise than the driver
+     * would have (registered, where the driver would have allocated): the program's
+     * cuMemHostUnregister of it gets the answer for the driver's pinned memory. */
+    int (*owns_pinned)(uintptr_t start, size_t length);
 } zc__run_calls;
 
 /* One cure: its fix, the calls it plans, and its handler of every event. */
@@ -126,12 +131,14 @@ typedef struct zc__run_cure {
 /* The cures in the order a copy asks them, X(cure, FIX): a buffer pinned in place first (a copy
  * that touches one must not reach the driver as it was), then the fresh destination pages
  * faulted in (it always passes the copy on, to be staged), then staging, then the pinned
- * allocations. Each cure's file (run_cure_<cure>.c) defines zc__cure_<cure>_calls and one
+ * allocations: large ones served from fresh pages first, then those kept for reuse. Each cure's
+ * file (run_cure_<cure>.c) defines zc__cure_<cure>_calls and one
  * handler per event. */
 #define ZC__RUN_CURE_ORDER(X)                                                                      \
     X(register, REGISTER)                                                                          \
     X(fresh, FRESH)                                                                                \
     X(pageable, PAGEABLE)                                                                          \
+    X(fastpin, FASTPIN)                                                                            \
     X(pinning, PINNING)                                                                            \
     ZC__RUN_CURE_PLANT(X)
 
@@ -173,6 +180,10 @@ CUresult zc__run_pinned_free(void *p);
 /* Whether any row changed how the driver sees [start, start + length). */
 int zc__run_view_changed(uintptr_t start, size_t length);
 
+/* Whether any row served the pinned memory [start, start + length) lies in otherwise than the
+ * driver would have. */
+int zc__run_pinned_owned(uintptr_t start, size_t length);
+
 /* The smallest host allocation a row whose cure is on must hear of; 0 when none asks. */
 size_t zc__run_host_watch(void);
 
@@ -186,5 +197,8 @@ void zc__run_exit_arm(void);
 /* Whether the process is exiting: from then on no call is cured, and no row frees what a
  * thread still copying may be using. */
 int zc__run_exiting(void);
+
+/* Raise FORK_CALLED: the program called fork, which has not started yet (run_fork_hook.c). */
+void zc__run_fork_called(void);
 
 #endif

@@ -7,7 +7,8 @@
  * library's own, errors included, an address in the answer moved back to the program's pointer;
  * the program's own cuMemHostRegister raises RANGE_REGISTERED (a row lets go of the range's
  * pages first, so the program gets the driver's answer and owns the registration); and its
- * cuMemHostUnregister of memory a cure changed gets the answer for memory never registered.
+ * cuMemHostUnregister of memory a cure changed, or of pinned memory a cure served by
+ * registering it (fastpin), gets the answer for memory never registered.
  */
 #include <stdint.h>
 
@@ -114,5 +115,8 @@ CUresult zc__hook_MEM_HOST_UNREGISTER(void *p)
     zc__unregister_fn real = (zc__unregister_fn)zc__run_real(ZC__HOOK_MEM_HOST_UNREGISTER);
     if (real == NULL)
         return CUDA_ERROR_NOT_INITIALIZED;
-    return zc__run_view_changed((uintptr_t)p, 1) ? CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED : real(p);
+    uintptr_t start = (uintptr_t)p;
+    return zc__run_view_changed(start, 1) || zc__run_pinned_owned(start, 1)
+               ? CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED
+               : real(p);
 }

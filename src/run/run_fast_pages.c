@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The fast pinning cure's pages: mapped fresh, faulted in by several threads, made shared. */
+#include "run_fast_pages.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define ZC__FAST_HUGE        ((size_t)2 << 20)
+#define ZC__FAST_THREADS_MAX 64
+
+static size_t zc__fast_page(void)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    return page > 0 ? (size_t)page : 4096;
+}
+
+size_t zc__fast_length(size_t bytes)
+{
+    size_t unit = bytes >= ZC__FAST_HUGE ? ZC__FAST_HUGE : zc__fast_page();
+    if (bytes == 0 || bytes > SIZE_MAX - unit)
+        return 0;
+    return (bytes + unit - 1) / unit * unit;
+}
+
+void *zc__fast_map(size_t length)
+{
+    int huge = length >= ZC__FAST_HUGE;
+    size_t slack = huge ? ZC__FAST_HUGE : 0;
+    if (length == 0 || length > SIZE_MAX - slack) {
+        errno = EINVAL;
+        return NULL;
+    }
+    char *raw =
+        mmap(NULL, length + slack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED)
+        return NULL;
+    if (!huge)
+        return raw;
+    /* Trim the slack so that the block is exactly [base, base + length): its release is one
+     * munmap, and nothing beside it belongs to it. */
+    char *base = (char *)(((uintptr_t)raw + ZC__FAST_HUGE - 1) & ~(uintptr_t)(ZC__FAST_HUGE - 1));
+    if (base > raw)
+        (void)munmap(raw, (size_t)(base - raw));
+    if (raw + length + slack > base + length)
+        (void)munmap(base + length, (size_t)(raw + length + slack - (base + length)));
+    /* Advice only: where transparent huge pages are off it changes nothing. */
+    (void)madvise(base, length, MADV_HUGEPAGE);
+    return base;
+}
+
+/* One thread's share of a parallel pass over a range. */
+typedef struct zc__fast_piece {
+    char *base;
+    const char *from; /* zc__fast_share: the bytes to copy in; NULL to touch */
+    size_t length;
+} zc__fast_piece;
+
+/* A write fault on one byte that keeps its value whatever another thread does to it: a
+ * compare-and-swap of the value with itself needs the page writable, so the kernel backs it. */
+static void zc__fast_touch_byte(unsigned char *p)
+{
+    unsigned char seen = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while (!__atomic_compare_exchange_n(p, &seen, seen, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
+}
+
+static void *zc__fast_piece_run(void *arg)
+{
+    const zc__fast_piece *piece = arg;
+    if (piece->from != NULL) {
+        memcpy(piece->base, piece->from, piece->length);
+        return NULL;
+    }
+    size_t page = zc__fast_page();
+    for (size_t at = 0; at < piece->length; at += page)
+        zc__fast_touch_byte((unsigned char *)piece->base + at);
+    return NULL;
+}
+
+/* Run a pass over [base, base + length) in up to threads pieces of whole huge pages, the
+ * caller taking the last; a thread that cannot start leaves its piece to the caller. */
+static void zc__fast_parallel(char *base, const char *from, size_t length, unsigned threads)
+{
+    if (threads < 1)
+        threads = 1;
+    if (threads > ZC__FAST_THREADS_MAX)
+        threads = ZC__FAST_THREADS_MAX;
+    size_t share = length / threads + (length % threads != 0);
+    size_t piece_length = (share + ZC__FAST_HUGE - 1) / ZC__FAST_HUGE * ZC__FAST_HUGE;
+    zc__fast_piece pieces[ZC__FAST_THREADS_MAX];
+    pthread_t ids[ZC__FAST_THREADS_MAX];
+    int started[ZC__FAST_THREADS_MAX] = {0};
+    unsigned count = 0;
+    for (size_t at = 0; at < length && count < threads; at += piece_length, count++) {
+        size_t n = length - at < piece_length ? length - at : piece_length;
+        pieces[count] = (zc__fast_piece){base + at, from != NULL ? from + at : NULL, n};
+    }
+    for (unsigned i = 0; i + 1 < count; i++)
+        started[i] = pthread_create(&ids[i], NULL, zc__fast_piece_run, &pieces[i]) == 0;
+    for (unsigned i = 0; i < count; i++)
+        if (i + 1 == count || !started[i])
+            (void)zc__fast_piece_run(&pieces[i]);
+    for (unsigned i = 0; i + 1 < count; i++)
+        if (started[i])
+            (void)pthread_join(ids[i], NULL);
+}
+
+void zc__fast_touch(void *base, size_t length, unsigned threads)
+{
+    if (base != NULL && length != 0)
+        zc__fast_parallel(base, NULL, length, threads);
+}
+
+int zc__fast_share(void *base, size_t length, unsigned threads)
+{
+    if (base == NULL || length == 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    char *shared = mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (shared == MAP_FAILED)
+        return -1;
+    zc__fast_parallel(shared, base, length, threads);
+    /* One step replaces the private pages by the shared ones at the same address. */
+    if (mremap(shared, length, length, MREMAP_MAYMOVE | MREMAP_FIXED, base) == MAP_FAILED) {
+        int saved = errno;
+        (void)munmap(shared, length);
+        errno = saved;
+        return -1;
+    }
+    return 0;
+}
+
+unsigned zc__fast_cpus(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return (unsigned)CPU_COUNT(&set);
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    return online > 0 ? (unsigned)online : 1;
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Internal to the interposition library: the pages of the fast pinning cure, without CUDA.
+ * Fresh private memory mapped on huge-page boundaries, its pages faulted in by several threads
+ * (what the memory itself costs), and the same memory turned shared at a fork, as the driver's
+ * pinned memory is. Measured on the H100 machine at 16 GiB (bench/results/h100-20261206b):
+ * first touch by 16 threads 0.025 s/GiB with transparent huge pages, 0.065 with 4 KiB pages;
+ * the driver's cudaHostAlloc 0.42.
+ */
+#ifndef ZC_RUN_FAST_PAGES_H
+#define ZC_RUN_FAST_PAGES_H
+
+#if defined(ZC_PART) && !defined(ZC_SEES_run)
+#error "src/run/ included from below run: docs/architecture.md's layers (src/CMakeLists.txt)"
+#endif
+
+#include <stddef.h>
+
+/* The bytes a block of `bytes` takes: a whole number of pages, of huge pages from one huge
+ * page up (never a power of two); 0 when the rounding overflows. */
+size_t zc__fast_length(size_t bytes);
+
+/* Map length bytes (from zc__fast_length) of fresh private anonymous memory, huge-page aligned
+ * and advised huge from one huge page up. NULL (errno set) when the system refuses. */
+void *zc__fast_map(size_t length);
+
+/* Fault in every page of [base, base + length) from up to `threads` threads (the caller one of
+ * them) without changing a byte: each page gets an atomic or of zero, a write as far as the
+ * kernel goes. Only for writable memory. */
+void zc__fast_touch(void *base, size_t length, unsigned threads);
+
+/* Replace the private mapping [base, base + length) by a shared one holding the same bytes at
+ * the same address, copied by up to `threads` threads: a child forked later shares it, as it
+ * shares the driver's pinned memory. The memory must not be registered with the driver while
+ * this runs. 0 when done; -1 (errno set, the private mapping as it was) when not. */
+int zc__fast_share(void *base, size_t length, unsigned threads);
+
+/* The threads this process may run on (its CPU affinity), at least 1. */
+unsigned zc__fast_cpus(void);
+
+#endif
