@@ -46,7 +46,9 @@ const zc__trace_finding_row zc__trace_finding_rows[] = {
         .fix = "Allocate with mmap and huge pages, touch the pages from several threads, then "
                "cudaHostRegister the range (zc_buffer_alloc does it): on the H200 machine that "
                "pinned 1 GiB in 58 ms against 360 ms for cudaHostAlloc; or pin in the "
-               "background before the data is needed.",
+               "background before the data is needed. In the program as it is, zc run --fix "
+               "fastpin,pageable,pinning,register serves large pinned allocations that way "
+               "(docs/run.md, \"The fastpin cure\").",
         .find = zc__trace_find_slow_pin,
     },
     {
