@@ -22,8 +22,7 @@
     X(REGISTER, "register",                                                                        \
       "pageable buffers copied again and again pinned in place until they are freed")              \
     X(FRESH, "fresh", "fresh destination pages faulted in ahead of device-to-host copies")         \
-    X(FASTPIN, "fastpin",                                                                          \
-      "large pinned allocations served from fresh pages faulted in by every core, then pinned")    \
+    X(FASTPIN, "fastpin", "large pinned allocations served from fresh pages pinned whole")         \
     ZC__RUN_FIX_PLANT(X)
 
 /* tests/run plants a cure at the end of the list: the preload's table of cures must not build
