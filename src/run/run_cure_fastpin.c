@@ -32,6 +32,7 @@
 #include "run_counts.h"
 #include "run_cures.h"
 #include "run_driver.h"
+#include "run_grow.h"
 #include "run_fast_pages.h"
 
 typedef struct zc__fast_block {
@@ -68,14 +69,8 @@ static unsigned zc__register_flags(unsigned alloc_flags)
 
 static int zc__append(const zc__fast_block *b)
 {
-    if (zc__count == zc__capacity) {
-        size_t capacity = zc__capacity ? zc__capacity * 2 : 16;
-        zc__fast_block *grown = realloc(zc__blocks, capacity * sizeof *grown);
-        if (grown == NULL)
-            return 0;
-        zc__blocks = grown;
-        zc__capacity = capacity;
-    }
+    if (!zc__run_grow((void **)&zc__blocks, &zc__capacity, zc__count, sizeof *b, 16))
+        return 0;
     zc__blocks[zc__count++] = *b;
     return 1;
 }

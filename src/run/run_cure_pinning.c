@@ -26,6 +26,7 @@
 #include "run_counts.h"
 #include "run_cures.h"
 #include "run_driver.h"
+#include "run_grow.h"
 #include "run_hooks.h"
 
 /* How the program asked: the two entry points give different memory (flags), kept apart. */
@@ -67,14 +68,8 @@ static void zc__remove(size_t i)
 
 static int zc__append(const zc__block *b)
 {
-    if (zc__count == zc__capacity) {
-        size_t capacity = zc__capacity ? zc__capacity * 2 : 64;
-        zc__block *grown = realloc(zc__blocks, capacity * sizeof *grown);
-        if (grown == NULL)
-            return 0;
-        zc__blocks = grown;
-        zc__capacity = capacity;
-    }
+    if (!zc__run_grow((void **)&zc__blocks, &zc__capacity, zc__count, sizeof *b, 64))
+        return 0;
     zc__blocks[zc__count++] = *b;
     return 1;
 }
