@@ -25,7 +25,6 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "run_config.h"
@@ -107,7 +106,7 @@ static CUresult zc__make(const zc__run_driver *d, const zc__run_pinned_ask *ask,
     zc__fast_touch(b.ptr, b.length, zc__threads());
     CUresult r = d->mem_host_register(b.ptr, b.length, b.register_flags);
     if (r != CUDA_SUCCESS) {
-        (void)munmap(b.ptr, b.length);
+        zc__fast_unmap(b.ptr, b.length);
         return r;
     }
     *b_p = b;
@@ -137,7 +136,7 @@ static int zc__alloc_ask(const zc__run_pinned_ask *ask, CUresult *result_p)
         pthread_mutex_unlock(&zc__lock);
         if (!kept) {
             (void)d->mem_host_unregister(b.ptr);
-            (void)munmap(b.ptr, b.length);
+            zc__fast_unmap(b.ptr, b.length);
         }
     }
     uint64_t ns = zc__run_now_ns() - start;
@@ -177,7 +176,7 @@ static int zc__free_ask(void *p, CUresult *result_p)
     uint64_t start = zc__run_now_ns();
     zc__release_job job = {.d = d, .b = b, .result = CUDA_SUCCESS};
     zc__run_in_context(d, b.ctx, zc__release_in_context, &job);
-    (void)munmap(b.ptr, b.length);
+    zc__fast_unmap(b.ptr, b.length);
     zc__run_count(ZC_RUN_COUNTER_FASTPIN_FREED, b.length, zc__run_now_ns() - start, 0,
                   ZC_RUN_PRICED_NONE);
     *result_p = job.result;
@@ -239,7 +238,7 @@ zc__run_answer ZC__RUN_ON(fastpin, CONTEXT_GONE)(const zc__run_event *e)
             zc__release_job job = {.d = d, .b = b, .result = CUDA_SUCCESS};
             zc__run_in_context(d, b.ctx, zc__release_in_context, &job);
         }
-        (void)munmap(b.ptr, b.length);
+        zc__fast_unmap(b.ptr, b.length);
     }
 }
 

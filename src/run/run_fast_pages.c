@@ -8,10 +8,23 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define ZC__FAST_HUGE        ((size_t)2 << 20)
 #define ZC__FAST_THREADS_MAX 64
+
+/* The kernel's calls, not the library's own hooks of them (run_alloc_hooks.c): the cure's own
+ * pages are no event for the other rows. */
+static void *zc__sys_mmap(size_t length, int flags)
+{
+    return (void *)syscall(SYS_mmap, NULL, length, PROT_READ | PROT_WRITE, flags, -1, 0);
+}
+
+static int zc__sys_munmap(void *start, size_t length)
+{
+    return (int)syscall(SYS_munmap, start, length);
+}
 
 static size_t zc__fast_page(void)
 {
@@ -35,8 +48,7 @@ void *zc__fast_map(size_t length)
         errno = EINVAL;
         return NULL;
     }
-    char *raw =
-        mmap(NULL, length + slack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char *raw = zc__sys_mmap(length + slack, MAP_PRIVATE | MAP_ANONYMOUS);
     if (raw == MAP_FAILED)
         return NULL;
     if (!huge)
@@ -45,12 +57,18 @@ void *zc__fast_map(size_t length)
      * munmap, and nothing beside it belongs to it. */
     char *base = (char *)(((uintptr_t)raw + ZC__FAST_HUGE - 1) & ~(uintptr_t)(ZC__FAST_HUGE - 1));
     if (base > raw)
-        (void)munmap(raw, (size_t)(base - raw));
+        (void)zc__sys_munmap(raw, (size_t)(base - raw));
     if (raw + length + slack > base + length)
-        (void)munmap(base + length, (size_t)(raw + length + slack - (base + length)));
+        (void)zc__sys_munmap(base + length, (size_t)(raw + length + slack - (base + length)));
     /* Advice only: where transparent huge pages are off it changes nothing. */
-    (void)madvise(base, length, MADV_HUGEPAGE);
+    (void)syscall(SYS_madvise, base, length, MADV_HUGEPAGE);
     return base;
+}
+
+void zc__fast_unmap(void *base, size_t length)
+{
+    if (base != NULL && length != 0)
+        (void)zc__sys_munmap(base, length);
 }
 
 /* One thread's share of a parallel pass over a range. */
@@ -122,14 +140,15 @@ int zc__fast_share(void *base, size_t length, unsigned threads)
         errno = EINVAL;
         return -1;
     }
-    char *shared = mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    char *shared = zc__sys_mmap(length, MAP_SHARED | MAP_ANONYMOUS);
     if (shared == MAP_FAILED)
         return -1;
     zc__fast_parallel(shared, base, length, threads);
     /* One step replaces the private pages by the shared ones at the same address. */
-    if (mremap(shared, length, length, MREMAP_MAYMOVE | MREMAP_FIXED, base) == MAP_FAILED) {
+    if ((void *)syscall(SYS_mremap, shared, length, length, MREMAP_MAYMOVE | MREMAP_FIXED, base) ==
+        MAP_FAILED) {
         int saved = errno;
-        (void)munmap(shared, length);
+        (void)zc__sys_munmap(shared, length);
         errno = saved;
         return -1;
     }

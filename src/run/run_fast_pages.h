@@ -24,6 +24,9 @@ size_t zc__fast_length(size_t bytes);
  * and advised huge from one huge page up. NULL (errno set) when the system refuses. */
 void *zc__fast_map(size_t length);
 
+/* Give back what zc__fast_map mapped (the kernel's munmap: no event for the other rows). */
+void zc__fast_unmap(void *base, size_t length);
+
 /* Fault in every page of [base, base + length) from up to `threads` threads (the caller one of
  * them) without changing a byte: each page gets an atomic or of zero, a write as far as the
  * kernel goes. Only for writable memory. */
