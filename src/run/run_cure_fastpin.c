@@ -44,6 +44,8 @@ typedef struct zc__fast_block {
 } zc__fast_block;
 
 static pthread_mutex_t zc__lock = PTHREAD_MUTEX_INITIALIZER;
+static zc__fast_block *zc__blocks;
+static size_t zc__count, zc__capacity;
 
 /* The threads that fault a block's pages in or copy it: the setting, else every CPU. */
 static unsigned zc__threads(void)
@@ -51,8 +53,6 @@ static unsigned zc__threads(void)
     unsigned threads = zc__run_config_get()->fastpin_threads;
     return threads != 0 ? threads : zc__fast_cpus();
 }
-static zc__fast_block *zc__blocks;
-static size_t zc__count, zc__capacity;
 
 /* The registration flags that give the memory cuMemHostAlloc would have given for flags: the
  * driver's pinned memory is always mapped for the device (with unified addressing it answers
@@ -215,10 +215,14 @@ ZC__RUN_IGNORES(fastpin, RANGE_IN_GRAPH)
 ZC__RUN_IGNORES(fastpin, RANGE_REGISTERED)
 
 /* The driver frees the pinned memory of a context with it; so does this row, for the blocks of
- * ctx (every context of device when ctx is NULL), unregistered while the context still is. */
+ * ctx (every context of device when ctx is NULL), unregistered while the context still is. Once
+ * the process exits (the runtime's own teardown), the blocks are left to go with it: a thread
+ * still running may be using one. */
 zc__run_answer ZC__RUN_ON(fastpin, CONTEXT_GONE)(const zc__run_event *e)
 {
     const zc__run_driver *d = zc__run_driver_get();
+    if (zc__run_exiting())
+        return ZC__EVENT_SEEN;
     for (;;) {
         zc__fast_block b;
         int found = 0;
