@@ -17,6 +17,7 @@
 #include "zerocopy/advise.h"
 #include "zerocopy/buffer.h"
 #include "zerocopy/pool.h"
+#include "zerocopy/blocks.h"
 #include "zerocopy/ring.h"
 #include "zerocopy/ring_budget.h"
 #include "zerocopy/stream.h"
