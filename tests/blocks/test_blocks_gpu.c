@@ -15,6 +15,7 @@
 #define KIB        ((size_t)1024)
 #define MIB        ((size_t)1024 * 1024)
 #define AREA       (8 * MIB) /* each side's buffer */
+#define HALF       (AREA / 2)
 #define MAX_BLOCKS 600
 
 #define CUDA_OK(call) assert_int_equal((call), cudaSuccess)
