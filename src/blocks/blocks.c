@@ -164,8 +164,16 @@ static zc_status zc__copy_dir(zc_blocks *m, const zc__blocks_item *items, size_t
                                stream);
 }
 
+/* The side stream's work joined back into the caller's stream. */
+static zc_status zc__join(zc_blocks *m, cudaStream_t stream)
+{
+    ZC_CHECK(ZC_CUDA(cudaEventRecord(m->join, m->side)));
+    return ZC_CUDA(cudaStreamWaitEvent(stream, m->join, 0));
+}
+
 /* The copy engines: the to-device list on the caller's stream; the to-host list there too
- * when alone, on the side stream between a fork and a join when both are given. */
+ * when alone, and on the side stream between a fork and a join when both are given, so that
+ * the two directions run at once, each on its copy engine. */
 static zc_status zc__copy_move(zc_blocks *m, cudaStream_t stream)
 {
     const zc__blocks_plan *p = &m->plan;
@@ -177,14 +185,14 @@ static zc_status zc__copy_move(zc_blocks *m, cudaStream_t stream)
     ZC_CHECK(ZC_CUDA(cudaEventRecord(m->fork, stream)));
     ZC_CHECK(ZC_CUDA(cudaStreamWaitEvent(m->side, m->fork, 0)));
     zc_status st = zc__copy_dir(m, to_host, p->n_to_host, 1, m->side);
-    /* Joined even after a failure, so that the caller's stream never runs ahead of copies
-     * already queued on the side stream. */
-    zc_status joined = ZC_CUDA(cudaEventRecord(m->join, m->side));
-    if (joined == ZC_OK)
-        joined = ZC_CUDA(cudaStreamWaitEvent(stream, m->join, 0));
-    ZC_CHECK(st);
-    ZC_CHECK(joined);
-    return zc__copy_dir(m, p->items, p->n_to_device, 0, stream);
+    if (st == ZC_OK)
+        st = zc__copy_dir(m, p->items, p->n_to_device, 0, stream);
+    /* Joined after a failure too, so that the caller's stream never runs ahead of copies
+     * already queued on the side stream; the failure's detail is the one kept. */
+    if (st == ZC_OK)
+        return zc__join(m, stream);
+    ZC_CHECK_IGNORE(zc__join(m, stream));
+    return st;
 }
 
 /* The chosen engine's executor. A switch without a default: an engine of the list without its
