@@ -16,13 +16,23 @@
 
 typedef pid_t (*zc__fork_fn)(void);
 
+static zc__fork_fn zc__next_fork;
+
+/* Looked up once, as the library loads: fork may be called from a signal handler, where dlsym
+ * may not. */
+__attribute__((constructor)) static void zc__fork_resolve(void)
+{
+    zc__fork_fn fn;
+    *(void **)&fn = zc__run_real_dlsym(RTLD_NEXT, "fork");
+    __atomic_store_n(&zc__next_fork, fn, __ATOMIC_RELEASE);
+}
+
 __attribute__((visibility("default"))) pid_t fork(void)
 {
-    static zc__fork_fn next;
-    zc__fork_fn fn = __atomic_load_n(&next, __ATOMIC_ACQUIRE);
-    if (fn == NULL) {
-        *(void **)&fn = zc__run_real_dlsym(RTLD_NEXT, "fork");
-        __atomic_store_n(&next, fn, __ATOMIC_RELEASE);
+    zc__fork_fn fn = __atomic_load_n(&zc__next_fork, __ATOMIC_ACQUIRE);
+    if (fn == NULL) { /* called before the library's constructors ran */
+        zc__fork_resolve();
+        fn = __atomic_load_n(&zc__next_fork, __ATOMIC_ACQUIRE);
     }
     if (fn == NULL) {
         errno = ENOSYS;
