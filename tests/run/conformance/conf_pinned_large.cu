@@ -14,11 +14,7 @@
 
 static const size_t sizes[] = {8u << 20, 72u << 20};
 
-typedef struct way {
-    const char *name;
-    unsigned flags;
-    int malloc_host; /* cudaMallocHost, not cudaHostAlloc */
-} way;
+typedef conf_pinned_way way;
 
 static const way ways[] = {
     {"default", cudaHostAllocDefault, 0},
@@ -99,12 +95,7 @@ int main(void)
         for (size_t k = 0; k < sizeof ways / sizeof ways[0]; k++) {
             const way *w = &ways[k];
             size_t n = sizes[s];
-            void *v = NULL;
-            if (w->malloc_host)
-                CONF_CUDA(cudaMallocHost(&v, n));
-            else
-                CONF_CUDA(cudaHostAlloc(&v, n, w->flags));
-            unsigned char *p = (unsigned char *)v;
+            unsigned char *p = conf_pinned_alloc(w, n);
             queries(p, w, n);
             round_trip(p, n, dev, seed++);
             if (k == 0)

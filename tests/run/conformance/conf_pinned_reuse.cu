@@ -12,11 +12,7 @@
 
 static const size_t sizes[] = {64 << 10, 1 << 20, 16 << 20};
 
-typedef struct way {
-    const char *name;
-    unsigned flags;
-    int malloc_host; /* cudaMallocHost, not cudaHostAlloc */
-} way;
+typedef conf_pinned_way way;
 
 static const way ways[] = {
     {"default", cudaHostAllocDefault, 0},
@@ -28,16 +24,6 @@ static const way ways[] = {
 
 static unsigned char *dev, *back;
 static unsigned seed = 1;
-
-static unsigned char *alloc(const way *w, size_t n)
-{
-    void *p = NULL;
-    if (w->malloc_host)
-        CONF_CUDA(cudaMallocHost(&p, n));
-    else
-        CONF_CUDA(cudaHostAlloc(&p, n, w->flags));
-    return (unsigned char *)p;
-}
 
 /* p holds pattern s: every byte, or one in 4096 and the last where the CPU reads slowly
  * (write-combined memory); else why says where not. */
@@ -68,7 +54,7 @@ static const char *relative(const void *p, const void *base, char *text, size_t 
 /* One allocation: what CUDA says of it, and its bytes every way they can move. */
 static void one(const way *w, size_t n, int iter)
 {
-    unsigned char *p = alloc(w, n);
+    unsigned char *p = conf_pinned_alloc(w, n);
     char why[240] = "", a[32], b[32], c[32];
     int wc = (w->flags & cudaHostAllocWriteCombined) != 0;
 
@@ -124,22 +110,22 @@ static void apart(unsigned char *x, unsigned char *y, size_t n, const char *what
 static void reuse(size_t n)
 {
     const way *plain = &ways[0];
-    unsigned char *p = alloc(plain, n);
+    unsigned char *p = conf_pinned_alloc(plain, n);
     CONF_CUDA(cudaFreeHost(p));
-    unsigned char *x = alloc(plain, n), *y = alloc(plain, n);
+    unsigned char *x = conf_pinned_alloc(plain, n), *y = conf_pinned_alloc(plain, n);
     apart(x, y, n, "after a free");
     CONF_CUDA(cudaFreeHost(y));
     CONF_CUDA(cudaFreeHost(x));
 
-    p = alloc(plain, n);
+    p = conf_pinned_alloc(plain, n);
     CONF_CUDA(cudaFreeHost(p));
     cudaError_t e = cudaFreeHost(p);
     cudaError_t last = cudaGetLastError();
     conf_result(e == cudaSuccess ? "CUDA documents an error" : NULL,
                 "%zu freed twice: the second cudaFreeHost -> " CONF_ERR_FMT ", last " CONF_ERR_FMT,
                 n, CONF_ERR_ARGS(e), CONF_ERR_ARGS(last));
-    x = alloc(plain, n);
-    y = alloc(plain, n);
+    x = conf_pinned_alloc(plain, n);
+    y = conf_pinned_alloc(plain, n);
     apart(x, y, n, "after a block freed twice");
     CONF_CUDA(cudaFreeHost(y));
     CONF_CUDA(cudaFreeHost(x));
@@ -149,7 +135,7 @@ int main(void)
 {
     conf_begin("conf_pinned_reuse");
     const size_t most = sizes[sizeof sizes / sizeof sizes[0] - 1];
-    CONF_CUDA(cudaMalloc((void **)&dev, most));
+    CONF_CUDA(cudaMconf_pinned_alloc((void **)&dev, most));
     back = (unsigned char *)conf_malloc(most);
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
         for (int iter = 0; iter < 3; iter++)

@@ -149,6 +149,24 @@ __global__ void conf_spin_kernel(long long cycles)
     }
 }
 
+/* A way of asking for pinned memory: cudaHostAlloc with flags, or cudaMallocHost. */
+typedef struct conf_pinned_way {
+    const char *name;
+    unsigned flags;
+    int malloc_host; /* cudaMallocHost, not cudaHostAlloc */
+} conf_pinned_way;
+
+/* n bytes of pinned memory asked for way w (the program ends, said, when CUDA refuses). */
+static inline unsigned char *conf_pinned_alloc(const conf_pinned_way *w, size_t n)
+{
+    void *p = NULL;
+    if (w->malloc_host)
+        CONF_CUDA(cudaMallocHost(&p, n));
+    else
+        CONF_CUDA(cudaHostAlloc(&p, n, w->flags));
+    return (unsigned char *)p;
+}
+
 /* Queues about ms milliseconds of spinning on stream. */
 static inline void conf_spin(cudaStream_t stream, int ms)
 {
