@@ -135,7 +135,7 @@ int main(void)
 {
     conf_begin("conf_pinned_reuse");
     const size_t most = sizes[sizeof sizes / sizeof sizes[0] - 1];
-    CONF_CUDA(cudaMconf_pinned_alloc((void **)&dev, most));
+    CONF_CUDA(cudaMalloc((void **)&dev, most));
     back = (unsigned char *)conf_malloc(most);
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
         for (int iter = 0; iter < 3; iter++)
