@@ -5,11 +5,15 @@
 # cudaHostAlloc, cudaMallocHost, cudaHostRegister of fresh and touched malloc'd memory and
 # zc_buffer_alloc beside that floor), full mode by default (64 MiB to 16 GiB, never more than 40%
 # of MemAvailable), then PyTorch's way at the same sizes (bench/pinning/torch_pinning.py), once
-# without and once with its register knob, each in a process of its own, placed on the GPU's NUMA
-# node with numactl where the host has several. Writes RESULTS_DIR/pinning-family/: pin.json,
-# pin.csv, pin.txt (zc bench), torch-default.jsonl, torch-register.jsonl, pinning-family.md (the
-# table: size, way, seconds, seconds per GiB, ratio to each floor; the two targets) and
-# pinning-family.json (its rows). Fails (exit 1) when zc bench or a torch run fails or any data
+# without and once with its register knob and once under zc run --fix fastpin, each in a process
+# of its own, and a C program as it is (tests/run/run_subject pinonce: one cudaHostAlloc per
+# size, plain and under zc run --fix fastpin, its digests compared and MemAvailable read after
+# its free), placed on the GPU's NUMA node with numactl where the host has several. Writes
+# RESULTS_DIR/pinning-family/: pin.json, pin.csv, pin.txt (zc bench), torch-default.jsonl,
+# torch-register.jsonl, torch-zc-fastpin.jsonl, subject.jsonl, pinning-family.md (the table:
+# size, way, seconds, seconds per GiB, ratio to each floor; the targets) and
+# pinning-family.json (its rows). Fails (exit 1) when zc bench, a torch run or the C program
+# fails, its digests differ plain and cured, its memory does not come back, or any data
 # came back wrong; without a GPU (zc exits 3) or torch, the rows say "skipped" and why.
 #   bash scripts/bench.d/49-pinning-family.sh ZC_BINARY RESULTS_DIR
 # ZC_PYTHON: the interpreter with torch (python3 by default); ZC_BENCH_PINNING_MODE: quick,
@@ -90,12 +94,19 @@ if [ "${nodes:-1}" -gt 1 ]; then
   fi
 fi
 
-# one LABEL ENV...: torch_pinning.py in a process of its own with the environment given.
+# The cures a program as it is gets its pinning through: the fastpin cure and the default ones.
+fixes=fastpin,pageable,pinning,register
+cured=("$zc" run -q --fix "$fixes" --)
+
+# one LABEL ENV...: torch_pinning.py in a process of its own with the environment given (under
+# zc run when LABEL is zc-fastpin).
 torch_run() {
-  local label=$1 rc
+  local label=$1 rc wrap=()
   shift
-  env "$@" timeout 1800 "${place[@]}" "$python" "$root/bench/pinning/torch_pinning.py" \
-    --sizes "$sizes" >"$out/torch-$label.jsonl" 2>"$out/torch-$label.err"
+  [ "$label" = zc-fastpin ] && wrap=("${cured[@]}")
+  env "$@" timeout 1800 "${place[@]}" "${wrap[@]}" "$python" \
+    "$root/bench/pinning/torch_pinning.py" --sizes "$sizes" >"$out/torch-$label.jsonl" \
+    2>"$out/torch-$label.err"
   rc=$?
   echo "49-pinning-family: torch ($label): exit $rc"
   if [ $rc -ne 0 ]; then
@@ -105,6 +116,30 @@ torch_run() {
 }
 torch_run default -u PYTORCH_CUDA_ALLOC_CONF
 torch_run register "PYTORCH_CUDA_ALLOC_CONF=$knob"
+torch_run zc-fastpin -u PYTORCH_CUDA_ALLOC_CONF
+
+# A C program as it is (tests/run/run_subject pinonce: one cudaHostAlloc per size, its data
+# verified through the GPU, MemAvailable before, with the block and after its free), plain and
+# under zc run with the fastpin cure, alternated, one process each.
+subject=$(cd "$(dirname "$zc")/../.." && pwd)/tests/run/run_subject
+: >"$out/subject.jsonl"
+if [ -x "$subject" ] && [ "$zc_rc" != 3 ]; then
+  for n in ${sizes//,/ }; do
+    for how in plain cured; do
+      wrap=()
+      [ "$how" = cured ] && wrap=("${cured[@]}")
+      line=$(timeout 900 "${place[@]}" "${wrap[@]}" "$subject" pinonce "$n" 0 \
+        2>>"$out/subject.err")
+      rc=$?
+      echo "49-pinning-family: run_subject pinonce $n ($how): exit $rc"
+      [ $rc -eq 0 ] || status=1
+      printf '{"how": "%s", "exit": %d, "result": %s}\n' "$how" "$rc" "${line:-null}" \
+        >>"$out/subject.jsonl"
+    done
+  done
+else
+  echo '{"skipped": "no GPU, or tests/run/run_subject is not built"}' >"$out/subject.jsonl"
+fi
 
 if ! python3 - "$out" "$zc_rc" "$placement" <<'PY'
 """pinning-family.md and .json from zc's document and torch's lines; exit 1 on wrong data or a
@@ -171,7 +206,8 @@ for p in (cases.get("pin.cost") or {}).get("points", []):
     add(p["bytes"], way, phase, s["median"] / 1e6, s["min"] / 1e6, s["max"] / 1e6, s["count"],
         "zc bench pin.cost")
 
-for label, title in (("default", "torch"), ("register", "torch, register knob")):
+for label, title in (("default", "torch"), ("register", "torch, register knob"),
+                     ("zc-fastpin", "torch under zc run --fix fastpin")):
     path = f"{out}/torch-{label}.jsonl"
     lines = []
     try:
@@ -181,7 +217,8 @@ for label, title in (("default", "torch"), ("register", "torch, register knob"))
     if not lines:
         failures.append(f"{title}: no JSON line (see torch-{label}.err)")
     for line in lines:
-        knob = "register knob" if label == "register" else "default"
+        knob = {"register": "register knob", "zc-fastpin": "zc run --fix fastpin"}.get(
+            label, "default")
         if "skipped" in line:
             said += [("-", f"{w} ({knob})", f"skipped: {line['skipped']}") for w in TORCH_WAYS]
         elif "left_out" in line:
@@ -200,6 +237,41 @@ for label, title in (("default", "torch"), ("register", "torch, register knob"))
             if not line.get("fresh_every_round"):
                 notes.append(f"{title}: this torch cannot empty its pinned cache: rounds after "
                              f"the first were served from it")
+
+
+# The C program as it is, plain and cured: its two phases, its digest the same both ways, and
+# whether the system got the memory back after the free.
+subject_digests = {}
+try:
+    subject_lines = [json.loads(x) for x in open(f"{out}/subject.jsonl") if x.startswith("{")]
+except (OSError, ValueError) as error:
+    subject_lines = []
+    failures.append(f"run_subject: {error}")
+for line in subject_lines:
+    if "skipped" in line:
+        said.append(("-", "cudaHostAlloc in a program as it is", f"skipped: {line['skipped']}"))
+        continue
+    r = line.get("result")
+    if line.get("exit") != 0 or not r:
+        failures.append(f"run_subject pinonce ({line.get('how')}): exit {line.get('exit')}")
+        continue
+    way = ("cudaHostAlloc, a program as it is" if line["how"] == "plain" else
+           "cudaHostAlloc, a program as it is, zc run --fix fastpin")
+    add(r["bytes"], way, "allocate", r["alloc_s"], r["alloc_s"], r["alloc_s"], 1, "run_subject")
+    add(r["bytes"], way, "free", r["free_s"], r["free_s"], r["free_s"], 1, "run_subject")
+    subject_digests.setdefault(r["bytes"], set()).add(r["digest"])
+    m = r["mem_available"]
+    back = m["after_free"] >= m["before"] - max(r["bytes"] // 20, 64 << 20)
+    notes.append(f"run_subject pinonce {size(r['bytes'])} ({line['how']}): MemAvailable "
+                 f"{m['before'] / GIB:.2f} GiB before, {m['held'] / GIB:.2f} with the block, "
+                 f"{m['after_free'] / GIB:.2f} after its free: "
+                 f"{'back to the system' if back else 'NOT back'}; flags 0x{r['flags_seen']:x}")
+    if not back:
+        failures.append(f"run_subject pinonce {size(r['bytes'])} ({line['how']}): the memory "
+                        f"did not come back after the free")
+for n, digests in subject_digests.items():
+    if len(digests) != 1:
+        failures.append(f"run_subject pinonce {size(n)}: the digests differ plain and cured")
 
 
 def fmt(x, digits=3):
@@ -241,6 +313,23 @@ if measured:
                        f"(target: at least 8x at 16 GiB): "
                        f"{'met' if speedup >= 8 else 'NOT met'}"
                        f"{'' if n == 16 * GIB else ' (16 GiB was not measured)'}")
+
+if measured:
+    plain = find(n, "cudaHostAlloc, a program as it is", "allocate")
+    fast = find(n, "cudaHostAlloc, a program as it is, zc run --fix fastpin", "allocate")
+    knob_row = find(n, "torch.empty(pin_memory=True) (register knob)", "allocate")
+    torch_fast = find(n, "torch.empty(pin_memory=True) (zc run --fix fastpin)", "allocate")
+    if plain and fast:
+        speedup = plain["seconds"] / fast["seconds"]
+        targets.append(f"- at {size(n)} in a program as it is: cudaHostAlloc plain / under zc run "
+                       f"--fix fastpin = {speedup:.1f}x (target: at least 8x): "
+                       f"{'met' if speedup >= 8 else 'NOT met'}")
+    if knob_row and torch_fast:
+        faster = torch_fast["seconds"] < knob_row["seconds"]
+        targets.append(f"- at {size(n)}: torch.empty(pin_memory=True) under zc run --fix fastpin "
+                       f"{torch_fast['seconds']:.3f} s against PyTorch's register knob "
+                       f"{knob_row['seconds']:.3f} s (target: faster): "
+                       f"{'met' if faster else 'NOT met'}")
 
 md = ["# Pinning against its floor", "",
       "Seconds are host-clock medians of fresh memory each round (min..max beside them); GiB = "

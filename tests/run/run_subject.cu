@@ -2,7 +2,8 @@
 // An ordinary CUDA program (runtime API only, as a user writes it) with the pitfalls zc run
 // cures, for the tests and the benchmark. Its stdout depends only on the data it computed, so
 // that a run under zc run and a run without it can be compared byte for byte; timings go to
-// stderr, except in the "rate" mode, whose stdout is the measurement.
+// stderr, except in the "rate" and "pinonce" modes, whose stdout is the measurement (with the
+// digest of the data, to compare).
 //
 //   run_subject copies        pageable copies of many sizes, sync, async, cudaMemcpyDefault
 //   run_subject copies2d      pitched pageable copies (cudaMemcpy2D, cudaMemcpy2DAsync)
@@ -12,6 +13,8 @@
 //                             mmap over them), and read by a forked child while pinned
 //   run_subject pin N BYTES   cudaHostAlloc and cudaFreeHost of one size, N times
 //   run_subject rate BYTES N  median GB/s of N pageable copies each way
+//   run_subject pinonce BYTES FLAGS  one cudaHostAlloc of BYTES with FLAGS and its cudaFreeHost,
+//                             timed, its data verified through the GPU, MemAvailable around it
 //   run_subject spawn         runs "copies" in a child process (fork and exec)
 //   run_subject kill          "copies", then SIGKILL to itself
 #include <errno.h>
@@ -411,6 +414,59 @@ static int pin(long count, size_t n)
     return 0;
 }
 
+/* MemAvailable of /proc/meminfo, in bytes (0 when it cannot be read). */
+static unsigned long long mem_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    unsigned long long kib = 0;
+    char line[128];
+    while (f != NULL && fgets(line, sizeof line, f) != NULL)
+        if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
+            break;
+    if (f != NULL)
+        fclose(f);
+    return kib * 1024;
+}
+
+/* One pinned allocation of n bytes with flags, timed, then its data verified through the GPU
+ * (every byte to the device, changed there, back: the digest), then freed, timed; the system's
+ * available memory before, with the block, and after the free says whether it came back. One
+ * JSON line on stdout. */
+static int pin_once(size_t n, unsigned flags)
+{
+    unsigned char *dev = NULL, *host = NULL;
+    CHECK(cudaMalloc((void **)&dev, n));
+    unsigned long long before = mem_available();
+    double t = now_s();
+    CHECK(cudaHostAlloc((void **)&host, n, flags));
+    double alloc_s = now_s() - t;
+    unsigned flags_seen = 0;
+    CHECK(cudaHostGetFlags(&flags_seen, host));
+    fill(host, n, 11);
+    unsigned long long held = mem_available();
+    CHECK(cudaMemcpy(dev, host, n, cudaMemcpyHostToDevice));
+    scale<<<120, 256>>>(dev, n);
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpy(host, dev, n, cudaMemcpyDeviceToHost));
+    /* The first 64 bytes of every page and the last page whole: a digest of 16 GiB byte by byte
+     * would take longer than the pinning it checks. */
+    uint64_t digest = 1469598103934665603ull;
+    for (size_t at = 0; at < n; at += 4096)
+        digest = (digest ^ fnv1a(host + at, n - at < 64 ? n - at : 64)) * 1099511628211ull;
+    digest =
+        (digest ^ fnv1a(host + (n > 4096 ? n - 4096 : 0), n > 4096 ? 4096 : n)) * 1099511628211ull;
+    t = now_s();
+    CHECK(cudaFreeHost(host));
+    double free_s = now_s() - t;
+    unsigned long long after = mem_available();
+    CHECK(cudaFree(dev));
+    printf("{\"bytes\": %zu, \"flags\": %u, \"flags_seen\": %u, \"alloc_s\": %.6f, "
+           "\"free_s\": %.6f, \"mem_available\": {\"before\": %llu, \"held\": %llu, "
+           "\"after_free\": %llu}, \"digest\": \"%016llx\"}\n",
+           n, flags, flags_seen, alloc_s, free_s, before, held, after, (unsigned long long)digest);
+    return 0;
+}
+
 static int compare_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -476,6 +532,8 @@ int main(int argc, char **argv)
         return reuse();
     if (argc == 4 && strcmp(argv[1], "pin") == 0)
         return pin(atol(argv[2]), (size_t)atoll(argv[3]));
+    if (argc == 4 && strcmp(argv[1], "pinonce") == 0)
+        return pin_once((size_t)atoll(argv[2]), (unsigned)atoi(argv[3]));
     if (argc == 4 && strcmp(argv[1], "rate") == 0)
         return rate((size_t)atoll(argv[2]), atoi(argv[3]));
     if (argc == 2 && strcmp(argv[1], "spawn") == 0)
