@@ -3,6 +3,7 @@
  * move, queued on the caller's stream through the chosen engine's executor. */
 #include "zerocopy/blocks.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,8 +30,45 @@ struct zc_blocks {
     cudaEvent_t join;
 };
 
-/* The planner's kind query: zerocopy's record (which knows a buffer's extent) and the CUDA
- * runtime's attributes otherwise (extent unknown: the planner then asks about the last byte). */
+/* cuda.h's cuMemGetAddressRange (v2) with plain types: zerocopy never includes the driver's
+ * header nor links libcuda (src/device/stream_memops.h says the same). */
+typedef int (*zc__address_range_fn)(unsigned long long *base_p, size_t *size_p,
+                                    unsigned long long ptr);
+
+static zc__address_range_fn zc__address_range;
+static pthread_once_t zc__address_range_once = PTHREAD_ONCE_INIT;
+
+static void zc__address_range_find(void)
+{
+    void *fn = NULL;
+    enum cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+    if (cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &fn, 12000, cudaEnableDefault,
+                                         &found) != cudaSuccess) {
+        ZC_CUDA_IGNORE(cudaGetLastError());
+        return;
+    }
+    if (found == cudaDriverEntryPointSuccess)
+        zc__address_range = (zc__address_range_fn)fn;
+}
+
+/* The extent of the allocation holding addr where the driver knows it (cudaMalloc'd memory,
+ * and host memory where it answers for it), so that blocks of one allocation cost one query;
+ * 0 otherwise, and the planner asks about each range's last byte instead. */
+static void zc__extent(uintptr_t addr, zc__blocks_region *r)
+{
+    pthread_once(&zc__address_range_once, zc__address_range_find);
+    unsigned long long base = 0;
+    size_t size = 0;
+    if (zc__address_range == NULL || zc__address_range(&base, &size, addr) != 0)
+        return; /* not found there: an expected answer, nothing to report */
+    if (size == 0 || addr < base || addr - base >= size)
+        return;
+    r->base = (uintptr_t)base;
+    r->size = size;
+}
+
+/* The planner's kind query: zerocopy's record (which knows a buffer's extent), the CUDA
+ * runtime's attributes otherwise, and the driver's extent where it has one. */
 static zc_status zc__blocks_query(void *ctx, uintptr_t addr, zc__blocks_region *region_p)
 {
     (void)ctx;
@@ -51,6 +89,9 @@ static zc_status zc__blocks_query(void *ctx, uintptr_t addr, zc__blocks_region *
     if (info.from_zerocopy) {
         r.base = (uintptr_t)info.base;
         r.size = info.size;
+    } else if (r.mem == ZC__BLOCKS_MEM_DEVICE || r.mem == ZC__BLOCKS_MEM_PINNED ||
+               r.mem == ZC__BLOCKS_MEM_MAPPED) {
+        zc__extent(addr, &r);
     }
     if (r.mem == ZC__BLOCKS_MEM_MAPPED)
         r.dev_base = (uintptr_t)info.device_ptr - (addr - r.base);
