@@ -287,6 +287,11 @@ static void test_queries_per_allocation(void **state)
     f->world.queries = 0;
     assert_int_equal(plan(f), ZC_OK);
     assert_int_equal(f->world.queries, 2);
+    /* Where the extent is not told: each range's first and last byte. */
+    to_device(f, NOSIZE_BASE, DEVICE_BASE, 100, 512);
+    f->world.queries = 0;
+    assert_int_equal(plan(f), ZC_OK);
+    assert_int_equal(f->world.queries, 1 + 2 * 100);
     fixture_free(f);
 }
 
@@ -335,6 +340,20 @@ static void test_choice_by_size(void **state)
     assert_int_equal(c->blocks, 6);
     assert_int_equal(c->bytes_to_device, 4 * MIB);
     assert_int_equal(c->bytes_to_host, 2 * MIB);
+    /* One list's host side not mapped: no kernel for the move. */
+    assert_int_equal(c->reachable & (1u << ZC_BLOCKS_KERNEL), 0);
+    /* Both mapped: the kernel moves both lists in the same launches, the directions add up. */
+    memset(&f->desc, 0, sizeof f->desc);
+    to_device(f, MAPPED_BASE, DEVICE_BASE, 1500, 512);
+    to_host(f, DEVICE_BASE + 8 * MIB, MAPPED_BASE + 2 * MIB, 1000, 256);
+    assert_int_equal(plan(f), ZC_OK);
+    assert_double_equal(c->predicted_us[ZC_BLOCKS_KERNEL],
+                        3 * 5.0 + 2500 * 0.1 + (1500.0 * 512 + 1000.0 * 256) / 16e3, 1e-9);
+    assert_int_equal(c->engine, ZC_BLOCKS_KERNEL);
+    assert_int_equal(c->calls, 3);
+    /* Where the kernel reaches each host end. */
+    assert_int_equal(f->plan.items[7].host_dev, DEV_OF_MAPPED + 7 * 512);
+    assert_int_equal(f->plan.items[1500 + 9].host_dev, DEV_OF_MAPPED + 2 * MIB + 9 * 256);
     fixture_free(f);
 }
 
