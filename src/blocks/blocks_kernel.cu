@@ -3,6 +3,7 @@
  * host memory, on a grid no larger than the SM limit, its block list carried in the launch's
  * parameters so that nothing outlives the call that queued it. */
 #include "blocks/blocks_exec.h"
+#include "blocks/blocks_pieces.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -20,23 +21,17 @@ typedef struct zc__blocks_kargs {
  * architecture is Turing). */
 static_assert(sizeof(zc__blocks_kargs) <= 32764, "a launch's blocks fit in its parameters");
 
-/* Threads per CTA, and the piece of a block one CTA moves at a time: a large block is shared by
- * every CTA, many small ones are spread over them. */
+/* Threads per CTA. */
 #define ZC__BLOCKS_THREADS 256u
-#define ZC__BLOCKS_PIECE   ((uint64_t)64 << 10)
 
 /* Bytes [from, to) of one block by the CTA's threads: 16-byte accesses where source and
- * destination share their alignment, with the unaligned head and tail a byte at a time. */
+ * destination share their alignment, the unaligned head and tail a byte at a time
+ * (zc__blocks_split). */
 static __device__ void zc__piece_copy(const unsigned char *src, unsigned char *dst, uint64_t from,
                                       uint64_t to)
 {
     uint64_t head = from, body_end = from;
-    if ((((uintptr_t)src ^ (uintptr_t)dst) & 15u) == 0) {
-        head = from + ((16u - (((uintptr_t)src + from) & 15u)) & 15u);
-        if (head > to)
-            head = to;
-        body_end = head + ((to - head) & ~(uint64_t)15);
-    }
+    zc__blocks_split((uintptr_t)src, (uintptr_t)dst, from, to, &head, &body_end);
     for (uint64_t i = from + threadIdx.x; i < head; i += blockDim.x)
         dst[i] = src[i];
     const uint4 *s4 = (const uint4 *)(src + head);
@@ -55,8 +50,8 @@ static __global__ void __launch_bounds__(ZC__BLOCKS_THREADS)
     uint64_t number = 0;
     for (uint32_t b = 0; b < args.count; b++) {
         uint64_t bytes = args.bytes[b];
-        uint64_t pieces = (bytes + ZC__BLOCKS_PIECE - 1) / ZC__BLOCKS_PIECE;
-        uint64_t first = (blockIdx.x + gridDim.x - number % gridDim.x) % gridDim.x;
+        uint64_t pieces = zc__blocks_pieces(bytes);
+        uint64_t first = zc__blocks_first_piece(blockIdx.x, gridDim.x, number);
         const unsigned char *src = (const unsigned char *)(uintptr_t)args.src[b];
         unsigned char *dst = (unsigned char *)(uintptr_t)args.dst[b];
         for (uint64_t p = first; p < pieces; p += gridDim.x) {
@@ -79,7 +74,7 @@ static zc_status zc__launch(zc__blocks_kargs *args, const zc__blocks_item *items
         args->src[i] = to_device ? (uint64_t)it->host_dev : (uint64_t)it->src;
         args->dst[i] = to_device ? (uint64_t)it->dst : (uint64_t)it->host_dev;
         args->bytes[i] = it->bytes;
-        pieces += (it->bytes + ZC__BLOCKS_PIECE - 1) / ZC__BLOCKS_PIECE;
+        pieces += zc__blocks_pieces(it->bytes);
     }
     args->count = (uint32_t)count;
     unsigned grid = pieces < sms ? (unsigned)pieces : sms;

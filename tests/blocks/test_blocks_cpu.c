@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "blocks/blocks_pieces.h"
 #include "blocks/blocks_plan.h"
 #include "zerocopy/blocks.h"
 #include "zerocopy/status.h"
@@ -431,6 +432,61 @@ static void test_public_calls(void **state)
     }
 }
 
+/* The kernel engine's sharing of a launch among its CTAs and its 16-byte accesses, run on the
+ * CPU with the kernel's own arithmetic (blocks_pieces.h): every byte of every block moved
+ * exactly once, whatever the grid, and every wide access aligned on both sides. */
+static void test_kernel_pieces(void **state)
+{
+    (void)state;
+    enum { BLOCKS = 24 };
+    uint64_t bytes[BLOCKS];
+    uintptr_t src[BLOCKS], dst[BLOCKS];
+    unsigned char *seen[BLOCKS];
+    for (size_t b = 0; b < BLOCKS; b++) {
+        bytes[b] = 1 + (b * 2654435761u) % (b % 4 == 0 ? 300000u : 5000u);
+        src[b] = 0x10000000u + b * 0x100000u + (b * 5u) % 16u;
+        dst[b] = 0x90000000u + b * 0x100000u + (b % 3 == 0 ? (b * 5u) % 16u : b % 16u);
+        seen[b] = calloc(bytes[b], 1);
+        assert_non_null(seen[b]);
+    }
+    const uint64_t grids[] = {1, 3, 8, 132};
+    for (size_t g = 0; g < sizeof grids / sizeof grids[0]; g++) {
+        for (size_t b = 0; b < BLOCKS; b++)
+            memset(seen[b], 0, bytes[b]);
+        for (uint64_t cta = 0; cta < grids[g]; cta++) {
+            uint64_t number = 0;
+            for (size_t b = 0; b < BLOCKS; b++) {
+                uint64_t pieces = zc__blocks_pieces(bytes[b]);
+                for (uint64_t p = zc__blocks_first_piece(cta, grids[g], number); p < pieces;
+                     p += grids[g]) {
+                    assert_int_equal((number + p) % grids[g], cta);
+                    uint64_t from = p * ZC__BLOCKS_PIECE;
+                    uint64_t to =
+                        from + ZC__BLOCKS_PIECE < bytes[b] ? from + ZC__BLOCKS_PIECE : bytes[b];
+                    uint64_t head = 0, body_end = 0;
+                    zc__blocks_split(src[b], dst[b], from, to, &head, &body_end);
+                    assert_true(from <= head && head <= body_end && body_end <= to);
+                    if (body_end > head) {
+                        assert_int_equal((src[b] + head) % 16, 0);
+                        assert_int_equal((dst[b] + head) % 16, 0);
+                        assert_int_equal((body_end - head) % 16, 0);
+                    }
+                    for (uint64_t i = from; i < to; i++)
+                        seen[b][i]++;
+                }
+                number += pieces;
+            }
+        }
+        for (size_t b = 0; b < BLOCKS; b++)
+            for (uint64_t i = 0; i < bytes[b]; i++)
+                if (seen[b][i] != 1)
+                    fail_msg("grid %llu: block %zu byte %llu moved %d times",
+                             (unsigned long long)grids[g], b, (unsigned long long)i, seen[b][i]);
+    }
+    for (size_t b = 0; b < BLOCKS; b++)
+        free(seen[b]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -441,6 +497,7 @@ int main(void)
         cmocka_unit_test(test_queries_per_allocation),
         cmocka_unit_test(test_choice_by_size),
         cmocka_unit_test(test_override),
+        cmocka_unit_test(test_kernel_pieces),
         cmocka_unit_test(test_public_calls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
