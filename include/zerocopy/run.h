@@ -102,7 +102,13 @@ typedef enum zc_run_fix { ZC_RUN_FIX_MAP(ZC__RUN_FIX_ENUM) ZC_RUN_FIX_COUNT } zc
     X(FASTPIN_SHARED, "fastpin-shared", FASTPIN, 0,                                                \
       "blocks made shared before a fork, as the driver's pinned memory is (time: the copy)")       \
     X(FASTPIN_PRIVATE, "fastpin-private", FASTPIN, 0,                                              \
-      "blocks that could not be made shared before a fork: the child got a copy, not a share")
+      "blocks that could not be made shared before a fork: the child got a copy, not a share")     \
+    X(FASTPIN_TOUCHED, "fastpin-touched", FASTPIN, 0,                                              \
+      "the program's own large registrations, their pages faulted in by every core first (time: "  \
+      "the faulting in)")                                                                          \
+    X(FASTPIN_UNTOUCHED, "fastpin-untouched", FASTPIN, 0,                                          \
+      "the program's own large registrations left to the driver: not all private anonymous "       \
+      "memory it may write")
 
 #define ZC__RUN_COUNTER_ENUM(name, text, fix, cured, what) ZC_RUN_COUNTER_##name,
 typedef enum zc_run_counter {

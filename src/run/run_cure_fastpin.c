@@ -212,7 +212,27 @@ ZC__RUN_IGNORES(fastpin, RANGE_REPLACED)
 ZC__RUN_IGNORES(fastpin, PAGES_DISCARDED)
 ZC__RUN_IGNORES(fastpin, RANGE_REPROTECTED)
 ZC__RUN_IGNORES(fastpin, RANGE_IN_GRAPH)
-ZC__RUN_IGNORES(fastpin, RANGE_REGISTERED)
+/* The program registers a range of its own from the threshold on: the driver would fault its
+ * missing pages in one at a time as it pins them (0.28 s/GiB for fresh malloc'd memory on the
+ * H100 machine, against 0.065 for 16 threads touching 4 KiB pages); so they are faulted in from
+ * every CPU first, without changing a byte, and the driver pins pages that are there. Only
+ * private anonymous memory the program may write: a file's pages would be written back, and a
+ * page it may not write would fault. The registration stays one call, the program's own: the
+ * driver refuses a copy across two registrations, so it is never split. */
+zc__run_answer ZC__RUN_ON(fastpin, RANGE_REGISTERED)(const zc__run_event *e)
+{
+    if (e->length < zc__run_config_get()->fastpin_bytes)
+        return ZC__EVENT_SEEN;
+    uint64_t start = zc__run_now_ns();
+    if (!zc__fast_anon_writable((const void *)e->start, e->length)) {
+        zc__run_count(ZC_RUN_COUNTER_FASTPIN_UNTOUCHED, e->length, 0, 0, ZC_RUN_PRICED_NONE);
+        return ZC__EVENT_SEEN;
+    }
+    zc__fast_touch((void *)e->start, e->length, zc__threads());
+    zc__run_count(ZC_RUN_COUNTER_FASTPIN_TOUCHED, e->length, zc__run_now_ns() - start, 0,
+                  ZC_RUN_PRICED_NONE);
+    return ZC__EVENT_SEEN;
+}
 
 /* The driver frees the pinned memory of a context with it; so does this row, for the blocks of
  * ctx (every context of device when ctx is NULL), unregistered while the context still is. Once

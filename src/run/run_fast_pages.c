@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -153,6 +154,46 @@ int zc__fast_share(void *base, size_t length, unsigned threads)
         return -1;
     }
     return 0;
+}
+
+/* One line of /proc/self/maps: its range, and whether it is private anonymous writable memory
+ * (no file behind it: inode 0; the heap and the stacks are named but anonymous). */
+static int zc__maps_line(const char *line, uintptr_t *from_p, uintptr_t *to_p)
+{
+    unsigned long long from = 0, to = 0, inode = 0;
+    char perms[8] = "", dev[16] = "";
+    unsigned long long offset = 0;
+    if (sscanf(line, "%llx-%llx %7s %llx %15s %llu", &from, &to, perms, &offset, dev, &inode) != 6)
+        return -1;
+    *from_p = (uintptr_t)from;
+    *to_p = (uintptr_t)to;
+    return perms[0] == 'r' && perms[1] == 'w' && perms[3] == 'p' && inode == 0;
+}
+
+int zc__fast_anon_writable(const void *start, size_t length)
+{
+    uintptr_t at = (uintptr_t)start, end = at + length;
+    if (start == NULL || length == 0 || end < at)
+        return 0;
+    FILE *maps = fopen("/proc/self/maps", "re");
+    if (maps == NULL)
+        return 0;
+    char line[512];
+    int ok = 0;
+    /* The lines come in address order: walk them, each one that covers the next byte must be
+     * anonymous and writable, until the range is covered. */
+    while (!ok && fgets(line, sizeof line, maps) != NULL) {
+        uintptr_t from, to;
+        int good = zc__maps_line(line, &from, &to);
+        if (good < 0 || to <= at)
+            continue;
+        if (from > at || !good)
+            break;
+        at = to;
+        ok = at >= end;
+    }
+    fclose(maps);
+    return ok;
 }
 
 unsigned zc__fast_cpus(void)

@@ -38,6 +38,12 @@ void zc__fast_touch(void *base, size_t length, unsigned threads);
  * this runs. 0 when done; -1 (errno set, the private mapping as it was) when not. */
 int zc__fast_share(void *base, size_t length, unsigned threads);
 
+/* Whether every byte of [start, start + length) is private anonymous memory the process may
+ * write (its mappings as /proc/self/maps lists them): only such memory is faulted in for a
+ * program's own registration. 0 for anything else (a file, shared memory, a page it may not
+ * write, a hole), or when the list cannot be read. */
+int zc__fast_anon_writable(const void *start, size_t length);
+
 /* The threads this process may run on (its CPU affinity), at least 1. */
 unsigned zc__fast_cpus(void);
 

@@ -162,6 +162,53 @@ static int child_context_gone(void)
     return 0;
 }
 
+/* Pages of [p, p + n) the kernel backs. */
+static size_t resident(const unsigned char *p, size_t n)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), in = 0;
+    for (size_t at = 0; at < n; at += page) {
+        unsigned char v = 0;
+        in += mincore((void *)(((uintptr_t)p + at) / page * page), 1, &v) == 0 && (v & 1u);
+    }
+    return in;
+}
+
+/* The program's own registrations: a large one of fresh malloc'd memory (some bytes written
+ * first) has every page there by the time the driver pins it, its bytes unchanged; a large
+ * read-only mapping is left alone; a small one too. */
+static int child_register(void)
+{
+    CHECK_CU(cuInit(0));
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    unsigned char *p = malloc(big);
+    unsigned char *ro = mmap(NULL, big, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    unsigned char *small = malloc(MIB);
+    if (p == NULL || ro == MAP_FAILED || small == NULL)
+        return 1;
+    for (size_t at = 0; at < big; at += 64 * page)
+        p[at] = (unsigned char)(at / page + 1);
+    size_t pages = (big + page - 1) / page, before = resident(p, big);
+    CHECK_CU(cuMemHostRegister_v2(p, big, 0));
+    /* Residence first: reading a page would map it too. */
+    size_t after = resident(p, big);
+    int same = 1;
+    for (size_t at = 0; at < big; at += page)
+        same &= p[at] == (at % (64 * page) == 0 ? (unsigned char)(at / page + 1) : 0);
+    printf("registered: there before %d, after %d, bytes the same %d\n", before == pages,
+           after == pages, same);
+    CHECK_CU(cuMemHostRegister_v2(ro, big, CU_MEMHOSTREGISTER_READ_ONLY));
+    printf("read-only: there %zu\n", resident(ro, big));
+    CHECK_CU(cuMemHostRegister_v2(small, MIB, 0));
+    CHECK_CU(cuMemHostUnregister(p));
+    CHECK_CU(cuMemHostUnregister(ro));
+    CHECK_CU(cuMemHostUnregister(small));
+    free(p);
+    free(small);
+    munmap(ro, big);
+    printf("register ok\n");
+    return 0;
+}
+
 /* ---- the parent ---- */
 
 static const char *const fastpin_on[] = {"ZC_RUN_FIXES", "all", "ZC_RUN_FASTPIN_BYTES", "33554432",
@@ -221,6 +268,20 @@ static void test_fork_shares(void **state)
     assert_int_equal(child_calls(&r, ZC_RUN_COUNTER_FASTPIN_PRIVATE), 0);
 }
 
+static void test_program_registrations(void **state)
+{
+    (void)state;
+    child_run r;
+    run_child("register", fastpin_on, &r);
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.out, "registered: there before 0, after 1, bytes the same 1"));
+    assert_non_null(strstr(r.out, "read-only: there 0"));
+    assert_non_null(strstr(r.out, "register ok"));
+    assert_int_equal(child_calls(&r, ZC_RUN_COUNTER_FASTPIN_TOUCHED), 1);
+    assert_int_equal(r.summary.counts[ZC_RUN_COUNTER_FASTPIN_TOUCHED].bytes, big);
+    assert_int_equal(child_calls(&r, ZC_RUN_COUNTER_FASTPIN_UNTOUCHED), 1);
+}
+
 static void test_context_gone(void **state)
 {
     (void)state;
@@ -243,11 +304,14 @@ int main(int argc, char **argv)
         return child_fork();
     if (argc == 2 && strcmp(argv[1], "context") == 0)
         return child_context_gone();
+    if (argc == 2 && strcmp(argv[1], "register") == 0)
+        return child_register();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_serves_large_blocks),
         cmocka_unit_test(test_leaves_small_and_write_combined),
         cmocka_unit_test(test_off_by_default),
         cmocka_unit_test(test_fork_shares),
+        cmocka_unit_test(test_program_registrations),
         cmocka_unit_test(test_context_gone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
