@@ -39,7 +39,6 @@ typedef struct zc__fast_block {
     size_t length; /* what is mapped and registered: the size asked, rounded up */
     unsigned register_flags;
     CUcontext ctx;
-    CUdevice device;
     int shared; /* made shared at a fork already */
 } zc__fast_block;
 
@@ -98,7 +97,7 @@ static CUresult zc__make(const zc__run_driver *d, const zc__run_pinned_ask *ask,
     zc__fast_block b = {.length = zc__fast_length(ask->bytes),
                         .register_flags = zc__register_flags(ask->flags),
                         .ctx = ctx};
-    if (b.length == 0 || d->ctx_get_device(&b.device) != CUDA_SUCCESS)
+    if (b.length == 0)
         return CUDA_ERROR_INVALID_VALUE;
     b.ptr = zc__fast_map(b.length);
     if (b.ptr == NULL)
@@ -234,14 +233,18 @@ zc__run_answer ZC__RUN_ON(fastpin, RANGE_REGISTERED)(const zc__run_event *e)
     return ZC__EVENT_SEEN;
 }
 
-/* The driver frees the pinned memory of a context with it; so does this row, for the blocks of
- * ctx (every context of device when ctx is NULL), unregistered while the context still is. Once
- * the process exits (the runtime's own teardown), the blocks are left to go with it: a thread
- * still running may be using one. */
+/* The driver frees the pinned memory of a context with it; so does this row, for the blocks of a
+ * context destroyed (cuCtxDestroy), unregistered while the context still is. A device-wide event
+ * leaves the blocks as they are: it is raised before every cuDevicePrimaryCtxRelease, and the
+ * context may well live on (another retain holds it), so freeing the blocks would take memory
+ * the program still uses; where the context did go, their registrations went with it, and the
+ * pages stay mapped until the program frees them or exits. Once the process exits (the
+ * runtime's own teardown), the blocks are left to go with it: a thread still running may be
+ * using one. */
 zc__run_answer ZC__RUN_ON(fastpin, CONTEXT_GONE)(const zc__run_event *e)
 {
     const zc__run_driver *d = zc__run_driver_get();
-    if (zc__run_exiting())
+    if (zc__run_exiting() || e->ctx == NULL)
         return ZC__EVENT_SEEN;
     for (;;) {
         zc__fast_block b;
@@ -249,7 +252,7 @@ zc__run_answer ZC__RUN_ON(fastpin, CONTEXT_GONE)(const zc__run_event *e)
         pthread_mutex_lock(&zc__lock);
         for (size_t i = 0; i < zc__count && !found; i++) {
             zc__fast_block *c = &zc__blocks[i];
-            if (e->ctx != NULL ? c->ctx == e->ctx : c->device == e->device) {
+            if (c->ctx == e->ctx) {
                 b = *c;
                 *c = zc__blocks[--zc__count];
                 found = 1;

@@ -162,6 +162,23 @@ static int child_context_gone(void)
     return 0;
 }
 
+/* A primary context released (maybe not for the last time): the block stays the program's,
+ * mapped and pinned, and its free works. */
+static int child_release(void)
+{
+    CHECK_CU(cuInit(0));
+    unsigned char *p = NULL;
+    CHECK_CU(cuMemHostAlloc((void **)&p, big, 0));
+    uint64_t live = counts().registered_live;
+    CHECK_CU(cuDevicePrimaryCtxRelease_v2(0));
+    memset(p, 0x5A, big);
+    printf("released: unpinned %llu, mapped %d\n",
+           (unsigned long long)(live - counts().registered_live), mapped(p, big));
+    CHECK_CU(cuMemFreeHost(p));
+    printf("release ok\n");
+    return 0;
+}
+
 /* Pages of [p, p + n) the kernel backs. */
 static size_t resident(const unsigned char *p, size_t n)
 {
@@ -282,6 +299,17 @@ static void test_program_registrations(void **state)
     assert_int_equal(child_calls(&r, ZC_RUN_COUNTER_FASTPIN_UNTOUCHED), 1);
 }
 
+static void test_primary_release_keeps_blocks(void **state)
+{
+    (void)state;
+    child_run r;
+    run_child("release", fastpin_on, &r);
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.out, "released: unpinned 0, mapped 1"));
+    assert_non_null(strstr(r.out, "release ok"));
+    assert_int_equal(child_calls(&r, ZC_RUN_COUNTER_FASTPIN_FREED), 1);
+}
+
 static void test_context_gone(void **state)
 {
     (void)state;
@@ -306,12 +334,15 @@ int main(int argc, char **argv)
         return child_context_gone();
     if (argc == 2 && strcmp(argv[1], "register") == 0)
         return child_register();
+    if (argc == 2 && strcmp(argv[1], "release") == 0)
+        return child_release();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_serves_large_blocks),
         cmocka_unit_test(test_leaves_small_and_write_combined),
         cmocka_unit_test(test_off_by_default),
         cmocka_unit_test(test_fork_shares),
         cmocka_unit_test(test_program_registrations),
+        cmocka_unit_test(test_primary_release_keeps_blocks),
         cmocka_unit_test(test_context_gone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
