@@ -10,7 +10,9 @@ const zc__trace_finding_row zc__trace_finding_rows[] = {
         .title = "Copies from or to pageable memory",
         .fix = "Allocate the host buffers pinned once (cudaHostAlloc), or pin the existing ones "
                "with cudaHostRegister (about 10x cheaper than cudaHostAlloc), and reuse them; "
-               "then cudaMemcpyAsync runs at the link's speed and can overlap kernels.",
+               "then cudaMemcpyAsync runs at the link's speed and can overlap kernels. In the "
+               "program as it is, zc run stages them through pinned memory by several threads and "
+               "pins buffers copied again and again in place (docs/run.md).",
         .find = zc__trace_find_pageable,
     },
     {
