@@ -76,6 +76,13 @@ zc_status zc__run_alloc(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_
 int zc__can_pin(const zc_bench_ctx *ctx, const zc__bench_case *self, char *reason, size_t n);
 zc_status zc__run_pin(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_result *res);
 
+/* The block family (case_blocks.c, blocks_beside.c); zc__bench_case.arg is the direction of
+ * the moves (zc_blocks_dir). */
+int zc__can_blocks(const zc_bench_ctx *ctx, const zc__bench_case *self, char *reason, size_t n);
+zc_status zc__run_blocks(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_result *res);
+zc_status zc__run_blocks_beside(zc_bench_ctx *ctx, const zc__bench_case *self,
+                                zc_bench_result *res);
+
 /* Multi-GPU cases (case_multi.c); zc__bench_case.arg is what each job does. */
 #define ZC__MULTI_H2D   0
 #define ZC__MULTI_D2H   1

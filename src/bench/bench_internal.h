@@ -157,6 +157,10 @@ zc_status zc__verify_fail_host(const char *key, const char *what, size_t bytes, 
 zc_status zc__verify_device(zc_bench_ctx *ctx, const char *key, const char *what,
                             const void *dev_ptr, size_t bytes, uint32_t seed);
 
+/* The same for a buffer whose every word is the pattern's plus delta (a kernel's output). */
+zc_status zc__verify_device_delta(zc_bench_ctx *ctx, const char *key, const char *what,
+                                  const void *dev_ptr, size_t bytes, uint32_t seed, uint32_t delta);
+
 /* Fill a device buffer with the poison byte 0xA5 on the run's stream, and wait. */
 zc_status zc__poison_device(zc_bench_ctx *ctx, void *p, size_t bytes);
 

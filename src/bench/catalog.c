@@ -2,6 +2,7 @@
 /* The catalogue of benchmark cases, in the order they run. */
 #include "bench/bench_cases.h"
 #include "mem/kinds.h"
+#include "zerocopy/blocks.h"
 
 #define ZC__ALL 7u /* quick, default and full */
 
@@ -360,6 +361,37 @@ const zc__bench_case zc__bench_cases[] = {
      zc__run_pin,
      ZC__PIN_EVERY_WAY,
      0},
+    /* The block family: many blocks scattered by index, moved by the block mover's engines. */
+    {{"blocks.h2d", "blocks", ZC__TECH(MAPPED), "h2d",
+      "block mover, host to device: blocks scattered by index, a naive cudaMemcpyAsync loop, "
+      "each engine forced and the mover's choice, per block size"},
+     ZC__ALL,
+     zc__can_blocks,
+     zc__run_blocks,
+     ZC_BLOCKS_TO_DEVICE,
+     0},
+    {{"blocks.d2h", "blocks", ZC__TECH(MAPPED), "d2h",
+      "block mover, device to host: the naive loop, each engine and the mover's choice"},
+     ZC__ALL,
+     zc__can_blocks,
+     zc__run_blocks,
+     ZC_BLOCKS_TO_HOST,
+     0},
+    {{"blocks.bidir", "blocks", ZC__TECH(MAPPED), "bidir",
+      "block mover, both ways in one move: the naive loop, each engine and the mover's choice"},
+     ZC__ALL,
+     zc__can_blocks,
+     zc__run_blocks,
+     ZC_BLOCKS_BOTH,
+     0},
+    {{"blocks.beside", "blocks", ZC__TECH(DEVICE), "bidir",
+      "block mover's cost to a memory-bound kernel beside it: the kernel alone and while each "
+      "engine moves blocks both ways"},
+     ZC__ALL,
+     zc__can_blocks,
+     zc__run_blocks_beside,
+     ZC_BLOCKS_BOTH,
+     0},
 };
 
 /* Rows run in the order of zc_bench_case_id (zerocopy/bench.h): a row added without its name
@@ -372,11 +404,11 @@ _Static_assert(ZC__COUNT(zc__bench_cases) == ZC_BENCH_CASE_ID_COUNT,
  * the ones added since at the end. */
 _Static_assert(ZC_BENCH_CASE_COPY_BIDIR_REGISTERED == 11 && ZC_BENCH_CASE_ZEROCOPY_READ_16B == 12 &&
                    ZC_BENCH_CASE_MULTIGPU_PEER_WRITE == 46 &&
-                   ZC_BENCH_CASE_MANAGED_TRANSFER == 47 && ZC_BENCH_CASE_ID_COUNT == 58,
+                   ZC_BENCH_CASE_MANAGED_TRANSFER == 47 && ZC_BENCH_CASE_ID_COUNT == 62,
                "the bench case ids keep their published values");
 #else
 /* A planted copy kind has its three copy cases, made from the list. */
-_Static_assert(ZC_BENCH_CASE_COPY_BIDIR_PLANTED == 14 && ZC_BENCH_CASE_ID_COUNT == 61,
+_Static_assert(ZC_BENCH_CASE_COPY_BIDIR_PLANTED == 14 && ZC_BENCH_CASE_ID_COUNT == 65,
                "a planted copy kind has its copy cases");
 #endif
 

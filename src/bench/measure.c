@@ -229,13 +229,19 @@ zc_status zc__poison_device(zc_bench_ctx *ctx, void *p, size_t bytes)
 zc_status zc__verify_device(zc_bench_ctx *ctx, const char *key, const char *what,
                             const void *dev_ptr, size_t bytes, uint32_t seed)
 {
+    return zc__verify_device_delta(ctx, key, what, dev_ptr, bytes, seed, 0);
+}
+
+zc_status zc__verify_device_delta(zc_bench_ctx *ctx, const char *key, const char *what,
+                                  const void *dev_ptr, size_t bytes, uint32_t seed, uint32_t delta)
+{
     cudaStream_t s = ctx->streams[0];
     /* Everything before must be finished, the legacy stream's copies included: a pageable
      * cudaMemcpy may return before its last DMA has landed. */
     ZC_CUDA_RETURN(cudaDeviceSynchronize());
     ZC_CUDA_RETURN(cudaMemsetAsync(ctx->d_report, 0, sizeof(unsigned long long), s));
     ZC_CUDA_RETURN(cudaMemsetAsync(ctx->d_report + 1, 0xFF, sizeof(unsigned long long), s));
-    ZC_CHECK(zc__k_check(dev_ptr, bytes, seed, 0, ctx->d_report, ctx->info.sm_count, s));
+    ZC_CHECK(zc__k_check(dev_ptr, bytes, seed, delta, ctx->d_report, ctx->info.sm_count, s));
     unsigned long long report[2];
     ZC_CUDA_RETURN(
         cudaMemcpyAsync(report, ctx->d_report, sizeof report, cudaMemcpyDeviceToHost, s));
@@ -250,7 +256,8 @@ zc_status zc__verify_device(zc_bench_ctx *ctx, const char *key, const char *what
                    "%s: %s of %s: %llu wrong word(s); the first, at byte %zu, holds 0x%02x where "
                    "0x%02x was expected (pattern seed 0x%08" PRIx32 ")",
                    key, what, zc__bench_size_str(bytes, sz, sizeof sz), report[0], bad, got,
-                   zc__pattern_byte(seed, bad), seed);
+                   (unsigned)(uint8_t)((zc__pattern32(seed, bad / 4) + delta) >> (8 * (bad % 4))),
+                   seed);
 }
 
 zc_status zc__verify_slots(zc_bench_ctx *ctx, const char *key, const char *what, size_t n,

@@ -69,6 +69,10 @@ static const struct {
     {ZC_BENCH_CASE_ZEROCOPY_WRITE_WALK_RANDOM, "zerocopy.write.walk-random"},
     {ZC_BENCH_CASE_PIN_FLOOR, "pin.floor"},
     {ZC_BENCH_CASE_PIN_COST, "pin.cost"},
+    {ZC_BENCH_CASE_BLOCKS_H2D, "blocks.h2d"},
+    {ZC_BENCH_CASE_BLOCKS_D2H, "blocks.d2h"},
+    {ZC_BENCH_CASE_BLOCKS_BIDIR, "blocks.bidir"},
+    {ZC_BENCH_CASE_BLOCKS_BESIDE, "blocks.beside"},
 };
 
 int main(void)
