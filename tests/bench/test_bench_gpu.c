@@ -186,6 +186,81 @@ static void test_pinning_family_small(void **state)
     zc_bench_ctx_destroy(ctx);
 }
 
+/* Whether res has a point whose variant starts with prefix at bytes, verified and measured. */
+static int has_point_prefix(const zc_bench_result *res, const char *prefix, size_t bytes)
+{
+    for (size_t i = 0; i < res->point_count; i++) {
+        const zc_bench_point *p = &res->points[i];
+        if (p->bytes == bytes && strncmp(p->variant, prefix, strlen(prefix)) == 0)
+            return p->verified && p->stats.median > 0.0 && p->stats.count >= 3 &&
+                   p->param_name != NULL && strcmp(p->param_name, "blocks") == 0 &&
+                   p->param >= 16.0;
+    }
+    return 0;
+}
+
+/* The block family at small sizes: every way at each block size, each direction and both at
+ * once, every destination checked; the kernel beside each engine; an engine the mover cannot
+ * reach named in the finding, never a failure; wrong blocks FAIL the case. */
+static void test_blocks_family_small(void **state)
+{
+    (void)state;
+    static const size_t sizes[] = {4u << 10, 64u << 10};
+    static const char *const ways[] = {"naive", "copy", "kernel", "auto: "};
+    static const char *const beside[] = {"compute alone", "compute beside copy",
+                                         "compute beside kernel"};
+    static const char *const keys[] = {"blocks.h2d", "blocks.d2h", "blocks.bidir", "blocks.beside"};
+    zc_bench_config config;
+    zc_bench_config_init(&config);
+    config.mode = ZC_BENCH_QUICK;
+    sanitizer_settings(&config);
+    config.sizes = sizes;
+    config.size_count = zc_test_under_sanitizer() ? 1 : 2;
+    zc_bench_ctx *ctx = NULL;
+    assert_int_equal(zc_bench_ctx_create(&config, &ctx), ZC_OK);
+    for (size_t k = 0; k < 4; k++) {
+        zc_bench_case_id id;
+        assert_int_equal(zc_bench_case_id_of(keys[k], &id), ZC_OK);
+        zc_bench_result res;
+        assert_int_equal(zc_bench_run(ctx, (size_t)id, &res), ZC_OK);
+        if (res.outcome != ZC_BENCH_OK)
+            fail_msg("%s: %s: %s", res.key, zc_bench_outcome_name(res.outcome), res.reason);
+        fprintf(stderr, "%s: %s\n", res.key, res.reason);
+        for (size_t i = 0; i < config.size_count; i++) {
+            for (size_t w = 0; k < 3 && w < sizeof ways / sizeof ways[0]; w++)
+                if (!has_point_prefix(&res, ways[w], sizes[i]))
+                    fail_msg("%s: no verified point '%s' at %zu B", res.key, ways[w], sizes[i]);
+            for (size_t w = 0; k == 3 && w < sizeof beside / sizeof beside[0]; w++)
+                if (!has_point_prefix(&res, beside[w], sizes[i]))
+                    fail_msg("%s: no verified point '%s' at %zu B", res.key, beside[w], sizes[i]);
+            /* batch is measured, or the finding says why not. */
+            if (k < 3 && !has_point_prefix(&res, "batch", sizes[i]))
+                assert_non_null(strstr(res.reason, "batch not measured: "));
+        }
+        assert_non_null(strstr(res.reason, k < 3 ? "the fastest engine" : "lost beside"));
+        zc_bench_result_clear(&res);
+    }
+    zc_bench_ctx_destroy(ctx);
+    /* A block in the wrong place FAILs the case, naming it. */
+    config.size_count = 1;
+    config.corrupt_key = "blocks.d2h,blocks.beside";
+    assert_int_equal(zc_bench_ctx_create(&config, &ctx), ZC_OK);
+    for (size_t k = 1; k < 4; k += 2) {
+        zc_bench_case_id id;
+        assert_int_equal(zc_bench_case_id_of(keys[k], &id), ZC_OK);
+        zc_bench_result res;
+        assert_int_equal(zc_bench_run(ctx, (size_t)id, &res), ZC_OK);
+        if (res.outcome != ZC_BENCH_FAIL)
+            fail_msg("%s with corrupted data: %s (%s), wanted FAIL", keys[k],
+                     zc_bench_outcome_name(res.outcome), res.reason);
+        assert_int_equal(res.point_count, 0);
+        assert_non_null(strstr(res.reason, keys[k]));
+        fprintf(stderr, "%s FAIL as expected: %s\n", keys[k], res.reason);
+        zc_bench_result_clear(&res);
+    }
+    zc_bench_ctx_destroy(ctx);
+}
+
 /* The corruption hook through the library: the case FAILs, keeps no point, and names where. */
 static void test_corruption_fails_in_library(void **state)
 {
@@ -243,6 +318,7 @@ int main(void)
         cmocka_unit_test(test_library_directly),
         cmocka_unit_test(test_every_case_small),
         cmocka_unit_test(test_pinning_family_small),
+        cmocka_unit_test(test_blocks_family_small),
         cmocka_unit_test(test_corruption_fails_in_library),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
