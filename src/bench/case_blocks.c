@@ -70,6 +70,15 @@ int zc__can_blocks(const zc_bench_ctx *ctx, const zc__bench_case *self, char *re
         snprintf(reason, n, "the block mover needs unified addressing (unifiedAddressing = 0)");
         return 0;
     }
+    /* The mode's block sizes all fit; --sizes may give none the family can take. */
+    zc__blk_point points[ZC__BENCH_SIZES_MAX];
+    char left_out[ZC_BENCH_REASON_MAX / 2];
+    if (ctx->size_count > 0 &&
+        zc__blk_plan(ctx->sizes, ctx->size_count, zc__blk_target(ctx), zc__blk_cap(ctx), points,
+                     left_out, sizeof left_out) == 0) {
+        snprintf(reason, n, "no block size to measure: %s", left_out);
+        return 0;
+    }
     return 1;
 }
 
