@@ -33,10 +33,13 @@ typedef struct zc__beside {
 } zc__beside;
 
 /* The kernel's memory: 1 GiB (quick 256 MiB), well above any L2, within a sixteenth of the
- * GPU's memory. */
+ * GPU's memory. Ungated runs are for tools that run one kernel at a time (compute-sanitizer),
+ * where every access is checked and no figure means much: 64 MiB there. */
 static size_t zc__beside_bytes(const zc_bench_ctx *ctx)
 {
-    size_t want = ctx->config.mode == ZC_BENCH_QUICK ? 256 * ZC__MIB : 1024 * ZC__MIB;
+    size_t want = ctx->config.ungated                  ? 64 * ZC__MIB
+                  : ctx->config.mode == ZC_BENCH_QUICK ? 256 * ZC__MIB
+                                                       : 1024 * ZC__MIB;
     size_t cap = zc__blk_cap(ctx);
     return (want < cap ? want : cap) / 32 * 32;
 }
