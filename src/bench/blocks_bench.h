@@ -6,44 +6,6 @@
 
 #if defined(ZC_PART) && !defined(ZC_SEES_bench)
 #error "src/bench/ included from below bench: docs/architecture.md's layers (src/CMakeLists.txt)"
-/* --- the cases, on a GPU (case_blocks.c, blocks_beside.c) --- */
-
-/* One point's move: its lists (indexed, scattered both sides), its memory and how it moves. The
- * to-device list reads host region h_src into device region d_dst; the to-host list reads
- * device region d_src into host region h_dst (mapped: the check reads it through h_dst_dev). */
-typedef struct zc__blk_move {
-    zc_blocks *mover;
-    zc_blocks_desc desc;
-    zc__blk_point point;
-    size_t *index; /* 4 * count: to-device source, destination, to-host source, destination */
-    void *h_src, *d_dst, *d_src, *h_dst, *h_dst_dev;
-    uint32_t seed[2];        /* the patterns of the to-device and the to-host destinations */
-    int naive;               /* 1: one cudaMemcpyAsync per block, not the mover */
-    zc_blocks_options opts;  /* the engine forced, or ZC_BLOCKS_AUTO; the stream */
-    cudaStream_t naive_side; /* the naive loop's to-host stream when both ways */
-    cudaEvent_t fork, join;  /* the naive loop's fork to it and join back */
-} zc__blk_move;
-
-/* Per mode: the bytes a move aims at per direction, and the memory a region may take. */
-size_t zc__blk_target(const zc_bench_ctx *ctx);
-size_t zc__blk_cap(const zc_bench_ctx *ctx);
-
-/* Memory and lists for a point of dir (ZC_BLOCKS_*); the sources filled, the lists shuffled. */
-zc_status zc__blk_prepare(zc_bench_ctx *ctx, zc__blk_move *m, zc_blocks_dir dir,
-                          zc__blk_point point);
-/* Free what zc__blk_prepare allocated for the lists (the regions are the context's). */
-void zc__blk_release(zc__blk_move *m);
-/* Queue one move on m->opts.stream. */
-zc_status zc__blk_queue(zc__blk_move *m);
-/* Poison the destinations, and check them after the moves; the corruption hook between. */
-zc_status zc__blk_poison(zc_bench_ctx *ctx, const zc__blk_move *m);
-zc_status zc__blk_verify(zc_bench_ctx *ctx, const char *key, const char *what,
-                         const zc__blk_move *m);
-/* Whether the mover reaches the memory with m's engine: 1, or 0 with why in why (a skip, not a
- * failure); an error other than ZC_ERR_UNSUPPORTED is returned. *engine_p: the engine planned. */
-zc_status zc__blk_reach(zc__blk_move *m, int *reach_p, zc_blocks_engine *engine_p, char *why,
-                        size_t why_size);
-
 #endif
 
 #include <stddef.h>
