@@ -182,17 +182,17 @@ static int zc__free_ask(void *p, CUresult *result_p)
     return 1;
 }
 
-/* Whether [start, start + length) lies in a block this row served: the program's
- * cuMemHostUnregister of it gets the answer for the driver's pinned memory, which it never
- * registered. */
+/* Whether [start, start + length) touches a block this row served: the program's
+ * cuMemHostUnregister of it, or cuMemHostRegister of a range over it, gets the answer for the
+ * driver's pinned memory (pins_view.c), not for the registration the row made. */
 static int zc__owns(uintptr_t start, size_t length)
 {
     int owned = 0;
+    uintptr_t end = start + length < start ? UINTPTR_MAX : start + length;
     pthread_mutex_lock(&zc__lock);
     for (size_t i = 0; i < zc__count && !owned; i++) {
         uintptr_t base = (uintptr_t)zc__blocks[i].ptr;
-        owned = start >= base && start - base < zc__blocks[i].length &&
-                length <= zc__blocks[i].length - (start - base);
+        owned = start < base + zc__blocks[i].length && base < end;
     }
     pthread_mutex_unlock(&zc__lock);
     return owned;

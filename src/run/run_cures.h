@@ -106,9 +106,10 @@ typedef struct zc__run_calls {
     /* The smallest host allocation it must hear of (HOST_ALLOC and the releases), or NULL for
      * none; the allocation hooks raise their events only for a cure that asks. */
     size_t (*watch_host)(void);
-    /* Whether [start, start + length) lies in pinned memory it served otherwise than the driver
+    /* Whether [start, start + length) touches pinned memory it served otherwise than the driver
      * would have (registered, where the driver would have allocated): the program's
-     * cuMemHostUnregister of it gets the answer for the driver's pinned memory. */
+     * cuMemHostUnregister of it, and cuMemHostRegister over it, get the answers for the driver's
+     * pinned memory. */
     int (*owns_pinned)(uintptr_t start, size_t length);
 } zc__run_calls;
 
@@ -180,8 +181,8 @@ CUresult zc__run_pinned_free(void *p);
 /* Whether any row changed how the driver sees [start, start + length). */
 int zc__run_view_changed(uintptr_t start, size_t length);
 
-/* Whether any row served the pinned memory [start, start + length) lies in otherwise than the
- * driver would have. */
+/* Whether [start, start + length) touches pinned memory a row served otherwise than the driver
+ * would have. */
 int zc__run_pinned_owned(uintptr_t start, size_t length);
 
 /* The smallest host allocation a row whose cure is on must hear of; 0 when none asks. */

@@ -87,6 +87,10 @@ static int child_serve(void)
     CUresult r = cuMemHostUnregister(p);
     printf("unregister by the program: %d, unpinned %llu\n", (int)r,
            (unsigned long long)(live - counts().portable_live));
+    uint64_t made = counts().registers;
+    r = cuMemHostRegister_v2(p + 4096, 4096, 0);
+    printf("register inside by the program: %d, registrations made %llu\n", (int)r,
+           (unsigned long long)(counts().registers - made));
     uint64_t syncs = counts().ctx_syncs;
     CHECK_CU(cuMemFreeHost(p));
     fake_cuda_counts freed = counts();
@@ -241,7 +245,10 @@ static void test_serves_large_blocks(void **state)
     assert_non_null(strstr(r.out, "aligned 1, driver allocations 0, registrations 1"));
     char expect[96];
     snprintf(expect, sizeof expect, "unregister by the program: %d, unpinned 0",
-             (int)CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED);
+             (int)CUDA_ERROR_INVALID_VALUE);
+    assert_non_null(strstr(r.out, expect));
+    snprintf(expect, sizeof expect, "register inside by the program: %d, registrations made 0",
+             (int)CUDA_ERROR_INVALID_VALUE);
     assert_non_null(strstr(r.out, expect));
     assert_non_null(strstr(r.out, "freed: unpinned 1, waited 1, mapped 0"));
     snprintf(expect, sizeof expect, "second free: %d", (int)CUDA_ERROR_INVALID_VALUE);
