@@ -56,13 +56,13 @@ static zc_status zc__pin_host_alloc(size_t bytes, int device, zc__pin_made *made
     return ZC_OK;
 }
 
-/* cudaMallocHost: the same kind by the call CUDA's samples and many programs use; it has no row
- * of its own in exact.h, whose pinned row is cudaHostAlloc. */
+/* cudaMallocHost: the same kind by the call CUDA's samples and many programs use
+ * (zc__mem_exact_malloc_host). */
 static zc_status zc__pin_malloc_host(size_t bytes, int device, zc__pin_made *made, double *s)
 {
     (void)device;
     uint64_t t0 = zc_clock_ns();
-    ZC_CUDA_RETURN(cudaMallocHost(&made->host, bytes));
+    ZC_CHECK(zc__mem_exact_malloc_host(bytes, &made->host));
     s[0] = zc__pin_since(t0);
     return ZC_OK;
 }
@@ -116,8 +116,8 @@ static zc_status zc__pin_register_touched(size_t bytes, int device, zc__pin_made
 static zc_status zc__pin_unregister(zc__pin_made *made, double *seconds_p)
 {
     uint64_t t0 = zc_clock_ns();
-    /* Timed and checked here, so the call itself rather than exact.h's cleanup form. */
-    zc_status st = ZC_CUDA(cudaHostUnregister(made->raw));
+    /* Timed and checked here: the checked form, not exact.h's cleanup one. */
+    zc_status st = zc__mem_exact_unregister_checked(made->raw);
     free(made->raw); /* unregistering leaves the memory to its owner */
     if (seconds_p != NULL)
         *seconds_p = zc__pin_since(t0);

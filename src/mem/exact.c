@@ -73,6 +73,24 @@ void zc__mem_exact_unregister(void *ptr)
         ZC_CUDA_IGNORE(cudaHostUnregister(ptr));
 }
 
+zc_status zc__mem_exact_unregister_checked(void *ptr)
+{
+    ZC_REQUIRE_ARG(ptr);
+    ZC_CUDA_RETURN(cudaHostUnregister(ptr));
+    return ZC_OK;
+}
+
+zc_status zc__mem_exact_malloc_host(size_t bytes, void **ptr_p)
+{
+    ZC_REQUIRE_ARG(ptr_p);
+    if (bytes == 0)
+        return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc__mem_exact_malloc_host: 0 bytes");
+    void *p = NULL;
+    ZC_CUDA_RETURN(cudaMallocHost(&p, bytes));
+    *ptr_p = p;
+    return ZC_OK;
+}
+
 static zc_status zc__exact_registered(size_t bytes, void **ptr_p)
 {
     size_t rounded = (bytes + ZC__EXACT_PAGE - 1) / ZC__EXACT_PAGE * ZC__EXACT_PAGE;

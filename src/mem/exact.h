@@ -58,6 +58,13 @@ zc_status zc__mem_exact_free_checked(zc_buffer_kind kind, void *ptr);
  * aligned_alloc and this, mapped. */
 zc_status zc__mem_exact_register(void *ptr, size_t bytes, int mapped);
 void zc__mem_exact_unregister(void *ptr);
+/* The same, for a caller that times or checks it: a failure names cudaHostUnregister. */
+zc_status zc__mem_exact_unregister_checked(void *ptr);
+
+/* Pinned memory by cudaMallocHost, the call CUDA's samples and many programs use for the pinned
+ * kind, whose row is cudaHostAlloc(cudaHostAllocDefault): the same memory, the same release
+ * (zc__mem_exact_free of ZC_BUFFER_PINNED, cudaFreeHost). */
+zc_status zc__mem_exact_malloc_host(size_t bytes, void **ptr_p);
 
 /* The device's address of a mapped kind's host memory (cudaHostGetDevicePointer). */
 zc_status zc__mem_exact_device_ptr(zc_buffer_kind kind, void *ptr, void **device_ptr_p);
