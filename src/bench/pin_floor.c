@@ -2,7 +2,6 @@
 /* The floor under pinning: fresh pages first touched by every core the process may use, with
  * 4 KiB pages and with transparent huge pages. No GPU: what the memory itself costs. */
 #include <errno.h>
-#include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -45,43 +44,6 @@ zc_status zc__pin_region_map(size_t bytes, int huge, zc__pin_region *region_p)
     return ZC_OK;
 }
 
-typedef struct zc__pin_job {
-    volatile char *start;
-    size_t len;
-    size_t step;
-} zc__pin_job;
-
-static void zc__pin_touch_range(const zc__pin_job *job)
-{
-    /* A volatile store per page: the compiler may neither merge nor drop one. */
-    for (size_t off = 0; off < job->len; off += job->step)
-        job->start[off] = 1;
-}
-
-static void *zc__pin_touch_main(void *arg)
-{
-    zc__pin_touch_range(arg);
-    return NULL;
-}
-
-/* Split the region into at most threads runs of whole huge pages (no huge page faulted by two
- * threads, which would wait on each other); the number of jobs. */
-static unsigned zc__pin_jobs(const zc__pin_region *region, unsigned threads, zc__pin_job *jobs)
-{
-    size_t huge_pages = (region->len + ZC__HUGE_PAGE - 1) / ZC__HUGE_PAGE;
-    if (threads > huge_pages)
-        threads = (unsigned)huge_pages;
-    size_t per = (huge_pages + threads - 1) / threads * ZC__HUGE_PAGE;
-    unsigned count = 0;
-    for (size_t off = 0; off < region->len && count < threads; off += per) {
-        jobs[count].start = (volatile char *)region->base + off;
-        jobs[count].len = region->len - off < per ? region->len - off : per;
-        jobs[count].step = zc__page_size();
-        count++;
-    }
-    return count;
-}
-
 zc_status zc__pin_region_touch(const zc__pin_region *region, unsigned threads, double *seconds_p)
 {
     ZC_REQUIRE_ARG(region);
@@ -90,32 +52,11 @@ zc_status zc__pin_region_touch(const zc__pin_region *region, unsigned threads, d
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc__pin_region_touch: an empty region");
     if (threads == 0)
         threads = zc__pin_cpus();
-    /* The bookkeeping is allocated before the clock starts: only the touching is timed. */
-    zc__pin_job *jobs = calloc(threads, sizeof *jobs);
-    pthread_t *ids = calloc(threads, sizeof *ids);
-    unsigned char *running = calloc(threads, 1);
-    if (jobs == NULL || ids == NULL || running == NULL) {
-        free(jobs);
-        free(ids);
-        free(running);
-        return ZC_FAIL(ZC_ERR_NO_MEMORY, "zc__pin_region_touch: %u threads", threads);
-    }
+    /* src/mem's touching: runs of whole huge pages, one per thread (no huge page faulted by two
+     * threads, which would wait on each other), the first on the calling thread. */
     uint64_t t0 = zc_clock_ns();
-    unsigned count = zc__pin_jobs(region, threads, jobs);
-    /* Job 0 runs on the calling thread, as does any job whose thread cannot start. */
-    for (unsigned t = 1; t < count; t++)
-        running[t] = pthread_create(&ids[t], NULL, zc__pin_touch_main, &jobs[t]) == 0;
-    for (unsigned t = 0; t < count; t++)
-        if (!running[t])
-            zc__pin_touch_range(&jobs[t]);
-    for (unsigned t = 1; t < count; t++)
-        if (running[t])
-            pthread_join(ids[t], NULL);
-    uint64_t t1 = zc_clock_ns();
-    free(jobs);
-    free(ids);
-    free(running);
-    *seconds_p = (double)(t1 - t0) / 1e9;
+    zc__pages_touch(region->base, region->len, threads);
+    *seconds_p = (double)(zc_clock_ns() - t0) / 1e9;
     return ZC_OK;
 }
 

@@ -93,18 +93,20 @@ void zc__pages_touch(void *base, size_t len, unsigned threads)
         if (threads > ZC__TOUCH_THREADS_MAX)
             threads = ZC__TOUCH_THREADS_MAX;
     }
-    if (threads <= 1 || len < (size_t)threads * ZC__HUGE_PAGE) {
+    /* Each thread takes a run of whole huge pages, so no huge page is faulted by two threads;
+     * job 0 runs on the calling thread, as does any job whose thread cannot start. */
+    size_t huge_pages = (len + ZC__HUGE_PAGE - 1) / ZC__HUGE_PAGE;
+    if (threads > huge_pages)
+        threads = (unsigned)huge_pages;
+    if (threads > ZC__TOUCH_THREADS_LIMIT)
+        threads = ZC__TOUCH_THREADS_LIMIT;
+    if (threads <= 1) {
         zc__touch_range(base, len, page);
         return;
     }
-    /* Each thread takes a run of whole huge pages, so no huge page is faulted by two threads;
-     * job 0 runs on the calling thread, as does any job whose thread cannot start. */
-    if (threads > ZC__TOUCH_THREADS_MAX)
-        threads = ZC__TOUCH_THREADS_MAX;
-    pthread_t ids[ZC__TOUCH_THREADS_MAX];
-    int running[ZC__TOUCH_THREADS_MAX] = {0};
-    zc__touch_job jobs[ZC__TOUCH_THREADS_MAX];
-    size_t huge_pages = (len + ZC__HUGE_PAGE - 1) / ZC__HUGE_PAGE;
+    pthread_t ids[ZC__TOUCH_THREADS_LIMIT];
+    int running[ZC__TOUCH_THREADS_LIMIT] = {0};
+    zc__touch_job jobs[ZC__TOUCH_THREADS_LIMIT];
     size_t per = (huge_pages + threads - 1) / threads * ZC__HUGE_PAGE;
     unsigned jobs_count = 0;
     for (size_t off = 0; off < len && jobs_count < threads; off += per) {

@@ -18,8 +18,12 @@
 /* Buffers at least this large are touched by several threads. */
 #define ZC__TOUCH_THREADS_MIN ((size_t)64 << 20)
 
-/* At most this many threads touch one buffer. */
+/* At most this many threads touch one buffer when the count is picked by size. */
 #define ZC__TOUCH_THREADS_MAX 8
+
+/* At most this many threads touch one buffer when the caller names the count (the pinning
+ * floor touches with every core). */
+#define ZC__TOUCH_THREADS_LIMIT 256
 
 /* The system page size (sysconf, read once). */
 size_t zc__page_size(void);
@@ -37,8 +41,9 @@ zc_status zc__pages_unmap(void *base, size_t len);
 
 /*
  * Write one byte in every page of [base, base + len) so that the kernel backs it with memory
- * now (registration then only has to pin resident pages). threads: 0 picks by size, 1 touches
- * on the calling thread.
+ * now (registration then only has to pin resident pages). threads: 0 picks by size (at most
+ * ZC__TOUCH_THREADS_MAX), 1 touches on the calling thread, more: that many, at most one per
+ * huge page of the range and ZC__TOUCH_THREADS_LIMIT.
  */
 void zc__pages_touch(void *base, size_t len, unsigned threads);
 
