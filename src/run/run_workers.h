@@ -6,16 +6,6 @@
 
 #if defined(ZC_PART) && !defined(ZC_SEES_run)
 #error "src/run/ included from below run: docs/architecture.md's layers (src/CMakeLists.txt)"
-/*
- * fn(arg, part, parts) for every part of a job that is not a copy, over the same threads and
- * taking turns with the copies: parts is the number of threads that take part (1 when work,
- * the bytes it touches, is below what the threads pay for, or there are no workers), and fn is
- * called once for each part from 0 to parts - 1, part 0 on the caller's thread. Returns when
- * every part is done.
- */
-void zc__run_parallel_each(void (*fn)(void *arg, unsigned part, unsigned parts), void *arg,
-                           size_t work);
-
 #endif
 
 #include <stddef.h>
