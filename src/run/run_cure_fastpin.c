@@ -46,7 +46,7 @@ static pthread_mutex_t zc__lock = PTHREAD_MUTEX_INITIALIZER;
 static zc__fast_block *zc__blocks;
 static size_t zc__count, zc__capacity;
 
-/* The threads that fault a block's pages in or copy it: the setting, else every CPU. */
+/* The threads that fault a block's pages in: the setting, else every CPU. */
 static unsigned zc__threads(void)
 {
     unsigned threads = zc__run_config_get()->fastpin_threads;
@@ -281,7 +281,7 @@ static void zc__share_in_context(void *arg)
         job->result = d->mem_host_unregister(job->b.ptr);
     if (job->result != CUDA_SUCCESS)
         return;
-    int shared = zc__fast_share(job->b.ptr, job->b.length, zc__threads());
+    int shared = zc__fast_share(job->b.ptr, job->b.length);
     job->result = d->mem_host_register(job->b.ptr, job->b.length, job->b.register_flags);
     if (shared != 0 && job->result == CUDA_SUCCESS)
         job->result = CUDA_ERROR_OUT_OF_MEMORY;

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The fast pinning cure's pages: mapped fresh, faulted in by several threads, made shared. */
 #include "run_fast_pages.h"
+#include "run_workers.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -72,10 +72,9 @@ void zc__fast_unmap(void *base, size_t length)
         (void)zc__sys_munmap(base, length);
 }
 
-/* One thread's share of a parallel pass over a range. */
+/* One thread's share of the touching of a range. */
 typedef struct zc__fast_piece {
     char *base;
-    const char *from; /* zc__fast_share: the bytes to copy in; NULL to touch */
     size_t length;
 } zc__fast_piece;
 
@@ -91,19 +90,16 @@ static void zc__fast_touch_byte(unsigned char *p)
 static void *zc__fast_piece_run(void *arg)
 {
     const zc__fast_piece *piece = arg;
-    if (piece->from != NULL) {
-        memcpy(piece->base, piece->from, piece->length);
-        return NULL;
-    }
     size_t page = zc__fast_page();
     for (size_t at = 0; at < piece->length; at += page)
         zc__fast_touch_byte((unsigned char *)piece->base + at);
     return NULL;
 }
 
-/* Run a pass over [base, base + length) in up to threads pieces of whole huge pages, the
- * caller taking the last; a thread that cannot start leaves its piece to the caller. */
-static void zc__fast_parallel(char *base, const char *from, size_t length, unsigned threads)
+/* Touch [base, base + length) in up to threads pieces of whole huge pages, the caller taking the
+ * last; a thread that cannot start leaves its piece to the caller. Threads of its own, not the
+ * copying threads: the floor it aims at is every CPU the process may run on. */
+static void zc__fast_parallel(char *base, size_t length, unsigned threads)
 {
     if (threads < 1)
         threads = 1;
@@ -117,7 +113,7 @@ static void zc__fast_parallel(char *base, const char *from, size_t length, unsig
     unsigned count = 0;
     for (size_t at = 0; at < length && count < threads; at += piece_length, count++) {
         size_t n = length - at < piece_length ? length - at : piece_length;
-        pieces[count] = (zc__fast_piece){base + at, from != NULL ? from + at : NULL, n};
+        pieces[count] = (zc__fast_piece){base + at, n};
     }
     for (unsigned i = 0; i + 1 < count; i++)
         started[i] = pthread_create(&ids[i], NULL, zc__fast_piece_run, &pieces[i]) == 0;
@@ -132,10 +128,10 @@ static void zc__fast_parallel(char *base, const char *from, size_t length, unsig
 void zc__fast_touch(void *base, size_t length, unsigned threads)
 {
     if (base != NULL && length != 0)
-        zc__fast_parallel(base, NULL, length, threads);
+        zc__fast_parallel(base, length, threads);
 }
 
-int zc__fast_share(void *base, size_t length, unsigned threads)
+int zc__fast_share(void *base, size_t length)
 {
     if (base == NULL || length == 0) {
         errno = EINVAL;
@@ -144,7 +140,7 @@ int zc__fast_share(void *base, size_t length, unsigned threads)
     char *shared = zc__sys_mmap(length, MAP_SHARED | MAP_ANONYMOUS);
     if (shared == MAP_FAILED)
         return -1;
-    zc__fast_parallel(shared, base, length, threads);
+    zc__run_parallel_copy(shared, base, length);
     /* One step replaces the private pages by the shared ones at the same address. */
     if ((void *)syscall(SYS_mremap, shared, length, length, MREMAP_MAYMOVE | MREMAP_FIXED, base) ==
         MAP_FAILED) {

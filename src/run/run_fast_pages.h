@@ -33,10 +33,11 @@ void zc__fast_unmap(void *base, size_t length);
 void zc__fast_touch(void *base, size_t length, unsigned threads);
 
 /* Replace the private mapping [base, base + length) by a shared one holding the same bytes at
- * the same address, copied by up to `threads` threads: a child forked later shares it, as it
- * shares the driver's pinned memory. The memory must not be registered with the driver while
- * this runs. 0 when done; -1 (errno set, the private mapping as it was) when not. */
-int zc__fast_share(void *base, size_t length, unsigned threads);
+ * the same address, copied by the copying threads (zc__run_parallel_copy): a child forked later
+ * shares it, as it shares the driver's pinned memory. The memory must not be registered with
+ * the driver while this runs. 0 when done; -1 (errno set, the private mapping as it was) when
+ * not. */
+int zc__fast_share(void *base, size_t length);
 
 /* Whether every byte of [start, start + length) is private anonymous memory the process may
  * write (its mappings as /proc/self/maps lists them): only such memory is faulted in for a

@@ -108,7 +108,7 @@ static void test_share_keeps_bytes_and_forks_shared(void **state)
     unsigned char *copy = malloc(length);
     assert_non_null(copy);
     memcpy(copy, p, length);
-    assert_int_equal(zc__fast_share(p, length, 3), 0);
+    assert_int_equal(zc__fast_share(p, length), 0);
     assert_memory_equal(p, copy, length);
     fflush(NULL);
     pid_t child = fork();
@@ -131,7 +131,7 @@ static void test_share_keeps_bytes_and_forks_shared(void **state)
 static void test_share_refuses_nothing(void **state)
 {
     (void)state;
-    assert_int_equal(zc__fast_share(NULL, 4096, 1), -1);
+    assert_int_equal(zc__fast_share(NULL, 4096), -1);
     assert_true(zc__fast_cpus() >= 1);
 }
 
