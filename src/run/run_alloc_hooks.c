@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "run_config.h"
+#include "run_reach.h"
 #include "run_cures.h"
 #include "run_driver.h"
 
@@ -408,19 +409,13 @@ ZC__EXPORT int mprotect(void *addr, size_t length, int prot)
     return next(addr, length, prot);
 }
 
-/* Whether every replacement above is what the process reaches by name: the definition found
- * first is in this library (compared by the object holding it, not by address, which a call
- * from here could see through the program's own definition). */
+/* Whether every replacement above is what the process's calls reach by name (run_reach.h). */
 static int zc__reached(void)
 {
     static const char *const names[] = {"malloc", "calloc", "realloc", "free",    "posix_memalign",
                                         "mmap",   "munmap", "mremap",  "madvise", "mprotect"};
-    Dl_info mine, found;
-    if (dladdr((void *)zc__resolve, &mine) == 0)
-        return 0;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        void *fn = zc__run_real_dlsym(RTLD_DEFAULT, names[i]);
-        if (fn == NULL || dladdr(fn, &found) == 0 || found.dli_fbase != mine.dli_fbase) {
+        if (!zc__run_reaches(names[i], (const void *)zc__resolve)) {
             if (zc__run_config_get()->verbose)
                 fprintf(stderr,
                         "zerocopy run: the program reaches another %s than this "

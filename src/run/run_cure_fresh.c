@@ -224,15 +224,22 @@ static void zc__huge_check(void)
     }
 }
 
-/* The whole huge pages of [start, start + length) advised, and counted. */
+/* Every page of [start, start + length) advised, and its whole huge pages counted (the only
+ * ones the kernel can back with huge pages). The advice covers the allocation's every page, not
+ * just its whole huge pages: advice on part of a mapping splits it into mappings of two kinds,
+ * and mremap of the whole, which the program may do with a mapping it made, then fails
+ * (EFAULT). A mapping the program made is advised exactly; a large malloc'd block is advised
+ * from its first page to its last. */
 static void zc__advise_huge(uintptr_t start, size_t length)
 {
     pthread_once(&zc__huge_once, zc__huge_check);
     if (!zc__huge_on || start > UINTPTR_MAX - ZC__HUGE || length > UINTPTR_MAX - ZC__HUGE - start)
         return;
+    uintptr_t page = zc__page(), from = start / page * page;
+    uintptr_t to = (start + length + page - 1) / page * page;
     uintptr_t first = (start + ZC__HUGE - 1) / ZC__HUGE * ZC__HUGE;
     uintptr_t end = (start + length) / ZC__HUGE * ZC__HUGE;
-    if (end > first && zc__madvise(first, end - first, MADV_HUGEPAGE) == 0)
+    if (end > first && zc__madvise(from, to - from, MADV_HUGEPAGE) == 0)
         zc__run_count(ZC_RUN_COUNTER_FRESH_HUGE, end - first, 0, 0, ZC_RUN_PRICED_NONE);
 }
 

@@ -14,7 +14,8 @@
 //   run_subject pin N BYTES   cudaHostAlloc and cudaFreeHost of one size, N times
 //   run_subject rate BYTES N  median GB/s of N pageable copies each way
 //   run_subject pinonce BYTES FLAGS  one cudaHostAlloc of BYTES with FLAGS and its cudaFreeHost,
-//                             timed, its data verified through the GPU, MemAvailable around it
+//                             timed, its data verified through the GPU, the resident memory
+//                             and MemAvailable around it
 //   run_subject spawn         runs "copies" in a child process (fork and exec)
 //   run_subject kill          "copies", then SIGKILL to itself
 #include <errno.h>
@@ -428,6 +429,22 @@ static unsigned long long mem_available(void)
     return kib * 1024;
 }
 
+/* The process's resident memory (VmRSS of /proc/self/status), in bytes (0 when it cannot be
+ * read): unlike MemAvailable, which lags while freed pages sit on the kernel's per-CPU lists,
+ * it says at once whether this process still holds the pages. */
+static unsigned long long resident_bytes(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    unsigned long long kib = 0;
+    char line[128];
+    while (f != NULL && fgets(line, sizeof line, f) != NULL)
+        if (sscanf(line, "VmRSS: %llu kB", &kib) == 1)
+            break;
+    if (f != NULL)
+        fclose(f);
+    return kib * 1024;
+}
+
 /* One pinned allocation of n bytes with flags, timed, then its data verified through the GPU
  * (every byte to the device, changed there, back: the digest), then freed, timed; the system's
  * available memory before, with the block, and after the free says whether it came back. One
@@ -436,14 +453,14 @@ static int pin_once(size_t n, unsigned flags)
 {
     unsigned char *dev = NULL, *host = NULL;
     CHECK(cudaMalloc((void **)&dev, n));
-    unsigned long long before = mem_available();
+    unsigned long long before = mem_available(), rss_before = resident_bytes();
     double t = now_s();
     CHECK(cudaHostAlloc((void **)&host, n, flags));
     double alloc_s = now_s() - t;
     unsigned flags_seen = 0;
     CHECK(cudaHostGetFlags(&flags_seen, host));
     fill(host, n, 11);
-    unsigned long long held = mem_available();
+    unsigned long long held = mem_available(), rss_held = resident_bytes();
     CHECK(cudaMemcpy(dev, host, n, cudaMemcpyHostToDevice));
     scale<<<120, 256>>>(dev, n);
     CHECK(cudaGetLastError());
@@ -458,12 +475,14 @@ static int pin_once(size_t n, unsigned flags)
     t = now_s();
     CHECK(cudaFreeHost(host));
     double free_s = now_s() - t;
-    unsigned long long after = mem_available();
+    unsigned long long after = mem_available(), rss_after = resident_bytes();
     CHECK(cudaFree(dev));
     printf("{\"bytes\": %zu, \"flags\": %u, \"flags_seen\": %u, \"alloc_s\": %.6f, "
            "\"free_s\": %.6f, \"mem_available\": {\"before\": %llu, \"held\": %llu, "
+           "\"after_free\": %llu}, \"resident\": {\"before\": %llu, \"held\": %llu, "
            "\"after_free\": %llu}, \"digest\": \"%016llx\"}\n",
-           n, flags, flags_seen, alloc_s, free_s, before, held, after, (unsigned long long)digest);
+           n, flags, flags_seen, alloc_s, free_s, before, held, after, rss_before, rss_held,
+           rss_after, (unsigned long long)digest);
     return 0;
 }
 

@@ -6,11 +6,16 @@
  * into pages already there, a small one, the sample of its size class, a pitched one and a
  * copy to the device are left to the other cures untouched; a shared or file mapping is left to
  * the copy and counted; the cure off, or its threshold above every copy, does nothing; asked
- * for huge pages, large fresh allocations are advised to use them where the system allows.
+ * for huge pages, large fresh allocations are advised to use them where the system allows, and
+ * a mapping so advised can still be grown by mremap as one. Built a second time without PIE
+ * (cpu_run_fresh_no_pie), the program holds a stub of malloc that dlsym answers, as Debian's
+ * python3 does, and every case must see its allocations all the same.
  * Each case runs in a child process with the library preloaded (fake_child.h).
  */
 #include "test_support.h"
 
+#include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <string.h>
@@ -265,6 +270,31 @@ static bool advised_huge(const void *p)
 }
 
 /* A large fresh mapping, advised when the library was asked to, then copied into. */
+/* A mapping of n bytes (not whole huge pages), filled, then grown by mremap as one: the advice
+ * must not split it into mappings of different kinds, which mremap refuses (EFAULT). */
+static int grown_whole(size_t n)
+{
+    unsigned char *p = fresh_map(n);
+    if (p == NULL)
+        return 1;
+    fake_child_fill(p, n, 7);
+    unsigned char *grown = mremap(p, n, 2 * n, MREMAP_MAYMOVE);
+    if (grown == MAP_FAILED) {
+        printf("FAIL mremap of a whole advised mapping: %s\n", strerror(errno));
+        return 1;
+    }
+    unsigned char *expected = malloc(n);
+    if (expected == NULL)
+        return 1;
+    fake_child_fill(expected, n, 7);
+    int same = memcmp(grown, expected, n) == 0;
+    free(expected);
+    munmap(grown, 2 * n);
+    if (!same)
+        printf("FAIL mremap did not keep the mapping's content\n");
+    return same ? 0 : 1;
+}
+
 static int child_huge(void)
 {
     const size_t n = 16u << 20;
@@ -280,7 +310,24 @@ static int child_huge(void)
         return 1;
     }
     printf("resident after %zu of %zu\n", resident_pages(dst, n), n / page_size());
-    return 0;
+    return grown_whole(n + 3 * page_size());
+}
+
+/* malloc's address, taken by the program's code: built without PIE (cpu_run_fresh_no_pie), this
+ * gives the program a stub of malloc of its own, which dlsym(RTLD_DEFAULT, "malloc") answers. */
+void *(*volatile program_malloc)(size_t);
+
+/* Whether dlsym(RTLD_DEFAULT, "malloc") answers an address inside this program. */
+static int child_stub(void)
+{
+    program_malloc = malloc;
+    Dl_info found, program;
+    void *fn = dlsym(RTLD_DEFAULT, "malloc");
+    if (fn == NULL || dladdr(fn, &found) == 0 || dladdr((void *)child_stub, &program) == 0)
+        return 1;
+    printf("malloc answered in the program: %s\n",
+           found.dli_fbase == program.dli_fbase ? "yes" : "no");
+    return program_malloc == NULL;
 }
 
 /* ---- the parent ---- */
@@ -403,6 +450,21 @@ static bool huge_pages_off(void)
     return f == NULL || strstr(mode, "[never]") != NULL;
 }
 
+/* The premise of cpu_run_fresh_no_pie: its program answers dlsym(RTLD_DEFAULT, "malloc") itself,
+ * and the cases above found their allocations seen all the same. */
+static void test_program_stub(void **state)
+{
+    (void)state;
+    child_run r;
+    run_child("stub", every_cure, &r);
+    assert_int_equal(r.exit_code, 0);
+#ifdef ZC_TEST_NO_PIE
+    assert_non_null(strstr(r.out, "malloc answered in the program: yes"));
+#else
+    assert_non_null(strstr(r.out, "malloc answered in the program: no"));
+#endif
+}
+
 static void test_huge_pages(void **state)
 {
     (void)state;
@@ -451,6 +513,8 @@ int main(int argc, char **argv)
         return child_unseen();
     if (argc == 2 && strcmp(argv[1], "huge") == 0)
         return child_huge();
+    if (argc == 2 && strcmp(argv[1], "stub") == 0)
+        return child_stub();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fresh_pages_ahead),
         cmocka_unit_test(test_resident_pages),
@@ -458,6 +522,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_shared_and_file_mappings),
         cmocka_unit_test(test_off),
         cmocka_unit_test(test_huge_pages),
+        cmocka_unit_test(test_program_stub),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
