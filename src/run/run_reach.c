@@ -37,10 +37,13 @@ static const void *zc__first_definer_after_program(const char *name)
 {
     void *program = dlopen(NULL, RTLD_LAZY | RTLD_NOLOAD);
     struct link_map *map = NULL;
-    if (program == NULL || dlinfo(program, RTLD_DI_LINKMAP, &map) != 0 || map == NULL)
+    if (program == NULL)
         return NULL;
+    if (dlinfo(program, RTLD_DI_LINKMAP, &map) != 0)
+        map = NULL;
     const void *definer = NULL;
-    for (map = map->l_next; map != NULL && definer == NULL; map = map->l_next) {
+    for (map = map != NULL ? map->l_next : NULL; map != NULL && definer == NULL;
+         map = map->l_next) {
         void *object = map->l_name[0] != '\0' ? dlopen(map->l_name, RTLD_LAZY | RTLD_NOLOAD) : NULL;
         if (object == NULL)
             continue;
@@ -59,9 +62,9 @@ static const void *zc__first_definer_after_program(const char *name)
 
 int zc__run_reaches(const char *name, const void *inside)
 {
-    Dl_info mine, found;
+    Dl_info mine;
     void *fn = name != NULL ? zc__run_real_dlsym(RTLD_DEFAULT, name) : NULL;
-    if (fn == NULL || dladdr(inside, &mine) == 0 || dladdr(fn, &found) == 0)
+    if (fn == NULL || dladdr(inside, &mine) == 0)
         return 0;
     const void *definer = zc__defined_in(fn);
     if (definer == NULL)
