@@ -415,34 +415,32 @@ static int pin(long count, size_t n)
     return 0;
 }
 
-/* MemAvailable of /proc/meminfo, in bytes (0 when it cannot be read). */
-static unsigned long long mem_available(void)
+/* The number of kB that a line of a /proc file holds (format: "Key: %llu kB"), in bytes (0 when
+ * it cannot be read). */
+static unsigned long long proc_bytes(const char *path, const char *format)
 {
-    FILE *f = fopen("/proc/meminfo", "r");
+    FILE *f = fopen(path, "r");
     unsigned long long kib = 0;
     char line[128];
     while (f != NULL && fgets(line, sizeof line, f) != NULL)
-        if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
+        if (sscanf(line, format, &kib) == 1)
             break;
     if (f != NULL)
         fclose(f);
     return kib * 1024;
 }
 
-/* The process's resident memory (VmRSS of /proc/self/status), in bytes (0 when it cannot be
- * read): unlike MemAvailable, which lags while freed pages sit on the kernel's per-CPU lists,
- * it says at once whether this process still holds the pages. */
+/* The system's available memory (MemAvailable). */
+static unsigned long long mem_available(void)
+{
+    return proc_bytes("/proc/meminfo", "MemAvailable: %llu kB");
+}
+
+/* The process's resident memory (VmRSS): unlike MemAvailable, which lags while freed pages sit
+ * on the kernel's per-CPU lists, it says at once whether this process still holds the pages. */
 static unsigned long long resident_bytes(void)
 {
-    FILE *f = fopen("/proc/self/status", "r");
-    unsigned long long kib = 0;
-    char line[128];
-    while (f != NULL && fgets(line, sizeof line, f) != NULL)
-        if (sscanf(line, "VmRSS: %llu kB", &kib) == 1)
-            break;
-    if (f != NULL)
-        fclose(f);
-    return kib * 1024;
+    return proc_bytes("/proc/self/status", "VmRSS: %llu kB");
 }
 
 /* One pinned allocation of n bytes with flags, timed, then its data verified through the GPU
