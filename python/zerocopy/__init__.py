@@ -6,6 +6,8 @@
     with zerocopy.Stream(taps, mode="cpu", frame_samples=1024) as s:
         y = s.process(x)                                         # FIR-filtered x, same length
     zerocopy.info(); zerocopy.bench("copy.h2d"); zerocopy.advise(size="4K")
+    with zerocopy.Mover() as m:                                  # blocks of a GPU tensor and a
+        m.move(gpu_cache, host_pool, to_host=(gpu_ids, host_ids)) # pinned one, in one call
 
 A ctypes layer over libzerocopy.so (found as _lib says; LIBZEROCOPY_PATH names it). Every
 failure raises a zerocopy.Error subclass carrying the status name and zc_last_error()'s detail.
@@ -32,6 +34,7 @@ from .advise import (
 from .bench import bench
 from .bench import cases as bench_cases
 from .bench import method as bench_method
+from .blocks import Mover, MoveChoice
 from .buffer import (
     DEVICE_HOST,
     Buffer,

@@ -201,6 +201,20 @@ _PROTOTYPES = {
         c_status,
         [c_int, _P(S.zc_workload), c_enum, c_double, _P(S.zc_measurement)],
     ),
+    # blocks.h
+    "zc_blocks_create": (c_status, [c_int, _P(c_void_p)]),
+    "zc_blocks_destroy": (None, [c_void_p]),
+    "zc_blocks_set_max_sms": (c_status, [c_void_p, c_uint]),
+    "zc_blocks_plan": (
+        c_status,
+        [c_void_p, _P(S.zc_blocks_desc), _P(S.zc_blocks_options), _P(S.zc_blocks_choice)],
+    ),
+    "zc_blocks_move": (
+        c_status,
+        [c_void_p, _P(S.zc_blocks_desc), _P(S.zc_blocks_options), _P(S.zc_blocks_choice)],
+    ),
+    "zc_blocks_engine_name": (c_char_p, [c_enum]),
+    "zc_blocks_engine_from_name": (c_status, [c_char_p, _P(c_enum)]),
 }
 
 # Functions some versions of the library have and others not: the package uses them where they

@@ -525,6 +525,49 @@ class zc_peer_link(Checked):
     ]
 
 
+# zerocopy/blocks.h: the block mover.
+BLOCKS_ENGINE_COUNT = 4  # ZC_BLOCKS_ENGINE_COUNT: auto, then copy, batch, kernel
+BLOCKS_TO_DEVICE = 1  # zc_blocks_dir
+BLOCKS_TO_HOST = 2
+
+
+class zc_block(Checked):
+    _fields_ = [("src", c_void_p), ("dst", c_void_p), ("bytes", c_size_t)]
+
+
+class zc_blocks_list(Checked):
+    _fields_ = [
+        ("count", c_size_t),
+        ("blocks", POINTER(zc_block)),
+        ("src_base", c_void_p),
+        ("dst_base", c_void_p),
+        ("block_bytes", c_size_t),
+        ("src_index", POINTER(c_size_t)),
+        ("dst_index", POINTER(c_size_t)),
+    ]
+
+
+class zc_blocks_desc(Checked):
+    _fields_ = [("dir", c_enum), ("to_device", zc_blocks_list), ("to_host", zc_blocks_list)]
+
+
+class zc_blocks_options(Checked):
+    _fields_ = [("engine", c_enum), ("max_sms", c_uint), ("stream", c_void_p)]
+
+
+class zc_blocks_choice(Checked):
+    _fields_ = [
+        ("engine", c_enum),
+        ("reachable", c_uint),
+        ("predicted_us", c_double * BLOCKS_ENGINE_COUNT),
+        ("blocks", c_size_t),
+        ("bytes_to_device", c_size_t),
+        ("bytes_to_host", c_size_t),
+        ("sms", c_uint),
+        ("calls", c_size_t),
+    ]
+
+
 # Every mirrored struct, by its C name (the layout test walks this).
 ALL = {
     cls.__name__: cls
@@ -560,5 +603,10 @@ ALL = {
         zc_device_info,
         zc_technique_note,
         zc_peer_link,
+        zc_block,
+        zc_blocks_list,
+        zc_blocks_desc,
+        zc_blocks_options,
+        zc_blocks_choice,
     )
 }
