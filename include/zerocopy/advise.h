@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "zerocopy/bench.h"
+#include "zerocopy/blocks.h"
 #include "zerocopy/buffer.h"
 #include "zerocopy/export.h"
 #include "zerocopy/status.h"
@@ -746,6 +747,85 @@ typedef struct zc_trace_advice {
  */
 ZC_EXTERN zc_status zc_advise_traced(const zc_profile *profile, const zc_traced_program *program,
                                      zc_trace_advice *advice_p);
+
+/* ---- The block mover: its profile fitted from zc bench's block family, its engines ranked ---- */
+
+/* Where a fit came from and how well it holds its points (zc_blocks_profile_from_bench). Index
+ * [0] is to the device (blocks.h2d), [1] to the host (blocks.d2h); engines by zc_blocks_engine. */
+typedef struct zc_blocks_fit {
+    size_t points[2][ZC_BLOCKS_ENGINE_COUNT]; /* the points each engine's fit rests on */
+    double worst[2][ZC_BLOCKS_ENGINE_COUNT];  /* its largest |predicted - measured| / measured
+                                                 time over them */
+    size_t bytes_min, bytes_max;              /* the block sizes measured */
+    size_t total_min, total_max;              /* the bytes of one move, smallest and largest */
+    unsigned sms; /* the SMs the kernel engine ran on; 0 when the caller did not know */
+} zc_blocks_fit;
+
+/*
+ * Fit the mover's profile to the medians of zc bench's blocks.h2d and blocks.d2h points (the
+ * variants "copy", "batch" and "kernel"; "naive" and "auto: ..." are not an engine forced):
+ * for each engine and direction, the least-squares fit of time = calls * call_us + blocks *
+ * block_us + bytes / (gbps * 1e3) in relative error, no cost negative. sms: the SMs the kernel
+ * engine ran on when measured (kernel_sm_gbps is its bandwidth over them); 0 when not known,
+ * then the SM limit never caps the fitted bandwidth. measured = 1. fit_p may be NULL.
+ * Refused: no blocks.h2d or blocks.d2h results (ZC_ERR_NOT_FOUND); an engine with fewer than
+ * 3 points of 2 block sizes in a direction (ZC_ERR_NOT_FOUND: zc bench --quick measures one
+ * size); a point of no size or count, or a median that is not a finite positive GB/s, or points
+ * that no costs of that form fit (ZC_ERR_INVALID_ARG); each with a detail naming the point.
+ */
+ZC_EXTERN zc_status zc_blocks_profile_from_bench(const zc_bench_result *results, size_t count,
+                                                 unsigned sms, zc_blocks_profile *profile_p,
+                                                 zc_blocks_fit *fit_p);
+
+/* A block move to price: count blocks of block_bytes each way dir names. */
+typedef struct zc_blocks_workload {
+    size_t block_bytes;
+    size_t count; /* blocks per direction */
+    zc_blocks_dir dir;
+    unsigned sms; /* the kernel engine's SMs; 0: ZC_BLOCKS_DEFAULT_MAX_SMS, as the mover */
+} zc_blocks_workload;
+
+/* One engine priced. */
+typedef struct zc_blocks_option {
+    zc_blocks_engine engine;
+    double predicted_us;
+    double gbps;  /* the bytes of every direction over the predicted time (1e9 B/s) */
+    size_t calls; /* copies, batches or launches */
+} zc_blocks_option;
+
+/* The engines ranked for a block move, fastest first. */
+typedef struct zc_blocks_advice {
+    zc_blocks_option ranked[ZC_BLOCKS_ENGINE_COUNT - 1];
+    size_t count;
+    zc_blocks_engine choice; /* the mover's (zc_blocks_plan): the least predicted time, the
+                                earlier engine of the list on a tie */
+    int outside;             /* 1: block size or move smaller or larger than the fit measured */
+} zc_blocks_advice;
+
+/*
+ * Price every engine of the list for the move with the mover's own cost model, as if every one
+ * could reach the memory (pinned host memory mapped for the device, a stream of the mover's
+ * own, cudaMemcpyBatchAsync present), and rank them. fit (may be NULL) sets outside.
+ * ZC_ERR_INVALID_ARG for NULL, a size, count or direction of none, or a profile
+ * zc_blocks_set_profile would refuse; ZC_ERR_OVERFLOW when the move's bytes overflow.
+ */
+ZC_EXTERN zc_status zc_blocks_advise(const zc_blocks_profile *profile, const zc_blocks_fit *fit,
+                                     const zc_blocks_workload *workload,
+                                     zc_blocks_advice *advice_p);
+
+/* A memory-bound kernel's loss beside each engine, from zc bench's blocks.beside points. */
+typedef struct zc_blocks_beside {
+    size_t block_bytes;                  /* the measured block size it comes from */
+    size_t count;                        /* blocks each way at that size */
+    double alone_gbps;                   /* the kernel alone */
+    double loss[ZC_BLOCKS_ENGINE_COUNT]; /* 1 - beside / alone by engine; NAN: not measured */
+} zc_blocks_beside;
+
+/* The blocks.beside point nearest block_bytes (in ratio; the smaller on a tie).
+ * ZC_ERR_NOT_FOUND when the results have none; ZC_ERR_INVALID_ARG for a median that is not a
+ * finite positive GB/s. */
+ZC_EXTERN zc_status zc_blocks_beside_from_bench(const zc_bench_result *results, size_t count,
+                                                size_t block_bytes, zc_blocks_beside *beside_p);
 
 ZC_END_DECLS
 

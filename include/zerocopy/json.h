@@ -28,6 +28,7 @@
 #define ZC_VALIDATION_SCHEMA    "zerocopy.advise-validation/2"
 #define ZC_STREAM_ADVICE_SCHEMA "zerocopy.stream-advice/1"
 #define ZC_ADVISE_TRACE_SCHEMA  "zerocopy.advise-trace/1"
+#define ZC_ADVISE_BLOCKS_SCHEMA "zerocopy.advise-blocks/1"
 #define ZC_BENCH_SCHEMA         "zerocopy.bench/1"
 #define ZC_INFO_SCHEMA          "zerocopy.info/1"
 #define ZC_TRACE_SCHEMA         "zerocopy.trace/1"
@@ -315,6 +316,29 @@ ZC_EXTERN zc_status zc_advise_trace_text(const zc_profile *profile, const char *
  * NULL. */
 ZC_EXTERN zc_status zc_trace_advice_to_json(const zc_profile *profile, const char *notes,
                                             const zc_trace_advice *advice, cJSON **doc_p);
+
+/* ---- zc advise --blocks: the block mover's engines ranked from a bench document ---- */
+
+/*
+ * The block mover's profile fitted to a "zerocopy.bench/1" document's blocks.h2d and
+ * blocks.d2h points (zc_blocks_profile_from_bench), the kernel engine's SMs taken as zc bench's
+ * mover had them: ZC_BLOCKS_DEFAULT_MAX_SMS, no more than the measured GPU's sm_count (unknown
+ * when the document's machine does not give it). beside_p (may be NULL): the blocks.beside
+ * points nearest beside_bytes. ZC_ERR_PARSE when doc is not a bench document (the detail says
+ * why); otherwise the statuses of the two calls, their details kept.
+ */
+ZC_EXTERN zc_status zc_blocks_bench_from_json(const cJSON *doc, size_t beside_bytes,
+                                              zc_blocks_profile *profile_p, zc_blocks_fit *fit_p,
+                                              zc_blocks_beside *beside_p);
+
+/* The "zerocopy.advise-blocks/1" document of a ranking: the move, the fitted profile and its
+ * fit, every engine priced, the mover's choice; beside (may be NULL) the measured loss of a
+ * memory-bound kernel beside each engine. source names the bench document. */
+ZC_EXTERN zc_status zc_blocks_advice_to_json(const zc_blocks_profile *profile,
+                                             const zc_blocks_fit *fit, const char *source,
+                                             const zc_blocks_workload *workload,
+                                             const zc_blocks_advice *advice,
+                                             const zc_blocks_beside *beside, cJSON **doc_p);
 
 ZC_END_DECLS
 

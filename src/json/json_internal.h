@@ -11,6 +11,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "zerocopy/bench.h"
 #include "zerocopy/status.h"
 
 /* The largest byte count a profile or workload may name: 1 PiB (2^50). */
@@ -64,6 +65,10 @@ zc_status zc__json_check_fields(const cJSON *o, const zc__json_field *rows, size
 zc_status zc__bench_doc_check(const cJSON *doc, const char *what);
 zc_status zc__stream_doc_check(const cJSON *doc, const char *what);
 zc_status zc__trace_doc_check(const cJSON *doc, const char *what);
+
+/* A checked bench document's measured cases ("ok", a known key) as results, *count_p of them
+ * (each freed with zc_bench_result_clear, the array with free); NULL when out of memory. */
+zc_bench_result *zc__bench_results_from_json(const cJSON *doc, size_t *count_p);
 
 #define ZC__JSON_FIELDS(o, rows, what, where)                                                      \
     zc__json_check_fields((o), (rows), sizeof(rows) / sizeof((rows)[0]), (what), (where))

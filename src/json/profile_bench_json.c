@@ -150,8 +150,7 @@ static void zc__point(const cJSON *pt, zc_bench_result *r)
     free(v);
 }
 
-/* The document's measured cases ("ok", a known key) as results; *count_p of them. */
-static zc_bench_result *zc__results(const cJSON *doc, size_t *count_p)
+zc_bench_result *zc__bench_results_from_json(const cJSON *doc, size_t *count_p)
 {
     const cJSON *cases = cJSON_GetObjectItemCaseSensitive(doc, "cases"), *c;
     int n = cJSON_IsArray(cases) ? cJSON_GetArraySize(cases) : 0;
@@ -193,7 +192,7 @@ static zc_status zc__profile_from_bench_json(const cJSON *doc, zc_profile *profi
                        cJSON_IsString(schema) ? "\"" : "", ZC_BENCH_SCHEMA);
     ZC_CHECK(zc__bench_doc_check(doc, "bench document"));
     size_t count = 0;
-    zc_bench_result *rs = zc__results(doc, &count);
+    zc_bench_result *rs = zc__bench_results_from_json(doc, &count);
     if (rs == NULL)
         return ZC_FAIL(ZC_ERR_NO_MEMORY, "zc_profile_from_bench_json: the bench's cases");
     zc_profile p;
