@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "advise_blocks.h"
 #include "advise_input.h"
 #include "advise_print.h"
 #include "advise_quick.h"
@@ -24,7 +25,9 @@ static const char zc__advise_usage[] =
     "          [--stream-check FILE...] [-j FILE]\n"
     "       zc advise --validate [--profile FILE] [--out DIR] [--rounds N] [--random N]\n"
     "          [--seed S] [--seconds-per-run S] [-d N] [--force]\n"
-    "       zc advise --trace FILE|- [--profile FILE] [-d N] [-j FILE] [--force]";
+    "       zc advise --trace FILE|- [--profile FILE] [-d N] [-j FILE] [--force]\n"
+    "       zc advise --blocks SIZE --count N --bench FILE [--to-host|--both-ways]\n"
+    "          [--beside-compute] [-j FILE] [--force]";
 
 static void zc__advise_help(void)
 {
@@ -58,6 +61,18 @@ static void zc__advise_help(void)
            "                        price each with every technique: measured, predicted now,\n"
            "                        the best and what it saves, the zc run cure; and say what\n"
            "                        could not be priced and why (-j: schema \"%s\")\n\n"
+           "The block mover (zerocopy/blocks.h: which engine moves many blocks fastest):\n"
+           "  --blocks SIZE         bytes per block: rank the copy, batch and kernel engines\n"
+           "                        for a move of such blocks, with the profile fitted to\n"
+           "                        --bench's block family (-j: schema \"%s\")\n"
+           "  --count N             blocks to move (each way with --both-ways); needed\n"
+           "  --to-host             device to host (default: host to device)\n"
+           "  --both-ways           N blocks each way at once\n"
+           "  --beside-compute      also the measured loss of a memory-bound kernel running\n"
+           "                        beside each engine, at the measured block size nearest\n"
+           "  --bench FILE          a `zc bench --case blocks --json FILE` document (default or\n"
+           "                        full mode; - for stdin); needed: zc advise does not\n"
+           "                        measure the block mover itself\n\n"
            "Other options:\n"
            "  --profile FILE        the machine's measured figures (- for stdin)\n"
            "  --save-profile FILE   write the profile used: measured and derived figures with\n"
@@ -75,8 +90,8 @@ static void zc__advise_help(void)
            "  --seconds-per-run S   --validate: timed work per technique and round (0.04)\n"
            "  -h, --help            this help\n\n"
            "The model and its validation: docs/advise.md.\n",
-           zc__advise_usage, ZC_PROFILE_SCHEMA, ZC_ADVISE_TRACE_SCHEMA, ZC_ADVISE_SCHEMA,
-           zc_validation_fixed_count(), ZC_VALIDATION_ROUNDS_MAX);
+           zc__advise_usage, ZC_PROFILE_SCHEMA, ZC_ADVISE_TRACE_SCHEMA, ZC_ADVISE_BLOCKS_SCHEMA,
+           ZC_ADVISE_SCHEMA, zc_validation_fixed_count(), ZC_VALIDATION_ROUNDS_MAX);
 }
 
 /* Which workload flags were given (they override the workload file). */
@@ -103,10 +118,15 @@ typedef struct zc__advise_args {
     zc_stream_workload stream;
     const char *streams[ZC__STREAM_FILES_MAX], *checks[ZC__STREAM_FILES_MAX];
     size_t stream_count, check_count;
+    zc_cli_blocks_args blocks; /* --blocks: the block mover's engines instead */
+    int device_given;          /* -d */
 } zc__advise_args;
 
 static int zc__advise_run(const zc__advise_args *a, zc_cli_output *json_out,
                           zc_cli_output *save_out);
+
+/* --blocks against the other forms, and what it needs: 0 or the exit code. */
+static int zc__blocks_check(const zc__advise_args *a);
 
 /* The command line into a, by the option table below: 0, -1 after the help, or the exit code. */
 static int zc__advise_parse(int argc, char **argv, zc__advise_args *a);
@@ -126,6 +146,9 @@ int zc_cli_cmd_advise(int argc, char **argv)
     if (optind < argc)
         return zc_cli_usage_error("advise", zc__advise_usage, "unexpected argument '%s'",
                                   argv[optind]);
+    int code = zc__blocks_check(&a);
+    if (code != ZC_EXIT_OK)
+        return code;
     if (a.validate && (a.stream.frame_bytes > 0 || a.check_count > 0))
         return zc_cli_usage_error("advise", zc__advise_usage,
                                   "--validate checks transfer workloads; for a stream, run zc "
@@ -144,15 +167,14 @@ int zc_cli_cmd_advise(int argc, char **argv)
 
     /* Every output is checked before anything is measured, and none may replace an input. */
     /* The profile, the workload, and every stream result read (--stream, --stream-check). */
-    const char *inputs[3 + 2 * ZC__STREAM_FILES_MAX] = {a.profile_path, a.workload_path,
-                                                        a.trace_path};
-    size_t ninputs = 3;
+    const char *inputs[4 + 2 * ZC__STREAM_FILES_MAX] = {a.profile_path, a.workload_path,
+                                                        a.trace_path, a.blocks.bench};
+    size_t ninputs = 4;
     for (size_t i = 0; i < a.stream_count; i++)
         inputs[ninputs++] = a.streams[i];
     for (size_t i = 0; i < a.check_count; i++)
         inputs[ninputs++] = a.checks[i];
     zc_cli_output json_out = {0}, save_out = {0};
-    int code = ZC_EXIT_OK;
     if (a.profile_path != NULL && strcmp(a.profile_path, "-") == 0 &&
         ((a.workload_path != NULL && strcmp(a.workload_path, "-") == 0) ||
          (a.trace_path != NULL && strcmp(a.trace_path, "-") == 0)))
@@ -170,8 +192,11 @@ int zc_cli_cmd_advise(int argc, char **argv)
         zc_cli_output_abort(&json_out);
         return code;
     }
-    code =
-        zc__advise_run(&a, json != NULL ? &json_out : NULL, save_path != NULL ? &save_out : NULL);
+    if (a.blocks.block_bytes > 0)
+        code = zc_cli_advise_blocks(&a.blocks, json != NULL ? &json_out : NULL);
+    else
+        code = zc__advise_run(&a, json != NULL ? &json_out : NULL,
+                              save_path != NULL ? &save_out : NULL);
     zc_cli_output_abort(&json_out); /* a no-op once committed */
     zc_cli_output_abort(&save_out);
     return code;
@@ -283,6 +308,31 @@ static int zc__opt_frame_rate(void *opts, const char *value)
                          ZC__NUMBER_MAX, value);
 }
 
+/* --blocks: a block size, in the sizes' one grammar. */
+static int zc__opt_blocks(void *opts, const char *value)
+{
+    return zc_cli_parse_size("advise", zc__advise_usage, "--blocks", value, ZC_CLI_BLOCKS_BYTES_MAX,
+                             &((zc__advise_args *)opts)->blocks.block_bytes);
+}
+
+static int zc__blocks_check(const zc__advise_args *a)
+{
+    if (a->blocks.block_bytes == 0)
+        return ZC_EXIT_OK;
+    if (a->validate || a->stream.frame_bytes > 0 || a->stream_count > 0 || a->check_count > 0 ||
+        a->trace_path != NULL || a->set != 0 || a->workload_path != NULL ||
+        a->profile_path != NULL || a->save_path != NULL || a->device_given)
+        return ZC__BAD("--blocks ranks the block mover's engines from a bench document: it takes "
+                       "no workload, profile, stream, trace, -d or --validate options");
+    if (a->blocks.count == 0)
+        return ZC__BAD("--blocks needs --count N, the blocks to move");
+    if (a->blocks.bench == NULL)
+        return ZC__BAD("--blocks needs --bench FILE, a `zc bench --case blocks --json FILE` "
+                       "document: zc advise does not measure the block mover itself (the fit "
+                       "needs the default mode's four block sizes)");
+    return ZC_EXIT_OK;
+}
+
 /* --stream, --stream-check: one more file in list (count of them). */
 static int zc__add_stream(const char **list, size_t *count, const char *value)
 {
@@ -313,7 +363,8 @@ enum {
     ZC__MARK_ACC,
     ZC__MARK_PAT,
     ZC__MARK_CONC,
-    ZC__MARK_BUDGET
+    ZC__MARK_BUDGET,
+    ZC__MARK_DEVICE /* -d: --blocks measures nothing, so it has no GPU to choose */
 };
 
 /* A field of the advise's arguments, for the table's rows (cli_options.h). */
@@ -350,7 +401,28 @@ static const zc_cli_opt zc__advise_options[] = {
     ZC_CLI_CALL("stream", zc__opt_stream, .mark = 0, .needs = "frame|stream-check"),
     ZC_CLI_CALL("stream-check", zc__opt_stream_check, .mark = 0),
     ZC_CLI_TEXT("trace", 0, ZC__F(trace_path), .mark = 0),
-    ZC_CLI_INT("device", 'd', ZC__F(v.device), "a GPU number", 0, ZC_CLI_DEVICE_MAX, .mark = 0),
+    ZC_CLI_CALL("blocks", zc__opt_blocks, .mark = 0, .once = 1),
+    ZC_CLI_WHOLE("count", ZC__F(blocks.count), "a number of blocks", 1, ZC_CLI_BLOCKS_COUNT_MAX,
+                 .scale = 0, .needs = "blocks"),
+    {.name = "to-host",
+     .kind = ZC_CLI_OPT_SET,
+     ZC__F(blocks.to_host),
+     .set = 1,
+     .needs = "blocks",
+     .excludes = "both-ways"},
+    {.name = "both-ways",
+     .kind = ZC_CLI_OPT_SET,
+     ZC__F(blocks.both_ways),
+     .set = 1,
+     .needs = "blocks"},
+    {.name = "beside-compute",
+     .kind = ZC_CLI_OPT_SET,
+     ZC__F(blocks.beside),
+     .set = 1,
+     .needs = "blocks"},
+    ZC_CLI_TEXT("bench", 0, ZC__F(blocks.bench), .mark = 0, .needs = "blocks"),
+    ZC_CLI_INT("device", 'd', ZC__F(v.device), "a GPU number", 0, ZC_CLI_DEVICE_MAX,
+               .mark = ZC__MARK_DEVICE),
     ZC_CLI_TEXT("json", 'j', ZC__F(json_path), .mark = 0),
 };
 #undef ZC__F
@@ -368,6 +440,7 @@ static int zc__advise_parse(int argc, char **argv, zc__advise_args *a)
                                     S_ACC, S_PAT,   S_CONC,      S_BUDGET};
     for (int m = ZC__MARK_BYTES; m <= ZC__MARK_BUDGET; m++)
         a->set |= marks[m] ? bits[m] : 0u;
+    a->device_given = marks[ZC__MARK_DEVICE];
     return 0;
 }
 
