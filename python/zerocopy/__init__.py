@@ -34,7 +34,7 @@ from .advise import (
 from .bench import bench
 from .bench import cases as bench_cases
 from .bench import method as bench_method
-from .blocks import Mover, MoveChoice
+from .blocks import BlocksAdvice, BlocksProfile, Mover, MoveChoice
 from .buffer import (
     DEVICE_HOST,
     Buffer,

@@ -215,6 +215,13 @@ _PROTOTYPES = {
     ),
     "zc_blocks_engine_name": (c_char_p, [c_enum]),
     "zc_blocks_engine_from_name": (c_status, [c_char_p, _P(c_enum)]),
+    "zc_blocks_profile_default": (c_status, [_P(S.zc_blocks_profile)]),
+    "zc_blocks_set_profile": (c_status, [c_void_p, _P(S.zc_blocks_profile)]),
+    "zc_blocks_advise": (
+        c_status,
+        [_P(S.zc_blocks_profile), _P(S.zc_blocks_fit), _P(S.zc_blocks_workload),
+         _P(S.zc_blocks_advice)],
+    ),
 }
 
 # Functions some versions of the library have and others not: the package uses them where they
@@ -245,6 +252,12 @@ _OPTIONAL = {
     "zc_profile_from_document": (
         c_status,
         [c_void_p, c_char_p, c_void_p, c_void_p, c_char_p, c_size_t],
+    ),
+    # the block mover's profile fitted to a `zc bench --case blocks --json` document, as
+    # `zc advise --blocks --bench FILE` fits it (zerocopy/json.h; the tree is a cJSON pointer)
+    "zc_blocks_bench_from_json": (
+        c_status,
+        [c_void_p, c_size_t, _P(S.zc_blocks_profile), _P(S.zc_blocks_fit), c_void_p],
     ),
     # cJSON, which the library links and whose trees zerocopy/json.h takes: found through the
     # library's own dependencies, so that the documents are read by the very cJSON it uses

@@ -568,6 +568,51 @@ class zc_blocks_choice(Checked):
     ]
 
 
+class zc_blocks_cost(Checked):
+    _fields_ = [("call_us", c_double), ("block_us", c_double), ("gbps", c_double)]
+
+
+class zc_blocks_profile(Checked):
+    _fields_ = [
+        ("to_device", zc_blocks_cost * BLOCKS_ENGINE_COUNT),
+        ("to_host", zc_blocks_cost * BLOCKS_ENGINE_COUNT),
+        ("kernel_sm_gbps", c_double),
+        ("batch_max", c_size_t),
+        ("measured", c_int),
+    ]
+
+
+# zerocopy/advise.h: the block mover's profile fitted from zc bench, and its engines ranked.
+class zc_blocks_fit(Checked):
+    _fields_ = [
+        ("points", (c_size_t * BLOCKS_ENGINE_COUNT) * 2),  # [0] to the device, [1] to the host
+        ("worst", (c_double * BLOCKS_ENGINE_COUNT) * 2),
+        ("bytes_min", c_size_t),
+        ("bytes_max", c_size_t),
+        ("total_min", c_size_t),
+        ("total_max", c_size_t),
+        ("sms", c_uint),
+    ]
+
+
+class zc_blocks_workload(Checked):
+    _fields_ = [("block_bytes", c_size_t), ("count", c_size_t), ("dir", c_enum), ("sms", c_uint)]
+
+
+class zc_blocks_option(Checked):
+    _fields_ = [("engine", c_enum), ("predicted_us", c_double), ("gbps", c_double),
+                ("calls", c_size_t)]
+
+
+class zc_blocks_advice(Checked):
+    _fields_ = [
+        ("ranked", zc_blocks_option * (BLOCKS_ENGINE_COUNT - 1)),
+        ("count", c_size_t),
+        ("choice", c_enum),
+        ("outside", c_int),
+    ]
+
+
 # Every mirrored struct, by its C name (the layout test walks this).
 ALL = {
     cls.__name__: cls
@@ -608,5 +653,11 @@ ALL = {
         zc_blocks_desc,
         zc_blocks_options,
         zc_blocks_choice,
+        zc_blocks_cost,
+        zc_blocks_profile,
+        zc_blocks_fit,
+        zc_blocks_workload,
+        zc_blocks_option,
+        zc_blocks_advice,
     )
 }

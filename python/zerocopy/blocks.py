@@ -9,6 +9,10 @@ host tensor in one stream-ordered call, as a paged KV cache swaps its blocks out
 The tensors are read through DLPack or the array interfaces (torch, numpy, CuPy, zerocopy
 buffers) and never copied; block numbers become size_t arrays. _block_args.py checks what the
 library cannot see before anything moves; the library validates the rest (errors.py).
+
+A mover plans with the library's placeholder costs until it is given a measured profile:
+mover.use_profile("blocks.json") fits one to a `zc bench --case blocks --json` document
+(BlocksProfile.from_bench, the library's own fit) and sets it (zc_blocks_set_profile).
 """
 
 import threading
@@ -17,10 +21,14 @@ from dataclasses import dataclass, field
 
 from . import _block_args, _lib
 from . import _structs as S
+from .advise import _document_text, _unsupported
 from .errors import call
 
 lib = _lib.lib
 ENGINES = _block_args.ENGINES
+# zc_blocks_dir by name, as `zc advise --blocks --direction` and its document spell them.
+DIRECTIONS = {"to_device": S.BLOCKS_TO_DEVICE, "to_host": S.BLOCKS_TO_HOST,
+              "both": S.BLOCKS_TO_DEVICE | S.BLOCKS_TO_HOST}
 
 
 @dataclass(frozen=True)
@@ -56,6 +64,154 @@ def _choice_from(raw):
                       calls=raw.calls, sms=raw.sms)
 
 
+@dataclass(frozen=True)
+class EngineCost:
+    """What one engine costs in one direction (zc_blocks_cost): calls * call_us + blocks *
+    block_us + bytes / (gbps * 1e3) microseconds."""
+
+    call_us: float
+    block_us: float
+    gbps: float
+
+
+@dataclass(frozen=True)
+class BlocksOption:
+    """One engine priced for a move (zc_blocks_option)."""
+
+    engine: str
+    predicted_us: float
+    gbps: float
+    calls: int
+
+
+@dataclass(frozen=True)
+class BlocksAdvice:
+    """The engines ranked for a move, fastest first (zc_blocks_advice). choice: the mover's
+    (the least predicted time, the earlier engine of the list on a tie); outside: the block size
+    or the move lies outside what the fit measured (its predictions are not to be trusted)."""
+
+    ranked: tuple
+    choice: str
+    outside: bool
+
+
+def _engine_name(value):
+    return ENGINES[value] if 0 <= value < len(ENGINES) else str(value)
+
+
+class BlocksProfile:
+    """The block mover's costs per engine and direction (zc_blocks_profile), and, for a profile
+    fitted to a bench document, how well the fit holds its points (zc_blocks_fit).
+
+    BlocksProfile.default() is the library's placeholders (measured False);
+    BlocksProfile.from_bench(document) fits one to `zc bench --case blocks --json`'s document
+    (measured True). advise() ranks the engines for a move by the mover's own cost model,
+    without a GPU.
+    """
+
+    def __init__(self, raw, fit=None, source=None):
+        self._raw = raw
+        self._fit = fit
+        self.source = source
+
+    @classmethod
+    def default(cls):
+        """zc_blocks_profile_default: the placeholder costs a mover starts with."""
+        raw = S.zc_blocks_profile()
+        call("zc_blocks_profile_default", byref(raw))
+        return cls(raw, source="placeholders")
+
+    @classmethod
+    def from_bench(cls, document):
+        """The profile fitted to a `zc bench --case blocks --json` document (a path, its text or
+        bytes, or the dict json.load made of it) by the library (zc_blocks_bench_from_json, as
+        `zc advise --blocks --bench FILE` fits it). No GPU is needed. Raises OSError for a path
+        that cannot be read, ValueError for text that is not JSON, ParseError (a ValueError)
+        for a document that is not zc bench's, NotFoundError (a LookupError) for one without
+        enough block points (no blocks case, or --quick's one block size), InvalidArgumentError
+        for points no costs fit; the library's detail names the point."""
+        for name in ("zc_blocks_bench_from_json", "cJSON_ParseWithLength", "cJSON_Delete"):
+            if not _lib.has(name):
+                raise _unsupported(name, "BlocksProfile.from_bench")
+        try:
+            text, source = _document_text(document, "a zc bench --case blocks --json document")
+        except OSError as e:
+            raise type(e)(e.errno, f"zerocopy: cannot read the bench document ({e.strerror}); "
+                          "give the path of `zc bench --case blocks --json FILE`, its text or "
+                          "bytes", e.filename) from None
+        tree = lib.cJSON_ParseWithLength(text, len(text))
+        if not tree:
+            raise ValueError(f"zerocopy: {source or 'the bench document'} is not JSON: give "
+                             "the document of `zc bench --case blocks --json FILE`")
+        raw, fit = S.zc_blocks_profile(), S.zc_blocks_fit()
+        try:
+            call("zc_blocks_bench_from_json", tree, 0, byref(raw), byref(fit), None)
+        finally:
+            lib.cJSON_Delete(tree)
+        return cls(raw, fit, source or "text")
+
+    @property
+    def measured(self):
+        """True for a profile measured on a machine, False for the placeholders."""
+        return bool(self._raw.measured)
+
+    def _costs(self, costs):
+        return {ENGINES[e]: EngineCost(costs[e].call_us, costs[e].block_us, costs[e].gbps)
+                for e in range(1, len(ENGINES))}
+
+    @property
+    def to_device(self):
+        """engine -> EngineCost to the device."""
+        return self._costs(self._raw.to_device)
+
+    @property
+    def to_host(self):
+        """engine -> EngineCost to the host."""
+        return self._costs(self._raw.to_host)
+
+    @property
+    def kernel_sm_gbps(self):
+        return self._raw.kernel_sm_gbps
+
+    @property
+    def batch_max(self):
+        return self._raw.batch_max
+
+    @property
+    def fit(self):
+        """How the fit holds its points, or None for a profile not fitted here: points and
+        worst (the largest relative error of a fitted time) per direction ("to_device",
+        "to_host") and engine, the block sizes and move sizes measured, the kernel's SMs."""
+        f = self._fit
+        if f is None:
+            return None
+        per_dir = {d: {ENGINES[e]: {"points": f.points[i][e], "worst": f.worst[i][e]}
+                       for e in range(1, len(ENGINES))}
+                   for i, d in enumerate(("to_device", "to_host"))}
+        return dict(per_dir, block_bytes=(f.bytes_min, f.bytes_max),
+                    move_bytes=(f.total_min, f.total_max), sms=f.sms)
+
+    def advise(self, block_bytes, count, direction="both", sms=0):
+        """zc_blocks_advise: every engine priced for count blocks of block_bytes each way
+        direction names ("to_device", "to_host" or "both"), as if each could reach the memory,
+        ranked fastest first, with the mover's choice. sms: the kernel engine's (0: the
+        mover's default, 8). InvalidArgumentError for a size or count of 0."""
+        if direction not in DIRECTIONS:
+            raise ValueError(f"zerocopy: direction={direction!r}: one of "
+                             f"{', '.join(DIRECTIONS)}")
+        w = S.zc_blocks_workload()
+        w.block_bytes, w.count, w.dir, w.sms = block_bytes, count, DIRECTIONS[direction], sms
+        out = S.zc_blocks_advice()
+        call("zc_blocks_advise", byref(self._raw), byref(self._fit) if self._fit else None,
+             byref(w), byref(out))
+        ranked = tuple(BlocksOption(_engine_name(o.engine), o.predicted_us, o.gbps, o.calls)
+                       for o in out.ranked[:out.count])
+        return BlocksAdvice(ranked, _engine_name(out.choice), bool(out.outside))
+
+    def __repr__(self):
+        return f"BlocksProfile(measured={self.measured}, source={self.source!r})"
+
+
 class Mover:
     """A block mover for one GPU (zc_blocks_create): its settings, profile and scratch.
 
@@ -75,18 +231,50 @@ class Mover:
         default stream, which the batch engine refuses.
     The move starts after the stream's earlier work; record an event after it to know when the
     blocks are there. One thread at a time uses a mover (the others wait).
+
+    A mover plans with the library's placeholder costs (profile_measured False) until
+    use_profile gives it a measured profile.
     """
 
     engines = ENGINES
 
-    def __init__(self, device=0, max_sms=None):
+    def __init__(self, device=0, max_sms=None, profile=None):
         handle = c_void_p()
         call("zc_blocks_create", int(device), byref(handle))
         self._handle = handle.value
         self._lock = threading.Lock()
         self.device = int(device)
+        self._profile = None
         if max_sms is not None:
             self.set_max_sms(max_sms)
+        if profile is not None:
+            self.use_profile(profile)
+
+    def use_profile(self, profile):
+        """Plan with a measured profile from now on (zc_blocks_set_profile). profile: a
+        BlocksProfile, or a `zc bench --case blocks --json` document (its path, text, bytes or
+        dict), fitted by BlocksProfile.from_bench and its errors. Returns the BlocksProfile set.
+        The profile should come from this machine's GPU: its costs are what the mover plans
+        with."""
+        if not isinstance(profile, BlocksProfile):
+            profile = BlocksProfile.from_bench(profile)
+        with self._lock:
+            call("zc_blocks_set_profile", self._open_handle(), byref(profile._raw))
+            self._profile = profile
+        return profile
+
+    @property
+    def profile(self):
+        """The BlocksProfile the mover plans with: the placeholders until use_profile."""
+        if getattr(self, "_profile", None) is None:
+            self._profile = BlocksProfile.default()
+        return self._profile
+
+    @property
+    def profile_measured(self):
+        """Whether the mover plans with a measured profile (use_profile) rather than the
+        library's placeholders."""
+        return self.profile.measured
 
     def set_max_sms(self, max_sms):
         """zc_blocks_set_max_sms: the kernel engine's SM limit when a move gives none."""
@@ -145,4 +333,6 @@ class Mover:
             _lib.zc_blocks_destroy(handle)
 
     def __repr__(self):
-        return f"Mover(device={self.device}{', closed' if self.closed else ''})"
+        measured = ", measured profile" if getattr(self, "_profile", None) is not None and \
+            self._profile.measured else ""
+        return f"Mover(device={self.device}{measured}{', closed' if self.closed else ''})"
