@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""The block mover's choice held to measurement over random moves: is the engine that auto picks
+the fastest, or within 10% of it?
+
+--workloads N random moves (seeded): a block size log-uniform from 4 KiB to 4 MiB, rounded to
+4 KiB; a count log-uniform from 16 to 4096 blocks, cut so that a direction moves at most
+--max-bytes; a direction, to_device, to_host or both (the two lists disjoint). Each move runs
+between a GPU cache and a pinned host pool (one allocation each, viewed per block size, as in
+torch_kv_mover.py) with every engine the mover can reach forced (copy, batch, kernel), then with
+auto on the library's placeholder costs and, with --profile FILE, on the profile fitted to that
+zc bench --case blocks document. A run is timed as wall time between two torch.cuda.synchronize()
+calls; a way's figure is the median of --runs timed runs after --warmup untimed ones; before
+each run the destination blocks are zeroed (untimed), and after each way they are compared with
+the source blocks (a mismatch fails the run).
+
+Auto is judged by the engine it chose: right when that engine's forced median is within 10% of
+the fastest forced median (time <= 1.1x the least). Prints one JSON line per move ("record":
+"workload": each way's seconds and GB/s, the fastest engine, each auto's engine, its own time
+and the judgement) and a summary line ("record": "summary": the share judged right, for the
+placeholders and the measured profile, against the target of 90% of the moves). Exits 0 (a
+missed target is reported, not a failure); 1 when a move's data came back wrong; 3 without torch
+or a GPU, printing why.
+
+    python3 bench/workloads/blocks_validate.py [--workloads 100] [--seed 50] [--profile FILE]
+"""
+import argparse
+import math
+import random
+import statistics
+import sys
+import time
+
+sys.dont_write_bytecode = True
+import torch_kv_mover as kv  # noqa: E402 - after the line above, so that no __pycache__ is written
+
+NAME = "blocks_validate"
+WITHIN = 1.10  # auto's engine right when its time is at most this times the fastest engine's
+TARGET = 0.90  # of the moves
+KiB = 1 << 10
+
+
+def draw(rng, max_bytes):
+    """One random move: (block bytes, count, direction)."""
+    size = max(4 * KiB, round(2 ** rng.uniform(12, 22) / (4 * KiB)) * 4 * KiB)
+    count = int(round(2 ** rng.uniform(4, 12)))
+    count = max(1, min(count, max_bytes // size))
+    return size, count, rng.choice(kv.DIRECTIONS)
+
+
+def check(torch, cache, pool, mv, direction):
+    """Whether the destination blocks hold the source blocks."""
+    ok = True
+    if kv.has(direction, "to_host"):
+        ok &= torch.equal(pool.index_select(0, mv.host_dst),
+                          cache.index_select(0, mv.dev_src_cuda).cpu())
+    if kv.has(direction, "to_device"):
+        ok &= torch.equal(cache.index_select(0, mv.dev_dst_cuda),
+                          pool.index_select(0, mv.host_src).to("cuda"))
+    return bool(ok)
+
+
+def options():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--workloads", type=int, default=100, help="random moves (default 100)")
+    p.add_argument("--seed", type=int, default=50, help="the moves' seed (default 50)")
+    p.add_argument("--max-bytes", type=kv.parse_size, default=1 << 30,
+                   help="bytes a direction at most (default 1G)")
+    p.add_argument("--profile", help="a zc bench --case blocks --json document: auto is judged "
+                                     "on its fitted profile too")
+    p.add_argument("--warmup", type=int, default=1, help="untimed runs first (default 1)")
+    p.add_argument("--runs", type=int, default=3, help="timed runs (default 3, at least 3)")
+    p.add_argument("--dtype", choices=("bfloat16", "uint8"), default="uint8",
+                   help="the cache's element type (default uint8)")
+    args = p.parse_args()
+    if args.workloads < 1:
+        p.error("--workloads must be at least 1")
+    if args.runs < 3:
+        p.error("--runs must be at least 3: the median of fewer says little")
+    if args.warmup < 0:
+        p.error("--warmup cannot be negative")
+    if args.max_bytes < 4 * KiB:
+        p.error("--max-bytes must hold one 4 KiB block")
+    return args
+
+
+def judge(chosen, seconds):
+    """(right?, the chosen engine's time over the fastest's) from the forced medians."""
+    fastest = min(seconds.values())
+    ratio = seconds[chosen] / fastest if chosen in seconds else math.inf
+    return ratio <= WITHIN, ratio
+
+
+def measure(torch, zerocopy, ctx, direction, way, mover, engine):
+    """One way's median seconds and its MoveChoice; None when the engine cannot reach the memory."""
+    cache, pool, mv = ctx["cache"], ctx["pool"], ctx["move"]
+
+    def run():
+        return kv.mover_move(torch, mover, engine, ctx["stream"], cache, pool, mv, direction)
+
+    try:
+        times, choice = kv.timed(torch, lambda: kv.reset(cache, pool, mv, direction), run,
+                                 ctx["warmup"], ctx["runs"])
+    except zerocopy.UnsupportedError:
+        return None
+    if not check(torch, cache, pool, mv, direction):
+        ctx["failures"].append(f"workload {ctx['index']}: {way} moved the wrong bytes")
+    return statistics.median(times), choice
+
+
+def one_workload(torch, zerocopy, ctx, size, count, direction):
+    nbytes = size * count * (2 if direction == "both" else 1)
+    seconds, unreachable = {}, []
+    default = ctx["movers"]["auto"]
+    for engine in kv.ENGINES:
+        got = measure(torch, zerocopy, ctx, direction, engine, default, engine)
+        if got is None:
+            unreachable.append(engine)
+        else:
+            seconds[engine] = got[0]
+    line = {"workload": NAME, "record": "workload", "index": ctx["index"], "block_bytes": size,
+            "count": count, "direction": direction, "bytes": nbytes,
+            "seconds": seconds, "gbps": {e: nbytes / s / 1e9 for e, s in seconds.items()},
+            "unreachable": unreachable}
+    if not seconds:
+        ctx["failures"].append(f"workload {ctx['index']}: no engine reached the memory")
+        return line
+    line["fastest"] = min(seconds, key=seconds.get)
+    for name, mover in ctx["movers"].items():
+        got = measure(torch, zerocopy, ctx, direction, name, mover, "auto")
+        if got is None:
+            ctx["failures"].append(f"workload {ctx['index']}: {name} was refused")
+            continue
+        auto_seconds, choice = got
+        right, ratio = judge(choice.engine, seconds)
+        line[name] = {"engine": choice.engine, "seconds": auto_seconds,
+                      "gbps": nbytes / auto_seconds / 1e9, "right": right,
+                      "chosen_over_fastest": ratio,
+                      "predicted_us": {k: round(v, 2) for k, v in choice.predicted_us.items()}}
+    return line
+
+
+def main():
+    args = options()
+    torch = kv.torch_or_skip(NAME)
+    zerocopy = kv.zerocopy_or_fail(NAME)
+    rng = random.Random(args.seed)
+    moves = [draw(rng, args.max_bytes) for _ in range(args.workloads)]
+    arena_bytes = max(2 * size * count for size, count, _ in moves)
+    start = time.perf_counter()
+    arena = kv.Arena(torch, arena_bytes, args.seed)
+    ctx = {"movers": kv.movers(zerocopy, torch, args.profile, NAME), "stream": torch.cuda.Stream(),
+           "warmup": args.warmup, "runs": args.runs, "failures": []}
+    kv.emit({"workload": NAME, "record": "setup", "arena_bytes": arena_bytes,
+             "setup_seconds": time.perf_counter() - start,
+             "device": torch.cuda.get_device_name(), "torch": torch.__version__,
+             "zerocopy": zerocopy.__version__, "profile": args.profile, "seed": args.seed,
+             "workloads": args.workloads, "timing": kv.TIMING, "within": WITHIN})
+    right = {name: 0 for name in ctx["movers"]}
+    judged = {name: 0 for name in ctx["movers"]}
+    for index, (size, count, direction) in enumerate(moves):
+        ctx["index"] = index
+        ctx["cache"], ctx["pool"] = arena.views(torch, size, 2 * count, args.dtype)
+        ctx["move"] = kv.Move(torch, count, 2 * count, args.seed * 1000 + index)
+        line = one_workload(torch, zerocopy, ctx, size, count, direction)
+        kv.emit(line)
+        for name in ctx["movers"]:
+            if name in line:
+                judged[name] += 1
+                right[name] += line[name]["right"]
+    summary = {"workload": NAME, "record": "summary", "workloads": args.workloads,
+               "seed": args.seed, "within": WITHIN, "target": TARGET,
+               "failures": ctx["failures"]}
+    for name in ctx["movers"]:
+        share = right[name] / judged[name] if judged[name] else None
+        summary[name] = {"right": right[name], "judged": judged[name], "share": share,
+                         "target_met": share is not None and share >= TARGET}
+    kv.emit(summary)
+    for mover in ctx["movers"].values():
+        mover.close()
+    for failure in ctx["failures"]:
+        print(f"{NAME}: {failure}", file=sys.stderr)
+    return 1 if ctx["failures"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
