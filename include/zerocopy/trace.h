@@ -218,6 +218,21 @@ ZC_EXTERN const char *zc_trace_call_name(zc_trace_call call);
 #define ZC_TRACE_UM_MIN_FAULTS      16           /* fault records, or ... */
 #define ZC_TRACE_UM_MIN_BYTES       (1ull << 20) /* ... bytes migrated on demand */
 #define ZC_TRACE_MANAGED_MIN_BYTES  (1ull << 20) /* managed memory used without prefetch */
+/* Block copies, KV-cache style traffic the block mover would do in one call: copies of one
+ * size between pinned host memory and device memory, in one direction and one process, each
+ * its own call, one after the other. The sizes are the range zc bench's block family measures
+ * (and its fitted profile holds): from 4 KiB, where a copy's fixed cost is most of its time
+ * (1.54 GB/s by a loop on the H100 against 5.95 GB/s by the mover's kernel), to 4 MiB, where a
+ * loop is within 3% of the mover. 64 is the fewest blocks of one move the family measures;
+ * fewer calls cost too little to be worth a change. The copies of one move follow each other
+ * on the GPU within the gap: a loop of calls leaves a few microseconds between them (a 4 KiB
+ * block every 2.7 us on the H100, a synchronous cudaMemcpy some 7 us); a longer gap is the CPU
+ * working between copies (filling a staging buffer: a memcpy of 1 MiB takes tens of
+ * microseconds) or a program's step (a kernel), and the blocks were not there to move at once. */
+#define ZC_TRACE_BLOCK_MIN_BYTES    (4u << 10) /* a block moves at least this, ... */
+#define ZC_TRACE_BLOCK_MAX_BYTES    (4u << 20) /* ... and at most this */
+#define ZC_TRACE_BLOCK_MIN_COUNT    64         /* blocks of one size in one move */
+#define ZC_TRACE_BLOCK_MAX_GAP_NS   20000ull   /* GPU time between two copies of one move */
 
 typedef enum zc_trace_severity {
     ZC_TRACE_NOTE = 0,   /* worth knowing; the trace could not measure its cost */
@@ -269,6 +284,10 @@ typedef struct zc_trace_params {
     double ceiling_gbps;        /* bandwidth per direction host<->device; 0 when unknown */
     const char *ceiling_source; /* how it was obtained (shown with it) */
     uint64_t ram_bytes;         /* RAM to hold pinned memory against; 0: as the log says */
+    /* The block mover's measured profile (zc_blocks_profile_from_bench, zerocopy/advise.h):
+     * block_copies is priced with it. NULL, or a profile not measured (the placeholders): no
+     * price. A profile zc_blocks_set_profile would refuse makes the analysis fail. */
+    const struct zc_blocks_profile *blocks_profile;
 } zc_trace_params;
 
 /* The kernels' PCIe reads measured beside the trace, or why they were asked for and not
@@ -321,7 +340,8 @@ typedef struct zc_trace_report {
 
 /*
  * Analyse a recorded run into *report_p: totals per path, host-memory figures and findings.
- * Fails with ZC_ERR_INVALID_ARG on NULL, ZC_ERR_NO_MEMORY when scratch space is lacking.
+ * Fails with ZC_ERR_INVALID_ARG on NULL or on a params->blocks_profile with a cost negative or
+ * not finite, a bandwidth of 0 or batch_max 0; ZC_ERR_NO_MEMORY when scratch space is lacking.
  */
 ZC_EXTERN zc_status zc_trace_analyze(const zc_trace_log *log, const zc_trace_params *params,
                                      zc_trace_report *report_p);

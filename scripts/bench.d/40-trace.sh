@@ -70,6 +70,7 @@ traced planted-startup_pinning none -- "$bin/trace_planted_startup_pinning"
 traced planted-managed_mixed managed_faults -- "$bin/trace_planted_managed_mixed"
 traced planted-mapped_copied none -- "$bin/trace_planted_mapped_copied"
 traced planted-children pageable_transfers -- "$bin/trace_planted_children"
+traced planted-block_copies block_copies -- "$bin/trace_planted_block_copies"
 
 echo "## zc trace on pitfall demonstrations" | tee -a "$text"
 traced zc-on-demo-pageable-copy pageable_transfers -- "$demos" pageable-copy

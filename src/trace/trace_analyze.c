@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blocks/blocks_plan.h"
 #include "core/error.h"
 
 const zc_trace_finding *zc_trace_report_find(const zc_trace_report *report, const char *key)
@@ -53,6 +54,9 @@ zc_status zc_trace_analyze_measured(const zc_trace_log *log, const zc_trace_para
     static const zc_trace_counters none = {NULL, 0, NULL};
     if (log == NULL || params == NULL || report_p == NULL)
         return ZC_ERR_INVALID_ARG;
+    /* The block mover's profile prices block_copies: one it would refuse prices nothing. */
+    if (params->blocks_profile != NULL)
+        ZC_CHECK(zc__blocks_profile_check("zc_trace_analyze", params->blocks_profile));
     zc_trace_report *r = calloc(1, sizeof *r);
     if (r == NULL)
         return ZC_ERR_NO_MEMORY;

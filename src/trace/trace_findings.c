@@ -24,6 +24,23 @@ const zc__trace_finding_row zc__trace_finding_rows[] = {
                "mapped host memory instead of copying.",
         .find = zc__trace_find_small,
     },
+    /* Both this and small_transfers may fire on the same copies (300 copies of 4 KiB from
+     * pinned memory): small_transfers counts every small copy, of any size and memory, and
+     * points to gathering them into one buffer; this counts moves of equal blocks between
+     * pinned and device memory, which the mover makes in one call without a staging copy, and
+     * prices that. Their savings overlap: never add them up. */
+    {
+        .key = "block_copies",
+        .severity = ZC_TRACE_WARNING,
+        .title = "Many blocks moved one call each",
+        .fix = "Move the blocks in one call with the block mover: zc_blocks_move "
+               "(zerocopy/blocks.h) or zerocopy.Mover in Python takes the list of blocks, or a "
+               "base and indices, and runs the engine predicted fastest (one copy per block, "
+               "cudaMemcpyBatchAsync, or an SM kernel through mapped memory; docs/blocks.md). "
+               "zc advise --blocks SIZE --count N --bench FILE ranks the engines for your "
+               "blocks on this machine.",
+        .find = zc__trace_find_blocks,
+    },
     {
         .key = "sync_copies_serialize",
         .severity = ZC_TRACE_WARNING,

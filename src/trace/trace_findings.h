@@ -29,10 +29,11 @@ typedef struct zc__trace_finding_row {
 extern const zc__trace_finding_row zc__trace_finding_rows[];
 extern const size_t zc__trace_finding_row_count;
 
-/* The finders (trace_find_copies.c, _pinning.c, _managed.c, _mapped.c). */
+/* The finders (trace_find_copies.c, _blocks.c, _pinning.c, _managed.c, _mapped.c). */
 zc_status zc__trace_find_pageable(const zc__trace_facts *facts, zc__trace_evidence *ev);
 zc_status zc__trace_find_small(const zc__trace_facts *facts, zc__trace_evidence *ev);
 zc_status zc__trace_find_sync(const zc__trace_facts *facts, zc__trace_evidence *ev);
+zc_status zc__trace_find_blocks(const zc__trace_facts *facts, zc__trace_evidence *ev);
 zc_status zc__trace_find_pin_loop(const zc__trace_facts *facts, zc__trace_evidence *ev);
 zc_status zc__trace_find_slow_pin(const zc__trace_facts *facts, zc__trace_evidence *ev);
 zc_status zc__trace_find_over_pinning(const zc__trace_facts *facts, zc__trace_evidence *ev);

@@ -150,18 +150,20 @@ static void test_small_transfers(void **state)
     (void)state;
     log_text t;
     log_open(&t, 1, 64 * GiB);
-    write_copies(&t, 300, 4096, "h2d", "pinned", "device", 1, 2000);
+    /* 2 KiB: under block_copies' smallest block, so small_transfers alone (4 KiB blocks fire
+     * both: test_trace_block_copies.c). */
+    write_copies(&t, 300, 2048, "h2d", "pinned", "device", 1, 2000);
     log_close(&t);
     zc_trace_report *r = analyze(t.text, 55.0, 0);
     const char *const keys[] = {"small_transfers", NULL};
     expect_findings(r, keys);
     assert_int_equal(zc_trace_report_find(r, "small_transfers")->count, 300);
-    assert_int_equal(zc_trace_report_find(r, "small_transfers")->bytes, 300 * 4096);
+    assert_int_equal(zc_trace_report_find(r, "small_transfers")->bytes, 300 * 2048);
     free(r);
     free(t.text);
 
     log_open(&t, 1, 64 * GiB);
-    write_copies(&t, ZC_TRACE_SMALL_MIN_COUNT - 1, 4096, "h2d", "pinned", "device", 1, 2000);
+    write_copies(&t, ZC_TRACE_SMALL_MIN_COUNT - 1, 2048, "h2d", "pinned", "device", 1, 2000);
     write_copies(&t, 50, ZC_TRACE_SMALL_BYTES, "h2d", "pinned", "device", 1, 2000);
     log_close(&t);
     r = analyze(t.text, 55.0, 0);

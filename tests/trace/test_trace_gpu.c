@@ -292,6 +292,48 @@ static void test_children(void **state)
                      children_reported_one_by_one});
 }
 
+/* 512 blocks of 64 KiB, one move: no price without --bench (the evidence says how). */
+static void blocks_counted(const cJSON *doc)
+{
+    const cJSON *f = finding(doc, "block_copies");
+    assert_int_equal(cJSON_GetObjectItem(f, "count")->valueint, 512);
+    assert_true(cJSON_GetObjectItem(f, "bytes")->valuedouble == 512.0 * 64 * 1024);
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(f, "saving_s")));
+}
+
+static void test_block_copies(void **state)
+{
+    (void)state;
+    check(&(planted){"block_copies",
+                     ZC_PLANTED_BLOCK_COPIES,
+                     "statically",
+                     "block_copies",
+                     {NULL},
+                     blocks_counted});
+}
+
+/* The same program priced with the committed H100 document's block family: a saving, not
+ * more than the copies took. */
+static void blocks_priced(const cJSON *doc)
+{
+    const cJSON *f = finding(doc, "block_copies");
+    const cJSON *saving = cJSON_GetObjectItem(f, "saving_s");
+    assert_true(cJSON_IsNumber(saving));
+    assert_true(saving->valuedouble >= 0.0);
+    assert_true(saving->valuedouble <= cJSON_GetObjectItem(f, "time_s")->valuedouble);
+}
+
+static void test_block_copies_priced(void **state)
+{
+    (void)state;
+    check(&(planted){"block_copies",
+                     ZC_PLANTED_BLOCK_COPIES,
+                     "statically",
+                     "block_copies",
+                     {"--bench", ZC_BLOCKS_BENCH, NULL},
+                     blocks_priced});
+}
+
 /* Another CUDA tool that injects itself (compute-sanitizer, Nsight) would be displaced by zc
  * trace's own injection library in the planted programs: the test means nothing there. */
 static const char *other_tool(void)
@@ -326,6 +368,7 @@ int main(void)
         cmocka_unit_test(test_over_pinning),    cmocka_unit_test(test_mapped_reread),
         cmocka_unit_test(test_startup_pinning), cmocka_unit_test(test_managed_mixed),
         cmocka_unit_test(test_mapped_copied),   cmocka_unit_test(test_children),
+        cmocka_unit_test(test_block_copies),    cmocka_unit_test(test_block_copies_priced),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

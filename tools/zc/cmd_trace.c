@@ -12,6 +12,7 @@
 #include "cli_io.h"
 #include "cli_json.h"
 #include "trace_ncu.h"
+#include "zerocopy/advise.h"
 #include "zerocopy/size.h"
 #include "zerocopy/trace.h"
 #include "trace_output.h"
@@ -49,7 +50,8 @@ static void zc__trace_help(void)
            "                    stdout goes to stderr, so that `--json - | jq` works)\n"
            "  -o, --output FILE  write the summary to FILE (- for stdout) instead of stderr\n"
            "  --bench FILE      take the ceiling from a zc bench --json file (best pinned copy;\n"
-           "                    - for stdin)\n"
+           "                    - for stdin) and, when it holds the block family, the block\n"
+           "                    mover's profile that prices block_copies\n"
            "  --ceiling GBPS    take the ceiling as given, in GB/s per direction\n"
            "                    (default: the PCIe link's theoretical figure, with a note)\n"
            "  --ram BYTES       hold pinned memory against BYTES of RAM instead of this\n"
@@ -79,6 +81,10 @@ typedef struct zc__trace_options {
     const char *keep_dir;
     double ceiling_gbps;
     double bench_gbps; /* read from --bench before the program runs; 0 when it has none */
+    /* The block mover's profile fitted to --bench's block family, to price block_copies;
+     * have_blocks 0 when the document has no such family (then only the ceiling is read). */
+    zc_blocks_profile blocks_profile;
+    int have_blocks;
     uint64_t ram_bytes;
     int device;
     int force;
@@ -139,7 +145,8 @@ static int zc__report(zc__trace_options *o, const char *log_dir, zc_cli_trace_ru
                      "uses no CUDA, or there is no GPU or driver)");
         } else {
             report = malloc(sizeof *report);
-            zc_trace_params params = {0, NULL, o->ram_bytes};
+            zc_trace_params params = {0, NULL, o->ram_bytes,
+                                      o->have_blocks ? &o->blocks_profile : NULL};
             if (report == NULL || zc_trace_analyze(&log, &params, report) != ZC_OK) {
                 snprintf(run->why_not, sizeof run->why_not, "analysis failed: out of memory");
                 run->trace_failed = 1;
@@ -223,6 +230,22 @@ static int zc__check_keep_dir(const char *dir)
     return 0;
 }
 
+/* The block mover's profile from --bench's block family, when it has one: a document without
+ * it (or with one block size, as zc bench --quick measures) is read for the ceiling alone, as
+ * before; a family whose points cannot be fitted is said and leaves block_copies unpriced, the
+ * trace going on. */
+static void zc__fit_blocks(zc__trace_options *o, const cJSON *doc)
+{
+    zc_status fitted = zc_blocks_bench_from_json(doc, 0, &o->blocks_profile, NULL, NULL);
+    o->have_blocks = fitted == ZC_OK;
+    if (fitted == ZC_ERR_INVALID_ARG)
+        fprintf(stderr,
+                "zc trace: --bench %s: its block family gives no profile (%s); "
+                "block_copies will not be priced\n",
+                o->bench_path, zc_last_error());
+    zc_clear_error();
+}
+
 /* Everything that can be wrong with the options, found before the program runs. */
 static int zc__check_before_run(zc__trace_options *o, char *library, size_t library_size,
                                 char *log_dir, size_t log_dir_size, zc_cli_trace_run *run)
@@ -233,6 +256,8 @@ static int zc__check_before_run(zc__trace_options *o, char *library, size_t libr
         if (doc == NULL)
             return code;
         zc_status status = zc_bench_copy_ceiling_from_json(doc, &o->bench_gbps);
+        if (status == ZC_OK)
+            zc__fit_blocks(o, doc);
         cJSON_Delete(doc);
         if (status != ZC_OK)
             return zc_cli_fail("trace", "--bench", status);
