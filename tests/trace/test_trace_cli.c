@@ -227,6 +227,132 @@ static void test_log_written_in_the_program_is_reported(void **state)
     assert_int_equal(rmdir(keep), 0);
 }
 
+/* zc trace --bench FILE -- a "program" that writes a log of 256 blocks of 64 KiB copied to the
+ * device one call each; findings is the document's findings array (the caller deletes doc). */
+static cJSON *trace_blocks(const char *bench, char *err, size_t err_size)
+{
+    char json_path[] = "/tmp/zc-trace-blocks-XXXXXX";
+    int fd = mkstemp(json_path);
+    assert_true(fd >= 0);
+    close(fd);
+    const char *script =
+        "{ echo 'zctrace 2 pid=1 ram=68719476736'; i=0; "
+        "while [ $i -lt 256 ]; do "
+        "echo \"copy h2d pinned device 65536 $((i*4830)) $((i*4830+3830)) 7 1 0\"; "
+        "i=$((i+1)); done; echo end; } > \"$ZC_TRACE_DIR/1.log\"";
+    zc_test_output r;
+    zc_test_run_zc((const char *[]){"trace", "--lib", ZC_TEST_EXIT_SEVEN, "--bench", bench,
+                                    "--force", "--json", json_path, "--", "/bin/sh", "-c", script,
+                                    NULL},
+                   NULL, &r);
+    fprintf(stderr, "stderr was:\n%s", r.err);
+    assert_int_equal(r.exit_code, 0);
+    snprintf(err, err_size, "%s", r.err);
+    zc_test_output_free(&r);
+    size_t len = 0;
+    char *text = zc_test_read_file(json_path, &len);
+    unlink(json_path);
+    assert_non_null(text);
+    cJSON *doc = cJSON_Parse(text);
+    free(text);
+    assert_non_null(doc);
+    return doc;
+}
+
+static const cJSON *finding_of(const cJSON *doc, const char *key)
+{
+    const cJSON *f;
+    cJSON_ArrayForEach(f, cJSON_GetObjectItem(doc, "findings"))
+    {
+        if (strcmp(cJSON_GetObjectItem(f, "key")->valuestring, key) == 0)
+            return f;
+    }
+    fail_msg("no finding %s", key);
+    return NULL;
+}
+
+/* --bench with the block family prices block_copies; a document without it gives the ceiling
+ * alone, as before, and the finding unpriced. */
+static void test_bench_prices_block_copies(void **state)
+{
+    (void)state;
+    static char err[16384];
+    cJSON *doc = trace_blocks(ZC_BLOCKS_BENCH, err, sizeof err);
+    const cJSON *f = finding_of(doc, "block_copies");
+    const cJSON *saving = cJSON_GetObjectItem(f, "saving_s");
+    assert_true(cJSON_IsNumber(saving));
+    assert_true(saving->valuedouble > 0);
+    assert_true(saving->valuedouble < cJSON_GetObjectItem(f, "time_s")->valuedouble);
+    assert_null(strstr(err, "gives no profile"));
+    cJSON_Delete(doc);
+
+    char bench[] = "/tmp/zc-trace-bench-XXXXXX";
+    int fd = mkstemp(bench);
+    assert_true(fd >= 0);
+    const char text[] =
+        "{\"schema\":\"zerocopy.bench/1\",\"cases\":["
+        "{\"key\":\"copy.h2d.pinned\",\"group\":\"copy\",\"technique\":\"pinned\","
+        "\"direction\":\"h2d\",\"outcome\":\"ok\",\"points\":["
+        "{\"bytes\":268435456,\"metric\":\"bandwidth\",\"stats\":{\"median\":55.4}}]}]}";
+    assert_int_equal(write(fd, text, sizeof text - 1), (ssize_t)(sizeof text - 1));
+    close(fd);
+    doc = trace_blocks(bench, err, sizeof err);
+    unlink(bench);
+    f = finding_of(doc, "block_copies");
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(f, "saving_s")));
+    assert_non_null(strstr(cJSON_GetObjectItem(f, "evidence")->valuestring, "--bench FILE"));
+    assert_null(strstr(err, "gives no profile"));
+    assert_double_equal(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "ceiling"), "gbps")->valuedouble, 55.4, 1e-9);
+    cJSON_Delete(doc);
+}
+
+/* A block family that cannot be fitted (the H100 document with one point's samples negative) is
+ * said on stderr; the trace goes on, block_copies unpriced. */
+static void test_bench_unfitted_block_family(void **state)
+{
+    (void)state;
+    size_t len = 0;
+    char *text = zc_test_read_file(ZC_BLOCKS_BENCH, &len);
+    assert_non_null(text);
+    cJSON *bench_doc = cJSON_Parse(text);
+    free(text);
+    assert_non_null(bench_doc);
+    int spoiled = 0;
+    const cJSON *c, *pt;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(bench_doc, "cases"))
+    {
+        if (strcmp(cJSON_GetObjectItem(c, "key")->valuestring, "blocks.d2h") != 0)
+            continue;
+        cJSON_ArrayForEach(pt, cJSON_GetObjectItem(c, "points"))
+        {
+            cJSON *sample;
+            if (spoiled || strcmp(cJSON_GetObjectItem(pt, "variant")->valuestring, "batch") != 0)
+                continue;
+            cJSON_ArrayForEach(sample, cJSON_GetObjectItem(pt, "samples"))
+                cJSON_SetNumberValue(sample, -sample->valuedouble);
+            spoiled = 1;
+        }
+    }
+    assert_true(spoiled);
+    char bench[] = "/tmp/zc-trace-bench-XXXXXX";
+    int fd = mkstemp(bench);
+    assert_true(fd >= 0);
+    char *printed = cJSON_PrintUnformatted(bench_doc);
+    assert_non_null(printed);
+    ssize_t size = (ssize_t)strlen(printed);
+    assert_int_equal(write(fd, printed, (size_t)size), size);
+    close(fd);
+    free(printed);
+    cJSON_Delete(bench_doc);
+    static char err[16384];
+    cJSON *doc = trace_blocks(bench, err, sizeof err);
+    unlink(bench);
+    assert_non_null(strstr(err, "its block family gives no profile"));
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(finding_of(doc, "block_copies"), "saving_s")));
+    cJSON_Delete(doc);
+}
+
 /* A log zc trace cannot read is reported as such, and the program's exit code still wins. */
 static void test_malformed_log_is_reported(void **state)
 {
@@ -438,6 +564,8 @@ int main(void)
         cmocka_unit_test(test_signals_and_missing_programs),
         cmocka_unit_test(test_usage_errors),
         cmocka_unit_test(test_log_written_in_the_program_is_reported),
+        cmocka_unit_test(test_bench_prices_block_copies),
+        cmocka_unit_test(test_bench_unfitted_block_family),
         cmocka_unit_test(test_malformed_log_is_reported),
         cmocka_unit_test(test_json_to_stdout_alone),
         cmocka_unit_test(test_json_to_stdout_and_exit_codes),
