@@ -76,15 +76,15 @@ static double zc__mover_s(const zc_blocks_profile *p, int to_device, uint64_t n,
     return best * 1e-6;
 }
 
-/* Add one run of copies [first, first + n) to sum when it is a move. */
+/* Add the run of copies run[0 .. n - 1] to sum when it is a move. */
 static void zc__add_move(zc__block_moves *sum, const zc_trace_copy *const *run, uint64_t n,
                          const zc_blocks_profile *profile)
 {
     if (n < ZC_TRACE_BLOCK_MIN_COUNT)
         return;
     uint64_t ns = 0;
-    for (uint64_t i = 0; i < n; i++)
-        ns += run[i]->end - run[i]->start;
+    for (uint64_t i = 0; i < n; i++) /* a record that ends before it starts took no time */
+        ns += run[i]->end > run[i]->start ? run[i]->end - run[i]->start : 0;
     const zc_trace_copy *c = run[0];
     const int to_device = c->dir == ZC_TRACE_DIR_H2D;
     sum->moves++;
