@@ -281,7 +281,7 @@ def options():
                    help="bytes a direction at most; larger counts are cut (default 1G; --quick "
                         "256M)")
     p.add_argument("--dtype", choices=("bfloat16", "uint8"), default="bfloat16",
-                   help="the cache's element type (default bfloat16; blocks are bytes to every way)")
+                   help="the cache's element type (default bfloat16; every way moves bytes)")
     p.add_argument("--profile", help="a zc bench --case blocks --json document: the measured "
                                      "profile of mover-auto-measured")
     p.add_argument("--ways", default=None,
