@@ -104,10 +104,16 @@ def test_a_mover_starts_with_the_placeholders_and_a_closed_one_takes_nothing(h10
 
 
 @pytest.mark.skipif(zerocopy.device_count() == 0, reason="a Mover needs a GPU")
-def test_use_profile_on_a_gpu_sets_it():
+def test_use_profile_on_a_gpu_plans_with_it():
+    device = zerocopy.empty((64, 4096), "uint8", kind="device")
+    pinned = zerocopy.empty((64, 4096), "uint8", kind="pinned")
     with zerocopy.Mover() as mover:
         assert not mover.profile_measured
+        before = mover.plan(device, pinned, to_device=(range(32), range(32, 64)))
         assert mover.use_profile(H100).measured and mover.profile_measured
+        after = mover.plan(device, pinned, to_device=(range(32), range(32, 64)))
+    assert after.predicted_us != before.predicted_us  # the measured costs, not the placeholders
+    assert after.engine == min(after.predicted_us, key=after.predicted_us.get)
 
 
 # -- what cannot be fitted ---------------------------------------------------------------------
