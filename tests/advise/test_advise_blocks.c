@@ -3,6 +3,7 @@
  * what the document measured, its predictions against the medians, the planner's own choice
  * from it, a fit that follows its input, and every refusal. */
 #include "test_support.h"
+#include "test_json_file.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -19,13 +20,7 @@
 
 static cJSON *load_doc(void)
 {
-    size_t len = 0;
-    char *text = zc_test_read_file(ZC_BLOCKS_BENCH, &len);
-    assert_non_null(text);
-    cJSON *doc = cJSON_Parse(text);
-    free(text);
-    assert_non_null(doc);
-    return doc;
+    return zc_test_json_file(ZC_BLOCKS_BENCH);
 }
 
 static zc_blocks_profile fit_of(const cJSON *doc, zc_blocks_fit *fit_p)

@@ -5,6 +5,7 @@
  * block mover's prediction from the profile fitted to the committed H100 bench document, and
  * there is none without a measured profile. */
 #include "test_support.h"
+#include "test_json_file.h"
 
 #include <string.h>
 
@@ -25,12 +26,7 @@
 /* The profile fitted to the committed H100 document's block family. */
 static zc_blocks_profile h100_profile(void)
 {
-    size_t len = 0;
-    char *text = zc_test_read_file(ZC_BLOCKS_BENCH, &len);
-    assert_non_null(text);
-    cJSON *doc = cJSON_Parse(text);
-    free(text);
-    assert_non_null(doc);
+    cJSON *doc = zc_test_json_file(ZC_BLOCKS_BENCH);
     zc_blocks_profile p;
     if (zc_blocks_bench_from_json(doc, 0, &p, NULL, NULL) != ZC_OK)
         fail_msg("fit refused: %s", zc_last_error());

@@ -2,6 +2,7 @@
 /* zc trace on plain programs: the program's output and exit code pass through untouched, and
  * the summary says there was no CUDA activity. */
 #include "test_support.h"
+#include "test_json_file.h"
 
 #include <string.h>
 #include <sys/stat.h>
@@ -312,12 +313,7 @@ static void test_bench_prices_block_copies(void **state)
 static void test_bench_unfitted_block_family(void **state)
 {
     (void)state;
-    size_t len = 0;
-    char *text = zc_test_read_file(ZC_BLOCKS_BENCH, &len);
-    assert_non_null(text);
-    cJSON *bench_doc = cJSON_Parse(text);
-    free(text);
-    assert_non_null(bench_doc);
+    cJSON *bench_doc = zc_test_json_file(ZC_BLOCKS_BENCH);
     int spoiled = 0;
     const cJSON *c, *pt;
     cJSON_ArrayForEach(c, cJSON_GetObjectItem(bench_doc, "cases"))
