@@ -28,9 +28,9 @@
 #include <unistd.h>
 
 #include "run_config.h"
-#include "run_reach.h"
 #include "run_cures.h"
 #include "run_driver.h"
+#include "run_reach.h"
 
 #define ZC__EXPORT __attribute__((visibility("default")))
 
