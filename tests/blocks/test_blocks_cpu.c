@@ -343,6 +343,16 @@ static void test_choice_by_size(void **state)
     assert_int_equal(c->bytes_to_host, 2 * MIB);
     /* One list's host side not mapped: no kernel for the move. */
     assert_int_equal(c->reachable & (1u << ZC_BLOCKS_KERNEL), 0);
+    /* Many small blocks both ways: one host thread queues both lists, so their host sides add
+     * up (copy 1000 * 3 us each way; batch 10 calls * 10 us + 1000 * 0.5 us each way), longer
+     * than either direction alone. */
+    memset(&f->desc, 0, sizeof f->desc);
+    to_device(f, MAPPED_BASE, DEVICE_BASE, 1000, 512);
+    to_host(f, DEVICE_BASE + 8 * MIB, PINNED_BASE + 2 * MIB, 1000, 512);
+    assert_int_equal(plan(f), ZC_OK);
+    assert_double_equal(c->predicted_us[ZC_BLOCKS_COPY], 2 * 1000 * 3.0, 1e-9);
+    assert_double_equal(c->predicted_us[ZC_BLOCKS_BATCH], 2 * (10 * 10.0 + 1000 * 0.5), 1e-9);
+    assert_int_equal(c->engine, ZC_BLOCKS_BATCH);
     /* Both mapped: the kernel moves both lists in the same launches, the directions add up. */
     memset(&f->desc, 0, sizeof f->desc);
     to_device(f, MAPPED_BASE, DEVICE_BASE, 1500, 512);
@@ -352,6 +362,15 @@ static void test_choice_by_size(void **state)
                         3 * 5.0 + 2500 * 0.1 + (1500.0 * 512 + 1000.0 * 256) / 16e3, 1e-9);
     assert_int_equal(c->engine, ZC_BLOCKS_KERNEL);
     assert_int_equal(c->calls, 3);
+    /* A few blocks each way: one launch holds both lists, but each direction is priced with
+     * its own launch (5 us each), as each was measured alone. */
+    memset(&f->desc, 0, sizeof f->desc);
+    to_device(f, MAPPED_BASE, DEVICE_BASE, 10, 512);
+    to_host(f, DEVICE_BASE + 8 * MIB, MAPPED_BASE + 2 * MIB, 10, 512);
+    assert_int_equal(plan(f), ZC_OK);
+    assert_double_equal(c->predicted_us[ZC_BLOCKS_KERNEL], 2 * (5.0 + 10 * 0.1 + 5120.0 / 16e3),
+                        1e-9);
+    assert_int_equal(c->calls, 1);
     /* Where the kernel reaches each host end. */
     assert_int_equal(f->plan.items[7].host_dev, DEV_OF_MAPPED + 7 * 512);
     assert_int_equal(f->plan.items[1500 + 9].host_dev, DEV_OF_MAPPED + 2 * MIB + 9 * 256);
