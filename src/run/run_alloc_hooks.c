@@ -419,7 +419,7 @@ static int zc__reached(void)
             if (zc__run_config_get()->verbose)
                 fprintf(stderr,
                         "zerocopy run: the program reaches another %s than this "
-                        "library's; the cures that watch allocations (register) are off\n",
+                        "library's; the cures that watch allocations (register, fresh) are off\n",
                         names[i]);
             return 0;
         }
