@@ -124,7 +124,7 @@ static zc_status zc__pin_sample(zc_bench_ctx *ctx, const char *key, int w, size_
     const zc__pin_way *way = &zc__pin_ways[w];
     zc__pin_made made;
     memset(&made, 0, sizeof made);
-    ZC_CHECK(way->make(bytes, ctx->config.device, &made, t));
+    ZC_CHECK(way->make(bytes, ctx->config.device, way->option, &made, t));
     zc_status st = zc__pin_check(ctx, key, way, &made, bytes);
     if (st == ZC_OK && w == ZC__PIN_FLOOR_THP)
         st = zc__pin_region_huge_bytes(&made.region, huge_p);

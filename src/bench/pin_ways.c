@@ -3,7 +3,6 @@
  * row each: the calls a program writes by hand, PyTorch's register path's shape (malloc'd memory
  * registered), zerocopy's own, and the floor's first touch, with the check of what each made. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "bench/bench_cases.h"
@@ -19,26 +18,16 @@ static double zc__pin_since(uint64_t t0)
     return (double)(zc_clock_ns() - t0) / 1e9;
 }
 
-/* The floor: fresh pages first touched by every CPU this process may use. */
-static zc_status zc__pin_floor_make(size_t bytes, int huge, zc__pin_made *made, double *s)
+/* The floor: fresh pages (huge ones when huge is set) first touched by every CPU this process
+ * may use. */
+static zc_status zc__pin_floor(size_t bytes, int device, int huge, zc__pin_made *made, double *s)
 {
+    (void)device;
     ZC_CHECK(zc__pin_region_map(bytes, huge, &made->region));
     zc_status st = zc__pin_region_touch(&made->region, 0, &s[0]);
     if (st != ZC_OK)
         ZC_CHECK_IGNORE(zc__pin_region_unmap(&made->region, NULL));
     return st;
-}
-
-static zc_status zc__pin_floor_4k(size_t bytes, int device, zc__pin_made *made, double *s)
-{
-    (void)device;
-    return zc__pin_floor_make(bytes, 0, made, s);
-}
-
-static zc_status zc__pin_floor_thp(size_t bytes, int device, zc__pin_made *made, double *s)
-{
-    (void)device;
-    return zc__pin_floor_make(bytes, 1, made, s);
 }
 
 static zc_status zc__pin_floor_undo(zc__pin_made *made, double *seconds_p)
@@ -47,9 +36,11 @@ static zc_status zc__pin_floor_undo(zc__pin_made *made, double *seconds_p)
 }
 
 /* cudaHostAlloc(cudaHostAllocDefault), the pinned kind's exact call (src/mem/exact.h). */
-static zc_status zc__pin_host_alloc(size_t bytes, int device, zc__pin_made *made, double *s)
+static zc_status zc__pin_host_alloc(size_t bytes, int device, int option, zc__pin_made *made,
+                                    double *s)
 {
     (void)device;
+    (void)option;
     uint64_t t0 = zc_clock_ns();
     ZC_CHECK(zc__mem_exact_alloc(ZC_BUFFER_PINNED, bytes, &made->host));
     s[0] = zc__pin_since(t0);
@@ -58,9 +49,11 @@ static zc_status zc__pin_host_alloc(size_t bytes, int device, zc__pin_made *made
 
 /* cudaMallocHost: the same kind by the call CUDA's samples and many programs use
  * (zc__mem_exact_malloc_host). */
-static zc_status zc__pin_malloc_host(size_t bytes, int device, zc__pin_made *made, double *s)
+static zc_status zc__pin_malloc_host(size_t bytes, int device, int option, zc__pin_made *made,
+                                     double *s)
 {
     (void)device;
+    (void)option;
     uint64_t t0 = zc_clock_ns();
     ZC_CHECK(zc__mem_exact_malloc_host(bytes, &made->host));
     s[0] = zc__pin_since(t0);
@@ -77,21 +70,22 @@ static zc_status zc__pin_free_host(zc__pin_made *made, double *seconds_p)
     return st;
 }
 
-/* malloc'd memory registered in place (cudaHostRegisterDefault), as PyTorch's register knob and
- * a program pinning its own buffer do: touched first (one byte a page on the calling thread, as
- * a program that filled it) or fresh, when cudaHostRegister faults the pages in itself. */
-static zc_status zc__pin_register(size_t bytes, int touch, zc__pin_made *made, double *s)
+/* malloc'd memory (the pageable kind's exact call) registered in place
+ * (cudaHostRegisterDefault), as PyTorch's register knob and a program pinning its own buffer do:
+ * touched first (one byte a page on the calling thread, as a program that filled it) when touch
+ * is set, or fresh, when cudaHostRegister faults the pages in itself. */
+static zc_status zc__pin_register(size_t bytes, int device, int touch, zc__pin_made *made,
+                                  double *s)
 {
-    made->raw = malloc(bytes);
-    if (made->raw == NULL)
-        return ZC_FAIL(ZC_ERR_NO_MEMORY, "malloc(%zu) failed", bytes);
+    (void)device;
+    ZC_CHECK(zc__mem_exact_alloc(ZC_BUFFER_PAGEABLE, bytes, &made->raw));
     uint64_t t0 = zc_clock_ns();
     if (touch)
         zc__pages_touch(made->raw, bytes, 1);
     uint64_t t1 = zc_clock_ns();
     zc_status st = zc__mem_exact_register(made->raw, bytes, 0);
     if (st != ZC_OK) {
-        free(made->raw);
+        zc__mem_exact_free(ZC_BUFFER_PAGEABLE, made->raw);
         made->raw = NULL;
         return st;
     }
@@ -101,24 +95,13 @@ static zc_status zc__pin_register(size_t bytes, int touch, zc__pin_made *made, d
     return ZC_OK;
 }
 
-static zc_status zc__pin_register_fresh(size_t bytes, int device, zc__pin_made *made, double *s)
-{
-    (void)device;
-    return zc__pin_register(bytes, 0, made, s);
-}
-
-static zc_status zc__pin_register_touched(size_t bytes, int device, zc__pin_made *made, double *s)
-{
-    (void)device;
-    return zc__pin_register(bytes, 1, made, s);
-}
-
 static zc_status zc__pin_unregister(zc__pin_made *made, double *seconds_p)
 {
     uint64_t t0 = zc_clock_ns();
     /* Timed and checked here: the checked form, not exact.h's cleanup one. */
     zc_status st = zc__mem_exact_unregister_checked(made->raw);
-    free(made->raw); /* unregistering leaves the memory to its owner */
+    /* Unregistering leaves the memory to its owner. */
+    zc__mem_exact_free(ZC_BUFFER_PAGEABLE, made->raw);
     if (seconds_p != NULL)
         *seconds_p = zc__pin_since(t0);
     made->raw = made->host = NULL;
@@ -127,8 +110,9 @@ static zc_status zc__pin_unregister(zc__pin_made *made, double *seconds_p)
 
 /* zerocopy's own path: zc_buffer_alloc(ZC_BUFFER_PINNED), huge-page-aligned pages touched by
  * several threads and registered above ZC_PIN_REGISTER_THRESHOLD. */
-static zc_status zc__pin_zc(size_t bytes, int device, zc__pin_made *made, double *s)
+static zc_status zc__pin_zc(size_t bytes, int device, int option, zc__pin_made *made, double *s)
 {
+    (void)option;
     uint64_t t0 = zc_clock_ns();
     ZC_CHECK(zc_buffer_alloc(bytes, ZC_BUFFER_PINNED, 0, device, &made->buf));
     s[0] = zc__pin_since(t0);
@@ -153,18 +137,15 @@ const zc__pin_way zc__pin_ways[ZC__PIN_WAY_COUNT] = {
                           {"touch", NULL, "munmap"},
                           1,
                           0,
-                          zc__pin_floor_4k,
+                          0,
+                          zc__pin_floor,
                           zc__pin_floor_undo},
-    [ZC__PIN_FLOOR_THP] = {"floor THP",
-                           "THP",
-                           {"touch", NULL, "munmap"},
-                           1,
-                           0,
-                           zc__pin_floor_thp,
-                           zc__pin_floor_undo},
+    [ZC__PIN_FLOOR_THP] =
+        {"floor THP", "THP", {"touch", NULL, "munmap"}, 1, 0, 1, zc__pin_floor, zc__pin_floor_undo},
     {"cudaHostAlloc",
      "cudaHostAlloc",
      {"allocate", NULL, "free"},
+     0,
      0,
      0,
      zc__pin_host_alloc,
@@ -174,6 +155,7 @@ const zc__pin_way zc__pin_ways[ZC__PIN_WAY_COUNT] = {
      {"allocate", NULL, "free"},
      0,
      0,
+     0,
      zc__pin_malloc_host,
      zc__pin_free_host},
     {"malloc+cudaHostRegister",
@@ -181,18 +163,21 @@ const zc__pin_way zc__pin_ways[ZC__PIN_WAY_COUNT] = {
      {"register", NULL, "unregister+free"},
      0,
      1,
-     zc__pin_register_fresh,
+     0,
+     zc__pin_register,
      zc__pin_unregister},
     {"malloc+touch+cudaHostRegister",
      "touch+register",
      {"register", "touch+register", "unregister+free"},
      0,
      1,
-     zc__pin_register_touched,
+     1,
+     zc__pin_register,
      zc__pin_unregister},
     {"zc_buffer_alloc pinned",
      "zerocopy",
      {"allocate", NULL, "free"},
+     0,
      0,
      0,
      zc__pin_zc,

@@ -121,8 +121,10 @@ typedef struct zc__pin_way {
     const char *phases[ZC__PIN_PHASES]; /* "allocate", NULL or "touch+register", "free" */
     int floor;                          /* 1: the floor (no GPU): its check is residency */
     int needs_register;                 /* runs only where cudaHostRegister is supported */
+    int option; /* the way's one setting: huge pages for a floor, a touch before a registration */
     /* Make bytes of memory on device, timing phases 0 and 1 into seconds. */
-    zc_status (*make)(size_t bytes, int device, zc__pin_made *made, double seconds[ZC__PIN_PHASES]);
+    zc_status (*make)(size_t bytes, int device, int option, zc__pin_made *made,
+                      double seconds[ZC__PIN_PHASES]);
     /* Give it back, timing phase 2 (NULL: untimed); made is empty after, even on failure. */
     zc_status (*undo)(zc__pin_made *made, double *seconds_p);
 } zc__pin_way;
