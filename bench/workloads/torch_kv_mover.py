@@ -236,24 +236,22 @@ def timed(torch, before, run, warmup, runs):
     return times, result
 
 
-def result_digest(torch, cache, pool, mv, direction):
-    """The destination blocks in index order, hashed with their shapes and dtypes."""
-    named = []
-    if has(direction, "to_host"):
-        named.append(("to_host", pool.index_select(0, mv.host_dst)))
-    if has(direction, "to_device"):
-        named.append(("to_device", cache.index_select(0, mv.dev_dst_cuda)))
+def blocks_digest(torch, direction, to_host, to_device):
+    """The blocks each direction names, (tensor, index) each, in index order, hashed with their
+    shapes and dtypes."""
+    named = [(name, t.index_select(0, idx)) for name, (t, idx) in
+             (("to_host", to_host), ("to_device", to_device)) if has(direction, name)]
     return torch_common.digest_tensors(torch, named)
+
+
+def result_digest(torch, cache, pool, mv, direction):
+    """The destination blocks in index order."""
+    return blocks_digest(torch, direction, (pool, mv.host_dst), (cache, mv.dev_dst_cuda))
 
 
 def source_digest(torch, cache, pool, mv, direction):
     """What result_digest must give: the source blocks in index order."""
-    named = []
-    if has(direction, "to_host"):
-        named.append(("to_host", cache.index_select(0, mv.dev_src_cuda)))
-    if has(direction, "to_device"):
-        named.append(("to_device", pool.index_select(0, mv.host_src)))
-    return torch_common.digest_tensors(torch, named)
+    return blocks_digest(torch, direction, (cache, mv.dev_src_cuda), (pool, mv.host_src))
 
 
 def plan_combos(sizes, counts, max_bytes):
