@@ -226,11 +226,11 @@ static double zc__fastpin_words(const zc__trace_facts *facts, char *out, size_t 
     }
     zc__snprintf_c(out, size,
                    "; zerocopy's path, as zc bench's pinning family measured it%s, predicts %s "
-                   "for the %llu of %s or more that zc run --fix fastpin serves (%s, %s now), "
-                   "so up to %s saved",
+                   "for the %llu allocation%s of %s or more that zc run --fix fastpin serves (%s, "
+                   "%s now), so up to %s saved",
                    p.extrapolated ? " (extrapolated beyond its measured sizes)" : "",
                    zc_trace_format_time(p.predicted_s, m, sizeof m), (unsigned long long)p.calls,
-                   min, zc_size_format(p.bytes, b, sizeof b),
+                   p.calls == 1 ? "" : "s", min, zc_size_format(p.bytes, b, sizeof b),
                    zc_trace_format_time(zc__trace_seconds(p.ns), t, sizeof t),
                    zc_trace_format_time(p.saving_s, s, sizeof s));
     return p.saving_s;
