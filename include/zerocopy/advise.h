@@ -827,6 +827,86 @@ typedef struct zc_blocks_beside {
 ZC_EXTERN zc_status zc_blocks_beside_from_bench(const zc_bench_result *results, size_t count,
                                                 size_t block_bytes, zc_blocks_beside *beside_p);
 
+/* ---- Pinning: the ways of getting pinned memory priced from zc bench's pinning family ---- */
+
+/* The ways zc bench's pinning family measures (pin.floor, pin.cost), the two floors first. */
+typedef enum zc_pinning_way {
+    ZC_PINNING_FLOOR_4K = 0,   /* no pinning: fresh 4 KiB pages first touched by every CPU */
+    ZC_PINNING_FLOOR_THP = 1,  /* the same with transparent huge pages */
+    ZC_PINNING_HOST_ALLOC,     /* cudaHostAlloc */
+    ZC_PINNING_MALLOC_HOST,    /* cudaMallocHost */
+    ZC_PINNING_REGISTER_FRESH, /* malloc, then cudaHostRegister of its fresh pages */
+    ZC_PINNING_TOUCH_REGISTER, /* malloc, touched on one thread, then cudaHostRegister */
+    ZC_PINNING_ZEROCOPY,       /* zc_buffer_alloc(ZC_BUFFER_PINNED): mmap, threads, register */
+    ZC_PINNING_WAY_COUNT
+} zc_pinning_way;
+
+/* The most sizes one way's curve holds. */
+#define ZC_PINNING_SIZES_MAX 32
+
+/* One way's measured cost: the median seconds at each size measured, sizes ascending. */
+typedef struct zc_pinning_curve {
+    size_t count; /* 0: not measured */
+    size_t bytes[ZC_PINNING_SIZES_MAX];
+    double seconds[ZC_PINNING_SIZES_MAX];
+} zc_pinning_curve;
+
+/* Every way's curve, indexed by zc_pinning_way. */
+typedef struct zc_pinning_curves {
+    zc_pinning_curve way[ZC_PINNING_WAY_COUNT];
+} zc_pinning_curves;
+
+/* A way's key in documents ("cudaHostAlloc", "zerocopy", "floor_thp"), its name for people
+ * ("register fresh", "floor THP"), and how an unmodified program gets it or what serves it
+ * better; NULL out of range. */
+ZC_EXTERN const char *zc_pinning_way_key(zc_pinning_way way);
+ZC_EXTERN const char *zc_pinning_way_name(zc_pinning_way way);
+ZC_EXTERN const char *zc_pinning_way_how(zc_pinning_way way);
+
+/*
+ * Each way's curve from zc bench's pin.cost and pin.floor results that ran ok: the median of
+ * the point that times getting the memory ("cudaHostAlloc: allocate", "malloc+touch+
+ * cudaHostRegister: touch+register", "floor THP: touch", ...), in seconds, at each size. A way
+ * measured in both results is taken from pin.cost, where the floors run beside the ways.
+ * Refused: no pin.cost or pin.floor result that ran ok, or none of the pinning ways in them
+ * (ZC_ERR_NOT_FOUND: zc bench --case pin measures them); a point of no size, a median that is
+ * not a finite positive duration, a size measured twice (ZC_ERR_INVALID_ARG); more than
+ * ZC_PINNING_SIZES_MAX sizes (ZC_ERR_OVERFLOW); each with a detail naming the point.
+ */
+ZC_EXTERN zc_status zc_pinning_curves_from_bench(const zc_bench_result *results, size_t count,
+                                                 zc_pinning_curves *curves_p);
+
+/* One way priced at a size. */
+typedef struct zc_pinning_option {
+    zc_pinning_way way;
+    double seconds;     /* predicted for the size; NAN when the way was not measured */
+    double s_per_gib;   /* seconds per GiB (2^30 bytes) at that size */
+    double x_floor_4k;  /* seconds over the 4 KiB floor's at the size; NAN: floor not measured */
+    double x_floor_thp; /* the same over the THP floor's */
+    int extrapolated;   /* 1: the size lies outside the sizes this way was measured at */
+} zc_pinning_option;
+
+/* The ways priced for one size: the pinning ways measured, fastest first, and the floors. */
+typedef struct zc_pinning_advice {
+    size_t bytes;
+    zc_pinning_option ranked[ZC_PINNING_WAY_COUNT - 2];
+    size_t count;
+    zc_pinning_option floors[2]; /* [ZC_PINNING_FLOOR_4K], [ZC_PINNING_FLOOR_THP]; seconds NAN
+                                    when not measured */
+    size_t bytes_min, bytes_max; /* the smallest and largest size any way was measured at */
+    int extrapolated;            /* 1: some way (a floor included) was extrapolated */
+} zc_pinning_advice;
+
+/*
+ * Price getting bytes of pinned memory each measured way (the seconds from the cost per
+ * byte interpolated between the measured sizes around bytes, else the nearest one's), rank the
+ * pinning ways fastest first (the earlier way of the list on a tie) and set each against the
+ * floors. ZC_ERR_INVALID_ARG for NULL, bytes 0, or a curve not ascending or of a non-positive
+ * figure; ZC_ERR_NOT_FOUND when the curves hold no pinning way (floors alone rank nothing).
+ */
+ZC_EXTERN zc_status zc_pinning_advise(const zc_pinning_curves *curves, size_t bytes,
+                                      zc_pinning_advice *advice_p);
+
 ZC_END_DECLS
 
 #endif

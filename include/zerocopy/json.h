@@ -23,17 +23,18 @@
 
 /* profile/2: every figure's origin under "origin", the assumed ones apart under "assumed",
  * allocation curves under "alloc_us", zc stream runs under "stream" (docs/json.md). */
-#define ZC_PROFILE_SCHEMA       "zerocopy.profile/2"
-#define ZC_ADVISE_SCHEMA        "zerocopy.advise/1"
-#define ZC_VALIDATION_SCHEMA    "zerocopy.advise-validation/2"
-#define ZC_STREAM_ADVICE_SCHEMA "zerocopy.stream-advice/1"
-#define ZC_ADVISE_TRACE_SCHEMA  "zerocopy.advise-trace/1"
-#define ZC_ADVISE_BLOCKS_SCHEMA "zerocopy.advise-blocks/1"
-#define ZC_BENCH_SCHEMA         "zerocopy.bench/1"
-#define ZC_INFO_SCHEMA          "zerocopy.info/1"
-#define ZC_TRACE_SCHEMA         "zerocopy.trace/1"
-#define ZC_STREAM_SCHEMA        "zerocopy.stream/1"
-#define ZC_STREAM_MULTI_SCHEMA  "zerocopy.stream-multi/1"
+#define ZC_PROFILE_SCHEMA        "zerocopy.profile/2"
+#define ZC_ADVISE_SCHEMA         "zerocopy.advise/1"
+#define ZC_VALIDATION_SCHEMA     "zerocopy.advise-validation/2"
+#define ZC_STREAM_ADVICE_SCHEMA  "zerocopy.stream-advice/1"
+#define ZC_ADVISE_TRACE_SCHEMA   "zerocopy.advise-trace/1"
+#define ZC_ADVISE_BLOCKS_SCHEMA  "zerocopy.advise-blocks/1"
+#define ZC_ADVISE_PINNING_SCHEMA "zerocopy.advise-pinning/1"
+#define ZC_BENCH_SCHEMA          "zerocopy.bench/1"
+#define ZC_INFO_SCHEMA           "zerocopy.info/1"
+#define ZC_TRACE_SCHEMA          "zerocopy.trace/1"
+#define ZC_STREAM_SCHEMA         "zerocopy.stream/1"
+#define ZC_STREAM_MULTI_SCHEMA   "zerocopy.stream-multi/1"
 
 /* Everything one bench run produced, as its document needs it. */
 typedef struct zc_bench_document {
@@ -339,6 +340,19 @@ ZC_EXTERN zc_status zc_blocks_advice_to_json(const zc_blocks_profile *profile,
                                              const zc_blocks_workload *workload,
                                              const zc_blocks_advice *advice,
                                              const zc_blocks_beside *beside, cJSON **doc_p);
+
+/* ---- zc advise --pinning: the ways of getting pinned memory priced from a bench document ---- */
+
+/* Each pinning way's curve from a "zerocopy.bench/1" document's pin.cost and pin.floor results
+ * (zc_pinning_curves_from_bench). ZC_ERR_PARSE when doc is not a bench document (the detail says
+ * why); otherwise that call's status, its detail kept. */
+ZC_EXTERN zc_status zc_pinning_bench_from_json(const cJSON *doc, zc_pinning_curves *curves_p);
+
+/* The "zerocopy.advise-pinning/1" document of a pricing: the size, the floors, every way ranked
+ * with its seconds, s/GiB, ratios to the floors, the sizes it was measured at and how a program
+ * gets it. source names the bench document. */
+ZC_EXTERN zc_status zc_pinning_advice_to_json(const zc_pinning_curves *curves, const char *source,
+                                              const zc_pinning_advice *advice, cJSON **doc_p);
 
 ZC_END_DECLS
 

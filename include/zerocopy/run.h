@@ -25,6 +25,10 @@
     X(FASTPIN, "fastpin", "large pinned allocations served from fresh pages pinned whole")         \
     ZC__RUN_FIX_PLANT(X)
 
+/* The fastpin cure serves pinned allocations from this size when ZC_RUN_FASTPIN_BYTES does not
+ * say otherwise (docs/run.md): zc trace prices the cure for the allocations it would serve. */
+#define ZC_RUN_FASTPIN_BYTES_DEFAULT ((size_t)64 << 20)
+
 /* tests/run plants a cure at the end of the list: the preload's table of cures must not build
  * without its row, nor the row without a handler of every event. */
 #ifdef ZC_PLANT_RUN_CURE

@@ -288,6 +288,11 @@ typedef struct zc_trace_params {
      * block_copies is priced with it. NULL, or a profile not measured (the placeholders): no
      * price. A profile zc_blocks_set_profile would refuse makes the analysis fail. */
     const struct zc_blocks_profile *blocks_profile;
+    /* The ways of pinning as zc bench's pinning family measured them
+     * (zc_pinning_curves_from_bench, zerocopy/advise.h): slow_pinned_alloc prices the fastpin
+     * cure with zerocopy's curve. NULL, or curves without zerocopy's way: the fixed figure of
+     * the finding's text alone. */
+    const struct zc_pinning_curves *pinning_curves;
 } zc_trace_params;
 
 /* The kernels' PCIe reads measured beside the trace, or why they were asked for and not
@@ -340,8 +345,10 @@ typedef struct zc_trace_report {
 
 /*
  * Analyse a recorded run into *report_p: totals per path, host-memory figures and findings.
- * Fails with ZC_ERR_INVALID_ARG on NULL or on a params->blocks_profile with a cost negative or
- * not finite, a bandwidth of 0 or batch_max 0; ZC_ERR_NO_MEMORY when scratch space is lacking.
+ * Fails with ZC_ERR_INVALID_ARG on NULL, on a params->blocks_profile with a cost negative or
+ * not finite, a bandwidth of 0 or batch_max 0, or on params->pinning_curves whose zerocopy curve
+ * does not ascend in size with finite positive times; ZC_ERR_NO_MEMORY when scratch space is
+ * lacking.
  */
 ZC_EXTERN zc_status zc_trace_analyze(const zc_trace_log *log, const zc_trace_params *params,
                                      zc_trace_report *report_p);

@@ -30,7 +30,7 @@
 /* From 64 MiB the driver takes tens of milliseconds to pin a block (0.42 s/GiB on the H100
  * machine), where faulting it in from every core and pinning it whole takes a tenth of that;
  * below, the pinning cure's reuse serves the loops that allocate and free the same size. */
-#define ZC__DEFAULT_FASTPIN_BYTES   ((size_t)64 << 20)
+#define ZC__DEFAULT_FASTPIN_BYTES   ZC_RUN_FASTPIN_BYTES_DEFAULT
 
 static pthread_once_t zc__once = PTHREAD_ONCE_INIT;
 static zc__run_config zc__config;

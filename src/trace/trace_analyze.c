@@ -9,6 +9,8 @@
 
 #include "blocks/blocks_plan.h"
 #include "core/error.h"
+#include "core/size_curve.h"
+#include "zerocopy/advise.h"
 
 const zc_trace_finding *zc_trace_report_find(const zc_trace_report *report, const char *key)
 {
@@ -57,6 +59,17 @@ zc_status zc_trace_analyze_measured(const zc_trace_log *log, const zc_trace_para
     /* The block mover's profile prices block_copies: one it would refuse prices nothing. */
     if (params->blocks_profile != NULL)
         ZC_CHECK(zc__blocks_profile_check("zc_trace_analyze", params->blocks_profile));
+    /* zerocopy's pinning curve prices slow_pinned_alloc's cure: one out of order prices
+     * nonsense. */
+    const zc_pinning_curves *pin = params->pinning_curves;
+    if (pin != NULL && (pin->way[ZC_PINNING_ZEROCOPY].count > ZC_PINNING_SIZES_MAX ||
+                        !zc__size_curve_ok(pin->way[ZC_PINNING_ZEROCOPY].bytes,
+                                           pin->way[ZC_PINNING_ZEROCOPY].seconds,
+                                           pin->way[ZC_PINNING_ZEROCOPY].count)))
+        return ZC_FAIL(ZC_ERR_INVALID_ARG,
+                       "zc_trace_analyze: params->pinning_curves: zerocopy's curve (%zu sizes) "
+                       "does not ascend from 1 byte with finite positive times",
+                       pin->way[ZC_PINNING_ZEROCOPY].count);
     zc_trace_report *r = calloc(1, sizeof *r);
     if (r == NULL)
         return ZC_ERR_NO_MEMORY;

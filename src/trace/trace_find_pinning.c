@@ -4,6 +4,10 @@
 #include "trace_findings.h"
 #include "core/error.h"
 #include "core/checked_math.h"
+#include "core/c_locale.h"
+#include "core/size_curve.h"
+#include "zerocopy/advise.h"
+#include "zerocopy/run.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -168,21 +172,87 @@ zc_status zc__trace_find_pin_loop(const zc__trace_facts *facts, zc__trace_eviden
     return ZC_OK;
 }
 
+/* cudaHostAllocWriteCombined, the same bit as the driver's CU_MEMHOSTALLOC_WRITECOMBINED: the
+ * fastpin cure leaves such allocations to the driver (docs/run.md, "The fastpin cure"). */
+#define ZC__HOSTALLOC_WRITE_COMBINED 0x4u
+
+/* What the fastpin cure would make of the program's pinned allocations, priced with zerocopy's
+ * curve as zc bench's pinning family measured it. */
+typedef struct zc__fastpin_price {
+    uint64_t calls, bytes, ns; /* the allocations it serves: their count, bytes and time now */
+    double predicted_s;        /* zerocopy's path predicted for the same sizes */
+    double saving_s;           /* summed per call, none negative */
+    int extrapolated;          /* 1: some size lies outside the sizes measured */
+} zc__fastpin_price;
+
+static void zc__fastpin_price_of(const zc__trace_calls *calls, const zc_pinning_curve *zc,
+                                 zc__fastpin_price *p)
+{
+    for (size_t i = 0; i < calls->count; i++) {
+        const zc_trace_api *a = calls->steps[i].call;
+        if (!zc__trace_is_pin(a) || a->call != ZC_TRACE_CALL_HOSTALLOC ||
+            a->bytes < ZC_RUN_FASTPIN_BYTES_DEFAULT || (a->flags & ZC__HOSTALLOC_WRITE_COMBINED))
+            continue;
+        int outside = 0;
+        double now = zc__trace_seconds(a->end - a->start);
+        double cured =
+            zc__size_curve_seconds(zc->bytes, zc->seconds, zc->count, (size_t)a->bytes, &outside);
+        p->calls++;
+        p->bytes = zc__u64_add_sat(p->bytes, a->bytes);
+        p->ns += a->end - a->start;
+        p->predicted_s += cured;
+        p->saving_s += now > cured ? now - cured : 0.0;
+        p->extrapolated |= outside;
+    }
+}
+
+/* The price of the cure in words, into out; the saving, or -1 with no curve to price it. */
+static double zc__fastpin_words(const zc__trace_facts *facts, char *out, size_t size)
+{
+    const zc_pinning_curves *curves = facts->params->pinning_curves;
+    out[0] = '\0';
+    if (curves == NULL || curves->way[ZC_PINNING_ZEROCOPY].count == 0)
+        return -1.0;
+    zc__fastpin_price p = {0};
+    zc__fastpin_price_of(&facts->calls, &curves->way[ZC_PINNING_ZEROCOPY], &p);
+    char min[32], b[32], t[32], m[32], s[32];
+    zc_size_format(ZC_RUN_FASTPIN_BYTES_DEFAULT, min, sizeof min);
+    if (p.calls == 0) {
+        zc__snprintf_c(out, size,
+                       "; none of them is of %s or more (not write-combined), the allocations "
+                       "zc run --fix fastpin serves from zerocopy's path, so it saves nothing here",
+                       min);
+        return 0.0;
+    }
+    zc__snprintf_c(out, size,
+                   "; zerocopy's path, as zc bench's pinning family measured it%s, predicts %s "
+                   "for the %llu allocation%s of %s or more that zc run --fix fastpin serves (%s, "
+                   "%s now), so up to %s saved",
+                   p.extrapolated ? " (extrapolated beyond its measured sizes)" : "",
+                   zc_trace_format_time(p.predicted_s, m, sizeof m), (unsigned long long)p.calls,
+                   p.calls == 1 ? "" : "s", min, zc_size_format(p.bytes, b, sizeof b),
+                   zc_trace_format_time(zc__trace_seconds(p.ns), t, sizeof t),
+                   zc_trace_format_time(p.saving_s, s, sizeof s));
+    return p.saving_s;
+}
+
 zc_status zc__trace_find_slow_pin(const zc__trace_facts *facts, zc__trace_evidence *ev)
 {
     const zc_trace_report *r = facts->report;
     if (r->alloc_ns < ZC_TRACE_SLOW_ALLOC_NS)
         return ZC_OK;
-    char b[32], t[32];
+    char b[32], t[32], price[384];
+    double saving = zc__fastpin_words(facts, price, sizeof price);
     zc__trace_evidence_set(
-        ev, r->alloc_calls, r->alloc_bytes, zc__trace_seconds(r->alloc_ns), -1.0, NULL,
-        "%llu cudaHostAlloc/cudaMallocHost calls took %s for %s (%.0f ms per GiB)",
+        ev, r->alloc_calls, r->alloc_bytes, zc__trace_seconds(r->alloc_ns), saving, NULL,
+        "%llu cudaHostAlloc/cudaMallocHost calls took %s for %s (%.0f ms per GiB)%s",
         (unsigned long long)r->alloc_calls,
         zc_trace_format_time(zc__trace_seconds(r->alloc_ns), t, sizeof t),
         zc_size_format(r->alloc_bytes, b, sizeof b),
         r->alloc_bytes ? zc__trace_seconds(r->alloc_ns) * 1e3 /
                              ((double)r->alloc_bytes / (1024.0 * 1024.0 * 1024.0))
-                       : 0.0);
+                       : 0.0,
+        price);
     return ZC_OK;
 }
 

@@ -58,7 +58,7 @@ static cJSON *program_document(void)
     zc_trace_log_init(&log);
     assert_int_equal(zc_trace_log_read_text(&log, t.text, "program.log"), ZC_OK);
     free(t.text);
-    zc_trace_params params = {50.0, "test", 0, NULL};
+    zc_trace_params params = {50.0, "test", 0, NULL, NULL};
     zc_trace_report *report = malloc(sizeof *report);
     assert_non_null(report);
     assert_int_equal(zc_trace_analyze(&log, &params, report), ZC_OK);

@@ -13,7 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     zc_trace_log_init(&log);
     if (zc_trace_log_read_text(&log, text, "fuzz.log") == ZC_OK) {
         static zc_trace_report report;
-        zc_trace_params params = {50.0, "fuzz", 0, NULL};
+        zc_trace_params params = {50.0, "fuzz", 0, NULL, NULL};
         (void)zc_trace_analyze(&log, &params, &report);
     }
     zc_trace_log_free(&log);

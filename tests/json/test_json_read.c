@@ -293,7 +293,7 @@ static void test_trace_bytes_saturate(void **state)
     if (zc_trace_log_read_text(&log, t.text, "big.log") != ZC_OK)
         fail_msg("log refused: %s", log.error);
     free(t.text);
-    zc_trace_params params = {50.0, "test", 0, NULL};
+    zc_trace_params params = {50.0, "test", 0, NULL, NULL};
     zc_trace_report *report = malloc(sizeof *report);
     assert_non_null(report);
     assert_int_equal(zc_trace_analyze(&log, &params, report), ZC_OK);

@@ -40,7 +40,7 @@ static zc_trace_report *analyze_with(const char *text, const zc_blocks_profile *
     zc_trace_log_init(&log);
     if (zc_trace_log_read_text(&log, text, "blocks.log") != ZC_OK)
         fail_msg("parse failed: %s", log.error);
-    zc_trace_params params = {55.0, "test", 0, profile};
+    zc_trace_params params = {55.0, "test", 0, profile, NULL};
     zc_trace_report *report = malloc(sizeof *report);
     assert_non_null(report);
     assert_int_equal(zc_trace_analyze(&log, &params, report), ZC_OK);
@@ -284,7 +284,7 @@ static void test_unmeasured_and_bad_profiles(void **state)
     zc_trace_log log;
     zc_trace_log_init(&log);
     assert_int_equal(zc_trace_log_read_text(&log, text, "blocks.log"), ZC_OK);
-    zc_trace_params params = {55.0, "test", 0, &p};
+    zc_trace_params params = {55.0, "test", 0, &p, NULL};
     zc_trace_report *report = malloc(sizeof *report);
     assert_non_null(report);
     assert_int_equal(zc_trace_analyze(&log, &params, report), ZC_ERR_INVALID_ARG);

@@ -52,7 +52,7 @@ static void test_quiet_on_nothing(void **state)
     zc_trace_log_init(&log);
     assert_int_equal(zc_trace_log_read_text(&log, "zctrace 2 pid=1 ram=1000\nend\n", "e.log"),
                      ZC_OK);
-    zc_trace_params params = {50.0, "test", 0, NULL};
+    zc_trace_params params = {50.0, "test", 0, NULL, NULL};
     static const zc_trace_counters none = {NULL, 0, NULL};
     zc_trace_report *report = calloc(1, sizeof *report);
     assert_non_null(report);

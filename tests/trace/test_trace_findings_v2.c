@@ -204,7 +204,7 @@ static void test_measured_rereads(void **state)
     zc_trace_log log;
     zc_trace_log_init(&log);
     assert_int_equal(zc_trace_log_read_text(&log, t.text, "m.log"), ZC_OK);
-    zc_trace_params params = {50.0, "test", 0, NULL};
+    zc_trace_params params = {50.0, "test", 0, NULL, NULL};
     zc_trace_kernel_reads reads = {"_Z6rereadPKfPfji", 1, 32 * MiB, 32 * MiB};
     zc_trace_counters counters = {&reads, 1, NULL};
     zc_trace_report *r = malloc(sizeof *r);

@@ -18,7 +18,7 @@ static char *summary_of(const char *text, char *program)
     zc_trace_log_init(&log);
     if (zc_trace_log_read_text(&log, text, "terminal.log") != ZC_OK)
         fail_msg("parse failed: %s", log.error);
-    zc_trace_params params = {50.0, "test", 64ull << 30, NULL};
+    zc_trace_params params = {50.0, "test", 64ull << 30, NULL, NULL};
     zc_trace_report *report = malloc(sizeof *report);
     assert_non_null(report);
     assert_int_equal(zc_trace_analyze(&log, &params, report), ZC_OK);

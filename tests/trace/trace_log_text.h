@@ -40,7 +40,7 @@ static inline zc_trace_report *log_analyze(const char *text, const char *name, d
     zc_trace_log_init(&log);
     if (zc_trace_log_read_text(&log, text, name) != ZC_OK)
         fail_msg("parse failed: %s", log.error);
-    zc_trace_params params = {ceiling, "test", ram, NULL};
+    zc_trace_params params = {ceiling, "test", ram, NULL, NULL};
     zc_trace_report *report = malloc(sizeof *report);
     assert_non_null(report);
     assert_int_equal(zc_trace_analyze(&log, &params, report), ZC_OK);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "advise_input.h"
 #include "cli.h"
 #include "cli_io.h"
 #include "cli_json.h"
@@ -19,22 +20,6 @@ static const char *zc__dir_words(zc_blocks_dir dir)
     return dir == ZC_BLOCKS_TO_DEVICE ? "to the device"
            : dir == ZC_BLOCKS_TO_HOST ? "to the host"
                                       : "both ways at once";
-}
-
-/* "NVIDIA H100 80GB HBM3, zc bench --default 2026-12-06T09:00:10Z" from the document. */
-static void zc__source(const cJSON *doc, char *out, size_t size)
-{
-    const cJSON *dev =
-        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(
-                               cJSON_GetObjectItemCaseSensitive(doc, "machine"), "devices"),
-                           0);
-    const cJSON *name = cJSON_GetObjectItemCaseSensitive(dev, "name");
-    const cJSON *mode = cJSON_GetObjectItemCaseSensitive(doc, "mode");
-    const cJSON *when = cJSON_GetObjectItemCaseSensitive(doc, "created_utc");
-    snprintf(out, size, "%.80s, zc bench --%.16s %.32s",
-             cJSON_IsString(name) ? name->valuestring : "a GPU not named",
-             cJSON_IsString(mode) ? mode->valuestring : "?",
-             cJSON_IsString(when) ? when->valuestring : "undated");
 }
 
 /* The engine's worst miss over the points of the directions the move uses. */
@@ -126,7 +111,7 @@ int zc_cli_advise_blocks(const zc_cli_blocks_args *args, zc_cli_output *json_out
     zc_blocks_beside beside;
     zc_blocks_advice a;
     char source[160];
-    zc__source(doc, source, sizeof source);
+    zc_cli_bench_source(doc, source, sizeof source);
     zc_status st =
         zc_blocks_bench_from_json(doc, w.block_bytes, &p, &fit, args->beside ? &beside : NULL);
     cJSON_Delete(doc);

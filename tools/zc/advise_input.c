@@ -68,3 +68,18 @@ int zc_cli_profile_add_stream_file(zc_profile *profile, const char *path)
         fprintf(stderr, "zc advise: %s: no run that ended ok\n", path);
     return ZC_EXIT_OK;
 }
+
+void zc_cli_bench_source(const cJSON *doc, char *out, size_t size)
+{
+    const cJSON *dev =
+        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(
+                               cJSON_GetObjectItemCaseSensitive(doc, "machine"), "devices"),
+                           0);
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(dev, "name");
+    const cJSON *mode = cJSON_GetObjectItemCaseSensitive(doc, "mode");
+    const cJSON *when = cJSON_GetObjectItemCaseSensitive(doc, "created_utc");
+    snprintf(out, size, "%.80s, zc bench --%.16s %.32s",
+             cJSON_IsString(name) ? name->valuestring : "a GPU not named",
+             cJSON_IsString(mode) ? mode->valuestring : "?",
+             cJSON_IsString(when) ? when->valuestring : "undated");
+}

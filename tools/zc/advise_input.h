@@ -24,6 +24,10 @@ void zc_cli_advise_size_text(double bytes, char *out, size_t size);
 zc_status zc_cli_profile_load(const char *path, zc_profile *profile_p, zc_profile *measured_p,
                               char *notes, size_t notes_size);
 
+/* The bench document a fit or a pricing comes from, for people: "NVIDIA H100 80GB HBM3, zc bench
+ * --default 2026-12-06T09:00:10Z" (its first GPU, mode and date). */
+void zc_cli_bench_source(const cJSON *doc, char *out, size_t size);
+
 /* Add every good run of the `zc stream --json` file at path to the profile's stream runs
  * (zc_profile_add_stream_json). Says why on stderr; a zc exit code. */
 int zc_cli_profile_add_stream_file(zc_profile *profile, const char *path);

@@ -6,6 +6,7 @@
 
 #include "advise_blocks.h"
 #include "advise_input.h"
+#include "advise_pinning.h"
 #include "advise_print.h"
 #include "advise_quick.h"
 #include "advise_trace.h"
@@ -27,7 +28,8 @@ static const char zc__advise_usage[] =
     "          [--seed S] [--seconds-per-run S] [-d N] [--force]\n"
     "       zc advise --trace FILE|- [--profile FILE] [-d N] [-j FILE] [--force]\n"
     "       zc advise --blocks SIZE --count N --bench FILE [--to-host|--both-ways]\n"
-    "          [--beside-compute] [-j FILE] [--force]";
+    "          [--beside-compute] [-j FILE] [--force]\n"
+    "       zc advise --pinning SIZE --bench FILE [-j FILE] [--force]";
 
 static void zc__advise_help(void)
 {
@@ -74,6 +76,14 @@ static void zc__advise_help(void)
            "  --bench FILE          what `zc bench --case blocks --json FILE` wrote (default\n"
            "                        or full mode; - for stdin); needed: zc advise does not\n"
            "                        measure the block mover itself\n\n"
+           "Pinning (how long getting pinned host memory takes each way):\n"
+           "  --pinning SIZE        rank cudaHostAlloc, cudaMallocHost, cudaHostRegister of\n"
+           "                        fresh and of touched malloc'd memory, and zerocopy's own\n"
+           "                        path for SIZE bytes from the pinning family of --bench FILE\n"
+           "                        (what `zc bench --case pin --json FILE` wrote, - for stdin;\n"
+           "                        needed: zc advise does not measure pinning itself): the\n"
+           "                        seconds, s/GiB, times the floor, how a program gets each\n"
+           "                        way (-j: schema \"%s\")\n\n"
            "Other options:\n"
            "  --profile FILE        the machine's measured figures (- for stdin)\n"
            "  --save-profile FILE   write the profile used: measured and derived figures with\n"
@@ -92,7 +102,8 @@ static void zc__advise_help(void)
            "  -h, --help            this help\n\n"
            "The model and its validation: docs/advise.md.\n",
            zc__advise_usage, ZC_PROFILE_SCHEMA, ZC_ADVISE_TRACE_SCHEMA, ZC_ADVISE_BLOCKS_SCHEMA,
-           ZC_ADVISE_SCHEMA, zc_validation_fixed_count(), ZC_VALIDATION_ROUNDS_MAX);
+           ZC_ADVISE_PINNING_SCHEMA, ZC_ADVISE_SCHEMA, zc_validation_fixed_count(),
+           ZC_VALIDATION_ROUNDS_MAX);
 }
 
 /* Which workload flags were given (they override the workload file). */
@@ -119,8 +130,10 @@ typedef struct zc__advise_args {
     zc_stream_workload stream;
     const char *streams[ZC__STREAM_FILES_MAX], *checks[ZC__STREAM_FILES_MAX];
     size_t stream_count, check_count;
-    zc_cli_blocks_args blocks; /* --blocks: the block mover's engines instead */
-    int device_given;          /* -d */
+    zc_cli_blocks_args blocks;   /* --blocks: the block mover's engines instead */
+    zc_cli_pinning_args pinning; /* --pinning: the ways of pinning instead */
+    const char *bench_path;      /* --bench, for --blocks or --pinning */
+    int device_given;            /* -d */
 } zc__advise_args;
 
 static int zc__advise_run(const zc__advise_args *a, zc_cli_output *json_out,
@@ -128,6 +141,9 @@ static int zc__advise_run(const zc__advise_args *a, zc_cli_output *json_out,
 
 /* --blocks against the other forms, and what it needs: 0 or the exit code. */
 static int zc__blocks_check(const zc__advise_args *a);
+
+/* --pinning the same. */
+static int zc__pinning_check(const zc__advise_args *a);
 
 /* The command line into a, by the option table below: 0, -1 after the help, or the exit code. */
 static int zc__advise_parse(int argc, char **argv, zc__advise_args *a);
@@ -147,7 +163,10 @@ int zc_cli_cmd_advise(int argc, char **argv)
     if (optind < argc)
         return zc_cli_usage_error("advise", zc__advise_usage, "unexpected argument '%s'",
                                   argv[optind]);
+    a.blocks.bench = a.pinning.bench = a.bench_path;
     int code = zc__blocks_check(&a);
+    if (code == ZC_EXIT_OK)
+        code = zc__pinning_check(&a);
     if (code != ZC_EXIT_OK)
         return code;
     if (a.validate && (a.stream.frame_bytes > 0 || a.check_count > 0))
@@ -169,7 +188,7 @@ int zc_cli_cmd_advise(int argc, char **argv)
     /* Every output is checked before anything is measured, and none may replace an input. */
     /* The profile, the workload, and every stream result read (--stream, --stream-check). */
     const char *inputs[4 + 2 * ZC__STREAM_FILES_MAX] = {a.profile_path, a.workload_path,
-                                                        a.trace_path, a.blocks.bench};
+                                                        a.trace_path, a.bench_path};
     size_t ninputs = 4;
     for (size_t i = 0; i < a.stream_count; i++)
         inputs[ninputs++] = a.streams[i];
@@ -195,6 +214,8 @@ int zc_cli_cmd_advise(int argc, char **argv)
     }
     if (a.blocks.block_bytes > 0)
         code = zc_cli_advise_blocks(&a.blocks, json != NULL ? &json_out : NULL);
+    else if (a.pinning.bytes > 0)
+        code = zc_cli_advise_pinning(&a.pinning, json != NULL ? &json_out : NULL);
     else
         code = zc__advise_run(&a, json != NULL ? &json_out : NULL,
                               save_path != NULL ? &save_out : NULL);
@@ -334,6 +355,31 @@ static int zc__blocks_check(const zc__advise_args *a)
     return ZC_EXIT_OK;
 }
 
+/* --pinning: a size of pinned memory, in the sizes' one grammar (0 and nonsense refused). */
+static int zc__opt_pinning(void *opts, const char *value)
+{
+    return zc_cli_parse_size("advise", zc__advise_usage, "--pinning", value,
+                             ZC_CLI_PINNING_BYTES_MAX, &((zc__advise_args *)opts)->pinning.bytes);
+}
+
+static int zc__pinning_check(const zc__advise_args *a)
+{
+    if (a->pinning.bytes == 0)
+        return ZC_EXIT_OK;
+    if (a->blocks.block_bytes > 0)
+        return ZC__BAD("--pinning and --blocks are two questions of one bench document: ask "
+                       "one at a time");
+    if (a->validate || a->stream.frame_bytes > 0 || a->stream_count > 0 || a->check_count > 0 ||
+        a->trace_path != NULL || a->set != 0 || a->workload_path != NULL ||
+        a->profile_path != NULL || a->save_path != NULL || a->device_given)
+        return ZC__BAD("--pinning prices the ways of pinning from a bench document: it takes "
+                       "no workload, profile, stream, trace, -d or --validate options");
+    if (a->bench_path == NULL)
+        return ZC__BAD("--pinning needs --bench FILE, a `zc bench --case pin --json FILE` "
+                       "document: zc advise does not measure pinning itself");
+    return ZC_EXIT_OK;
+}
+
 /* --stream, --stream-check: one more file in list (count of them). */
 static int zc__add_stream(const char **list, size_t *count, const char *value)
 {
@@ -421,7 +467,8 @@ static const zc_cli_opt zc__advise_options[] = {
      ZC__F(blocks.beside),
      .set = 1,
      .needs = "blocks"},
-    ZC_CLI_TEXT("bench", 0, ZC__F(blocks.bench), .mark = 0, .needs = "blocks"),
+    ZC_CLI_CALL("pinning", zc__opt_pinning, .mark = 0, .once = 1),
+    ZC_CLI_TEXT("bench", 0, ZC__F(bench_path), .mark = 0, .needs = "blocks|pinning"),
     ZC_CLI_INT("device", 'd', ZC__F(v.device), "a GPU number", 0, ZC_CLI_DEVICE_MAX,
                .mark = ZC__MARK_DEVICE),
     ZC_CLI_TEXT("json", 'j', ZC__F(json_path), .mark = 0),

@@ -51,7 +51,9 @@ static void zc__trace_help(void)
            "  -o, --output FILE  write the summary to FILE (- for stdout) instead of stderr\n"
            "  --bench FILE      take the ceiling from a zc bench --json file (best pinned copy;\n"
            "                    - for stdin) and, when it holds the block family, the block\n"
-           "                    mover's profile that prices block_copies\n"
+           "                    mover's profile that prices block_copies; the pinning\n"
+           "                    family, zerocopy's pinning curve that prices the fastpin\n"
+           "                    cure of slow_pinned_alloc\n"
            "  --ceiling GBPS    take the ceiling as given, in GB/s per direction\n"
            "                    (default: the PCIe link's theoretical figure, with a note)\n"
            "  --ram BYTES       hold pinned memory against BYTES of RAM instead of this\n"
@@ -85,6 +87,10 @@ typedef struct zc__trace_options {
      * have_blocks 0 when the document has no such family (then only the ceiling is read). */
     zc_blocks_profile blocks_profile;
     int have_blocks;
+    /* The ways of pinning from --bench's pinning family, to price slow_pinned_alloc's cure;
+     * have_pinning 0 when the document has no such family (the finding's text alone then). */
+    zc_pinning_curves pinning_curves;
+    int have_pinning;
     uint64_t ram_bytes;
     int device;
     int force;
@@ -146,7 +152,8 @@ static int zc__report(zc__trace_options *o, const char *log_dir, zc_cli_trace_ru
         } else {
             report = malloc(sizeof *report);
             zc_trace_params params = {0, NULL, o->ram_bytes,
-                                      o->have_blocks ? &o->blocks_profile : NULL};
+                                      o->have_blocks ? &o->blocks_profile : NULL,
+                                      o->have_pinning ? &o->pinning_curves : NULL};
             if (report == NULL || zc_trace_analyze(&log, &params, report) != ZC_OK) {
                 snprintf(run->why_not, sizeof run->why_not, "analysis failed: out of memory");
                 run->trace_failed = 1;
@@ -246,6 +253,21 @@ static void zc__fit_blocks(zc__trace_options *o, const cJSON *doc)
     zc_clear_error();
 }
 
+/* The ways of pinning from --bench's pinning family, when it has one: a document without it is
+ * read as before; a family that holds nonsense is said and leaves the cure unpriced, the trace
+ * going on. */
+static void zc__fit_pinning(zc__trace_options *o, const cJSON *doc)
+{
+    zc_status read = zc_pinning_bench_from_json(doc, &o->pinning_curves);
+    o->have_pinning = read == ZC_OK;
+    if (read != ZC_OK && read != ZC_ERR_NOT_FOUND)
+        fprintf(stderr,
+                "zc trace: --bench %s: its pinning family gives no curves (%s); "
+                "slow_pinned_alloc's cure will not be priced\n",
+                o->bench_path, zc_last_error());
+    zc_clear_error();
+}
+
 /* Everything that can be wrong with the options, found before the program runs. */
 static int zc__check_before_run(zc__trace_options *o, char *library, size_t library_size,
                                 char *log_dir, size_t log_dir_size, zc_cli_trace_run *run)
@@ -256,8 +278,10 @@ static int zc__check_before_run(zc__trace_options *o, char *library, size_t libr
         if (doc == NULL)
             return code;
         zc_status status = zc_bench_copy_ceiling_from_json(doc, &o->bench_gbps);
-        if (status == ZC_OK)
+        if (status == ZC_OK) {
             zc__fit_blocks(o, doc);
+            zc__fit_pinning(o, doc);
+        }
         cJSON_Delete(doc);
         if (status != ZC_OK)
             return zc_cli_fail("trace", "--bench", status);
