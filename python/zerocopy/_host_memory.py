@@ -50,11 +50,19 @@ def _check_on_host(mem, obj, name):
                          "not the CPU")
 
 
+def readable(obj):
+    """obj as its memory is read: a torch tensor that requires grad (a model's parameter) as its
+    detach(), the same memory, since torch's DLPack export refuses the tensor itself."""
+    if getattr(obj, "requires_grad", False) is True and hasattr(obj, "detach"):
+        return obj.detach()
+    return obj
+
+
 def host_tensor(obj, name, where):
     """The _tensors.TensorMemory of obj, a tensor or array in host memory holding at least one
     element: a TypeError when obj is no tensor zerocopy reads, a ValueError when it lives on a
     GPU, an InvalidArgumentError (a ValueError) when it is empty."""
-    mem = tensor_memory(obj, name)
+    mem = tensor_memory(readable(obj), name)
     _check_on_host(mem, obj, name)
     if mem.nbytes == 0:
         raise _empty(obj, name, where)

@@ -9,7 +9,7 @@ array under it), so the pinned memory is freed when the last tensor or view of i
 
 import sys
 
-from ._host_memory import host_tensor
+from ._host_memory import host_tensor, readable
 from .buffer import Buffer, kind_value
 
 # Kinds a host copy can be read back from at the CPU's speed and copied from by the copy engine:
@@ -42,7 +42,8 @@ def pin_memory(tensor, device=None, kind="pinned"):
     torch sees as pinned (is_pinned(); non_blocking copies from it run asynchronously); anything
     else gives a numpy array. The copy is C-contiguous and writable whatever the source was; the
     source may be read-only or strided, but must be on the CPU and not empty (a GPU tensor is a
-    ValueError, "already GPU memory"). The buffer lives exactly as long as the result and its
+    ValueError, "already GPU memory"). A tensor that requires grad gives a copy of its values
+    that does not. The buffer lives exactly as long as the result and its
     views: there is nothing to close.
     """
     if kind_value(kind) not in {kind_value(k) for k in _COPY_KINDS}:
@@ -54,7 +55,7 @@ def pin_memory(tensor, device=None, kind="pinned"):
         # The buffer's bytes seen as the source's dtype and shape, so that any dtype torch has
         # (bfloat16, float8, ...) is copied by torch itself, strides and all.
         pinned = torch.from_dlpack(buf).view(tensor.dtype).view(tensor.shape)
-        pinned.copy_(tensor)
+        pinned.copy_(readable(tensor))  # the values only: the copy records no autograd graph
         return pinned
     import numpy
 

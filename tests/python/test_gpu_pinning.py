@@ -30,6 +30,15 @@ def test_torch_tensor_registered_in_place(torch):
     assert t[MIB - 1].item() == float(MIB - 1)
 
 
+def test_torch_parameter_registered_in_place_and_copied(torch):
+    # A model's CPU weights require grad; torch's DLPack refuses them, their detach() is read.
+    weight = torch.nn.Parameter(torch.randn(1024, 1024))
+    with zerocopy.register(weight) as buf:
+        assert buf.host_ptr == weight.data_ptr() and weight.is_pinned()
+    pinned = zerocopy.pin_memory(weight)
+    assert pinned.is_pinned() and not pinned.requires_grad and torch.equal(pinned, weight.detach())
+
+
 def test_torch_refusals(torch):
     with pytest.raises(ValueError, match="already GPU memory"):
         zerocopy.register(torch.zeros(1024, device="cuda"))

@@ -38,6 +38,25 @@ class DLPackHostTensor:
         return self._arr.__dlpack_device__()
 
 
+class GradTensor:
+    """A tensor that requires grad, as torch's is: refused by its own DLPack export, read
+    through detach(), which shares the memory."""
+
+    requires_grad = True
+
+    def __init__(self, arr):
+        self._arr = arr
+
+    def __dlpack__(self, stream=None):
+        raise RuntimeError("Can't export tensors that require gradient, use tensor.detach()")
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+    def detach(self):
+        return DLPackHostTensor(self._arr)
+
+
 class GpuTensor:
     """A GPU tensor as CuPy or Numba describe one; the address is never read from Python."""
 
@@ -98,8 +117,16 @@ def test_a_host_tensor_is_read_in_place(wrap):
     assert tensor in owner  # the registered buffer keeps the tensor, and so its memory, alive
 
 
+def test_a_tensor_that_requires_grad_is_read_through_detach():
+    arr = np.arange(1 << 12, dtype=np.float32)
+    tensor = GradTensor(arr)
+    address, size, owner = _host_memory.registrable(tensor, "obj", "zerocopy.register")
+    assert (address, size) == (arr.ctypes.data, arr.nbytes) and owner == (tensor,)
+
+
 @no_gpu_only
-@pytest.mark.parametrize("wrap", [HostTensor, DLPackHostTensor], ids=["array_interface", "dlpack"])
+@pytest.mark.parametrize("wrap", [HostTensor, DLPackHostTensor, GradTensor],
+                         ids=["array_interface", "dlpack", "requires_grad"])
 def test_register_of_a_host_tensor_reaches_the_library(wrap):
     with pytest.raises(zerocopy.NoDeviceError):
         zerocopy.register(wrap(np.zeros(1 << 16, dtype=np.uint8)))
