@@ -8,6 +8,8 @@
     zerocopy.info(); zerocopy.bench("copy.h2d"); zerocopy.advise(size="4K")
     with zerocopy.Mover() as m:                                  # blocks of a GPU tensor and a
         m.move(gpu_cache, host_pool, to_host=(gpu_ids, host_ids)) # pinned one, in one call
+    reg = zerocopy.register(cpu_tensor)                          # pinned in place until closed
+    pinned = zerocopy.pin_memory(cpu_tensor)                     # a pinned copy, same type
 
 A ctypes layer over libzerocopy.so (found as _lib says; LIBZEROCOPY_PATH names it). Every
 failure raises a zerocopy.Error subclass carrying the status name and zc_last_error()'s detail.
@@ -52,6 +54,7 @@ from .device import DeviceInfo, Info, device_count, device_info, info
 from .dlpack import live_exports
 from .errors import *  # noqa: F401,F403 - the exception classes, one per status
 from .errors import Error
+from .pinning import pin_memory
 from .stream import Frame, Stream, StreamStats, fir_error, fir_lowpass, fir_reference
 
 libzerocopy_path = _lib.path

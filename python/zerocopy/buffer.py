@@ -16,7 +16,7 @@ import weakref
 from ctypes import byref, c_void_p
 from dataclasses import dataclass
 
-from . import _dtypes, _lib, dlpack
+from . import _dtypes, _host_memory, _lib, dlpack
 from . import _structs as S
 from .errors import Error, by_status, call, error_for
 
@@ -564,23 +564,17 @@ def empty(shape, dtype="float32", kind="pinned", flags=0, device=None):
     return Buffer.alloc(nbytes, kind, flags, device, dt, shape)
 
 
-def _address_and_size(obj, writable=True):
-    """Address and byte size of the memory of obj (buffer protocol), and what keeps it pinned
-    in place (a ctypes view holds the export, so a bytearray cannot be resized meanwhile)."""
-    view = memoryview(obj)
-    if not view.c_contiguous:
-        raise ValueError("zerocopy: the memory must be C-contiguous")
-    if view.readonly:
-        raise ValueError("zerocopy: the memory must be writable")
-    holder = (ctypes.c_ubyte * view.nbytes).from_buffer(view.cast("B"))
-    return ctypes.addressof(holder), view.nbytes, (obj, view, holder)
-
-
 def register(obj, flags=0, device=0):
-    """zc_buffer_register: pin the memory of obj (a writable, C-contiguous numpy array,
-    bytearray or other buffer) in place; the Buffer keeps obj alive and unregisters it when
-    closed. Flags: "mapped", "portable", "read_only"."""
-    address, size, owner = _address_and_size(obj)
+    """zc_buffer_register: pin the memory of obj in place for GPU device; the Buffer keeps obj
+    alive and unregisters the memory when closed (and its last view is gone).
+
+    obj: a buffer (bytearray, memoryview, numpy array: the buffer protocol), or another
+    library's tensor in host memory read through DLPack or __array_interface__ (a torch CPU
+    tensor). It must be C-contiguous, writable, on the CPU and not empty: anything else is
+    refused naming the argument (a GPU tensor is a ValueError, "already GPU memory"; an object
+    that is no buffer or tensor a TypeError). A registered tensor must not be resized
+    meanwhile. Flags: "mapped", "portable", "read_only"."""
+    address, size, owner = _host_memory.registrable(obj, "obj", "zerocopy.register")
     handle = c_void_p()
     call("zc_buffer_register", address, size, flags_value(flags), int(device), byref(handle))
     memory = _Memory(handle.value, owner=owner)

@@ -91,9 +91,9 @@ def test_pinned_buffer_shared_with_torch(torch):
     t = torch.from_dlpack(buf)
     assert t.device.type == "cpu" and t.dtype == torch.float32 and t.shape == (MIB,)
     assert t.data_ptr() == buf.host_ptr  # no copy
-    # Not asserted: t.is_pinned() said False for this (page-locked, registered) buffer with the
-    # H200 machine's torch; docs/python.md says so. What matters is asserted: one memory, both
-    # ways, kept alive by the tensor.
+    # Not asserted: t.is_pinned() said True for this buffer with torch 2.11 on an H100, but an
+    # earlier torch release answered False on the H200; docs/python.md says so. What matters is
+    # asserted: one memory, both ways, kept alive by the tensor.
     t.copy_(torch.arange(MIB, dtype=torch.float32))  # written by torch ...
     a = np.asarray(buf)  # ... read through numpy
     assert a[0] == 0.0 and a[-1] == float(MIB - 1)
