@@ -93,6 +93,25 @@ static zc_status zc__gather(const zc_bench_result *r, const zc_blocks_profile *a
 }
 
 /*
+ * The least cost per kilobyte (1 / GB/s) an engine is fitted with in a direction: no engine
+ * moves bytes faster than the fastest move measured that way, by any engine at any size.
+ * Without this floor, points at two move sizes let a fixed cost and a bandwidth above the link
+ * trade off (an H100's batch to the device fitted 2.8 ms a move at 131 GB/s): the measured
+ * moves fit, and every other count of blocks is priced wrong (64 KiB x256: 5.4 GB/s predicted,
+ * 26.4 measured).
+ */
+static double zc__least_us_per_kb(const zc_bench_result *r)
+{
+    double fastest = 0.0;
+    for (size_t i = 0; i < r->point_count; i++) {
+        double gbps = r->points[i].stats.median;
+        if (isfinite(gbps) && gbps > fastest)
+            fastest = gbps;
+    }
+    return fastest > 0.0 ? 1.0 / fastest : 0.0;
+}
+
+/*
  * One engine in one direction. The form is the mover's own (zc__blocks_predict_us), so that
  * what is fitted is what plans. Where every block is a call (the copy engine) the call and
  * block columns are the same and the cost is all per block (call_us 0, as the placeholders
@@ -110,11 +129,11 @@ static zc_status zc__fit_one(const zc_bench_result *r, const zc_blocks_profile *
     for (size_t i = 0; i < set.n; i++)
         fitted[0] |= set.obs[i].x[0] != set.obs[i].x[1];
     double c[ZC__BLK_COLS];
-    if (!zc__blk_lsq(set.obs, set.n, fitted, c))
+    if (!zc__blk_lsq(set.obs, set.n, fitted, zc__least_us_per_kb(r), c))
         return ZC_FAIL(ZC_ERR_INVALID_ARG,
                        "zc_blocks_profile_from_bench: %s, engine %s: no costs of the form calls "
-                       "* call_us + blocks * block_us + bytes / gbps, none negative, fit its %zu "
-                       "points",
+                       "* call_us + blocks * block_us + bytes / gbps, none negative and gbps no "
+                       "faster than the fastest point, fit its %zu points",
                        r->key, zc_blocks_engine_name(e), set.n);
     *cost = (zc_blocks_cost){c[0], c[1], 1.0 / c[2]};
     double worst = 0.0;

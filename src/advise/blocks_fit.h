@@ -24,12 +24,13 @@ typedef struct zc__blk_obs {
 } zc__blk_obs;
 
 /*
- * The costs c (c[2] > 0, the others >= 0) that minimise the sum over the n moves of
- * ((x . c - us) / us)^2; a column fitted[k] == 0 is held at 0. Every subset of the free columns
- * that keeps the last one is solved and the best whose costs are all >= 0 is kept: with three
- * columns that is the exact non-negative answer. 0 when none is (*c_p untouched).
+ * The costs c (c[2] > 0 and at least c2_min, the others >= 0) that minimise the sum over the n
+ * moves of ((x . c - us) / us)^2; a column fitted[k] == 0 is held at 0. Every subset of the free
+ * columns is solved, with the last column free or held at c2_min (when above 0), and the best
+ * whose costs keep every bound is kept: with three columns that is the exact bounded answer. 0
+ * when none is (*c_p untouched).
  */
-int zc__blk_lsq(const zc__blk_obs *obs, size_t n, const int fitted[ZC__BLK_COLS],
+int zc__blk_lsq(const zc__blk_obs *obs, size_t n, const int fitted[ZC__BLK_COLS], double c2_min,
                 double c_p[ZC__BLK_COLS]);
 
 #ifdef __cplusplus
