@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "zerocopy/blocks.h"
 #include "zerocopy/buffer.h"
 #include "zerocopy/export.h"
 #include "zerocopy/stats.h"
@@ -178,6 +179,10 @@ typedef struct zc_bench_config {
      * always run on device. */
     const int *devices;
     size_t device_count;
+    /* The block mover's costs for the block family's automatic choice ("auto" points): a
+     * profile fitted to this machine (zc_blocks_profile_from_bench); NULL: the placeholders
+     * zc_blocks_create starts with. */
+    const zc_blocks_profile *blocks_profile;
 } zc_bench_config;
 
 #define ZC_BENCH_DEVICES_MAX 16

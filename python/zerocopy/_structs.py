@@ -267,6 +267,7 @@ class zc_bench_config(Checked):
         ("progress_user", c_void_p),
         ("devices", POINTER(c_int)),
         ("device_count", c_size_t),
+        ("blocks_profile", c_void_p),  # const zc_blocks_profile *: the package leaves it NULL
     ]
 
 

@@ -71,6 +71,10 @@ typedef struct zc__blk_move {
     cudaEvent_t fork, join;  /* the naive loop's fork to it and join back */
 } zc__blk_move;
 
+/* The mover the block family measures, on the context's GPU, planning with the profile the
+ * caller gave (zc_bench_config.blocks_profile) or its placeholders. */
+zc_status zc__blk_mover_create(const zc_bench_ctx *ctx, zc_blocks **mover_p);
+
 /* Per mode: the bytes a move aims at per direction, and the memory a region may take. */
 size_t zc__blk_target(const zc_bench_ctx *ctx);
 size_t zc__blk_cap(const zc_bench_ctx *ctx);

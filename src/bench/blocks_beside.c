@@ -244,7 +244,7 @@ zc_status zc__run_blocks_beside(zc_bench_ctx *ctx, const zc__bench_case *self, z
     ZC_CHECK(zc__mem_exact_alloc(ZC_BUFFER_DEVICE, total, &buf));
     b.in = buf;
     b.out = (char *)buf + b.half;
-    ZC_CHECK_GOTO(zc_blocks_create(ctx->config.device, &m.mover), st, free_buf);
+    ZC_CHECK_GOTO(zc__blk_mover_create(ctx, &m.mover), st, free_buf);
     res->reason[0] = '\0';
     ZC_CHECK_GOTO(zc__beside_sizes(ctx, self, res, &b, pts, n, note, sizeof note), st, out);
     char findings[ZC_BENCH_REASON_MAX];

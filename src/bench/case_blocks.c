@@ -37,6 +37,21 @@ static const zc__blk_way zc__blk_ways[] = {{"naive", 1, ZC_BLOCKS_AUTO},
                                            {"auto", 0, ZC_BLOCKS_AUTO}};
 #define ZC__BLK_WAYS ZC__COUNT(zc__blk_ways)
 
+zc_status zc__blk_mover_create(const zc_bench_ctx *ctx, zc_blocks **mover_p)
+{
+    zc_blocks *mover = NULL;
+    ZC_CHECK(zc_blocks_create(ctx->config.device, &mover));
+    zc_status st = ctx->config.blocks_profile != NULL
+                       ? zc_blocks_set_profile(mover, ctx->config.blocks_profile)
+                       : ZC_OK;
+    if (st != ZC_OK) {
+        zc_blocks_destroy(mover);
+        return st;
+    }
+    *mover_p = mover;
+    return ZC_OK;
+}
+
 size_t zc__blk_target(const zc_bench_ctx *ctx)
 {
     switch (ctx->config.mode) {
@@ -329,10 +344,11 @@ static zc_status zc__blk_point_run(zc_bench_ctx *ctx, const zc__bench_case *self
 }
 
 /* The finding: the sizes left out and the engines not measured first, then each point. */
-static void zc__blk_summary(const zc__blk_run *run, char *buf, size_t n)
+static void zc__blk_summary(const zc_bench_ctx *ctx, const zc__blk_run *run, char *buf, size_t n)
 {
-    snprintf(buf, n, "%s%s%s%s%s", run->left_out, run->left_out[0] ? "; " : "", run->unreachable,
-             run->unreachable[0] ? "; " : "", run->points);
+    snprintf(buf, n, "%s%s%s%sauto on the %s profile: %s", run->left_out,
+             run->left_out[0] ? "; " : "", run->unreachable, run->unreachable[0] ? "; " : "",
+             ctx->config.blocks_profile != NULL ? "given" : "placeholder", run->points);
 }
 
 zc_status zc__run_blocks(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench_result *res)
@@ -356,13 +372,13 @@ zc_status zc__run_blocks(zc_bench_ctx *ctx, const zc__bench_case *self, zc_bench
     m.fork = ctx->start[1];
     m.join = ctx->stop[1];
     zc_status st = ZC_OK;
-    ZC_CHECK(zc_blocks_create(ctx->config.device, &m.mover));
+    ZC_CHECK(zc__blk_mover_create(ctx, &m.mover));
     for (size_t i = 0; i < n; i++) {
         zc__bench_tick(ctx, i, n);
         ZC_CHECK_GOTO(zc__blk_prepare(ctx, &m, (zc_blocks_dir)self->arg, points[i]), st, out);
         ZC_CHECK_GOTO(zc__blk_point_run(ctx, self, res, &m, &run), st, out);
     }
-    zc__blk_summary(&run, res->reason, sizeof res->reason);
+    zc__blk_summary(ctx, &run, res->reason, sizeof res->reason);
 out:
     zc__blk_release(&m);
     zc_blocks_destroy(m.mover);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* zc advise --blocks from the command line: the committed H100 bench document in, the engines
- * ranked out (text and JSON), every bad input refused with exit 2 and nothing written. */
+ * ranked out (text and JSON), every bad input refused with exit 2 and nothing written; and zc
+ * bench --blocks-profile, which fits the same document. */
 #include "test_support.h"
 
 #include <string.h>
@@ -200,12 +201,38 @@ static void test_bad_input(void **state)
     unlink(no_beside);
 }
 
+/* zc bench --blocks-profile reads the same document: refused where it would change nothing or
+ * cannot be fitted (exit 2, nothing written), taken otherwise (here, with the GPU hidden, the
+ * run stops after it: no GPU to measure, exit 3). */
+static void test_bench_blocks_profile(void **state)
+{
+    (void)state;
+    expect_bad((const char *[]){"bench", "--case", "copy.h2d", "--blocks-profile", BENCH, NULL},
+               "--blocks-profile has no effect without a case of the block family");
+    expect_bad(
+        (const char *[]){"bench", "--case", "blocks", "--list", "--blocks-profile", BENCH, NULL},
+        "--blocks-profile has no effect with --list");
+    expect_bad((const char *[]){"bench", "--case", "blocks.h2d", "--blocks-profile",
+                                ZC_ADVISE_FIXTURES "/h200.profile.json", NULL},
+               "not a zerocopy.bench/1 document");
+    char *quick = bench_copy(NULL, 1);
+    expect_bad((const char *[]){"bench", "--case", "blocks.h2d", "--blocks-profile", quick, NULL},
+               "--quick measures one size");
+    unlink(quick);
+    zc_test_output r;
+    run((const char *[]){"bench", "--case", "blocks.h2d", "--blocks-profile", BENCH, NULL}, &r);
+    if (r.exit_code != 3 || strstr(r.err, "no GPU to measure") == NULL)
+        fail_msg("want exit 3 (the profile taken, no GPU), got %d: %s", r.exit_code, r.err);
+    zc_test_output_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_text),
         cmocka_unit_test(test_json),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_bench_blocks_profile),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

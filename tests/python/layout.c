@@ -168,6 +168,7 @@ int main(void)
     FIELD(zc_bench_config, progress_user, progress_user);
     FIELD(zc_bench_config, devices, devices);
     FIELD(zc_bench_config, device_count, device_count);
+    FIELD(zc_bench_config, blocks_profile, blocks_profile);
     STRUCT(zc_bench_method);
     FIELD(zc_bench_method, warmups, warmups);
     FIELD(zc_bench_method, min_samples, min_samples);

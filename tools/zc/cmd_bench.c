@@ -17,7 +17,7 @@
 
 static const char zc__bench_usage[] =
     "zc bench [-q | --full] [--case PATTERNS] [--list] [-d N] [--sizes LIST] "
-    "[--devices all|LIST] [-j FILE] [--csv FILE] [--force]";
+    "[--devices all|LIST] [--blocks-profile FILE] [-j FILE] [--csv FILE] [--force]";
 
 static void zc__bench_help(void)
 {
@@ -39,6 +39,10 @@ static void zc__bench_help(void)
            "                   the other cases run on the first one; without it those cases\n"
            "                   skip, saying they need two GPUs\n"
            "  --sizes LIST     sizes for the size sweeps: \"4K,64K,1M,256M\" (K, M, G = KiB, ...)\n"
+           "  --blocks-profile FILE  the block family's automatic choice (\"auto\") plans with\n"
+           "                   the mover's costs fitted to FILE, a zc bench document with\n"
+           "                   blocks.h2d and blocks.d2h (--case blocks.h2d,blocks.d2h), as\n"
+           "                   zc advise --blocks does; without it, with the placeholders\n"
            "  -j, --json FILE  write every result, schema \"%s\" (docs/json.md), to FILE or -\n"
            "                   (stdout, the tables then on stderr)\n"
            "  --csv FILE       write one row per measured point (FILE or -)\n"
@@ -148,6 +152,8 @@ typedef struct zc__bench_opts {
     size_t device_count;
     size_t sizes[64];
     size_t size_count;
+    const char *blocks_profile_path;
+    zc_blocks_profile blocks_profile; /* fitted from blocks_profile_path once it is read */
 } zc__bench_opts;
 
 /* The options given that the checks after the table look at (zc_cli_options_parse's marks). */
@@ -183,6 +189,7 @@ static const zc_cli_opt zc__bench_options[] = {
                .mark = ZC__BENCH_MARK_DEVICE),
     ZC_CLI_TEXT("devices", 0, ZC__F(devices_text), .mark = 0),
     ZC_CLI_CALL("sizes", zc__opt_sizes, .mark = 0),
+    ZC_CLI_TEXT("blocks-profile", 0, ZC__F(blocks_profile_path), .mark = 0),
     ZC_CLI_TEXT("json", 'j', ZC__F(json_path), .mark = 0),
     ZC_CLI_TEXT("csv", 0, ZC__F(csv_path), .mark = 0),
     ZC_CLI_SET("force", 0, ZC__F(force), 1),
@@ -281,6 +288,7 @@ static int zc__bench_measure(const zc__bench_opts *o, const unsigned char *selec
     config->progress_user = &run->progress;
     config->devices = o->devices_text ? o->devices : NULL;
     config->device_count = o->devices_text ? o->device_count : 0;
+    config->blocks_profile = o->blocks_profile_path ? &o->blocks_profile : NULL;
     zc_status st = zc_bench_ctx_create(config, &run->ctx);
     if (st != ZC_OK)
         return zc_cli_fail("bench", "setting up the measurements", st);
@@ -371,6 +379,33 @@ static int zc__bench_report(const zc__bench_opts *o, const zc__bench_run *run,
     return rc;
 }
 
+/* --blocks-profile: refused where no case of the block family is selected (it would change
+ * nothing), else the mover's costs fitted to the document into o->blocks_profile. 0 or the
+ * exit code. */
+static int zc__bench_blocks_profile(zc__bench_opts *o, const unsigned char *selected, size_t ncases)
+{
+    if (o->blocks_profile_path == NULL)
+        return 0;
+    int blocks = 0;
+    for (size_t i = 0; i < ncases; i++)
+        blocks |= selected[i] && strncmp(zc_bench_case_at(i)->key, "blocks.", 7) == 0;
+    if (o->list || !blocks)
+        return zc_cli_usage_error("bench", zc__bench_usage,
+                                  "--blocks-profile has no effect %s: it sets the block family's "
+                                  "automatic choice (--case blocks)",
+                                  o->list ? "with --list" : "without a case of the block family");
+    int code = ZC_EXIT_OK;
+    cJSON *doc = zc_cli_read_json("bench", o->blocks_profile_path, &code);
+    if (doc == NULL)
+        return code;
+    zc_status st = zc_blocks_bench_from_json(doc, 0, &o->blocks_profile, NULL, NULL);
+    cJSON_Delete(doc);
+    if (st == ZC_OK)
+        return 0;
+    fprintf(stderr, "zc bench: --blocks-profile %s: %s\n", o->blocks_profile_path, zc_last_error());
+    return st == ZC_ERR_NO_MEMORY ? ZC_EXIT_FAILURE : ZC_EXIT_USAGE;
+}
+
 /* Select, list or open the outputs, measure, report: the exit code. */
 static int zc__bench_go(zc__bench_opts *o, zc__bench_run *run, unsigned char *selected,
                         size_t ncases, zc_cli_output *json_out, zc_cli_output *csv_out)
@@ -379,6 +414,8 @@ static int zc__bench_go(zc__bench_opts *o, zc__bench_run *run, unsigned char *se
     int rc;
     if (zc_bench_select(o->patterns, selected, ncases, &matched) != ZC_OK)
         return zc_cli_usage_error("bench", zc__bench_usage, "--case: %s", zc_last_error());
+    if ((rc = zc__bench_blocks_profile(o, selected, ncases)) != 0)
+        return rc;
     if (o->list)
         return zc__list(selected, ncases, o->json_path, o->csv_path, o->force);
     /* The outputs are opened before measuring: a bad path is said at once, not after minutes. */
