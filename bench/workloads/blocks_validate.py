@@ -65,8 +65,8 @@ def options():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--workloads", type=int, default=100, help="random moves (default 100)")
     p.add_argument("--seed", type=int, default=50, help="the moves' seed (default 50)")
-    p.add_argument("--max-bytes", type=kv.parse_size, default=512 << 20,
-                   help="bytes a direction at most (default 512M)")
+    p.add_argument("--max-bytes", type=kv.parse_size, default=128 << 20,
+                   help="bytes a direction at most (default 128M)")
     p.add_argument("--profile", help="a zc bench --case blocks --json document: auto is judged "
                                      "on its fitted profile too")
     p.add_argument("--warmup", type=int, default=1, help="untimed runs first (default 1)")

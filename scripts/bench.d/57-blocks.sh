@@ -4,15 +4,17 @@
 # `zc bench --case blocks,copy.bidir.pinned` (blocks.h2d, blocks.d2h, blocks.bidir: blocks
 # scattered by index, moved by one cudaMemcpyAsync per block, by each engine forced and by the
 # mover's choice; blocks.beside: a memory-bound kernel's loss beside each engine; and the
-# both-directions pinned copy, whose best median is the ceiling) and writes RESULTS_DIR/blocks/:
-# blocks.json, blocks.csv, blocks.txt (zc bench), blocks.md (a table per block size: naive,
+# both-directions pinned copy, whose best median is the ceiling), the mover's choice planned on
+# the costs fitted to a first run of blocks.h2d,blocks.d2h, and writes RESULTS_DIR/blocks/:
+# profile.json (that first run), blocks.json, blocks.csv, blocks.txt (zc bench), blocks.md (a table per block size: naive,
 # each engine, auto and its engine, one way each direction and both ways, both ways against
 # the ceiling; the kernel's loss beside each engine; the targets, judged, not enforced) and
 # blocks-summary.json (its rows). Fails (exit 1) when zc bench fails or any data came back
 # wrong, never on a missed target; without a GPU (zc exits 3) the rows say "skipped".
 #   bash scripts/bench.d/57-blocks.sh ZC_BINARY RESULTS_DIR
 # ZC_BENCH_BLOCKS_MODE: quick, default (the default) or full; ZC_BENCH_BLOCKS_SIZES: a --sizes
-# list of block sizes in place of the mode's.
+# list of block sizes in place of the mode's; ZC_BENCH_BLOCKS_PROFILE: measured (the default)
+# or placeholder (auto plans on the library's placeholder costs, no first run).
 set -uo pipefail
 usage="usage: 57-blocks.sh ZC_BINARY RESULTS_DIR"
 zc=${1:?$usage}
@@ -31,6 +33,7 @@ case $mode in
     ;;
 esac
 mkdir -p "$out"
+rm -f "$out/profile.json"
 status=0
 
 # The ceiling at its own sizes (up to 256 MiB, or the mode's), the blocks at theirs: two runs,
@@ -55,7 +58,16 @@ run_zc() {
 }
 sizes=()
 [ -n "${ZC_BENCH_BLOCKS_SIZES:-}" ] && sizes=(--sizes "$ZC_BENCH_BLOCKS_SIZES")
-run_zc blocks --case blocks "${sizes[@]}"
+# The mover plans on this machine's costs, as a user's would: the engines' one-way points
+# measured first and fitted (zc bench --blocks-profile, the fit of zc advise --blocks), then the
+# family with auto planning on them. ZC_BENCH_BLOCKS_PROFILE=placeholder keeps the library's
+# placeholders; a quick run measures one size, which no fit rests on, so it keeps them too.
+profile=()
+if [ "${ZC_BENCH_BLOCKS_PROFILE:-measured}" = measured ] && [ "$mode" != quick ] &&
+  run_zc profile --case blocks.h2d,blocks.d2h "${sizes[@]}"; then
+  profile=(--blocks-profile "$out/profile.json")
+fi
+run_zc blocks --case blocks "${sizes[@]}" "${profile[@]}"
 zc_rc=$?
 ceiling_rc=3
 if [ $zc_rc -ne 3 ]; then
@@ -66,6 +78,7 @@ fi
 if ! python3 - "$out" "$zc_rc" "$ceiling_rc" <<'PY'; then
 """blocks.md and blocks-summary.json from zc's documents; exit 1 when a case FAILed or erred."""
 import json
+import os
 import sys
 
 out, zc_rc, ceiling_rc = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
@@ -126,6 +139,10 @@ rows, targets, md = [], [], ["# The block mover: blocks by each engine against a
 md.append(f"Ceiling: zc bench's both-directions pinned copy, best median "
           f"{ceiling:.2f} GB/s." if ceiling > 0 else
           "Ceiling: not measured (copy.bidir.pinned did not run ok).")
+md.append("Auto plans on " + ("the costs fitted to profile.json, this run's one-way points of each "
+                              "engine (zc bench --blocks-profile)."
+                              if os.path.exists(f"{out}/profile.json") else
+                              "the library's placeholder costs."))
 md.append("")
 by_dir = {key: points(cases.get(key)) for key, _ in DIRS}
 sizes = sorted({b for t in by_dir.values() for b in t})
