@@ -8,6 +8,7 @@
 
 #include "advise/blocks_fit.h"
 #include "blocks/blocks_engines.h"
+#include "advise/bench_results.h"
 #include "core/error.h"
 
 /* Fewest points an engine's fit rests on in a direction, of at least two block sizes: three
@@ -20,19 +21,6 @@ typedef struct zc__fit_set {
     size_t n;
     size_t bytes_min, bytes_max;
 } zc__fit_set;
-
-/* The blocks.h2d or blocks.d2h result, or NULL. */
-static const zc_bench_result *zc__case(const zc_bench_result *results, size_t count,
-                                       zc_bench_case_id want)
-{
-    for (size_t i = 0; i < count; i++) {
-        zc_bench_case_id id;
-        if (zc_bench_case_id_of(results[i].key, &id) == ZC_OK && id == want &&
-            results[i].outcome == ZC_BENCH_OK)
-            return &results[i];
-    }
-    return NULL;
-}
 
 /*
  * One point as a move the model prices: n blocks of bytes each, in the time its median GB/s
@@ -172,8 +160,8 @@ ZC_EXTERN zc_status zc_blocks_profile_from_bench(const zc_bench_result *results,
 {
     ZC_REQUIRE_ARG(results);
     ZC_REQUIRE_ARG(profile_p);
-    const zc_bench_result *r[2] = {zc__case(results, count, ZC_BENCH_CASE_BLOCKS_H2D),
-                                   zc__case(results, count, ZC_BENCH_CASE_BLOCKS_D2H)};
+    const zc_bench_result *r[2] = {zc__advise_ok_result(results, count, ZC_BENCH_CASE_BLOCKS_H2D),
+                                   zc__advise_ok_result(results, count, ZC_BENCH_CASE_BLOCKS_D2H)};
     if (r[0] == NULL || r[1] == NULL)
         return ZC_FAIL(ZC_ERR_NOT_FOUND,
                        "zc_blocks_profile_from_bench: no %s results that ran ok among the %zu "

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "advise/bench_results.h"
 #include "core/error.h"
 
 /* One way: the point of the bench that times getting the memory ("<variant>: <phase>", as
@@ -126,27 +127,14 @@ static zc_status zc__add_result(const zc_bench_result *r, zc_pinning_curves *cur
     return ZC_OK;
 }
 
-/* The result of case id that ran ok, or NULL. */
-static const zc_bench_result *zc__ok_case(const zc_bench_result *results, size_t count,
-                                          zc_bench_case_id want)
-{
-    for (size_t i = 0; i < count; i++) {
-        zc_bench_case_id id;
-        if (zc_bench_case_id_of(results[i].key, &id) == ZC_OK && id == want &&
-            results[i].outcome == ZC_BENCH_OK)
-            return &results[i];
-    }
-    return NULL;
-}
-
 ZC_EXTERN zc_status zc_pinning_curves_from_bench(const zc_bench_result *results, size_t count,
                                                  zc_pinning_curves *curves_p)
 {
     ZC_REQUIRE_ARG(results);
     ZC_REQUIRE_ARG(curves_p);
     /* pin.cost first: its floors ran beside the ways they are set against. */
-    const zc_bench_result *r[2] = {zc__ok_case(results, count, ZC_BENCH_CASE_PIN_COST),
-                                   zc__ok_case(results, count, ZC_BENCH_CASE_PIN_FLOOR)};
+    const zc_bench_result *r[2] = {zc__advise_ok_result(results, count, ZC_BENCH_CASE_PIN_COST),
+                                   zc__advise_ok_result(results, count, ZC_BENCH_CASE_PIN_FLOOR)};
     if (r[0] == NULL && r[1] == NULL)
         return ZC_FAIL(ZC_ERR_NOT_FOUND,
                        "zc_pinning_curves_from_bench: no pin.cost or pin.floor result that ran "
