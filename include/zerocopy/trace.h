@@ -232,7 +232,7 @@ ZC_EXTERN const char *zc_trace_call_name(zc_trace_call call);
 #define ZC_TRACE_BLOCK_MIN_BYTES    (4u << 10) /* a block moves at least this, ... */
 #define ZC_TRACE_BLOCK_MAX_BYTES    (4u << 20) /* ... and at most this */
 #define ZC_TRACE_BLOCK_MIN_COUNT    64         /* blocks of one size in one move */
-#define ZC_TRACE_BLOCK_MAX_GAP_NS   100000ull  /* GPU time between two copies of one move */
+#define ZC_TRACE_BLOCK_MAX_GAP_NS   20000ull   /* GPU time between two copies of one move */
 
 typedef enum zc_trace_severity {
     ZC_TRACE_NOTE = 0,   /* worth knowing; the trace could not measure its cost */
