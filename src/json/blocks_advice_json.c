@@ -33,28 +33,18 @@ static unsigned zc__bench_sms(const cJSON *doc)
 static zc_status zc__from_json(const cJSON *doc, size_t beside_bytes, zc_blocks_profile *profile_p,
                                zc_blocks_fit *fit_p, zc_blocks_beside *beside_p)
 {
-    const cJSON *schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
-    if (!cJSON_IsString(schema) || strcmp(schema->valuestring, ZC_BENCH_SCHEMA) != 0)
-        return ZC_FAIL(ZC_ERR_PARSE,
-                       "zc_blocks_bench_from_json: not a %s document (schema %s%.60s%s): the "
-                       "block mover's profile comes from zc bench --case blocks --json",
-                       ZC_BENCH_SCHEMA, cJSON_IsString(schema) ? "\"" : "",
-                       cJSON_IsString(schema) ? schema->valuestring : "missing",
-                       cJSON_IsString(schema) ? "\"" : "");
-    ZC_CHECK(zc__bench_doc_check(doc, "bench document"));
     size_t count = 0;
-    zc_bench_result *rs = zc__bench_results_from_json(doc, &count);
-    if (rs == NULL)
-        return ZC_FAIL(ZC_ERR_NO_MEMORY, "zc_blocks_bench_from_json: the bench's cases");
+    zc_bench_result *rs = NULL;
+    ZC_CHECK(zc__bench_doc_results(
+        doc, "zc_blocks_bench_from_json",
+        "the block mover's profile comes from zc bench --case blocks --json", &rs, &count));
     zc_blocks_profile p;
     zc_blocks_fit fit;
     zc_blocks_beside beside;
     zc_status st = zc_blocks_profile_from_bench(rs, count, zc__bench_sms(doc), &p, &fit);
     if (st == ZC_OK && beside_p != NULL)
         st = zc_blocks_beside_from_bench(rs, count, beside_bytes, &beside);
-    for (size_t i = 0; i < count; i++)
-        zc_bench_result_clear(&rs[i]);
-    free(rs);
+    zc__bench_results_free(rs, count);
     ZC_CHECK(st);
     *profile_p = p;
     if (fit_p != NULL)

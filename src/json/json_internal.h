@@ -70,6 +70,15 @@ zc_status zc__trace_doc_check(const cJSON *doc, const char *what);
  * (each freed with zc_bench_result_clear, the array with free); NULL when out of memory. */
 zc_bench_result *zc__bench_results_from_json(const cJSON *doc, size_t *count_p);
 
+/* The same for a reader of one family, caller (its public name): ZC_ERR_PARSE when doc is not a
+ * ZC_BENCH_SCHEMA document (the detail ends with comes_from, where such a document comes from),
+ * the document's own check, then its measured cases into *rs_p and *count_p. */
+zc_status zc__bench_doc_results(const cJSON *doc, const char *caller, const char *comes_from,
+                                zc_bench_result **rs_p, size_t *count_p);
+
+/* Free count results read by zc__bench_results_from_json, and the array. */
+void zc__bench_results_free(zc_bench_result *rs, size_t count);
+
 #define ZC__JSON_FIELDS(o, rows, what, where)                                                      \
     zc__json_check_fields((o), (rows), sizeof(rows) / sizeof((rows)[0]), (what), (where))
 

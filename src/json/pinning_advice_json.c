@@ -13,23 +13,13 @@
 
 static zc_status zc__from_json(const cJSON *doc, zc_pinning_curves *curves_p)
 {
-    const cJSON *schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
-    if (!cJSON_IsString(schema) || strcmp(schema->valuestring, ZC_BENCH_SCHEMA) != 0)
-        return ZC_FAIL(ZC_ERR_PARSE,
-                       "zc_pinning_bench_from_json: not a %s document (schema %s%.60s%s): the "
-                       "pinning ways' curves come from zc bench --case pin --json",
-                       ZC_BENCH_SCHEMA, cJSON_IsString(schema) ? "\"" : "",
-                       cJSON_IsString(schema) ? schema->valuestring : "missing",
-                       cJSON_IsString(schema) ? "\"" : "");
-    ZC_CHECK(zc__bench_doc_check(doc, "bench document"));
     size_t count = 0;
-    zc_bench_result *rs = zc__bench_results_from_json(doc, &count);
-    if (rs == NULL)
-        return ZC_FAIL(ZC_ERR_NO_MEMORY, "zc_pinning_bench_from_json: the bench's cases");
+    zc_bench_result *rs = NULL;
+    ZC_CHECK(zc__bench_doc_results(doc, "zc_pinning_bench_from_json",
+                                   "the pinning ways' curves come from zc bench --case pin --json",
+                                   &rs, &count));
     zc_status st = zc_pinning_curves_from_bench(rs, count, curves_p);
-    for (size_t i = 0; i < count; i++)
-        zc_bench_result_clear(&rs[i]);
-    free(rs);
+    zc__bench_results_free(rs, count);
     return st;
 }
 

@@ -177,6 +177,29 @@ zc_bench_result *zc__bench_results_from_json(const cJSON *doc, size_t *count_p)
     return rs;
 }
 
+zc_status zc__bench_doc_results(const cJSON *doc, const char *caller, const char *comes_from,
+                                zc_bench_result **rs_p, size_t *count_p)
+{
+    const cJSON *schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
+    if (!cJSON_IsString(schema) || strcmp(schema->valuestring, ZC_BENCH_SCHEMA) != 0)
+        return ZC_FAIL(ZC_ERR_PARSE, "%s: not a %s document (schema %s%.60s%s): %s", caller,
+                       ZC_BENCH_SCHEMA, cJSON_IsString(schema) ? "\"" : "",
+                       cJSON_IsString(schema) ? schema->valuestring : "missing",
+                       cJSON_IsString(schema) ? "\"" : "", comes_from);
+    ZC_CHECK(zc__bench_doc_check(doc, "bench document"));
+    *rs_p = zc__bench_results_from_json(doc, count_p);
+    if (*rs_p == NULL)
+        return ZC_FAIL(ZC_ERR_NO_MEMORY, "%s: the bench's cases", caller);
+    return ZC_OK;
+}
+
+void zc__bench_results_free(zc_bench_result *rs, size_t count)
+{
+    for (size_t i = 0; rs != NULL && i < count; i++)
+        zc_bench_result_clear(&rs[i]);
+    free(rs);
+}
+
 /* zc_profile_from_bench_json in the C locale. */
 static zc_status zc__profile_from_bench_json(const cJSON *doc, zc_profile *profile_p, char *notes,
                                              size_t notes_size)
@@ -197,9 +220,7 @@ static zc_status zc__profile_from_bench_json(const cJSON *doc, zc_profile *profi
         return ZC_FAIL(ZC_ERR_NO_MEMORY, "zc_profile_from_bench_json: the bench's cases");
     zc_profile p;
     zc_status status = zc_profile_from_bench(rs, count, &p, notes, notes_size);
-    for (size_t i = 0; i < count; i++)
-        zc_bench_result_clear(&rs[i]);
-    free(rs);
+    zc__bench_results_free(rs, count);
     if (status != ZC_OK) {
         char why[512];
         snprintf(why, sizeof why, "%s", zc_last_error());
