@@ -38,6 +38,15 @@ typedef struct zc__blk_point {
 size_t zc__blk_plan(const size_t *sizes, size_t n, size_t target, size_t cap, zc__blk_point *out,
                     char *left_out, size_t left_size);
 
+/*
+ * A small move beside each of the n points of out (out holds room for max): count / 16 blocks of
+ * the same size, at least ZC__BLK_COUNT_MIN, where that is fewer than the point's own count;
+ * appended after the n points, in their order. Returns the points now in out. Two counts of one
+ * size tell a move's fixed cost from its cost per block, which one count a size cannot: the
+ * block mover's fit (zc_blocks_profile_from_bench) rests on them.
+ */
+size_t zc__blk_add_small_moves(zc__blk_point *out, size_t n, size_t max);
+
 /* perm[0..n-1] becomes a permutation of 0..n-1, shuffled (Fisher-Yates) by the xorshift64 state
  * *rng (never 0), as a paged cache's blocks sit in no order. */
 void zc__blk_shuffle(size_t *perm, size_t n, uint64_t *rng);

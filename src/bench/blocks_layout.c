@@ -50,6 +50,22 @@ size_t zc__blk_plan(const size_t *sizes, size_t n, size_t target, size_t cap, zc
     return made;
 }
 
+size_t zc__blk_add_small_moves(zc__blk_point *out, size_t n, size_t max)
+{
+    size_t made = n;
+    for (size_t i = 0; i < n && made < max; i++) {
+        size_t small = out[i].count / 16;
+        if (small < ZC__BLK_COUNT_MIN)
+            small = ZC__BLK_COUNT_MIN;
+        if (small >= out[i].count)
+            continue;
+        out[made].block_bytes = out[i].block_bytes;
+        out[made].count = small;
+        made++;
+    }
+    return made;
+}
+
 void zc__blk_shuffle(size_t *perm, size_t n, uint64_t *rng)
 {
     for (size_t i = 0; i < n; i++)

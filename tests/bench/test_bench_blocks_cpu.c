@@ -44,6 +44,31 @@ static void test_plan_counts(void **state)
     assert_int_equal(p[0].count, 256);
 }
 
+/* Beside each point a small move of the same size: a sixteenth of its blocks, 16 at least, none
+ * where that is no fewer; after the points, in their order, within the room given. */
+static void test_small_moves(void **state)
+{
+    (void)state;
+    static const size_t sizes[] = {4 * KIB, 64 * KIB, MIB, 4 * MIB, 64 * MIB};
+    zc__blk_point p[10];
+    char left[256];
+    size_t n = zc__blk_plan(sizes, 5, 256 * MIB, (size_t)8 << 30, p, left, sizeof left);
+    n = zc__blk_add_small_moves(p, n, 10);
+    static const size_t want_bytes[] = {4 * KIB, 64 * KIB, MIB, 4 * MIB, 64 * MIB,
+                                        4 * KIB, 64 * KIB, MIB, 4 * MIB};
+    static const size_t want_count[] = {4096, 4096, 256, 64, 16, 256, 256, 16, 16};
+    assert_int_equal(n, 9); /* 64 MiB blocks: 16 already, no smaller move */
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(p[i].block_bytes, want_bytes[i]);
+        assert_int_equal(p[i].count, want_count[i]);
+    }
+    /* No room past the points: none added. */
+    n = zc__blk_plan(sizes, 2, 256 * MIB, (size_t)8 << 30, p, left, sizeof left);
+    assert_int_equal(zc__blk_add_small_moves(p, n, 2), 2);
+    assert_int_equal(zc__blk_add_small_moves(p, n, 3), 3);
+    assert_int_equal(p[2].count, 256);
+}
+
 /* Sizes the family cannot take are named, the others kept in order. */
 static void test_plan_left_out(void **state)
 {
@@ -184,8 +209,11 @@ static void test_catalogue(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_plan_counts), cmocka_unit_test(test_plan_left_out),
-        cmocka_unit_test(test_shuffle),     cmocka_unit_test(test_pattern_proves_each_block),
+        cmocka_unit_test(test_plan_counts),
+        cmocka_unit_test(test_small_moves),
+        cmocka_unit_test(test_plan_left_out),
+        cmocka_unit_test(test_shuffle),
+        cmocka_unit_test(test_pattern_proves_each_block),
         cmocka_unit_test(test_catalogue),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
