@@ -4,7 +4,7 @@
  * per byte interpolated, extrapolation said, floors missing), the document written, and every
  * refusal. */
 #include "test_support.h"
-#include "test_json_file.h"
+#include "test_pinning_curves.h"
 
 #include <math.h>
 #include <string.h>
@@ -19,12 +19,7 @@
 
 static zc_pinning_curves h100_curves(void)
 {
-    cJSON *doc = zc_test_json_file(ZC_PINNING_BENCH);
-    zc_pinning_curves c;
-    if (zc_pinning_bench_from_json(doc, &c) != ZC_OK)
-        fail_msg("curves refused: %s", zc_last_error());
-    cJSON_Delete(doc);
-    return c;
+    return zc_test_pinning_curves(ZC_PINNING_BENCH);
 }
 
 static zc_pinning_advice advise(const zc_pinning_curves *c, size_t bytes)

@@ -74,24 +74,7 @@ static void test_json(void **state)
 /* Refused with exit 2, stderr containing words, and the -j file never made. */
 static void expect_bad(const char *const *args, const char *words)
 {
-    char dir[] = "/tmp/zc-advise-pinning-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char out[64];
-    snprintf(out, sizeof out, "%s/out.json", dir);
-    const char *argv[24];
-    size_t n = 0;
-    for (; args[n] != NULL; n++)
-        argv[n] = args[n];
-    argv[n++] = "-j";
-    argv[n++] = out;
-    argv[n] = NULL;
-    zc_test_output r;
-    run(argv, &r);
-    if (r.exit_code != 2 || strstr(r.err, words) == NULL)
-        fail_msg("want exit 2 and '%s', got %d: %s", words, r.exit_code, r.err);
-    assert_int_equal(access(out, F_OK), -1);
-    zc_test_output_free(&r);
-    rmdir(dir);
+    zc_test_expect_refused(args, zc_test_no_gpu_env, words);
 }
 
 static void test_bad_input(void **state)

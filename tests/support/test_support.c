@@ -352,6 +352,30 @@ void zc_test_expect_zc(const char *const *args, const char *const *env, int exit
     zc_test_output_free(&r);
 }
 
+void zc_test_expect_refused(const char *const *args, const char *const *env, const char *in_stderr)
+{
+    char dir[] = "/tmp/zc-refused-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char out[64];
+    snprintf(out, sizeof out, "%s/out.json", dir);
+    const char *argv[32];
+    size_t n = 0;
+    for (; args[n] != NULL; n++) {
+        assert_true(n + 3 < sizeof argv / sizeof argv[0]);
+        argv[n] = args[n];
+    }
+    argv[n++] = "-j";
+    argv[n++] = out;
+    argv[n] = NULL;
+    zc_test_output r;
+    zc_test_run_zc(argv, env, &r);
+    if (r.exit_code != 2 || strstr(r.err, in_stderr) == NULL)
+        fail_msg("want exit 2 and '%s', got %d: %s", in_stderr, r.exit_code, r.err);
+    assert_int_equal(access(out, F_OK), -1);
+    zc_test_output_free(&r);
+    rmdir(dir);
+}
+
 void zc_test_output_free(zc_test_output *result)
 {
     free(result->out);

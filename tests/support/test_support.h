@@ -63,6 +63,10 @@ extern const char *const zc_test_no_gpu_env[];
 void zc_test_expect_zc(const char *const *args, const char *const *env, int exit_code,
                        const char *in_stdout, const char *in_stderr);
 
+/* zc with args and "-j DIR/out.json" after them (DIR a new folder under /tmp) in env: refused
+ * with exit 2 and in_stderr on stderr, and the -j file never made. */
+void zc_test_expect_refused(const char *const *args, const char *const *env, const char *in_stderr);
+
 /* How zc_test_run_zc_bounded feeds zc and how long it lets it run. */
 typedef struct zc_test_run_opts {
     const char *stdin_path; /* the file zc reads as its stdin; NULL: /dev/null */

@@ -5,7 +5,7 @@
  * served; hand-made curves move the price as they move; without curves the finding is as it
  * was. */
 #include "test_support.h"
-#include "test_json_file.h"
+#include "test_pinning_curves.h"
 
 #include <math.h>
 #include <string.h>
@@ -23,12 +23,7 @@
 
 static zc_pinning_curves h100_curves(void)
 {
-    cJSON *doc = zc_test_json_file(ZC_PINNING_BENCH);
-    zc_pinning_curves c;
-    if (zc_pinning_bench_from_json(doc, &c) != ZC_OK)
-        fail_msg("curves refused: %s", zc_last_error());
-    cJSON_Delete(doc);
-    return c;
+    return zc_test_pinning_curves(ZC_PINNING_BENCH);
 }
 
 /* The slow_pinned_alloc finding of the log analysed with curves (may be NULL), copied out. */
