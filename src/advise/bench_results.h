@@ -12,7 +12,8 @@
 
 #include "zerocopy/bench.h"
 
-/* The result of case want among the count results that ran ok, or NULL (none, or it failed). */
+/* The result of case want among the count results that ran ok, or NULL (none, or it failed);
+ * keys this build does not know are passed over and leave no error detail. */
 const zc_bench_result *zc__advise_ok_result(const zc_bench_result *results, size_t count,
                                             zc_bench_case_id want);
 

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "advise/bench_results.h"
 #include "blocks/blocks_engines.h"
 #include "core/error.h"
 
@@ -116,14 +117,7 @@ ZC_EXTERN zc_status zc_blocks_beside_from_bench(const zc_bench_result *results, 
     ZC_REQUIRE_ARG(beside_p);
     if (block_bytes == 0)
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "zc_blocks_beside_from_bench: a block of 0 bytes");
-    const zc_bench_result *r = NULL;
-    for (size_t i = 0; i < count && r == NULL; i++) {
-        zc_bench_case_id id;
-        if (zc_bench_case_id_of(results[i].key, &id) == ZC_OK &&
-            id == ZC_BENCH_CASE_BLOCKS_BESIDE && results[i].outcome == ZC_BENCH_OK)
-            r = &results[i];
-    }
-    zc_clear_error();
+    const zc_bench_result *r = zc__advise_ok_result(results, count, ZC_BENCH_CASE_BLOCKS_BESIDE);
     size_t at = r != NULL ? zc__nearest(r, block_bytes) : 0;
     if (at == 0)
         return ZC_FAIL(ZC_ERR_NOT_FOUND,
