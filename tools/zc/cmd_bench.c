@@ -388,7 +388,7 @@ static int zc__bench_blocks_profile(zc__bench_opts *o, const unsigned char *sele
         return 0;
     int blocks = 0;
     for (size_t i = 0; i < ncases; i++)
-        blocks |= selected[i] && strncmp(zc_bench_case_at(i)->key, "blocks.", 7) == 0;
+        blocks |= selected[i] && strcmp(zc_bench_case_at(i)->group, "blocks") == 0;
     if (o->list || !blocks)
         return zc_cli_usage_error("bench", zc__bench_usage,
                                   "--blocks-profile has no effect %s: it sets the block family's "
