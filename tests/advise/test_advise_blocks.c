@@ -33,19 +33,26 @@ static zc_blocks_profile fit_of(const cJSON *doc, zc_blocks_fit *fit_p)
 }
 
 /* The case's points of a variant at a size, or NULL. */
-static cJSON *point_of(const cJSON *doc, const char *key, const char *variant, size_t bytes)
+/* The points of case key, or NULL. */
+static cJSON *points_of(const cJSON *doc, const char *key)
 {
-    const cJSON *c, *pt;
+    const cJSON *c;
     cJSON_ArrayForEach(c, cJSON_GetObjectItem(doc, "cases"))
     {
-        if (strcmp(cJSON_GetObjectItem(c, "key")->valuestring, key) != 0)
-            continue;
-        cJSON_ArrayForEach(pt, cJSON_GetObjectItem(c, "points"))
-        {
-            if (strcmp(cJSON_GetObjectItem(pt, "variant")->valuestring, variant) == 0 &&
-                (size_t)cJSON_GetObjectItem(pt, "bytes")->valuedouble == bytes)
-                return (cJSON *)pt;
-        }
+        if (strcmp(cJSON_GetObjectItem(c, "key")->valuestring, key) == 0)
+            return cJSON_GetObjectItem(c, "points");
+    }
+    return NULL;
+}
+
+static cJSON *point_of(const cJSON *doc, const char *key, const char *variant, size_t bytes)
+{
+    cJSON *pt;
+    cJSON_ArrayForEach(pt, points_of(doc, key))
+    {
+        if (strcmp(cJSON_GetObjectItem(pt, "variant")->valuestring, variant) == 0 &&
+            (size_t)cJSON_GetObjectItem(pt, "bytes")->valuedouble == bytes)
+            return pt;
     }
     return NULL;
 }
@@ -163,16 +170,11 @@ static void test_choices(void **state)
 static double fastest_point(const cJSON *doc, const char *key)
 {
     double fastest = 0.0;
-    const cJSON *c, *pt;
-    cJSON_ArrayForEach(c, cJSON_GetObjectItem(doc, "cases"))
+    const cJSON *pt;
+    cJSON_ArrayForEach(pt, points_of(doc, key))
     {
-        if (strcmp(cJSON_GetObjectItem(c, "key")->valuestring, key) != 0)
-            continue;
-        cJSON_ArrayForEach(pt, cJSON_GetObjectItem(c, "points"))
-        {
-            double g = cJSON_GetObjectItem(cJSON_GetObjectItem(pt, "stats"), "median")->valuedouble;
-            fastest = g > fastest ? g : fastest;
-        }
+        double g = cJSON_GetObjectItem(cJSON_GetObjectItem(pt, "stats"), "median")->valuedouble;
+        fastest = g > fastest ? g : fastest;
     }
     return fastest;
 }
