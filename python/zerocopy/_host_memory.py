@@ -9,11 +9,8 @@ DLPack or __array_interface__ (_tensors.tensor_memory). Nothing is copied or pin
 
 import ctypes
 
-from . import dlpack
+from . import dlpack, errors
 from ._tensors import tensor_memory
-from .errors import by_status
-
-_ERR_INVALID_ARG = -1  # ZC_ERR_INVALID_ARG: what the library itself answers for a size of 0
 
 _CONTIGUOUS_HINT = ("pin .contiguous() first (numpy.ascontiguousarray for an array), or take a "
                     "pinned copy with zerocopy.pin_memory")
@@ -25,9 +22,11 @@ def _what(obj, name):
 
 def _empty(obj, name, where):
     # The library refuses a size of 0 as ERR_INVALID_ARG; saying it here, with the argument's
-    # name, keeps that error class (a ValueError too) for the buffer protocol's callers.
-    return by_status[_ERR_INVALID_ARG](
-        _ERR_INVALID_ARG, f"{name} ({type(obj).__name__}) is empty: there is nothing to pin", where)
+    # name, keeps that error class (a ValueError too) for the buffer protocol's callers. The
+    # class and its status come from the loaded library (errors.py), not a number of our own.
+    cls = errors.InvalidArgumentError
+    return cls(cls.status, f"{name} ({type(obj).__name__}) is empty: there is nothing to pin",
+               where)
 
 
 def _buffer_view(obj):
