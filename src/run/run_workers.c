@@ -18,15 +18,25 @@
  * (256 KiB left as they were ran 20% slower beside them on the H200). */
 #define ZC__SPIN_NS 50000ull
 
-/* The caller spins this long for the workers' parts before it copies those nobody took. */
-#define ZC__WAIT_SPIN_NS 2000000ull
-
 /* Parts are cut on cache lines so that no two threads write one. */
 #define ZC__ALIGN 64u
 
 #define ZC__MAX_WORKERS 16
 
-/* rows of width bytes, each at its pitch; one row of bytes for a plain copy, cut by bytes
+/* A copy is cut in this many parts per thread, none below ZC__PART_MIN: the threads take parts
+ * as they come free, so a thread the system schedules late, or a core busy with the program's
+ * own spinning threads, costs a small part's time rather than a thread's share. Parts below
+ * 64 KiB would gain nothing: waking a thread costs about as much as copying them. */
+#define ZC__PARTS_PER_THREAD 4u
+#define ZC__PART_MIN         ((size_t)64 << 10)
+
+/* The claim word: the job's generation above, then its number of parts and the next part to
+ * take, ZC__PART_BITS each. */
+#define ZC__PART_BITS       8u
+#define ZC__MAX_PARTS       ((1u << ZC__PART_BITS) - 1u)
+#define ZC__GENERATION_MASK ((UINT64_C(1) << (64u - 2u * ZC__PART_BITS)) - 1u)
+
+/* rows rows of width bytes, each at its pitch; one row of bytes for a plain copy, cut by bytes
  * then, by rows otherwise. A job that is not a copy is each(arg, part, parts) instead. */
 typedef struct zc__job {
     char *dst;
@@ -35,7 +45,7 @@ typedef struct zc__job {
     size_t dst_pitch, src_pitch;
     void (*each)(void *arg, unsigned part, unsigned parts);
     void *arg;
-    unsigned parts; /* the caller's part 0, the workers' 1..parts-1 */
+    unsigned parts; /* taken in any order, by any thread, the caller's included */
 } zc__job;
 
 static pthread_mutex_t zc__turn = PTHREAD_MUTEX_INITIALIZER; /* one job at a time */
@@ -43,11 +53,12 @@ static pthread_mutex_t zc__lock = PTHREAD_MUTEX_INITIALIZER; /* sleeping and wak
 static pthread_cond_t zc__job_posted = PTHREAD_COND_INITIALIZER;
 static zc__job zc__current;             /* stable from its post until every part is done */
 static _Atomic uint64_t zc__generation; /* the job's number: a new job each time it moves */
-/* claimed[i]: the last job whose part i someone took. Whoever swaps the job's number in first
- * copies the part; the caller takes every part still free once it has waited a while, so that
- * no job depends on a worker being scheduled at all. */
-static _Atomic uint64_t zc__claimed[ZC__MAX_WORKERS + 1];
-static _Atomic unsigned zc__parts_done; /* parts 1..parts-1 copied, by anyone */
+/* Whoever moves the claim word's next part up, checking the generation in the same
+ * compare-and-swap, copies that part: a worker that woke for a job long done takes nothing of
+ * a later one, and the caller takes parts with the workers, so that no job depends on a worker
+ * being scheduled at all. */
+static _Atomic uint64_t zc__claim_word;
+static _Atomic unsigned zc__parts_done; /* parts copied, by anyone */
 static unsigned zc__workers;            /* started */
 static int zc__started;                 /* zc__workers is final */
 static long zc__owner_pid;              /* the process whose threads they are */
@@ -75,24 +86,36 @@ static void zc__copy_part(const zc__job *job, unsigned part)
         memcpy(job->dst + row * job->dst_pitch, job->src + row * job->src_pitch, job->width);
 }
 
-/* Copy part of job number generation if nobody has taken it yet. Part numbers only move up: a
- * worker that woke for a job long done finds its part taken by a later one, and leaves it. */
-static void zc__take(unsigned part, uint64_t generation)
+/* The next part of job generation, now taken by this thread; -1 when every part is taken or
+ * the job is no longer that one. */
+static int zc__claim(uint64_t generation)
 {
-    uint64_t taken = atomic_load_explicit(&zc__claimed[part], memory_order_acquire);
-    do {
-        if (taken >= generation)
-            return;
-    } while (!atomic_compare_exchange_weak_explicit(&zc__claimed[part], &taken, generation,
-                                                    memory_order_acq_rel, memory_order_acquire));
-    /* Taken: the job cannot end, nor the next be posted, before this part is counted. */
-    zc__copy_part(&zc__current, part);
-    atomic_fetch_add_explicit(&zc__parts_done, 1, memory_order_acq_rel);
+    uint64_t word = atomic_load_explicit(&zc__claim_word, memory_order_acquire);
+    for (;;) {
+        unsigned next = (unsigned)(word & ZC__MAX_PARTS);
+        unsigned parts = (unsigned)((word >> ZC__PART_BITS) & ZC__MAX_PARTS);
+        if (word >> (2u * ZC__PART_BITS) != (generation & ZC__GENERATION_MASK) || next >= parts)
+            return -1;
+        if (atomic_compare_exchange_weak_explicit(&zc__claim_word, &word, word + 1,
+                                                  memory_order_acq_rel, memory_order_acquire))
+            return (int)next;
+    }
+}
+
+/* Copy parts of job generation until none is left to take. A part taken keeps the job from
+ * ending, and the next from being posted, until it is counted. */
+static void zc__take_parts(uint64_t generation)
+{
+    int part;
+    while ((part = zc__claim(generation)) >= 0) {
+        zc__copy_part(&zc__current, (unsigned)part);
+        atomic_fetch_add_explicit(&zc__parts_done, 1, memory_order_acq_rel);
+    }
 }
 
 static void *zc__worker(void *arg)
 {
-    unsigned index = (unsigned)(uintptr_t)arg; /* 1-based: part 0 is the caller's */
+    (void)arg;
     uint64_t seen = 0;
     for (;;) {
         uint64_t until = zc__run_now_ns() + ZC__SPIN_NS;
@@ -106,7 +129,7 @@ static void *zc__worker(void *arg)
             pthread_mutex_unlock(&zc__lock);
         }
         seen = atomic_load_explicit(&zc__generation, memory_order_acquire);
-        zc__take(index, seen);
+        zc__take_parts(seen);
     }
     return NULL;
 }
@@ -127,7 +150,7 @@ static void zc__start(void)
         pthread_attr_t attr;
         pthread_attr_init(&attr);
         pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-        int ok = pthread_create(&thread, &attr, zc__worker, (void *)(uintptr_t)i) == 0;
+        int ok = pthread_create(&thread, &attr, zc__worker, NULL) == 0;
         pthread_attr_destroy(&attr);
         if (!ok)
             break;
@@ -136,9 +159,11 @@ static void zc__start(void)
 }
 
 /* A forked child has none of the parent's threads, and the locks may have been held by one of
- * them: it starts over (zc__start sees the new pid). */
+ * them, in the middle of a job: it starts over (zc__start sees the new pid) with no part of the
+ * parent's job left to take. */
 static void zc__after_fork_child(void)
 {
+    atomic_store_explicit(&zc__claim_word, 0, memory_order_relaxed); /* no part to take */
     pthread_mutex_init(&zc__turn, NULL);
     pthread_mutex_init(&zc__lock, NULL);
     pthread_cond_init(&zc__job_posted, NULL);
@@ -147,6 +172,21 @@ static void zc__after_fork_child(void)
 __attribute__((constructor)) static void zc__workers_init(void)
 {
     pthread_atfork(NULL, NULL, zc__after_fork_child);
+}
+
+/* How many parts job is cut in: a part per thread for a job that is not a copy (its own
+ * function cuts the work, in whole huge pages where it can), several for a copy. */
+static unsigned zc__parts_of(const zc__job *job, unsigned threads)
+{
+    if (job->each != NULL)
+        return threads;
+    size_t parts = (size_t)threads * ZC__PARTS_PER_THREAD;
+    size_t most = job->rows == 1 ? job->width / ZC__PART_MIN : job->rows;
+    if (parts > most)
+        parts = most;
+    if (parts > ZC__MAX_PARTS)
+        parts = ZC__MAX_PARTS;
+    return parts < 1 ? 1u : (unsigned)parts;
 }
 
 /* Run job over every thread, the caller's included. */
@@ -166,23 +206,22 @@ static void zc__run_job(zc__job job)
         zc__copy_part(&job, 0);
         return;
     }
-    job.parts = zc__workers + 1;
+    job.parts = zc__parts_of(&job, zc__workers + 1);
     zc__current = job;
     atomic_store_explicit(&zc__parts_done, 0, memory_order_relaxed);
     pthread_mutex_lock(&zc__lock);
-    uint64_t generation = atomic_fetch_add_explicit(&zc__generation, 1, memory_order_release) + 1;
+    uint64_t generation = atomic_load_explicit(&zc__generation, memory_order_relaxed) + 1;
+    atomic_store_explicit(&zc__claim_word,
+                          (generation & ZC__GENERATION_MASK) << (2u * ZC__PART_BITS) |
+                              (uint64_t)job.parts << ZC__PART_BITS,
+                          memory_order_release);
+    atomic_store_explicit(&zc__generation, generation, memory_order_release);
     pthread_cond_broadcast(&zc__job_posted);
     pthread_mutex_unlock(&zc__lock);
-    zc__copy_part(&zc__current, 0);
-    /* The workers' parts: a bounded spin for them, then the caller takes every part no worker
-     * has started, and waits only for parts in the middle of a memcpy. */
-    uint64_t until = zc__run_now_ns() + ZC__WAIT_SPIN_NS;
-    while (atomic_load_explicit(&zc__parts_done, memory_order_acquire) < zc__workers &&
-           zc__run_now_ns() < until)
-        ;
-    for (unsigned part = 1; part <= zc__workers; part++)
-        zc__take(part, generation);
-    while (atomic_load_explicit(&zc__parts_done, memory_order_acquire) < zc__workers)
+    /* The caller takes parts beside the workers, and waits only for parts in the middle of a
+     * memcpy. */
+    zc__take_parts(generation);
+    while (atomic_load_explicit(&zc__parts_done, memory_order_acquire) < job.parts)
         sched_yield();
     pthread_mutex_unlock(&zc__turn);
 }

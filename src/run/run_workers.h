@@ -11,9 +11,10 @@
 #include <stddef.h>
 
 /*
- * memcpy(dst, src, bytes) split over the configured threads, the caller's among them; returns
- * when every part is copied. Calls from several threads at once take turns. Without workers
- * (threads 1, or they could not be started) the caller copies alone.
+ * memcpy(dst, src, bytes) cut in parts that the configured threads take as they come free, the
+ * caller's among them; returns when every part is copied, having waited only for parts another
+ * thread is copying. Calls from several threads at once take turns. Without workers (threads
+ * 1, or they could not be started) the caller copies alone.
  */
 void zc__run_parallel_copy(void *dst, const void *src, size_t bytes);
 
@@ -24,10 +25,10 @@ void zc__run_parallel_copy_2d(void *dst, size_t dst_pitch, const void *src, size
 
 /*
  * fn(arg, part, parts) for every part of a job that is not a copy, over the same threads and
- * taking turns with the copies: parts is the number of threads that take part (1 when work,
- * the bytes it touches, is below what the threads pay for, or there are no workers), and fn is
- * called once for each part from 0 to parts - 1, part 0 on the caller's thread. Returns when
- * every part is done.
+ * taking turns with the copies: parts is the number of threads (1 when work, the bytes it
+ * touches, is below what the threads pay for, or there are no workers), and fn is called once
+ * for each part from 0 to parts - 1, on whichever thread takes it, the caller's included.
+ * Returns when every part is done.
  */
 void zc__run_parallel_each(void (*fn)(void *arg, unsigned part, unsigned parts), void *arg,
                            size_t work);
