@@ -3,12 +3,12 @@
 #include "run_workers.h"
 
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "core/backoff.h"
 #include "run_config.h"
 #include "run_counts.h"
 
@@ -219,10 +219,12 @@ static void zc__run_job(zc__job job)
     pthread_cond_broadcast(&zc__job_posted);
     pthread_mutex_unlock(&zc__lock);
     /* The caller takes parts beside the workers, and waits only for parts in the middle of a
-     * memcpy. */
+     * memcpy: spinning while that is short, then napping (core/backoff.h: a yield would give
+     * the core straight back when every core is busy, and the worker it waits for starve). */
     zc__take_parts(generation);
+    uint64_t waiting_since = zc__run_now_ns();
     while (atomic_load_explicit(&zc__parts_done, memory_order_acquire) < job.parts)
-        sched_yield();
+        zc__backoff(zc__run_now_ns() - waiting_since);
     pthread_mutex_unlock(&zc__turn);
 }
 
