@@ -8,6 +8,7 @@
 #include <cuda_runtime_api.h>
 
 #include "core/error.h"
+#include "core/page_touch.h"
 #include "device/cuda_check.h"
 #include "mem/caps.h"
 #include "mem/kinds.h"
@@ -95,6 +96,22 @@ static zc_status zc__host_device_pointer(void *host, int required, void **dev_p)
     return ZC_OK;
 }
 
+/* cudaHostRegister of fresh pages, run beside the threads that fault them in
+ * (core/page_touch.h): the registration pins pages the threads have just made. */
+typedef struct zc__registration {
+    void *base;
+    size_t len;
+    unsigned flags; /* cudaHostRegisterDefault with what the buffer's flags ask */
+    zc_status status;
+} zc__registration;
+
+static int zc__register(void *arg)
+{
+    zc__registration *r = arg;
+    r->status = ZC_CUDA(cudaHostRegister(r->base, r->len, r->flags));
+    return 0;
+}
+
 /* Pinned, mapped or write-combined memory on the current device (already entered). */
 static zc_status zc__make_pinned(const char *fn, zc__block *b, const zc__caps *caps)
 {
@@ -105,13 +122,14 @@ static zc_status zc__make_pinned(const char *fn, zc__block *b, const zc__caps *c
     if (use_register) {
         ZC_CHECK(zc__pages_map(fn, b->capacity, 1, &b->map_base));
         b->map_len = b->capacity;
-        zc__pages_touch(b->map_base, b->map_len, 0);
-        unsigned rflags = cudaHostRegisterDefault;
+        zc__registration r = {.base = b->map_base, .len = b->map_len};
         if (b->flags & ZC_BUFFER_FLAG_PORTABLE)
-            rflags |= cudaHostRegisterPortable;
+            r.flags |= cudaHostRegisterPortable;
         if (mapped)
-            rflags |= cudaHostRegisterMapped;
-        status = ZC_CUDA(cudaHostRegister(b->map_base, b->map_len, rflags));
+            r.flags |= cudaHostRegisterMapped;
+        (void)zc__touch_beside(b->map_base, b->map_len, zc__pages_touch_threads(b->map_len),
+                               zc__register, &r);
+        status = r.status;
         if (status == ZC_OK) {
             b->method = ZC_METHOD_MMAP_REGISTER;
         } else {

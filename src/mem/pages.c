@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -126,4 +127,14 @@ void zc__pages_touch(void *base, size_t len, unsigned threads)
         if (running[t])
             pthread_join(ids[t], NULL);
     }
+}
+
+unsigned zc__pages_touch_threads(size_t len)
+{
+    if (len < ZC__TOUCH_THREADS_MIN)
+        return 0;
+    cpu_set_t set;
+    long cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set)
+                                                            : sysconf(_SC_NPROCESSORS_ONLN);
+    return cpus > 1 ? (unsigned)(cpus - 1) : 1u;
 }

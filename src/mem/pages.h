@@ -47,4 +47,10 @@ zc_status zc__pages_unmap(void *base, size_t len);
  */
 void zc__pages_touch(void *base, size_t len, unsigned threads);
 
+/* How many threads fault len fresh bytes in beside the caller's registration of them
+ * (core/page_touch.h): none below ZC__TOUCH_THREADS_MIN, else one for every CPU the process
+ * may run on but the caller's, which registers; the floor the pinned path is held to is every
+ * core touching (zc bench's pinning family). */
+unsigned zc__pages_touch_threads(size_t len);
+
 #endif

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "core/page_touch.h"
 #include "run_config.h"
 #include "run_counts.h"
 #include "run_cures.h"
@@ -89,6 +90,20 @@ static int zc__take(void *p, zc__fast_block *b_p)
     return found;
 }
 
+/* The driver's registration of a block being faulted in (zc__touch_beside's beside). */
+typedef struct zc__fast_registration {
+    const zc__run_driver *d;
+    const zc__fast_block *b;
+    CUresult result;
+} zc__fast_registration;
+
+static int zc__register_fresh(void *arg)
+{
+    zc__fast_registration *reg = arg;
+    reg->result = reg->d->mem_host_register(reg->b->ptr, reg->b->length, reg->b->register_flags);
+    return 0;
+}
+
 /* Map, fault in and register a block for ask in the current context ctx; CUDA_SUCCESS with the
  * block in *b_p, else the driver's refusal (nothing left mapped). */
 static CUresult zc__make(const zc__run_driver *d, const zc__run_pinned_ask *ask, CUcontext ctx,
@@ -102,8 +117,13 @@ static CUresult zc__make(const zc__run_driver *d, const zc__run_pinned_ask *ask,
     b.ptr = zc__fast_map(b.length);
     if (b.ptr == NULL)
         return CUDA_ERROR_OUT_OF_MEMORY;
-    zc__fast_touch(b.ptr, b.length, zc__threads());
-    CUresult r = d->mem_host_register(b.ptr, b.length, b.register_flags);
+    zc__fast_registration reg = {.d = d, .b = &b};
+    /* The threads fault the pages in ahead of the driver's walk (core/page_touch.h); the
+     * caller's thread is the one that registers. */
+    unsigned threads = zc__threads();
+    (void)zc__touch_beside(b.ptr, b.length, threads > 1 ? threads - 1 : 0, zc__register_fresh,
+                           &reg);
+    CUresult r = reg.result;
     if (r != CUDA_SUCCESS) {
         zc__fast_unmap(b.ptr, b.length);
         return r;
