@@ -28,8 +28,8 @@ void *zc__fast_map(size_t length);
 void zc__fast_unmap(void *base, size_t length);
 
 /* Fault in every page of [base, base + length) from up to `threads` threads (the caller one of
- * them) without changing a byte: each page gets an atomic or of zero, a write as far as the
- * kernel goes. Only for writable memory. */
+ * them) without changing a byte: each page gets a compare-and-swap of a byte with itself, a
+ * write as far as the kernel goes. Only for writable memory. */
 void zc__fast_touch(void *base, size_t length, unsigned threads);
 
 /* Replace the private mapping [base, base + length) by a shared one holding the same bytes at
