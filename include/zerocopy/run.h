@@ -92,8 +92,8 @@ typedef enum zc_run_fix { ZC_RUN_FIX_MAP(ZC__RUN_FIX_ENUM) ZC_RUN_FIX_COUNT } zc
       "left to the copy: fresh pages of memory not seen allocated as the program's own "           \
       "(a file or shared mapping, or memory from before the library)")                             \
     X(FRESH_REFUSED, "fresh-refused", FRESH, 0,                                                    \
-      "left to the copy: the kernel would not fault the pages in (before Linux 5.14, or not "      \
-      "writable)")                                                                                 \
+      "no longer counted: pages the kernel would not fault in on request (they are faulted in "    \
+      "by a write now, which it does not refuse where the copy may write)")                        \
     X(FRESH_HUGE, "fresh-huge", FRESH, 0,                                                          \
       "large fresh allocations advised to use transparent huge pages (bytes: those advised)")      \
     X(FASTPIN_SERVED, "fastpin-served", FASTPIN, 1,                                                \

@@ -48,12 +48,34 @@ static void zc__touch_byte(unsigned char *p)
     }
 }
 
+static size_t zc__page(void)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    return page > 0 ? (size_t)page : 4096;
+}
+
+/* The byte at base and the first byte of every page after it below base + length. */
+static void zc__touch_span(char *base, size_t length, size_t page)
+{
+    if (length == 0)
+        return;
+    zc__touch_byte((unsigned char *)base);
+    uintptr_t next = ((uintptr_t)base / page + 1) * page, end = (uintptr_t)base + length;
+    for (uintptr_t at = next; at < end; at += page)
+        zc__touch_byte((unsigned char *)at);
+}
+
+void zc__touch_pages(void *base, size_t length)
+{
+    if (base != NULL)
+        zc__touch_span(base, length, zc__page());
+}
+
 static void zc__touch_step(const zc__touching *t, size_t step)
 {
     size_t from = step * ZC__TOUCH_STEP;
     size_t to = from + ZC__TOUCH_STEP < t->length ? from + ZC__TOUCH_STEP : t->length;
-    for (size_t at = from; at < to; at += t->page)
-        zc__touch_byte((unsigned char *)t->base + at);
+    zc__touch_span(t->base + from, to - from, t->page);
 }
 
 /* Take steps in ascending order until every one is taken or beside has returned. */
@@ -72,11 +94,10 @@ static void *zc__touch_thread(void *arg)
 int zc__touch_beside(void *base, size_t length, unsigned threads, int (*beside)(void *arg),
                      void *arg)
 {
-    long page = sysconf(_SC_PAGESIZE);
     zc__touching t = {.base = base,
                       .length = length,
                       .steps = (length + ZC__TOUCH_STEP - 1) / ZC__TOUCH_STEP,
-                      .page = page > 0 ? (size_t)page : 4096};
+                      .page = zc__page()};
     if (threads > ZC__TOUCH_THREADS_MAX)
         threads = ZC__TOUCH_THREADS_MAX;
     pthread_t ids[ZC__TOUCH_THREADS_MAX];

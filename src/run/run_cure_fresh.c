@@ -4,24 +4,27 @@
  * allocated (PyTorch's .cpu(), a new numpy array) is slowed most by the destination's pages:
  * each is faulted in, and zeroed, by the copy that first writes it, one page at a time inside
  * every thread's memcpy, and the threads' faults meet on the same page-table locks. This row
- * faults the destination's pages in before the copy, with MADV_POPULATE_WRITE (Linux 5.14),
- * split over the copying threads in whole 2 MiB regions, and passes the copy on to be staged by
- * the next row as before. It never writes the destination: the pages come in as they would
- * have (zeroed if new, as they were if not), so bytes other threads own in the edge pages stay
- * theirs, and what the program computes is what it computed.
+ * faults the destination's pages in before the copy, a compare-and-swap of one byte of each page
+ * with itself (core/page_touch.h), split over the copying threads in whole 2 MiB regions, and
+ * passes the copy on to be staged by the next row as before. No byte changes: the pages come in
+ * as they would have (zeroed if new, as they were if not), a byte another thread writes in the
+ * edge pages meanwhile keeps that thread's value (the swap is atomic), and what the program
+ * computes is what it computed. Every page touched holds a byte the copy writes, so it is one
+ * the copy itself must be able to write.
  * - Only pages of the program's own anonymous memory are faulted in: inside an allocation the
  *   allocation hooks saw made (malloc family, anonymous private mmap, run_anon.h). A file or
  *   shared mapping, or memory the library did not see allocated, is left to the copy
- *   (fresh-unseen), as is a range the kernel will not fault in (fresh-refused).
+ *   (fresh-unseen).
  * - Pages that are there already cost one mincore() call on a window of them (fresh-resident).
  * - Only copies the pageable cure will stage: not its sample (which prices the copy as it was,
  *   faults included), nor copies it leaves as they were.
  * With ZC_RUN_FRESH_HUGE=1 it also advises large fresh allocations to use transparent huge
  * pages (MADV_HUGEPAGE on their whole 2 MiB regions), which makes faulting them in 512 times
  * fewer faults and can raise the program's footprint (docs/run.md).
- * The cure is applied only when named (ZC_RUN_FIXES_DEFAULT): on the H100 machine
- * MADV_POPULATE_WRITE from 16 threads was 4-6 times slower than a write per page from the same
- * threads, so faulting ahead is not shown never to slow a copy (docs/run.md, "The fresh cure").
+ * Not MADV_POPULATE_WRITE, which never writes: on the H100 machine it was 4-6 times slower
+ * from 16 threads than a write per page from the same threads. The cure is applied only when
+ * named (ZC_RUN_FIXES_DEFAULT) until it is shown never to slow a copy (docs/run.md, "The fresh
+ * cure").
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,15 +34,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/page_touch.h"
 #include "run_anon.h"
 #include "run_config.h"
 #include "run_copy.h"
 #include "run_cures.h"
 #include "run_workers.h"
-
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
-#endif
 
 /* A transparent huge page, and the part of a copy each thread faults in when it is large: whole
  * huge pages, so that no two threads fault within one. */
@@ -66,28 +66,6 @@ static uintptr_t zc__page(void)
 static int zc__madvise(uintptr_t start, size_t length, int advice)
 {
     return (int)syscall(SYS_madvise, (void *)start, length, advice);
-}
-
-/* ---- whether the kernel faults pages in on request, asked once on a page of its own ---- */
-
-static pthread_once_t zc__probe_once = PTHREAD_ONCE_INIT;
-static int zc__populate_works;
-
-static void zc__probe(void)
-{
-    uintptr_t page = zc__page();
-    void *p = (void *)syscall(SYS_mmap, NULL, page, PROT_READ | PROT_WRITE,
-                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
-        return;
-    zc__populate_works = zc__madvise((uintptr_t)p, page, MADV_POPULATE_WRITE) == 0;
-    syscall(SYS_munmap, p, page);
-    if (!zc__populate_works && zc__run_config_get()->verbose) {
-        static const char text[] = "zerocopy run: this kernel does not fault pages in on request "
-                                   "(MADV_POPULATE_WRITE, Linux 5.14); fresh pages are left to "
-                                   "the copies\n";
-        (void)!write(2, text, sizeof text - 1);
-    }
 }
 
 /* ---- fresh or resident ---- */
@@ -118,7 +96,6 @@ static zc__pages zc__pages_state(uintptr_t first, size_t pages, uintptr_t page)
  * threads like any copy. */
 typedef struct zc__populate {
     uintptr_t first, end, page;
-    int error; /* the first part's errno, 0 when every part succeeded */
 } zc__populate;
 
 /* Where part k of parts starts: whole huge pages when every part gets one, else whole pages. */
@@ -138,21 +115,15 @@ static void zc__populate_part(void *arg, unsigned part, unsigned parts)
 {
     zc__populate *p = arg;
     uintptr_t from = zc__bound(p, part, parts), to = zc__bound(p, part + 1, parts);
-    if (to > from && zc__madvise(from, to - from, MADV_POPULATE_WRITE) != 0) {
-        int none = 0;
-        __atomic_compare_exchange_n(&p->error, &none, errno, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-    }
+    if (to > from)
+        zc__touch_pages((void *)from, to - from);
 }
 
-/* Fault [first, end) in over the threads: 0, or the errno of a part the kernel refused. */
-static int zc__populate_range(uintptr_t first, uintptr_t end)
+/* Fault [first, end) in over the threads. */
+static void zc__populate_range(uintptr_t first, uintptr_t end)
 {
-    pthread_once(&zc__probe_once, zc__probe);
-    if (!zc__populate_works)
-        return EINVAL;
     zc__populate p = {.first = first, .end = end, .page = zc__page()};
     zc__run_parallel_each(zc__populate_part, &p, end - first);
-    return __atomic_load_n(&p.error, __ATOMIC_RELAXED);
 }
 
 /* The destination [host, host + bytes) of a copy about to be staged: its pages faulted in
@@ -168,9 +139,10 @@ static void zc__ahead(uintptr_t host, size_t bytes)
     zc__pages state = zc__pages_state(first, (end - first) / page, page);
     if (state == ZC__PAGES_RESIDENT)
         what = ZC_RUN_COUNTER_FRESH_RESIDENT;
-    else if (state == ZC__PAGES_FRESH && zc__run_anon_covers(host, bytes))
-        what = zc__populate_range(first, end) == 0 ? ZC_RUN_COUNTER_FRESH_AHEAD
-                                                   : ZC_RUN_COUNTER_FRESH_REFUSED;
+    else if (state == ZC__PAGES_FRESH && zc__run_anon_covers(host, bytes)) {
+        zc__populate_range(first, end);
+        what = ZC_RUN_COUNTER_FRESH_AHEAD;
+    }
     zc__run_count(what, bytes, zc__run_now_ns() - start, 0, ZC_RUN_PRICED_NONE);
     errno = saved_errno;
 }
@@ -288,7 +260,8 @@ zc__run_answer ZC__RUN_ON(fresh, RANGE_REPLACED)(const zc__run_event *e)
 /* Pages given back are the program's anonymous memory still, fresh again: what this row is
  * for. */
 ZC__RUN_IGNORES(fresh, PAGES_DISCARDED)
-/* Pages that may not be written are refused by the kernel, and counted so. */
+/* A page the row touches holds a byte the copy writes: one the program must leave writable for
+ * its own copy, whatever protection the rest of the range has. */
 ZC__RUN_IGNORES(fresh, RANGE_REPROTECTED)
 /* The row changes nothing the driver sees, nor holds anything of a context's. */
 ZC__RUN_IGNORES(fresh, RANGE_IN_GRAPH)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Fresh pages faulted in beside a registration (core/page_touch.h), on the CPU: beside's result
  * comes back, no byte changes, with no threads every page is there before beside runs, and
- * with threads every page gets there while beside runs as long as a driver's walk would. */
+ * with threads every page gets there while beside runs as long as a driver's walk would; a
+ * range touched on one thread brings in its pages and no other. */
 #include "test_support.h"
 
 #include <string.h>
@@ -50,6 +51,9 @@ static unsigned char *fresh(void)
     unsigned char *base =
         mmap(NULL, LENGTH, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     assert_true(base != MAP_FAILED);
+    /* Small pages, whatever the system's huge-page mode: which pages a touch brings in is
+     * asked page by page. */
+    assert_int_equal(madvise(base, LENGTH, MADV_NOHUGEPAGE), 0);
     /* A few pages with bytes of their own, the touched first byte among them: the touching
      * must leave them as they are. */
     for (size_t at = 0; at < LENGTH; at += LENGTH / 8)
@@ -121,6 +125,26 @@ static void test_odd_length(void **state)
     munmap(base, length);
 }
 
+/* One thread, a range that starts inside a page: that page and every later one it reaches are
+ * there, the pages around it are not, and no byte changed. */
+static void test_touch_pages(void **state)
+{
+    (void)state;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    unsigned char *base = fresh();
+    unsigned char *middle = base + LENGTH / 16; /* between the pages fresh() wrote */
+    zc__touch_pages(middle + page + 100, 3 * page);
+    unsigned char in[6];
+    assert_int_equal(mincore(middle, 6 * page, in), 0);
+    assert_false(in[0] & 1u);
+    for (int i = 1; i <= 4; i++)
+        assert_true(in[i] & 1u);
+    assert_false(in[5] & 1u);
+    check_kept(base);
+    zc__touch_pages(NULL, page); /* nothing */
+    munmap(base, LENGTH);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -128,6 +152,7 @@ int main(void)
         cmocka_unit_test(test_threads_touch_while_beside_runs),
         cmocka_unit_test(test_beside_returning_stops_the_threads),
         cmocka_unit_test(test_odd_length),
+        cmocka_unit_test(test_touch_pages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
