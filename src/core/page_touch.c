@@ -106,7 +106,8 @@ int zc__touch_beside(void *base, size_t length, unsigned threads, int (*beside)(
            pthread_create(&ids[started], NULL, zc__touch_thread, &t) == 0)
         started++;
     if (started == 0) {
-        (void)zc__touch_thread(&t);
+        if (base != NULL)
+            (void)zc__touch_thread(&t);
     } else {
         size_t head = (size_t)started * ZC__HEAD_START_STEPS;
         uint64_t since = zc__touch_now_ns();

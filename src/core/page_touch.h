@@ -22,7 +22,7 @@
  * faulted by the walk, as it would have been without the threads.
  *
  * With threads 0, or none that could start, every page is touched on the caller's thread
- * before beside runs.
+ * before beside runs; with base NULL nothing is touched and beside runs alone.
  */
 int zc__touch_beside(void *base, size_t length, unsigned threads, int (*beside)(void *arg),
                      void *arg);

@@ -46,6 +46,11 @@ static int beside(void *arg)
     return r->answer;
 }
 
+static int beside_nothing(void *arg)
+{
+    return ((const beside_record *)arg)->answer;
+}
+
 static unsigned char *fresh(void)
 {
     unsigned char *base =
@@ -142,6 +147,8 @@ static void test_touch_pages(void **state)
     assert_false(in[5] & 1u);
     check_kept(base);
     zc__touch_pages(NULL, page); /* nothing */
+    beside_record none = {.answer = 5};
+    assert_int_equal(zc__touch_beside(NULL, page, 0, beside_nothing, &none), 5);
     munmap(base, LENGTH);
 }
 
