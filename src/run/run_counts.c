@@ -22,7 +22,18 @@ typedef struct zc__class {
     uint64_t sample_bytes, sample_ns; /* the copy left as it was and timed */
     unsigned seen;                    /* copies of this class that asked */
     uint64_t cured_bytes[2];          /* cured copies of this class, by zc__run_way */
+    /* The staged copies' time, and the slowest one's (the first copy of a context pays for
+     * making its staging, which says nothing of the staging's speed). */
+    uint64_t staged_ns, slowest_ns, slowest_bytes;
+    unsigned staged_calls;
+    int slower; /* staging judged slower than the sample: copies go as they were */
 } zc__class;
+
+/* Staging is judged for a class once this many copies of it were staged: all but the slowest
+ * must have moved their bytes at least ZC__STAGED_SHARE of the sample's rate, or the class's
+ * copies go to the driver as they were from then on (pageable-slower). */
+#define ZC__JUDGE_AFTER  8u
+#define ZC__STAGED_SHARE 0.9
 
 /* The counter of each way and direction of a cured copy. */
 static const zc_run_counter zc__cured_counter[2][2] = {
@@ -137,11 +148,43 @@ void zc__run_pageable_sampled(zc__run_dir dir, size_t bytes, uint64_t ns)
     pthread_mutex_unlock(&zc__lock);
 }
 
+/* Whether class c's staged copies, but the slowest, went slower than its sample (caller holds
+ * the lock). */
+static int zc__judged_slower(const zc__class *c)
+{
+    if (c->staged_calls < ZC__JUDGE_AFTER || c->sample_bytes == 0 || c->sample_ns == 0)
+        return 0;
+    double bytes = (double)(c->cured_bytes[ZC__RUN_STAGED] - c->slowest_bytes);
+    double staged_ns = (double)(c->staged_ns - c->slowest_ns);
+    double sampled_ns = bytes * (double)c->sample_ns / (double)c->sample_bytes;
+    return staged_ns * ZC__STAGED_SHARE > sampled_ns;
+}
+
+int zc__run_pageable_slower(zc__run_dir dir, size_t bytes)
+{
+    pthread_mutex_lock(&zc__lock);
+    zc__class *c = &zc__classes[dir][zc__class_of(bytes)];
+    if (!c->slower)
+        c->slower = zc__judged_slower(c);
+    int slower = c->slower;
+    pthread_mutex_unlock(&zc__lock);
+    return slower;
+}
+
 void zc__run_pageable_cured(zc__run_way way, zc__run_dir dir, size_t bytes, uint64_t ns)
 {
     zc__log_start();
     pthread_mutex_lock(&zc__lock);
-    zc__classes[dir][zc__class_of(bytes)].cured_bytes[way] += bytes;
+    zc__class *c = &zc__classes[dir][zc__class_of(bytes)];
+    c->cured_bytes[way] += bytes;
+    if (way == ZC__RUN_STAGED) {
+        c->staged_ns += ns;
+        c->staged_calls++;
+        if (ns > c->slowest_ns) {
+            c->slowest_ns = ns;
+            c->slowest_bytes = bytes;
+        }
+    }
     zc__add(&zc__counts[zc__cured_counter[way][dir]], bytes, ns, 0, ZC_RUN_PRICED_SCALED);
     pthread_mutex_unlock(&zc__lock);
 }

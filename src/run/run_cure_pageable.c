@@ -8,6 +8,7 @@
  * Its staging goes with its context and at exit.
  */
 #include "run_config.h"
+#include "run_counts.h"
 #include "run_copy.h"
 #include "run_cures.h"
 #include "run_staging.h"
@@ -22,6 +23,12 @@ static zc__plan zc__plan_copy(zc__run_copy *c)
     if (c->host_where != ZC__PAGEABLE)
         return ZC__PASS;
     zc__plan verdict = zc__run_copy_eligible(c);
+    /* Where staging has gone slower than the driver's own path for this size (a program whose
+     * own threads keep every core busy), the copies go as they were. */
+    if (verdict == ZC__CURE && zc__run_pageable_slower(c->dir, c->bytes)) {
+        (void)zc__run_copy_leave(ZC_RUN_COUNTER_PAGEABLE_SLOWER, c->bytes);
+        return ZC__PASS;
+    }
     return verdict == ZC__CURE || verdict == ZC__SAMPLE ? verdict : ZC__PASS;
 }
 
