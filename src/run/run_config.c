@@ -22,6 +22,9 @@
 #define ZC__DEFAULT_MIN_BYTES     ((size_t)1 << 20)
 #define ZC__DEFAULT_MIN_D2H_BYTES ((size_t)256 << 10)
 #define ZC__DEFAULT_THREADS_MAX   12u
+/* Eight staged copies of a size class, the slowest left out, before staging is judged against
+ * the class's sample: one copy alone says little, and a loop of them says it soon. */
+#define ZC__DEFAULT_JUDGE_AFTER   8u
 #define ZC__MAX_THREADS           16u
 
 /* Fresh destination pages are faulted in ahead from the size the pageable cure stages device
@@ -100,6 +103,8 @@ static void zc__read(void)
     c->fastpin_bytes = (size_t)zc__env_number("ZC_RUN_FASTPIN_BYTES", ZC__DEFAULT_FASTPIN_BYTES, 1,
                                               (size_t)1 << 50);
     c->fastpin_threads = (unsigned)zc__env_number("ZC_RUN_FASTPIN_THREADS", 0, 0, 64);
+    c->judge_after =
+        (unsigned)zc__env_number("ZC_RUN_JUDGE_AFTER", ZC__DEFAULT_JUDGE_AFTER, 0, 1000000);
     c->verbose = zc__env_number("ZC_RUN_VERBOSE", 0, 0, 1) != 0;
 }
 

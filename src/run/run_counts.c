@@ -29,10 +29,9 @@ typedef struct zc__class {
     int slower; /* staging judged slower than the sample: copies go as they were */
 } zc__class;
 
-/* Staging is judged for a class once this many copies of it were staged: all but the slowest
- * must have moved their bytes at least ZC__STAGED_SHARE of the sample's rate, or the class's
- * copies go to the driver as they were from then on (pageable-slower). */
-#define ZC__JUDGE_AFTER  8u
+/* Staging is judged for a class once ZC_RUN_JUDGE_AFTER copies of it were staged: all but the
+ * slowest must have moved their bytes at least ZC__STAGED_SHARE of the sample's rate, or the
+ * class's copies go to the driver as they were from then on (pageable-slower). */
 #define ZC__STAGED_SHARE 0.9
 
 /* The counter of each way and direction of a cured copy. */
@@ -152,7 +151,8 @@ void zc__run_pageable_sampled(zc__run_dir dir, size_t bytes, uint64_t ns)
  * the lock). */
 static int zc__judged_slower(const zc__class *c)
 {
-    if (c->staged_calls < ZC__JUDGE_AFTER || c->sample_bytes == 0 || c->sample_ns == 0)
+    unsigned after = zc__run_config_get()->judge_after;
+    if (after == 0 || c->staged_calls < after || c->sample_bytes == 0 || c->sample_ns == 0)
         return 0;
     double bytes = (double)(c->cured_bytes[ZC__RUN_STAGED] - c->slowest_bytes);
     double staged_ns = (double)(c->staged_ns - c->slowest_ns);

@@ -40,9 +40,9 @@ typedef enum zc__run_way { ZC__RUN_STAGED = 0, ZC__RUN_PINNED = 1 } zc__run_way;
 void zc__run_pageable_cured(zc__run_way way, zc__run_dir dir, size_t bytes, uint64_t ns);
 
 /* Whether staging has been measured slower than the driver's own path for copies of dir and
- * the size class of bytes: once eight of them were staged, the time of all but the slowest
- * against what the class's sample took for as many bytes; judged slower, it stays so for the
- * process (its copies then go as they were: pageable-slower). */
+ * the size class of bytes: once ZC_RUN_JUDGE_AFTER (8) of them were staged, the time of all
+ * but the slowest against what the class's sample took for as many bytes; judged slower, it
+ * stays so for the process (its copies then go as they were: pageable-slower). */
 int zc__run_pageable_slower(zc__run_dir dir, size_t bytes);
 
 #endif
