@@ -69,8 +69,8 @@ typedef enum zc_run_fix { ZC_RUN_FIX_MAP(ZC__RUN_FIX_ENUM) ZC_RUN_FIX_COUNT } zc
     X(PAGEABLE_UNSURE, "pageable-unsure", PAGEABLE, 0,                                             \
       "left as they were: a pointer or range zc run could not classify, or no staging")            \
     X(PAGEABLE_SLOWER, "pageable-slower", PAGEABLE, 0,                                             \
-      "left as they were: staging went slower than the driver's own path for their direction "     \
-      "and size (eight staged against the sample)")                                                \
+      "host-to-device copies left as they were: staging went slower than the driver's own path "   \
+      "for their size (eight staged against the sample)")                                          \
     X(PINNING_HIT, "pinning-hit", PINNING, 1, "pinned allocations served from memory kept")        \
     X(PINNING_MISS, "pinning-miss", PINNING, 0,                                                    \
       "pinned allocations made by the driver (and kept)")                                          \

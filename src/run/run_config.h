@@ -31,7 +31,7 @@ typedef struct zc__run_config {
                                  served from fresh pages (the fastpin cure) */
     unsigned fastpin_threads; /* ZC_RUN_FASTPIN_THREADS: threads faulting a block's pages in;
                                  0: every CPU the process may run on */
-    unsigned judge_after;     /* ZC_RUN_JUDGE_AFTER: staged copies of a direction and size
+    unsigned judge_after;     /* ZC_RUN_JUDGE_AFTER: staged host-to-device copies of a size
                                  class before staging is set against the class's sample; 0:
                                  never */
     int verbose;              /* ZC_RUN_VERBOSE=1: say on stderr what is hooked and why not */

@@ -24,8 +24,10 @@ static zc__plan zc__plan_copy(zc__run_copy *c)
         return ZC__PASS;
     zc__plan verdict = zc__run_copy_eligible(c);
     /* Where staging has gone slower than the driver's own path for this size (a program whose
-     * own threads keep every core busy), the copies go as they were. */
-    if (verdict == ZC__CURE && zc__run_pageable_slower(c->dir, c->bytes)) {
+     * own threads keep every core busy), the copies go as they were. Host to device only: a
+     * copy to the host waits inside it for the stream's earlier work, so its time, sampled or
+     * staged, says more of the kernels before it than of the copy. */
+    if (verdict == ZC__CURE && c->dir == ZC__RUN_H2D && zc__run_pageable_slower(c->dir, c->bytes)) {
         (void)zc__run_copy_leave(ZC_RUN_COUNTER_PAGEABLE_SLOWER, c->bytes);
         return ZC__PASS;
     }
