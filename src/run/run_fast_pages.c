@@ -12,6 +12,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/page_touch.h"
+
 #define ZC__FAST_HUGE        ((size_t)2 << 20)
 #define ZC__FAST_THREADS_MAX 64
 
@@ -78,24 +80,11 @@ typedef struct zc__fast_piece {
     size_t length;
 } zc__fast_piece;
 
-/* A write fault on one byte that keeps its value whatever another thread does to it: a
- * compare-and-swap of the value with itself needs the page writable, so the kernel backs it.
- * It starts from 0, what a fresh page holds, and never reads first: a read of a fresh page
- * maps the zero page and the write faults a second time (13 times slower on 4 KiB pages in a
- * 2-core VM); a byte that is not 0 fails once and is swapped with itself. */
-static void zc__fast_touch_byte(unsigned char *p)
-{
-    unsigned char seen = 0;
-    while (!__atomic_compare_exchange_n(p, &seen, seen, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-    }
-}
-
+/* Each page of the piece gets core's write fault that keeps every byte (core/page_touch.h). */
 static void *zc__fast_piece_run(void *arg)
 {
     const zc__fast_piece *piece = arg;
-    size_t page = zc__fast_page();
-    for (size_t at = 0; at < piece->length; at += page)
-        zc__fast_touch_byte((unsigned char *)piece->base + at);
+    zc__touch_pages(piece->base, piece->length);
     return NULL;
 }
 
