@@ -29,6 +29,8 @@ typedef struct zc__touching {
     _Atomic int stop;    /* beside has returned */
 } zc__touching;
 
+/* A clock of its own, not zc_clock_ns: this file is built into zc run's preload library too,
+ * which must export nothing but its hooks, and zc_clock_ns is a public symbol. */
 static uint64_t zc__touch_now_ns(void)
 {
     struct timespec t;
