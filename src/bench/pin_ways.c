@@ -108,8 +108,8 @@ static zc_status zc__pin_unregister(zc__pin_made *made, double *seconds_p)
     return st;
 }
 
-/* zerocopy's own path: zc_buffer_alloc(ZC_BUFFER_PINNED), huge-page-aligned pages touched by
- * several threads and registered above ZC_PIN_REGISTER_THRESHOLD. */
+/* zerocopy's own path: zc_buffer_alloc(ZC_BUFFER_PINNED), huge-page-aligned pages registered
+ * above ZC_PIN_REGISTER_THRESHOLD beside the threads that touch them (core/page_touch.h). */
 static zc_status zc__pin_zc(size_t bytes, int device, int option, zc__pin_made *made, double *s)
 {
     (void)option;
