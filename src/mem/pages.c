@@ -4,12 +4,12 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "core/cpus.h"
 #include "core/error.h"
 
 size_t zc__page_size(void)
@@ -89,8 +89,8 @@ void zc__pages_touch(void *base, size_t len, unsigned threads)
 {
     size_t page = zc__page_size();
     if (threads == 0) {
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        threads = len >= ZC__TOUCH_THREADS_MIN && cpus > 1 ? (unsigned)cpus : 1;
+        unsigned cpus = zc__usable_cpus();
+        threads = len >= ZC__TOUCH_THREADS_MIN && cpus > 1 ? cpus : 1;
         if (threads > ZC__TOUCH_THREADS_MAX)
             threads = ZC__TOUCH_THREADS_MAX;
     }
@@ -133,8 +133,6 @@ unsigned zc__pages_touch_threads(size_t len)
 {
     if (len < ZC__TOUCH_THREADS_MIN)
         return 0;
-    cpu_set_t set;
-    long cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set)
-                                                            : sysconf(_SC_NPROCESSORS_ONLN);
-    return cpus > 1 ? (unsigned)(cpus - 1) : 1u;
+    unsigned cpus = zc__usable_cpus();
+    return cpus > 1 ? cpus - 1 : 1u;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/cpus.h"
 #include "run_record.h"
 
 /* Defaults measured on the H200 machine (bench/results/h200-20261203/run-README.md,
@@ -80,9 +81,9 @@ static void zc__read(void)
     c->fixes = zc__env_fixes();
     const char *dir = getenv("ZC_RUN_DIR");
     c->log_dir = dir != NULL && dir[0] != '\0' ? dir : NULL;
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    /* Three quarters of the cores, so that the program keeps some of its own. */
-    unsigned threads = cpus > 1 ? (unsigned)(cpus * 3 / 4) : 1u;
+    unsigned cpus = zc__usable_cpus();
+    /* Three quarters of the cores it may run on, so that the program keeps some of its own. */
+    unsigned threads = cpus > 1 ? cpus * 3 / 4 : 1u;
     if (threads > ZC__DEFAULT_THREADS_MAX)
         threads = ZC__DEFAULT_THREADS_MAX;
     c->threads = (unsigned)zc__env_number("ZC_RUN_THREADS", threads, 1, ZC__MAX_THREADS);

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "core/cpus.h"
 #include "core/page_touch.h"
 #include "run_config.h"
 #include "run_counts.h"
@@ -51,7 +52,7 @@ static size_t zc__count, zc__capacity;
 static unsigned zc__threads(void)
 {
     unsigned threads = zc__run_config_get()->fastpin_threads;
-    return threads != 0 ? threads : zc__fast_cpus();
+    return threads != 0 ? threads : zc__usable_cpus();
 }
 
 /* The registration flags that give the memory cuMemHostAlloc would have given for flags: the

@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/mman.h>
@@ -182,13 +181,4 @@ int zc__fast_anon_writable(const void *start, size_t length)
     }
     fclose(maps);
     return ok;
-}
-
-unsigned zc__fast_cpus(void)
-{
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
-        return (unsigned)CPU_COUNT(&set);
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
-    return online > 0 ? (unsigned)online : 1;
 }

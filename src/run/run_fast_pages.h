@@ -45,7 +45,4 @@ int zc__fast_share(void *base, size_t length);
  * write, a hole), or when the list cannot be read. */
 int zc__fast_anon_writable(const void *start, size_t length);
 
-/* The threads this process may run on (its CPU affinity), at least 1. */
-unsigned zc__fast_cpus(void);
-
 #endif

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The CPUs this process may run on (core/cpus.h): its affinity mask, not the machine's CPUs. */
+#include "test_support.h"
+
+#include <sched.h>
+
+#include "core/cpus.h"
+
+static void test_counts_the_affinity_mask(void **state)
+{
+    (void)state;
+    cpu_set_t all;
+    assert_int_equal(sched_getaffinity(0, sizeof all, &all), 0);
+    assert_int_equal(zc__usable_cpus(), (unsigned)CPU_COUNT(&all));
+    assert_true(zc__usable_cpus() >= 1);
+}
+
+/* Held to one CPU (as taskset -c N would), the count is 1 whatever the machine has. */
+static void test_one_cpu_held(void **state)
+{
+    (void)state;
+    cpu_set_t all, one;
+    assert_int_equal(sched_getaffinity(0, sizeof all, &all), 0);
+    int first = 0;
+    while (!CPU_ISSET(first, &all))
+        first++;
+    CPU_ZERO(&one);
+    CPU_SET(first, &one);
+    assert_int_equal(sched_setaffinity(0, sizeof one, &one), 0);
+    unsigned held = zc__usable_cpus();
+    assert_int_equal(sched_setaffinity(0, sizeof all, &all), 0);
+    assert_int_equal(held, 1);
+    assert_int_equal(zc__usable_cpus(), (unsigned)CPU_COUNT(&all));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_counts_the_affinity_mask),
+        cmocka_unit_test(test_one_cpu_held),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
