@@ -11,7 +11,8 @@ viewed per block size, as in torch_kv_mover.py) with every engine the mover can 
 (copy, batch, kernel), then with auto on the library's placeholder costs and, with --profile
 FILE, on the profile fitted to that zc bench --case blocks document. A run is timed as wall
 time between two torch.cuda.synchronize() calls; a way's figure is the median of --runs timed
-runs after --warmup untimed ones; before each run the destination blocks are zeroed (untimed),
+runs after --warmup untimed ones; before each run the destination blocks are zeroed (untimed;
+the host's by copies from the GPU, torch_kv_mover.reset),
 and after each way they are compared with the source blocks (a mismatch fails the run).
 
 Auto is judged by the engine it chose: right when that engine's forced median is within 10% of
@@ -100,7 +101,7 @@ def measure(torch, zerocopy, ctx, direction, way, mover, engine):
         return kv.mover_move(torch, mover, engine, ctx["stream"], cache, pool, mv, direction)
 
     try:
-        times, choice = kv.timed(torch, lambda: kv.reset(cache, pool, mv, direction), run,
+        times, choice = kv.timed(torch, lambda: kv.reset(torch, cache, pool, mv, direction), run,
                                  ctx["warmup"], ctx["runs"])
     except zerocopy.UnsupportedError:
         return None

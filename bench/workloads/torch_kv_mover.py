@@ -17,13 +17,13 @@ Each block size and count is moved to the host, to the device, and both at once 
 disjoint, as a server evicts some blocks while others come back). The cache is one tensor
 [blocks, block_bytes] (bf16, or uint8 with --dtype uint8) viewed from one GPU allocation, the pool
 the same in one pinned allocation; both are filled once with seeded bytes. Before every run the
-destination blocks are zeroed (untimed), so that a move that did not happen cannot pass for one
-that did. A run is timed as wall time between two torch.cuda.synchronize() calls (the
-PyTorch ways do host work that CUDA events on one stream would not see); seconds is the median
-of --runs timed runs after --warmup untimed ones, GB/s the bytes moved (both directions counted)
-over it, 1e9 bytes a GB. After the last run the destination blocks, in index order, are hashed
-(SHA-256 of their bytes with their shape and dtype): every way must give the digest of the
-source blocks, which is torch-index's.
+destination blocks are zeroed (untimed; the host's by copies from the GPU, as a swap-out leaves
+them), so that a move that did not happen cannot pass for one that did. A run is timed as wall
+time between two torch.cuda.synchronize() calls (the PyTorch ways do host work that CUDA events
+on one stream would not see); seconds is the median of --runs timed runs after --warmup untimed
+ones, GB/s the bytes moved (both directions counted) over it, 1e9 bytes a GB. After the last run
+the destination blocks, in index order, are hashed (SHA-256 of their bytes with their shape and
+dtype): every way must give the digest of the source blocks, which is torch-index's.
 
 Prints one JSON line per (block size, count, direction, way) ("record": "way"), then one per
 (block size, count, direction) comparing the mover's choice with the best PyTorch way
@@ -185,10 +185,16 @@ def has(direction, which):
     return direction in (which, "both")
 
 
-def reset(cache, pool, mv, direction):
-    """Zero the destination blocks (untimed)."""
+def reset(torch, cache, pool, mv, direction):
+    """Zero the destination blocks (untimed), each side as a move writes it: the GPU's by the
+    GPU, the host's by copies from a zero block on the GPU. Zeroed by the CPU, the host blocks'
+    cache lines would still be dirty in the CPU's caches when the timed move wrote them, a state
+    an offload does not meet: a pool's blocks are last written by the copy that swapped them
+    out."""
     if has(direction, "to_host"):
-        pool.index_fill_(0, mv.host_dst, 0)
+        zero = torch.zeros_like(pool[0], device="cuda")
+        for d in mv.lists["host_dst"]:
+            pool[d].copy_(zero, non_blocking=True)
     if has(direction, "to_device"):
         cache.index_fill_(0, mv.dev_dst_cuda, 0)
 
@@ -335,7 +341,7 @@ def run_way(torch, ctx, way, direction):
 
         def run():
             return mover_move(torch, mover, engine, ctx["stream"], cache, pool, mv, direction)
-    times, result = timed(torch, lambda: reset(cache, pool, mv, direction), run,
+    times, result = timed(torch, lambda: reset(torch, cache, pool, mv, direction), run,
                           ctx["warmup"], ctx["runs"])
     if result is not None:  # a MoveChoice
         info = {"engine": result.engine, "calls": result.calls,
