@@ -121,6 +121,9 @@ typedef struct zc_blocks_profile {
                               min(gbps, sms * kernel_sm_gbps) */
     size_t batch_max;      /* blocks per cudaMemcpyBatchAsync call (at least 1) */
     int measured;          /* 0 for the placeholders, 1 for a measured profile */
+    double both_gbps;      /* the copy engines both ways at once, the two directions' bytes
+                              together (GB/s): the link's ceiling on a move both ways; 0 when
+                              not measured, each direction then at its own bandwidth */
 } zc_blocks_profile;
 
 /* What the planner found and chose for a move. */

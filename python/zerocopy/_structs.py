@@ -580,6 +580,7 @@ class zc_blocks_profile(Checked):
         ("kernel_sm_gbps", c_double),
         ("batch_max", c_size_t),
         ("measured", c_int),
+        ("both_gbps", c_double),
     ]
 
 

@@ -178,6 +178,12 @@ class BlocksProfile:
         return self._raw.batch_max
 
     @property
+    def both_gbps(self):
+        """The copy engines' ceiling both ways at once (GB/s, both directions' bytes), 0.0 when
+        not measured."""
+        return self._raw.both_gbps
+
+    @property
     def fit(self):
         """How the fit holds its points, or None for a profile not fitted here: points and
         worst (the largest relative error of a fitted time) per direction ("to_device",

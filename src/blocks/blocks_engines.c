@@ -117,6 +117,11 @@ zc_status zc__blocks_profile_check(const char *who, const zc_blocks_profile *pro
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "%s: the profile's kernel_sm_gbps must be above 0", who);
     if (profile->batch_max == 0)
         return ZC_FAIL(ZC_ERR_INVALID_ARG, "%s: the profile's batch_max is 0", who);
+    if (!isfinite(profile->both_gbps) || profile->both_gbps < 0.0)
+        return ZC_FAIL(ZC_ERR_INVALID_ARG,
+                       "%s: the profile's both_gbps must be finite and not negative (0: not "
+                       "measured)",
+                       who);
     return ZC_OK;
 }
 
@@ -183,7 +188,15 @@ double zc__blocks_predict_us(const zc_blocks_profile *profile, zc_blocks_engine 
      * stream, each on its own engine, so the slower direction bounds the time; but one host
      * thread queues both, one call or block after the other, so their host sides add up and
      * bound it too (measured on the H100: 4 KiB blocks both ways by the per-block copy moved
-     * 1.55 GB/s in all, no more than one way alone). */
-    double host = zc__host_us(d, calls_d, n_to_device) + zc__host_us(h, calls_h, n_to_host);
-    return fmax(host, fmax(td, th));
+     * 1.55 GB/s in all, no more than one way alone). The two directions also share the link,
+     * whose ceiling both ways is below the sum of the two one way (the H100's 72.4 GB/s against
+     * 54 + 54): both directions' bytes at that ceiling, plus the slower direction's own costs
+     * per call and block (which the one-way form adds to its bytes too), bound it as well. */
+    double host_d = zc__host_us(d, calls_d, n_to_device),
+           host_h = zc__host_us(h, calls_h, n_to_host);
+    double link = 0.0;
+    if (profile->both_gbps > 0.0 && n_to_device > 0 && n_to_host > 0)
+        link = (double)(bytes_to_device + bytes_to_host) / (profile->both_gbps * 1e3) +
+               fmax(host_d, host_h);
+    return fmax(fmax(host_d + host_h, link), fmax(td, th));
 }

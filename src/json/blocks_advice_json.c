@@ -92,6 +92,7 @@ static cJSON *zc__profile_json(const zc_blocks_profile *p, const zc_blocks_fit *
     cJSON_AddItemToObject(o, "to_device", zc__costs(p->to_device, fit, 0));
     cJSON_AddItemToObject(o, "to_host", zc__costs(p->to_host, fit, 1));
     (void)zc_json_add_number(o, "kernel_sm_gbps", p->kernel_sm_gbps);
+    (void)zc_json_add_number(o, "both_gbps", p->both_gbps);
     cJSON_AddNumberToObject(o, "batch_max", (double)p->batch_max);
     cJSON_AddNumberToObject(o, "measured_sms", fit->sms);
     cJSON_AddNumberToObject(o, "block_bytes_min", (double)fit->bytes_min);

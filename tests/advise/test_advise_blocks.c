@@ -119,6 +119,26 @@ static void test_fit_shape(void **state)
     /* The kernel's per-SM bandwidth gives its faster direction back at 8 SMs. */
     double kmax = fmax(p.to_device[ZC_BLOCKS_KERNEL].gbps, p.to_host[ZC_BLOCKS_KERNEL].gbps);
     assert_true(fabs(p.kernel_sm_gbps * 8.0 - kmax) < 1e-9 * kmax);
+    /* The ceiling both ways: the fastest blocks.bidir point of the two copy engines (the batch
+     * of 4 MiB blocks), not a kernel's or the naive loop's. */
+    double both = 0.0;
+    for (size_t i = 0; i < sizeof points / sizeof points[0]; i++)
+        both = fmax(both, fmax(median_of(doc, "blocks.bidir", "copy", points[i].bytes),
+                               median_of(doc, "blocks.bidir", "batch", points[i].bytes)));
+    assert_double_equal(p.both_gbps, both, 0.0);
+    assert_double_equal(p.both_gbps, median_of(doc, "blocks.bidir", "batch", 4 * MIB), 0.0);
+    /* A document without blocks.bidir sets no ceiling. */
+    cJSON *cases = cJSON_GetObjectItem(doc, "cases"), *c = NULL;
+    int at = 0;
+    cJSON_ArrayForEach(c, cases)
+    {
+        if (strcmp(cJSON_GetObjectItem(c, "key")->valuestring, "blocks.bidir") == 0)
+            break;
+        at++;
+    }
+    assert_non_null(c);
+    cJSON_DeleteItemFromArray(cases, at);
+    assert_double_equal(fit_of(doc, NULL).both_gbps, 0.0, 0.0);
     cJSON_Delete(doc);
 }
 

@@ -3,6 +3,7 @@
  * both forms of a list, overlaps, the engine choice from a given profile and its override. */
 #include "test_support.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "blocks/blocks_pieces.h"
@@ -353,6 +354,25 @@ static void test_choice_by_size(void **state)
     assert_double_equal(c->predicted_us[ZC_BLOCKS_COPY], 2 * 1000 * 3.0, 1e-9);
     assert_double_equal(c->predicted_us[ZC_BLOCKS_BATCH], 2 * (10 * 10.0 + 1000 * 0.5), 1e-9);
     assert_int_equal(c->engine, ZC_BLOCKS_BATCH);
+    /* Large blocks both ways on a link that carries 60 GB/s both ways (50 each way alone): both
+     * directions' bytes at 60, plus the slower direction's costs per call and block, bound the
+     * copy engines, whose own costs still rank them (two blocks a way: the batch's 10 us call
+     * costs more than the per-block copy's 3 us a block). */
+    memset(&f->desc, 0, sizeof f->desc);
+    to_device(f, MAPPED_BASE, DEVICE_BASE, 2, MIB);
+    to_host(f, DEVICE_BASE + 8 * MIB, PINNED_BASE + 2 * MIB, 2, MIB);
+    f->profile.both_gbps = 60.0;
+    assert_int_equal(plan(f), ZC_OK);
+    double link = 4.0 * MIB / 60e3;
+    assert_double_equal(c->predicted_us[ZC_BLOCKS_COPY], link + 2 * 3.0, 1e-9);
+    assert_double_equal(c->predicted_us[ZC_BLOCKS_BATCH], link + 10.0 + 2 * 0.5, 1e-9);
+    assert_int_equal(c->engine, ZC_BLOCKS_COPY);
+    /* One way the ceiling both ways does not bind. */
+    memset(&f->desc, 0, sizeof f->desc);
+    to_device(f, MAPPED_BASE, DEVICE_BASE, 4, MIB);
+    assert_int_equal(plan(f), ZC_OK);
+    assert_double_equal(c->predicted_us[ZC_BLOCKS_COPY], 4 * 3.0 + 4.0 * MIB / 50e3, 1e-9);
+    f->profile.both_gbps = 0.0;
     /* Both mapped: the kernel moves both lists in the same launches, the directions add up. */
     memset(&f->desc, 0, sizeof f->desc);
     to_device(f, MAPPED_BASE, DEVICE_BASE, 1500, 512);
@@ -433,6 +453,13 @@ static void test_public_calls(void **state)
     assert_non_null(strstr(zc_last_error(), "engine batch must be finite and not negative"));
     assert_int_equal(zc_blocks_profile_default(&p), ZC_OK);
     p.batch_max = 0;
+    assert_int_equal(zc__blocks_profile_check("t", &p), ZC_ERR_INVALID_ARG);
+    assert_int_equal(zc_blocks_profile_default(&p), ZC_OK);
+    assert_double_equal(p.both_gbps, 0.0, 0.0); /* the placeholders set no ceiling both ways */
+    p.both_gbps = -1.0;
+    assert_int_equal(zc__blocks_profile_check("t", &p), ZC_ERR_INVALID_ARG);
+    assert_non_null(strstr(zc_last_error(), "both_gbps must be finite and not negative"));
+    p.both_gbps = NAN;
     assert_int_equal(zc__blocks_profile_check("t", &p), ZC_ERR_INVALID_ARG);
 
     zc_blocks_choice choice;

@@ -378,6 +378,7 @@ int main(void)
     FIELD(zc_blocks_profile, kernel_sm_gbps, kernel_sm_gbps);
     FIELD(zc_blocks_profile, batch_max, batch_max);
     FIELD(zc_blocks_profile, measured, measured);
+    FIELD(zc_blocks_profile, both_gbps, both_gbps);
     STRUCT(zc_blocks_fit);
     FIELD(zc_blocks_fit, points, points);
     FIELD(zc_blocks_fit, worst, worst);
