@@ -5,7 +5,8 @@
 # scattered by index, moved by one cudaMemcpyAsync per block, by each engine forced and by the
 # mover's choice; blocks.beside: a memory-bound kernel's loss beside each engine; and the
 # both-directions pinned copy, whose best median is the ceiling), the mover's choice planned on
-# the costs fitted to a first run of blocks.h2d,blocks.d2h, and writes RESULTS_DIR/blocks/:
+# the costs fitted to a first run of blocks.h2d,blocks.d2h,blocks.bidir (the one-way points and
+# the ceiling both ways), and writes RESULTS_DIR/blocks/:
 # profile.json (that first run), blocks.json, blocks.csv, blocks.txt (zc bench), blocks.md (a table per block size: naive,
 # each engine, auto and its engine, one way each direction and both ways, both ways against
 # the ceiling; the kernel's loss beside each engine; the targets, judged, not enforced) and
@@ -64,7 +65,7 @@ sizes=()
 # placeholders; a quick run measures one size, which no fit rests on, so it keeps them too.
 profile=()
 if [ "${ZC_BENCH_BLOCKS_PROFILE:-measured}" = measured ] && [ "$mode" != quick ] &&
-  run_zc profile --case blocks.h2d,blocks.d2h "${sizes[@]}"; then
+  run_zc profile --case blocks.h2d,blocks.d2h,blocks.bidir "${sizes[@]}"; then
   profile=(--blocks-profile "$out/profile.json")
 fi
 run_zc blocks --case blocks "${sizes[@]}" "${profile[@]}"

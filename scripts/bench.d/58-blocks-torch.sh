@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Benchmark: KV-cache blocks moved from PyTorch, by PyTorch alone and by zerocopy.Mover on this
-# machine's measured profile. Runs `zc bench --case blocks.h2d,blocks.d2h` (the points the
-# mover's profile is fitted to), fits the profile from Python (zerocopy.BlocksProfile), then
+# machine's measured profile. Runs `zc bench --case blocks.h2d,blocks.d2h,blocks.bidir` (the
+# points the mover's profile is fitted to, and its ceiling both ways), fits the profile from Python (zerocopy.BlocksProfile), then
 # bench/workloads/torch_kv_mover.py (index_select/index_copy_, a copy_ loop and the mover: auto
 # on the placeholders, auto on the measured profile, each engine forced; every result's digest
 # held to the sources') and bench/workloads/blocks_validate.py (random moves: auto's engine
@@ -57,10 +57,10 @@ if [ -n "${ZC_BENCH_BLOCKS_TORCH_BENCH:-}" ]; then
   echo "58-blocks-torch: the profile from $ZC_BENCH_BLOCKS_TORCH_BENCH"
 else
   start=$SECONDS
-  "$zc" bench --force --case blocks.h2d,blocks.d2h --json "$bench" >"$out/bench-blocks.txt" \
+  "$zc" bench --force --case blocks.h2d,blocks.d2h,blocks.bidir --json "$bench" >"$out/bench-blocks.txt" \
     2>"$out/bench-blocks.err"
   zc_rc=$?
-  echo "58-blocks-torch: zc bench --case blocks.h2d,blocks.d2h: exit $zc_rc, $((SECONDS - start)) s"
+  echo "58-blocks-torch: zc bench --case blocks.h2d,blocks.d2h,blocks.bidir: exit $zc_rc, $((SECONDS - start)) s"
   case $zc_rc in
     0) ;;
     3) echo "58-blocks-torch: zc bench found no GPU: no measured profile" ;;
@@ -85,7 +85,8 @@ p = zerocopy.BlocksProfile.from_bench(sys.argv[1])
 costs = {d: {e: dataclasses.asdict(c) for e, c in getattr(p, d).items()}
          for d in ("to_device", "to_host")}
 json.dump({"source": p.source, "measured": p.measured, "costs": costs,
-           "kernel_sm_gbps": p.kernel_sm_gbps, "batch_max": p.batch_max, "fit": p.fit},
+           "kernel_sm_gbps": p.kernel_sm_gbps, "both_gbps": p.both_gbps,
+           "batch_max": p.batch_max, "fit": p.fit},
           open(sys.argv[2], "w"), indent=1)
 print(f"fitted: {p!r}")
 PY
