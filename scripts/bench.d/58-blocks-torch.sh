@@ -192,6 +192,12 @@ else:
             md.append(f"| {d} | {e} | {c['call_us']:.2f} | {c['block_us']:.3f} | "
                       f"{c['gbps']:.2f} | {f.get('points', '-')} | "
                       f"{100 * f.get('worst', 0):.1f} % |")
+    both = profile.get("both_gbps") or 0
+    if both:
+        md += ["", f"The copy engines' ceiling both ways: {both:.2f} GB/s (the fastest "
+               "blocks.bidir point of the per-block copy or the batch)."]
+    else:
+        md += ["", "No ceiling both ways: the document has no blocks.bidir points."]
     md.append("")
 
 md += ["## PyTorch alone against the mover (torch_kv_mover.py)", ""]
