@@ -189,8 +189,9 @@ def reset(torch, cache, pool, mv, direction):
     """Zero the destination blocks (untimed), each side as a move writes it: the GPU's by the
     GPU, the host's by copies from a zero block on the GPU. Zeroed by the CPU, the host blocks'
     cache lines would still be dirty in the CPU's caches when the timed move wrote them, a state
-    an offload does not meet: a pool's blocks are last written by the copy that swapped them
-    out."""
+    an offload does not meet (a pool's blocks are last written by the copy that swapped them
+    out) and which slowed it: the batch of 344 KiB x174 to the host ran at 26.2 GB/s against
+    36.9 on the H100 (bench/results/h100-20261206f)."""
     if has(direction, "to_host"):
         zero = torch.zeros_like(pool[0], device="cuda")
         for d in mv.lists["host_dst"]:
