@@ -15,15 +15,23 @@ runs after --warmup untimed ones; before each run the destination blocks are zer
 the host's by copies from the GPU, torch_kv_mover.reset),
 and after each way they are compared with the source blocks (a mismatch fails the run).
 
+With --beside-share F, a share F of the moves (drawn from a generator of their own, so the moves
+are the same whatever F) runs beside a memory-bound kernel on a stream of its own, copies of a
+256 MiB tensor kept queued for as long as the move runs, as a model's kernels would run beside
+an offload; such a run is timed from the move's start to its completion seen by polling an event
+on its stream (the kernel keeps running), and the move's line says "beside": true.
+
 Auto is judged by the engine it chose: right when that engine's forced median is within 10% of
 the fastest forced median (time <= 1.1x the least). Prints one JSON line per move ("record":
 "workload": each way's seconds and GB/s, the fastest engine, each auto's engine, its own time
 and the judgement) and a summary line ("record": "summary": the share judged right, for the
-placeholders and the measured profile, against the target of 90% of the moves). Exits 0 (a
+placeholders and the measured profile, against the target of 90% of the moves, and with
+--beside-share the same for the moves run alone and beside the kernel). Exits 0 (a
 missed target is reported, not a failure); 1 when a move's data came back wrong; 3 without torch
 or a GPU, printing why.
 
     python3 bench/workloads/blocks_validate.py [--workloads 100] [--seed 50] [--profile FILE]
+        [--beside-share 0.5]
 """
 import argparse
 import math
@@ -39,6 +47,55 @@ NAME = "blocks_validate"
 WITHIN = 1.10  # auto's engine right when its time is at most this times the fastest engine's
 TARGET = 0.90  # of the moves
 KiB = 1 << 10
+BESIDE_LIMIT_S = 10.0  # a move beside the kernel that takes longer fails the run
+
+
+class Beside:
+    """A memory-bound kernel kept running on a stream of its own while a move is timed: copies
+    of a 256 MiB tensor into another, queued a few at a time and topped up while the move runs,
+    so that the move shares the GPU's memory and SMs with it."""
+
+    COPIES = 4  # queued at a time
+
+    def __init__(self, torch, nbytes=256 << 20):
+        self.torch = torch
+        self.src = torch.ones(nbytes, dtype=torch.uint8, device="cuda")
+        self.dst = torch.empty_like(self.src)
+        self.stream = torch.cuda.Stream()
+        self.queued = torch.cuda.Event()
+
+    def top_up(self):
+        with self.torch.cuda.stream(self.stream):
+            for _ in range(self.COPIES):
+                self.dst.copy_(self.src)
+        self.queued.record(self.stream)
+
+
+def timed_beside(torch, beside, stream, before, run, warmup, runs):
+    """kv.timed's runs beside the kernel: before() untimed, the kernel started, run() timed from
+    its call to its completion on stream (an event polled, the kernel topped up meanwhile), the
+    kernel drained after. Returns (seconds of each timed run, run()'s last result)."""
+    times, result = [], None
+    done = torch.cuda.Event()
+    for i in range(warmup + runs):
+        before()
+        torch.cuda.synchronize()
+        beside.top_up()
+        beside.top_up()
+        start = time.perf_counter()
+        result = run()
+        done.record(stream)
+        while not done.query():
+            if time.perf_counter() - start > BESIDE_LIMIT_S:
+                torch.cuda.synchronize()
+                raise RuntimeError(f"a move beside the kernel took more than {BESIDE_LIMIT_S} s")
+            if beside.queued.query():
+                beside.top_up()
+        elapsed = time.perf_counter() - start
+        torch.cuda.synchronize()
+        if i >= warmup:
+            times.append(elapsed)
+    return times, result
 
 
 def draw(rng, max_bytes):
@@ -74,7 +131,12 @@ def options():
     p.add_argument("--runs", type=int, default=3, help="timed runs (default 3, at least 3)")
     p.add_argument("--dtype", choices=("bfloat16", "uint8"), default="uint8",
                    help="the cache's element type (default uint8)")
+    p.add_argument("--beside-share", type=float, default=0.0,
+                   help="the share of the moves run beside a memory-bound kernel (0 to 1; "
+                        "default 0)")
     args = p.parse_args()
+    if not 0.0 <= args.beside_share <= 1.0:
+        p.error("--beside-share is a share of the moves: 0 to 1")
     if args.workloads < 1:
         p.error("--workloads must be at least 1")
     if args.runs < 3:
@@ -93,6 +155,13 @@ def judge(chosen, seconds):
     return ratio <= WITHIN, ratio
 
 
+def judgement(right, judged):
+    """The share of judged moves whose choice was right, held to the target."""
+    share = right / judged if judged else None
+    return {"right": right, "judged": judged, "share": share,
+            "target_met": share is not None and share >= TARGET}
+
+
 def measure(torch, zerocopy, ctx, direction, way, mover, engine):
     """One way's median seconds and its MoveChoice; None when the engine cannot reach the memory."""
     cache, pool, mv = ctx["cache"], ctx["pool"], ctx["move"]
@@ -100,9 +169,15 @@ def measure(torch, zerocopy, ctx, direction, way, mover, engine):
     def run():
         return kv.mover_move(torch, mover, engine, ctx["stream"], cache, pool, mv, direction)
 
+    def before():
+        kv.reset(torch, cache, pool, mv, direction)
+
     try:
-        times, choice = kv.timed(torch, lambda: kv.reset(torch, cache, pool, mv, direction), run,
-                                 ctx["warmup"], ctx["runs"])
+        if ctx["beside_now"]:
+            times, choice = timed_beside(torch, ctx["beside"], ctx["stream"], before, run,
+                                         ctx["warmup"], ctx["runs"])
+        else:
+            times, choice = kv.timed(torch, before, run, ctx["warmup"], ctx["runs"])
     except zerocopy.UnsupportedError:
         return None
     if not check(torch, cache, pool, mv, direction):
@@ -121,7 +196,7 @@ def one_workload(torch, zerocopy, ctx, size, count, direction):
         else:
             seconds[engine] = got[0]
     line = {"workload": NAME, "record": "workload", "index": ctx["index"], "block_bytes": size,
-            "count": count, "direction": direction, "bytes": nbytes,
+            "count": count, "direction": direction, "beside": ctx["beside_now"], "bytes": nbytes,
             "seconds": seconds, "gbps": {e: nbytes / s / 1e9 for e, s in seconds.items()},
             "unreachable": unreachable}
     if not seconds:
@@ -148,35 +223,43 @@ def main():
     zerocopy = kv.zerocopy_or_fail(NAME)
     rng = random.Random(args.seed)
     moves = [draw(rng, args.max_bytes) for _ in range(args.workloads)]
+    beside_rng = random.Random(args.seed + 1)
+    beside_flags = [beside_rng.random() < args.beside_share for _ in moves]
     arena_bytes = max(2 * size * count for size, count, _ in moves)
     start = time.perf_counter()
     arena = kv.Arena(torch, arena_bytes, args.seed)
     ctx = {"movers": kv.movers(zerocopy, torch, args.profile, NAME), "stream": torch.cuda.Stream(),
-           "warmup": args.warmup, "runs": args.runs, "failures": []}
+           "warmup": args.warmup, "runs": args.runs, "failures": [],
+           "beside": Beside(torch) if any(beside_flags) else None}
     kv.emit({"workload": NAME, "record": "setup", "arena_bytes": arena_bytes,
              "setup_seconds": time.perf_counter() - start,
              "device": torch.cuda.get_device_name(), "torch": torch.__version__,
              "zerocopy": zerocopy.__version__, "profile": args.profile, "seed": args.seed,
-             "workloads": args.workloads, "timing": kv.TIMING, "within": WITHIN})
-    right = {name: 0 for name in ctx["movers"]}
-    judged = {name: 0 for name in ctx["movers"]}
+             "workloads": args.workloads, "timing": kv.TIMING, "within": WITHIN,
+             "beside_share": args.beside_share,
+             "beside_timing": "from the move's call to an event on its stream seen complete, the "
+                              "kernel beside it running"})
+    tally = {(name, beside): [0, 0] for name in ctx["movers"] for beside in (False, True)}
     for index, (size, count, direction) in enumerate(moves):
         ctx["index"] = index
+        ctx["beside_now"] = beside_flags[index]
         ctx["cache"], ctx["pool"] = arena.views(torch, size, 2 * count, args.dtype)
         ctx["move"] = kv.Move(torch, count, 2 * count, args.seed * 1000 + index)
         line = one_workload(torch, zerocopy, ctx, size, count, direction)
         kv.emit(line)
         for name in ctx["movers"]:
             if name in line:
-                judged[name] += 1
-                right[name] += line[name]["right"]
+                tally[name, line["beside"]][0] += line[name]["right"]
+                tally[name, line["beside"]][1] += 1
     summary = {"workload": NAME, "record": "summary", "workloads": args.workloads,
                "seed": args.seed, "within": WITHIN, "target": TARGET,
-               "failures": ctx["failures"]}
+               "beside_share": args.beside_share, "failures": ctx["failures"]}
     for name in ctx["movers"]:
-        share = right[name] / judged[name] if judged[name] else None
-        summary[name] = {"right": right[name], "judged": judged[name], "share": share,
-                         "target_met": share is not None and share >= TARGET}
+        summary[name] = judgement(tally[name, False][0] + tally[name, True][0],
+                                  tally[name, False][1] + tally[name, True][1])
+        if args.beside_share > 0:
+            summary[name]["alone"] = judgement(*tally[name, False])
+            summary[name]["beside"] = judgement(*tally[name, True])
     kv.emit(summary)
     for mover in ctx["movers"].values():
         mover.close()

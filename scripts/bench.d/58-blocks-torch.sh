@@ -17,7 +17,9 @@
 # ZC_PYTHON: the interpreter (python3); ZC_BENCH_BLOCKS_TORCH_QUICK=1 passes --quick to
 # torch_kv_mover.py and 20 moves to blocks_validate.py (a smoke test);
 # ZC_BENCH_BLOCKS_TORCH_WORKLOADS: the random moves (100); ZC_BENCH_BLOCKS_TORCH_BENCH: a bench
-# document to fit instead of measuring one (another run's bench-blocks.json).
+# document to fit instead of measuring one (another run's bench-blocks.json);
+# ZC_BENCH_BLOCKS_TORCH_BESIDE: the share of the random moves run beside a memory-bound kernel
+# (blocks_validate.py --beside-share; none by default).
 set -uo pipefail
 usage="usage: 58-blocks-torch.sh ZC_BINARY RESULTS_DIR"
 zc=${1:?$usage}
@@ -118,7 +120,9 @@ one() {
 }
 : >"$out/runs.tsv"
 one torch_kv_mover "${quick[@]}" "${profile[@]}"
-one blocks_validate --workloads "$workloads" "${profile[@]}"
+beside=()
+[ -n "${ZC_BENCH_BLOCKS_TORCH_BESIDE:-}" ] && beside=(--beside-share "$ZC_BENCH_BLOCKS_TORCH_BESIDE")
+one blocks_validate --workloads "$workloads" "${profile[@]}" "${beside[@]}"
 
 if ! python3 - "$out" <<'PY'; then
 """blocks-torch.md and blocks-torch.json from the scripts' lines; exit 1 when a digest differs
@@ -282,6 +286,12 @@ else:
                   f"{'met' if s['target_met'] else 'missed'} |")
         targets.append((f"validation on the {what} profile: auto's engine the fastest or "
                         f"within 10% in >= 90% of the moves", s["target_met"], share))
+        for part, where in (("alone", "alone"), ("beside", "beside a memory-bound kernel")):
+            if part in s:
+                t = s[part]
+                pshare = "-" if t["share"] is None else f"{100 * t['share']:.0f}%"
+                md.append(f"| {what}, {where} | {t['right']} | {t['judged']} | {pshare} | "
+                          f"{'met' if t['target_met'] else 'missed'} |")
     md.append("")
     misses = [r for r in moves for name in ("auto", "auto-measured")
               if name in r and not r[name]["right"]]
@@ -292,8 +302,9 @@ else:
         for r in moves:
             for name, what in (("auto", "placeholders"), ("auto-measured", "measured")):
                 if name in r and not r[name]["right"]:
+                    where = ", beside a kernel" if r.get("beside") else ""
                     md.append(f"| {r['index']} | {size(r['block_bytes'])} | {r['count']} | "
-                              f"{r['direction']} | {r['fastest']} | {what} | "
+                              f"{r['direction']}{where} | {r['fastest']} | {what} | "
                               f"{r[name]['engine']} | {r[name]['chosen_over_fastest']:.2f}x |")
         md.append("")
     for f in final.get("failures", []):
