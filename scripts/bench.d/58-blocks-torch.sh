@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Benchmark: KV-cache blocks moved from PyTorch, by PyTorch alone and by zerocopy.Mover on this
 # machine's measured profile. Runs `zc bench --case blocks.h2d,blocks.d2h,blocks.bidir` (the
-# points the mover's profile is fitted to, and its ceiling both ways), fits the profile from Python (zerocopy.BlocksProfile), then
+# points the mover's profile is fitted to, and its ceiling both ways), fits the profile from
+# Python (zerocopy.BlocksProfile), then
 # bench/workloads/torch_kv_mover.py (index_select/index_copy_, a copy_ loop and the mover: auto
 # on the placeholders, auto on the measured profile, each engine forced; every result's digest
 # held to the sources') and bench/workloads/blocks_validate.py (random moves: auto's engine
@@ -59,10 +60,11 @@ if [ -n "${ZC_BENCH_BLOCKS_TORCH_BENCH:-}" ]; then
   echo "58-blocks-torch: the profile from $ZC_BENCH_BLOCKS_TORCH_BENCH"
 else
   start=$SECONDS
-  "$zc" bench --force --case blocks.h2d,blocks.d2h,blocks.bidir --json "$bench" >"$out/bench-blocks.txt" \
+  cases=blocks.h2d,blocks.d2h,blocks.bidir
+  "$zc" bench --force --case "$cases" --json "$bench" >"$out/bench-blocks.txt" \
     2>"$out/bench-blocks.err"
   zc_rc=$?
-  echo "58-blocks-torch: zc bench --case blocks.h2d,blocks.d2h,blocks.bidir: exit $zc_rc, $((SECONDS - start)) s"
+  echo "58-blocks-torch: zc bench --case $cases: exit $zc_rc, $((SECONDS - start)) s"
   case $zc_rc in
     0) ;;
     3) echo "58-blocks-torch: zc bench found no GPU: no measured profile" ;;
@@ -121,7 +123,9 @@ one() {
 : >"$out/runs.tsv"
 one torch_kv_mover "${quick[@]}" "${profile[@]}"
 beside=()
-[ -n "${ZC_BENCH_BLOCKS_TORCH_BESIDE:-}" ] && beside=(--beside-share "$ZC_BENCH_BLOCKS_TORCH_BESIDE")
+if [ -n "${ZC_BENCH_BLOCKS_TORCH_BESIDE:-}" ]; then
+  beside=(--beside-share "$ZC_BENCH_BLOCKS_TORCH_BESIDE")
+fi
 one blocks_validate --workloads "$workloads" "${profile[@]}" "${beside[@]}"
 
 if ! python3 - "$out" <<'PY'; then
