@@ -106,6 +106,15 @@ def draw(rng, max_bytes):
     return size, count, rng.choice(kv.DIRECTIONS)
 
 
+def plan_moves(seed, workloads, max_bytes, beside_share):
+    """The random moves, and for each whether it runs beside the kernel: the flags come from a
+    generator of their own, so that the moves are the same whatever the share."""
+    rng = random.Random(seed)
+    moves = [draw(rng, max_bytes) for _ in range(workloads)]
+    beside_rng = random.Random(seed + 1)
+    return moves, [beside_rng.random() < beside_share for _ in moves]
+
+
 def check(torch, cache, pool, mv, direction):
     """Whether the destination blocks hold the source blocks, byte for byte (bf16 blocks of
     random bytes hold NaNs, which torch.equal of the values would call unequal)."""
@@ -221,10 +230,7 @@ def main():
     args = options()
     torch = kv.torch_or_skip(NAME)
     zerocopy = kv.zerocopy_or_fail(NAME)
-    rng = random.Random(args.seed)
-    moves = [draw(rng, args.max_bytes) for _ in range(args.workloads)]
-    beside_rng = random.Random(args.seed + 1)
-    beside_flags = [beside_rng.random() < args.beside_share for _ in moves]
+    moves, beside_flags = plan_moves(args.seed, args.workloads, args.max_bytes, args.beside_share)
     arena_bytes = max(2 * size * count for size, count, _ in moves)
     start = time.perf_counter()
     arena = kv.Arena(torch, arena_bytes, args.seed)
