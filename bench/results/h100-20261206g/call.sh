@@ -4,7 +4,7 @@
 set -u
 start=$SECONDS
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-nvcc -O2 -arch=sm_90 .probe/batch2.cu -o /tmp/b2 && timeout 60 /tmp/b2 > $OUT/batch2.log 2>&1
+mkdir -p build/probes && nvcc -O2 -arch=sm_90 .probe/batch2.cu -o build/probes/b2 && timeout 60 build/probes/b2 > $OUT/batch2.log 2>&1
 echo "batch2 rc=$? at $((SECONDS - start)) s"; cat $OUT/batch2.log
 timeout 150 scripts/run-check $OUT/build --deps .deps --skip tests,suite,memcheck,bench > $OUT/build.log 2>&1
 timeout 60 cmake --build build/run -j16 --target zerocopy >> $OUT/build.log 2>&1; echo "lib rc=$? at $((SECONDS - start)) s"
