@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/backoff.h"
+#include "core/host.h"
 
 /* The touching threads take the range this much at a time: a huge page, so that no huge page
  * is faulted by two threads. */
@@ -50,12 +51,6 @@ static void zc__touch_byte(unsigned char *p)
     }
 }
 
-static size_t zc__page(void)
-{
-    long page = sysconf(_SC_PAGESIZE);
-    return page > 0 ? (size_t)page : 4096;
-}
-
 /* The byte at base and the first byte of every page after it below base + length. */
 static void zc__touch_span(char *base, size_t length, size_t page)
 {
@@ -70,7 +65,7 @@ static void zc__touch_span(char *base, size_t length, size_t page)
 void zc__touch_pages(void *base, size_t length)
 {
     if (base != NULL)
-        zc__touch_span(base, length, zc__page());
+        zc__touch_span(base, length, zc__page_size());
 }
 
 static void zc__touch_step(const zc__touching *t, size_t step)
@@ -99,7 +94,7 @@ int zc__touch_beside(void *base, size_t length, unsigned threads, int (*beside)(
     zc__touching t = {.base = base,
                       .length = length,
                       .steps = (length + ZC__TOUCH_STEP - 1) / ZC__TOUCH_STEP,
-                      .page = zc__page()};
+                      .page = zc__page_size()};
     if (threads > ZC__TOUCH_THREADS_MAX)
         threads = ZC__TOUCH_THREADS_MAX;
     pthread_t ids[ZC__TOUCH_THREADS_MAX];

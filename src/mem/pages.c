@@ -9,21 +9,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "core/cpus.h"
+#include "core/host.h"
 #include "core/error.h"
-
-size_t zc__page_size(void)
-{
-    /* Any thread may be first; they all store the same value, atomically. */
-    static size_t page;
-    size_t value = __atomic_load_n(&page, __ATOMIC_RELAXED);
-    if (value == 0) {
-        long read = sysconf(_SC_PAGESIZE);
-        value = read > 0 ? (size_t)read : 4096;
-        __atomic_store_n(&page, value, __ATOMIC_RELAXED);
-    }
-    return value;
-}
 
 zc_status zc__pages_map(const char *fn, size_t len, int huge, void **base_p)
 {

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+#include "core/host.h"
 #include "zerocopy/status.h"
 
 /* Huge-page size that mappings of at least this size are aligned to (transparent huge pages
@@ -25,8 +26,7 @@
  * floor touches with every core). */
 #define ZC__TOUCH_THREADS_LIMIT 256
 
-/* The system page size (sysconf, read once). */
-size_t zc__page_size(void);
+/* zc__page_size, the system page size: core/host.h. */
 
 /*
  * Map len bytes (a multiple of the page size) of anonymous private memory; with huge set and

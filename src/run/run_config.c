@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/cpus.h"
+#include "core/host.h"
 #include "run_record.h"
 
 /* Defaults measured on the H200 machine (bench/results/h200-20261203/run-README.md,

@@ -21,6 +21,7 @@
 
 #include "run_copy.h"
 
+#include "core/host.h"
 #include "run_config.h"
 #include "run_cures.h"
 #include "run_hooks.h"
@@ -45,10 +46,7 @@ zc__where zc__run_classify(const zc__run_driver *d, CUdeviceptr ptr)
 
 int zc__run_host_unusable(const void *p)
 {
-    static long page;
-    if (page == 0)
-        page = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
-    return (uintptr_t)p < (uintptr_t)page;
+    return (uintptr_t)p < (uintptr_t)zc__page_size();
 }
 
 zc__plan zc__run_copy_leave(zc_run_counter why, size_t bytes)

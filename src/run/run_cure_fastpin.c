@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "core/cpus.h"
+#include "core/host.h"
 #include "core/page_touch.h"
 #include "run_config.h"
 #include "run_counts.h"

@@ -34,6 +34,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/host.h"
 #include "core/page_touch.h"
 #include "run_anon.h"
 #include "run_config.h"
@@ -51,16 +52,6 @@
  * into a new allocation finds most of them missing (all but the first page, which may hold the
  * allocator's header). */
 #define ZC__WINDOW 64u
-
-static uintptr_t zc__page(void)
-{
-    static uintptr_t page;
-    if (page == 0) {
-        long p = sysconf(_SC_PAGESIZE);
-        page = p > 0 ? (uintptr_t)p : 4096u;
-    }
-    return page;
-}
 
 /* The kernel's madvise, not the library's own hook of it: this row's advice is no event. */
 static int zc__madvise(uintptr_t start, size_t length, int advice)
@@ -122,7 +113,7 @@ static void zc__populate_part(void *arg, unsigned part, unsigned parts)
 /* Fault [first, end) in over the threads. */
 static void zc__populate_range(uintptr_t first, uintptr_t end)
 {
-    zc__populate p = {.first = first, .end = end, .page = zc__page()};
+    zc__populate p = {.first = first, .end = end, .page = (uintptr_t)zc__page_size()};
     zc__run_parallel_each(zc__populate_part, &p, end - first);
 }
 
@@ -132,7 +123,7 @@ static void zc__ahead(uintptr_t host, size_t bytes)
 {
     int saved_errno = errno;
     uint64_t start = zc__run_now_ns();
-    uintptr_t page = zc__page();
+    uintptr_t page = (uintptr_t)zc__page_size();
     uintptr_t first = host / page * page;
     uintptr_t end = (host + bytes - 1) / page * page + page;
     zc_run_counter what = ZC_RUN_COUNTER_FRESH_UNSEEN;
@@ -207,7 +198,7 @@ static void zc__advise_huge(uintptr_t start, size_t length)
     pthread_once(&zc__huge_once, zc__huge_check);
     if (!zc__huge_on || start > UINTPTR_MAX - ZC__HUGE || length > UINTPTR_MAX - ZC__HUGE - start)
         return;
-    uintptr_t page = zc__page(), from = start / page * page;
+    uintptr_t page = (uintptr_t)zc__page_size(), from = start / page * page;
     uintptr_t to = (start + length + page - 1) / page * page;
     uintptr_t first = (start + ZC__HUGE - 1) / ZC__HUGE * ZC__HUGE;
     uintptr_t end = (start + length) / ZC__HUGE * ZC__HUGE;

@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "core/host.h"
 #include "run_config.h"
 #include "run_copy.h"
 #include "run_cures.h"
@@ -202,7 +203,7 @@ zc__run_answer ZC__RUN_ON(register, RANGE_IN_GRAPH)(const zc__run_event *e)
 zc__run_answer ZC__RUN_ON(register, RANGE_REGISTERED)(const zc__run_event *e)
 {
     zc__run_deferred_drain();
-    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t page = (uintptr_t)zc__page_size();
     uintptr_t first = e->start / page * page;
     uintptr_t end = zc__run_range_end(e->start, e->length);
     uintptr_t last = end > UINTPTR_MAX - (page - 1) ? UINTPTR_MAX : (end + page - 1) / page * page;

@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/host.h"
 #include "core/page_touch.h"
 
 #define ZC__FAST_HUGE        ((size_t)2 << 20)
@@ -28,15 +29,9 @@ static int zc__sys_munmap(void *start, size_t length)
     return (int)syscall(SYS_munmap, start, length);
 }
 
-static size_t zc__fast_page(void)
-{
-    long page = sysconf(_SC_PAGESIZE);
-    return page > 0 ? (size_t)page : 4096;
-}
-
 size_t zc__fast_length(size_t bytes)
 {
-    size_t unit = bytes >= ZC__FAST_HUGE ? ZC__FAST_HUGE : zc__fast_page();
+    size_t unit = bytes >= ZC__FAST_HUGE ? ZC__FAST_HUGE : zc__page_size();
     if (bytes == 0 || bytes > SIZE_MAX - unit)
         return 0;
     return (bytes + unit - 1) / unit * unit;

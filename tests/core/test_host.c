@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The CPUs this process may run on (core/cpus.h): its affinity mask, not the machine's CPUs. */
+/* What the host gives this process (core/host.h): the CPUs of its affinity mask, not the
+ * machine's, and the page size. */
 #include "test_support.h"
 
 #include <sched.h>
+#include <unistd.h>
 
-#include "core/cpus.h"
+#include "core/host.h"
 
 static void test_counts_the_affinity_mask(void **state)
 {
@@ -33,11 +35,19 @@ static void test_one_cpu_held(void **state)
     assert_int_equal(zc__usable_cpus(), (unsigned)CPU_COUNT(&all));
 }
 
+static void test_page_size(void **state)
+{
+    (void)state;
+    assert_int_equal(zc__page_size(), (size_t)sysconf(_SC_PAGESIZE));
+    assert_int_equal(zc__page_size(), zc__page_size()); /* read once, the same after */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_counts_the_affinity_mask),
         cmocka_unit_test(test_one_cpu_held),
+        cmocka_unit_test(test_page_size),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
