@@ -6,7 +6,6 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "core/backoff.h"
 #include "core/host.h"

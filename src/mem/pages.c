@@ -7,7 +7,6 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include "core/host.h"
 #include "core/error.h"

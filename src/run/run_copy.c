@@ -17,7 +17,6 @@
  */
 #include <stdint.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "run_copy.h"
 
