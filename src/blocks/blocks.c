@@ -28,7 +28,6 @@ struct zc_blocks {
     cudaStream_t side;
     cudaEvent_t fork;
     cudaEvent_t join;
-    cudaEvent_t queued; /* a timing event recorded before each batch: see zc__copy_dir */
 };
 
 /* cuda.h's cuMemGetAddressRange (v2) with plain types: zerocopy never includes the driver's
@@ -104,7 +103,6 @@ static zc_status zc__mover_streams(zc_blocks *m)
 {
     ZC_CHECK(ZC_CUDA(cudaStreamCreateWithFlags(&m->side, cudaStreamNonBlocking)));
     ZC_CHECK(ZC_CUDA(cudaEventCreateWithFlags(&m->fork, cudaEventDisableTiming)));
-    ZC_CHECK(ZC_CUDA(cudaEventCreate(&m->queued)));
     return ZC_CUDA(cudaEventCreateWithFlags(&m->join, cudaEventDisableTiming));
 }
 
@@ -149,8 +147,6 @@ ZC_EXTERN void zc_blocks_destroy(zc_blocks *mover)
         ZC_CUDA_IGNORE(cudaEventDestroy(mover->join));
     if (mover->fork != NULL)
         ZC_CUDA_IGNORE(cudaEventDestroy(mover->fork));
-    if (mover->queued != NULL)
-        ZC_CUDA_IGNORE(cudaEventDestroy(mover->queued));
     if (mover->side != NULL)
         ZC_CUDA_IGNORE(cudaStreamDestroy(mover->side));
     zc__blocks_batch_scratch_fini(&mover->batch);
@@ -203,19 +199,8 @@ static zc_status zc__copy_dir(zc_blocks *m, const zc__blocks_item *items, size_t
 {
     if (n == 0)
         return ZC_OK;
-    /*
-     * A batch goes behind a timing event recorded on its stream. On a stream with no kernel
-     * running, the H100's driver (580, CUDA 13.0) carried a batch of 8-24 KiB blocks to the
-     * device on the calling thread and returned when it was done (512 blocks of 16 KiB: 1083
-     * us, 982 in the call); behind a running kernel it queued it (378 us). A timing event just
-     * before it was enough for the queued path in a C probe and in zc bench, which times each
-     * move between such events; an event without timing was not
-     * (bench/results/h100-20261206g). Not yet measured in the mover itself.
-     */
-    if (m->plan.choice.engine == ZC_BLOCKS_BATCH) {
-        ZC_CHECK(ZC_CUDA(cudaEventRecord(m->queued, stream)));
+    if (m->plan.choice.engine == ZC_BLOCKS_BATCH)
         return zc__blocks_batch_run(&m->batch, items, n, m->profile.batch_max, stream);
-    }
     return zc__blocks_copy_run(items, n, to_host ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice,
                                stream);
 }

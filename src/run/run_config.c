@@ -101,7 +101,6 @@ static void zc__read(void)
     c->fresh_min_bytes = (size_t)zc__env_number("ZC_RUN_FRESH_MIN_BYTES",
                                                 ZC__DEFAULT_FRESH_MIN_BYTES, 1, (size_t)1 << 40);
     c->fresh_huge = zc__env_number("ZC_RUN_FRESH_HUGE", 0, 0, 1) != 0;
-    c->fresh_windows = zc__env_number("ZC_RUN_FRESH_WINDOWS", 0, 0, 1) != 0;
     c->fastpin_bytes = (size_t)zc__env_number("ZC_RUN_FASTPIN_BYTES", ZC__DEFAULT_FASTPIN_BYTES, 1,
                                               (size_t)1 << 50);
     c->fastpin_threads = (unsigned)zc__env_number("ZC_RUN_FASTPIN_THREADS", 0, 0, 64);

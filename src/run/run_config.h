@@ -27,8 +27,6 @@ typedef struct zc__run_config {
                                  have their fresh destination pages faulted in ahead */
     int fresh_huge;           /* ZC_RUN_FRESH_HUGE=1: large fresh allocations advised to use
                                  transparent huge pages */
-    int fresh_windows;        /* ZC_RUN_FRESH_WINDOWS=1: fresh pages of a staged copy faulted
-                                 in window by window as it drains, not all before it */
     size_t fastpin_bytes;     /* ZC_RUN_FASTPIN_BYTES: pinned allocations from this size are
                                  served from fresh pages (the fastpin cure) */
     unsigned fastpin_threads; /* ZC_RUN_FASTPIN_THREADS: threads faulting a block's pages in;

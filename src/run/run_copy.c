@@ -23,7 +23,6 @@
 #include "core/host.h"
 #include "run_config.h"
 #include "run_cures.h"
-#include "run_fault_in.h"
 #include "run_hooks.h"
 #include "run_pipeline.h"
 #include "run_workers.h"
@@ -167,7 +166,6 @@ size_t zc__run_chunk_for(const zc__run_staging *s, size_t bytes)
 typedef struct zc__chunks {
     const zc__run_copy *c;
     size_t chunk;
-    uint64_t *fault_ns; /* the time its fresh destination took to fault in, window by window */
 } zc__chunks;
 
 static size_t zc__piece(const zc__chunks *p, size_t k, size_t *at_p)
@@ -197,36 +195,17 @@ static CUresult zc__device_side(const zc__run_driver *d, const void *copy, size_
                                     : d->memcpy_dtoh_async(staging, p->c->device + at, n, stream);
 }
 
-/* A fresh destination (the fresh cure's fault_in): the pages of the window of pieces from k,
- * which the copy engine is moving into staging meanwhile, faulted in before the first of them
- * is drained. */
-static void zc__fault_window(const void *copy, size_t k, size_t window)
-{
-    const zc__chunks *p = copy;
-    if (k % window != 0)
-        return;
-    size_t at = k * p->chunk, rest = p->c->bytes - at;
-    size_t n = rest / p->chunk < window ? rest : window * p->chunk;
-    *p->fault_ns += zc__run_fault_in(p->c->host + at, n);
-}
-
 static CUresult zc__stage_chunks(const zc__run_copy *c, zc__run_staging *s)
 {
-    uint64_t fault_ns = 0;
-    const int fault_in = c->fault_in && c->dir == ZC__RUN_D2H;
-    zc__chunks chunks = {.c = c, .chunk = zc__run_chunk_for(s, c->bytes), .fault_ns = &fault_ns};
+    zc__chunks chunks = {.c = c, .chunk = zc__run_chunk_for(s, c->bytes)};
     zc__run_pipeline p = {.dir = c->dir,
                           .pieces = (c->bytes + chunks.chunk - 1) / chunks.chunk,
                           .stream = c->stream,
                           .async = c->async,
                           .host_side = zc__host_side,
                           .device_side = zc__device_side,
-                          .before_drain = fault_in ? zc__fault_window : NULL,
                           .copy = &chunks};
-    CUresult r = zc__run_pipeline_run(c->d, s, &p);
-    if (fault_in)
-        zc__run_count(ZC_RUN_COUNTER_FRESH_AHEAD, c->bytes, fault_ns, 0, ZC_RUN_PRICED_NONE);
-    return r;
+    return zc__run_pipeline_run(c->d, s, &p);
 }
 
 static const zc__run_shape zc__plain_shape = {zc__stage_chunks};

@@ -85,8 +85,6 @@ typedef struct zc__run_copy {
     int must_stage;      /* the driver's own call would wait where the program's would not:
                             staged, or waited for when no row can stage it */
     int must_wait;       /* asynchronous and touching a buffer pinned in place: waited for */
-    int fault_in;        /* the fresh cure's: the host side's pages are fresh, to be faulted in
-                            by the staging window by window ahead of the drain (run_fault_in.h) */
     zc__run_pin_use pin; /* ZC__PINNED: the pin it holds */
     uint64_t pin_ns;     /* ZC__PINNED: the pinning this copy paid for */
     const struct zc__run_cure *by; /* the row that planned it */

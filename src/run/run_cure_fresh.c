@@ -5,10 +5,8 @@
  * each is faulted in, and zeroed, by the copy that first writes it, one page at a time inside
  * every thread's memcpy, and the threads' faults meet on the same page-table locks. This row
  * faults the destination's pages in before the copy, a compare-and-swap of one byte of each page
- * with itself (run_fault_in.h), split over the copying threads in whole 2 MiB regions, and
- * passes the copy on to be staged by the next row as before; with ZC_RUN_FRESH_WINDOWS=1 it
- * leaves the faulting to that row's staging, which does it window by window while the copy
- * engine moves the window (run_copy.c). No byte changes: the pages come in
+ * with itself (core/page_touch.h), split over the copying threads in whole 2 MiB regions, and
+ * passes the copy on to be staged by the next row as before. No byte changes: the pages come in
  * as they would have (zeroed if new, as they were if not), a byte another thread writes in the
  * edge pages meanwhile keeps that thread's value (the swap is atomic), and what the program
  * computes is what it computed. Every page touched holds a byte the copy writes, so it is one
@@ -37,13 +35,15 @@
 #include <unistd.h>
 
 #include "core/host.h"
+#include "core/page_touch.h"
 #include "run_anon.h"
 #include "run_config.h"
 #include "run_copy.h"
 #include "run_cures.h"
-#include "run_fault_in.h"
+#include "run_workers.h"
 
-/* A transparent huge page: the grain of the advice. */
+/* A transparent huge page, and the part of a copy each thread faults in when it is large: whole
+ * huge pages, so that no two threads fault within one. */
 #define ZC__HUGE ((uintptr_t)2 << 20)
 
 /* The pages asked about to tell fresh from resident: a window of them in the middle of the
@@ -79,32 +79,62 @@ static zc__pages zc__pages_state(uintptr_t first, size_t pages, uintptr_t page)
     return ZC__PAGES_RESIDENT;
 }
 
-/* The destination of c, a copy about to be staged: its pages faulted in ahead when they are
- * fresh and the program's own, and the copy counted either way. With ZC_RUN_FRESH_WINDOWS=1 and
- * the pageable cure on (the next row, which stages c: a copy to the host is never judged back
- * to the driver), the staging faults them in window by window as it drains, the copy engine
- * moving the window's pieces meanwhile (run_copy.c), and counts them there. */
-static void zc__ahead(zc__run_copy *c)
+/* ---- faulting in, over the copying threads ---- */
+
+/* The copying threads (run_workers.h) rather than threads of this row's own: they are the ones
+ * that drain the copy into these pages next, so faulting the pages in with them uses no core
+ * the copy would not, starts no thread, and takes turns with the staged copies of other program
+ * threads like any copy. */
+typedef struct zc__populate {
+    uintptr_t first, end, page;
+} zc__populate;
+
+/* Where part k of parts starts: whole huge pages when every part gets one, else whole pages. */
+static uintptr_t zc__bound(const zc__populate *p, unsigned k, unsigned parts)
+{
+    if (k == 0)
+        return p->first;
+    if (k >= parts)
+        return p->end;
+    uintptr_t span = p->end - p->first;
+    uintptr_t grain = span / parts >= ZC__HUGE ? ZC__HUGE : p->page;
+    uintptr_t at = (p->first + span / parts * k) / grain * grain;
+    return at < p->first ? p->first : at;
+}
+
+static void zc__populate_part(void *arg, unsigned part, unsigned parts)
+{
+    zc__populate *p = arg;
+    uintptr_t from = zc__bound(p, part, parts), to = zc__bound(p, part + 1, parts);
+    if (to > from)
+        zc__touch_pages((void *)from, to - from);
+}
+
+/* Fault [first, end) in over the threads. */
+static void zc__populate_range(uintptr_t first, uintptr_t end)
+{
+    zc__populate p = {.first = first, .end = end, .page = (uintptr_t)zc__page_size()};
+    zc__run_parallel_each(zc__populate_part, &p, end - first);
+}
+
+/* The destination [host, host + bytes) of a copy about to be staged: its pages faulted in
+ * ahead when they are fresh and the program's own, and the copy counted either way. */
+static void zc__ahead(uintptr_t host, size_t bytes)
 {
     int saved_errno = errno;
     uint64_t start = zc__run_now_ns();
-    uintptr_t page = (uintptr_t)zc__page_size(), host = (uintptr_t)c->host;
+    uintptr_t page = (uintptr_t)zc__page_size();
     uintptr_t first = host / page * page;
-    uintptr_t end = (host + c->bytes - 1) / page * page + page;
+    uintptr_t end = (host + bytes - 1) / page * page + page;
     zc_run_counter what = ZC_RUN_COUNTER_FRESH_UNSEEN;
     zc__pages state = zc__pages_state(first, (end - first) / page, page);
     if (state == ZC__PAGES_RESIDENT)
         what = ZC_RUN_COUNTER_FRESH_RESIDENT;
-    else if (state == ZC__PAGES_FRESH && zc__run_anon_covers(host, c->bytes)) {
-        if (zc__run_config_get()->fresh_windows && zc__run_fix_on(ZC_RUN_FIX_PAGEABLE)) {
-            c->fault_in = 1;
-            errno = saved_errno;
-            return;
-        }
-        (void)zc__run_fault_in(c->host, c->bytes);
+    else if (state == ZC__PAGES_FRESH && zc__run_anon_covers(host, bytes)) {
+        zc__populate_range(first, end);
         what = ZC_RUN_COUNTER_FRESH_AHEAD;
     }
-    zc__run_count(what, c->bytes, zc__run_now_ns() - start, 0, ZC_RUN_PRICED_NONE);
+    zc__run_count(what, bytes, zc__run_now_ns() - start, 0, ZC_RUN_PRICED_NONE);
     errno = saved_errno;
 }
 
@@ -115,7 +145,7 @@ static zc__plan zc__plan_copy(zc__run_copy *c)
         c->row != 0 || c->must_stage || c->bytes < zc__run_config_get()->fresh_min_bytes)
         return ZC__PASS;
     if (zc__run_copy_eligible(c) == ZC__CURE)
-        zc__ahead(c);
+        zc__ahead((uintptr_t)c->host, c->bytes);
     return ZC__PASS;
 }
 

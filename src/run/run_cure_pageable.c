@@ -11,7 +11,6 @@
 #include "run_counts.h"
 #include "run_copy.h"
 #include "run_cures.h"
-#include "run_fault_in.h"
 #include "run_staging.h"
 
 static zc__plan zc__plan_copy(zc__run_copy *c)
@@ -47,10 +46,6 @@ static CUresult zc__run_staged(zc__run_copy *c, zc__plan plan)
     zc__run_staging *s = zc__run_staging_acquire(c->ctx);
     if (s == NULL) {
         zc__run_copy_leave(ZC_RUN_COUNTER_PAGEABLE_UNSURE, c->bytes);
-        /* The fresh cure left the destination's pages to the staging: faulted in whole. */
-        if (c->fault_in)
-            zc__run_count(ZC_RUN_COUNTER_FRESH_AHEAD, c->bytes, zc__run_fault_in(c->host, c->bytes),
-                          0, ZC_RUN_PRICED_NONE);
         CUresult r = c->call(c);
         return r == CUDA_SUCCESS && c->must_stage && c->async ? c->d->stream_synchronize(c->stream)
                                                               : r;

@@ -64,8 +64,6 @@ static CUresult zc__from_device(const zc__run_driver *d, zc__run_staging *s,
         for (; r == CUDA_SUCCESS && queued < p->pieces && queued < k + s->count; queued++)
             r = zc__queue(d, s, p, queued, (first + (unsigned)(queued % s->count)) % s->count);
         unsigned i = (first + (unsigned)(k % s->count)) % s->count;
-        if (r == CUDA_SUCCESS && p->before_drain != NULL)
-            p->before_drain(p->copy, k, s->count);
         if (r == CUDA_SUCCESS)
             r = zc__run_staging_wait(s, i);
         if (r == CUDA_SUCCESS)

@@ -26,10 +26,6 @@ typedef struct zc__run_pipeline {
     /* The copy engine's side: queue the piece between staging and the device on stream. */
     CUresult (*device_side)(const zc__run_driver *d, const void *copy, size_t piece, void *staging,
                             CUstream stream);
-    /* Device to host, optional: called before waiting for a piece, its copy and those after it
-     * in flight (the window of pieces queued ahead, window of them), so that host work for the
-     * window overlaps the copy engine's. */
-    void (*before_drain)(const void *copy, size_t piece, size_t window);
     const void *copy;
 } zc__run_pipeline;
 
@@ -37,8 +33,7 @@ typedef struct zc__run_pipeline {
  * Run p through s. Host to device: each piece packed into the next buffer once its event says
  * the engine has left it, then queued, so that packing the next overlaps moving this one.
  * Device to host: every buffer in flight at once, each unpacked by the threads as its event
- * fires and refilled with the next piece; before_drain, when given, before each wait. Gives the
- * first failing driver call's status.
+ * fires and refilled with the next piece. Gives the first failing driver call's status.
  */
 CUresult zc__run_pipeline_run(const zc__run_driver *d, zc__run_staging *s,
                               const zc__run_pipeline *p);

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The fresh cure on the CPU, against the stand-in driver (fake_cuda.c): a device-to-host copy
- * into pages the program has just mapped has them faulted in ahead of the copy (or window by
- * window as the staging drains it, when asked), and lands whole,
+ * into pages the program has just mapped has them faulted in ahead of the copy, and lands whole,
  * with the bytes around it in the same edge pages (written before the copy) unchanged; a copy
  * into pages already there, a small one, the sample of its size class, a pitched one and a
  * copy to the device are left to the other cures untouched; a shared or file mapping is left to
@@ -374,33 +373,6 @@ static void test_fresh_pages_ahead(void **state)
     assert_int_equal(child_calls(&r, ZC_RUN_COUNTER_PAGEABLE_D2H), 2);
 }
 
-/* ZC_RUN_FRESH_WINDOWS=1: the staging faults the pages in window by window as it drains (with
- * two staging buffers, the 9 MiB copy's nine pieces make five windows); the same pages, the same
- * bytes, the same counts. With the pageable cure left out there is no staging: the row faults
- * them in whole ahead of the driver's own copy, as without the setting. */
-static void test_fresh_pages_by_window(void **state)
-{
-    (void)state;
-    static const char *const windows[] = {
-        "ZC_RUN_FIXES", "all", "ZC_RUN_FRESH_WINDOWS", "1", "ZC_RUN_BUFFERS", "2", NULL};
-    static const char *const unstaged[] = {"ZC_RUN_FIXES", "fresh", "ZC_RUN_FRESH_WINDOWS", "1",
-                                           NULL};
-    const char *const *settings[] = {windows, unstaged};
-    for (int s = 0; s < 2; s++) {
-        child_run r;
-        run_child("fresh", settings[s], &r);
-        assert_int_equal(r.exit_code, 0);
-        assert_non_null(strstr(r.out, "fresh ok"));
-        expect_all_resident(&r, 2);
-        assert_int_equal(child_calls(&r, ZC_RUN_COUNTER_FRESH_AHEAD), 2);
-        assert_int_equal(bytes_of(&r, ZC_RUN_COUNTER_FRESH_AHEAD), sizes[0] + sizes[1]);
-        /* Its time is the faulting in's: none when no window was faulted in. */
-        assert_true(r.summary.counts[ZC_RUN_COUNTER_FRESH_AHEAD].ns > 0);
-        assert_int_equal(child_calls(&r, ZC_RUN_COUNTER_FRESH_UNSEEN), 0);
-        assert_int_equal(child_calls(&r, ZC_RUN_COUNTER_PAGEABLE_D2H), s == 0 ? 2 : 0);
-    }
-}
-
 static void test_resident_pages(void **state)
 {
     (void)state;
@@ -545,7 +517,6 @@ int main(int argc, char **argv)
         return child_stub();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fresh_pages_ahead),
-        cmocka_unit_test(test_fresh_pages_by_window),
         cmocka_unit_test(test_resident_pages),
         cmocka_unit_test(test_left_to_the_others),
         cmocka_unit_test(test_shared_and_file_mappings),
