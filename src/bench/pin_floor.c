@@ -12,6 +12,7 @@
 
 #include "bench/pinning.h"
 #include "core/error.h"
+#include "core/host.h"
 #include "mem/pages.h"
 #include "zerocopy/clock.h"
 

@@ -8,6 +8,7 @@
 #include <cuda_runtime_api.h>
 
 #include "core/error.h"
+#include "core/host.h"
 #include "core/page_touch.h"
 #include "device/cuda_check.h"
 #include "mem/caps.h"

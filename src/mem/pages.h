@@ -9,7 +9,6 @@
 
 #include <stddef.h>
 
-#include "core/host.h"
 #include "zerocopy/status.h"
 
 /* Huge-page size that mappings of at least this size are aligned to (transparent huge pages
@@ -25,8 +24,6 @@
 /* At most this many threads touch one buffer when the caller names the count (the pinning
  * floor touches with every core). */
 #define ZC__TOUCH_THREADS_LIMIT 256
-
-/* zc__page_size, the system page size: core/host.h. */
 
 /*
  * Map len bytes (a multiple of the page size) of anonymous private memory; with huge set and

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/checked_math.h"
+#include "core/host.h"
 #include "mem/pages.h"
 
 size_t zc__pool_fit_limit(size_t size)

@@ -27,6 +27,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "core/host.h"
 #include "run_config.h"
 #include "run_cures.h"
 #include "run_driver.h"
@@ -337,7 +338,7 @@ ZC__EXPORT int munmap(void *addr, size_t length)
     }
     /* A release a row may take over: only a well-formed one, whose errors the program would not
      * see otherwise. */
-    if (zc__armed() && length != 0 && (uintptr_t)addr % (uintptr_t)getpagesize() == 0 &&
+    if (zc__armed() && length != 0 && (uintptr_t)addr % zc__page_size() == 0 &&
         zc__raise(ZC__EVENT_RANGE_UNMAPPED, addr, length, zc__release_munmap) == ZC__EVENT_DEFERRED)
         return 0;
     return next(addr, length);

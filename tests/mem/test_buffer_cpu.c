@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/host.h"
 #include "mem/pages.h"
 #include "zerocopy/buffer.h"
 

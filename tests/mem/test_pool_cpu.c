@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "core/host.h"
 #include "mem/pages.h"
 #include "mem/pool_core.h"
 #include "zerocopy/buffer.h"
