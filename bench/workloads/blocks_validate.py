@@ -75,15 +75,13 @@ def timed_beside(torch, beside, stream, before, run, warmup, runs):
     """kv.timed's runs beside the kernel: before() untimed, the kernel started, run() timed from
     its call to its completion on stream (an event polled, the kernel topped up meanwhile), the
     kernel drained after. Returns (seconds of each timed run, run()'s last result)."""
-    times, result = [], None
     done = torch.cuda.Event()
-    for i in range(warmup + runs):
-        before()
-        torch.cuda.synchronize()
+
+    def started():
         beside.top_up()
         beside.top_up()
-        start = time.perf_counter()
-        result = run()
+
+    def wait(start):
         done.record(stream)
         while not done.query():
             if time.perf_counter() - start > BESIDE_LIMIT_S:
@@ -91,11 +89,8 @@ def timed_beside(torch, beside, stream, before, run, warmup, runs):
                 raise RuntimeError(f"a move beside the kernel took more than {BESIDE_LIMIT_S} s")
             if beside.queued.query():
                 beside.top_up()
-        elapsed = time.perf_counter() - start
-        torch.cuda.synchronize()
-        if i >= warmup:
-            times.append(elapsed)
-    return times, result
+
+    return kv.timed(torch, before, run, warmup, runs, started=started, wait=wait)
 
 
 def draw(rng, max_bytes):

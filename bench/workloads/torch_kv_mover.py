@@ -228,18 +228,28 @@ def mover_move(torch, mover, engine, stream, cache, pool, mv, direction):
                       engine=engine, stream=stream)
 
 
-def timed(torch, before, run, warmup, runs):
+def timed(torch, before, run, warmup, runs, started=None, wait=None):
     """before() untimed, then run() between two synchronizations: warmup times untimed, then runs
-    times timed. Returns (seconds of each timed run, run()'s last result)."""
+    times timed. Returns (seconds of each timed run, run()'s last result). started(), when given,
+    runs after the first synchronization, untimed (work to keep running beside run()); wait(start),
+    when given, returns once run()'s work is seen complete, in place of the second
+    synchronization; the GPU is synchronized after the clock stops either way."""
     times, result = [], None
     for i in range(warmup + runs):
         before()
         torch.cuda.synchronize()
+        if started is not None:
+            started()
         start = time.perf_counter()
         result = run()
+        if wait is None:
+            torch.cuda.synchronize()
+        else:
+            wait(start)
+        elapsed = time.perf_counter() - start
         torch.cuda.synchronize()
         if i >= warmup:
-            times.append(time.perf_counter() - start)
+            times.append(elapsed)
     return times, result
 
 

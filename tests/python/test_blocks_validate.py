@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """The block mover's validation (bench/workloads/blocks_validate.py) without a GPU: the random
 moves it draws stay within its bounds, the moves are the same whatever share of them runs beside
-a kernel, and a choice is judged right within 10% of the fastest engine and no further."""
+a kernel, a choice is judged right within 10% of the fastest engine and no further, and a run
+is timed the way the docstrings say, alone and beside the kernel (against a stand-in for torch
+that logs what is called, in order)."""
 import math
 import os
 import sys
@@ -54,3 +56,98 @@ def test_judgement_against_the_target():
     assert bv.judgement(0, 0) == {"right": 0, "judged": 0, "share": None, "target_met": False}
     assert bv.judgement(9, 10)["target_met"] and bv.judgement(9, 10)["share"] == 0.9
     assert not bv.judgement(89, 100)["target_met"]
+
+
+class FakeTorch:
+    """What the timing loops call of torch, each call logged in order. An event is seen complete
+    on its query number `complete_after` (never when None)."""
+
+    def __init__(self, complete_after=3):
+        self.log = []
+        self.complete_after = complete_after
+        torch = self
+
+        class Event:
+            def __init__(self):
+                self.queries = 0
+
+            def record(self, stream):
+                torch.log.append("record")
+
+            def query(self):
+                self.queries += 1
+                torch.log.append("query")
+                return torch.complete_after is not None and self.queries >= torch.complete_after
+
+        class Cuda:
+            @staticmethod
+            def synchronize():
+                torch.log.append("sync")
+
+        Cuda.Event = Event
+        self.cuda = Cuda
+
+
+class FakeBeside:
+    """The kernel beside: its queue seen run dry at every look."""
+
+    def __init__(self, torch):
+        self.torch = torch
+        beside = self
+
+        class Drained:
+            @staticmethod
+            def query():
+                beside.torch.log.append("dry?")
+                return True
+
+        self.queued = Drained
+
+    def top_up(self):
+        self.torch.log.append("top_up")
+
+
+def runner(torch):
+    count = [0]
+
+    def before():
+        torch.log.append("before")
+
+    def run():
+        count[0] += 1
+        torch.log.append("run")
+        return count[0]
+
+    return before, run
+
+
+def test_timed_alone():
+    torch = FakeTorch()
+    before, run = runner(torch)
+    times, result = bv.kv.timed(torch, before, run, 1, 3)
+    assert len(times) == 3 and result == 4 and all(t >= 0 for t in times)
+    assert torch.log == ["before", "sync", "run", "sync", "sync"] * 4
+
+
+def test_timed_beside_the_kernel():
+    torch = FakeTorch(complete_after=3)
+    before, run = runner(torch)
+    beside = FakeBeside(torch)
+    times, result = bv.timed_beside(torch, beside, "stream", before, run, 1, 3)
+    assert len(times) == 3 and result == 4
+    # Each run: the kernel started after the synchronization and before the clock, the move's
+    # event polled until complete, the kernel topped up whenever its queue ran dry meanwhile,
+    # the GPU drained after.
+    one = ["before", "sync", "top_up", "top_up", "run", "record"]
+    first = one + ["query", "dry?", "top_up"] * 2 + ["query", "sync"]
+    assert torch.log[:len(first)] == first
+    assert torch.log.count("run") == 4 and torch.log.count("sync") == 8
+
+
+def test_timed_beside_gives_up(monkeypatch):
+    monkeypatch.setattr(bv, "BESIDE_LIMIT_S", 0.0)
+    torch = FakeTorch(complete_after=None)
+    before, run = runner(torch)
+    with pytest.raises(RuntimeError, match="beside the kernel took more than"):
+        bv.timed_beside(torch, FakeBeside(torch), "stream", before, run, 0, 3)
+    assert torch.log[-1] == "sync"  # the GPU drained before giving up
