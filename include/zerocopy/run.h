@@ -23,6 +23,8 @@
       "pageable buffers copied again and again pinned in place until they are freed")              \
     X(FRESH, "fresh", "fresh destination pages faulted in ahead of device-to-host copies")         \
     X(FASTPIN, "fastpin", "large pinned allocations served from fresh pages pinned whole")         \
+    X(REUSE, "reuse",                                                                              \
+      "large pageable blocks freed after a copy kept, pins and pages, for the next of their size") \
     ZC__RUN_FIX_PLANT(X)
 
 /* The fastpin cure serves pinned allocations from this size when ZC_RUN_FASTPIN_BYTES does not
@@ -46,10 +48,12 @@ typedef enum zc_run_fix { ZC_RUN_FIX_MAP(ZC__RUN_FIX_ENUM) ZC_RUN_FIX_COUNT } zc
 
 /* The cures applied when none are named (ZC_RUN_FIXES unset, zc run without --fix): every cure
  * but fresh, whose gain depends on how fast the kernel faults pages in for several threads at
- * once (docs/run.md, "The fresh cure"), and fastpin, not yet held to the driver's behaviour on a
- * GPU (docs/run.md, "The fastpin cure"); each is applied when named, or with "all". */
+ * once (docs/run.md, "The fresh cure"), fastpin, not yet held to the driver's behaviour on a
+ * GPU (docs/run.md, "The fastpin cure"), and reuse, which keeps memory the program freed
+ * (docs/run.md, "The reuse cure"); each is applied when named, or with "all". */
 #define ZC_RUN_FIXES_DEFAULT                                                                       \
-    (ZC_RUN_FIXES_ALL & ~(1u << ZC_RUN_FIX_FRESH) & ~(1u << ZC_RUN_FIX_FASTPIN))
+    (ZC_RUN_FIXES_ALL & ~(1u << ZC_RUN_FIX_FRESH) & ~(1u << ZC_RUN_FIX_FASTPIN) &                  \
+     ~(1u << ZC_RUN_FIX_REUSE))
 
 /*
  * What the library counted, one row each: X(ENUM, "name", fix, cured, "meaning"). cured is 1
@@ -115,7 +119,15 @@ typedef enum zc_run_fix { ZC_RUN_FIX_MAP(ZC__RUN_FIX_ENUM) ZC_RUN_FIX_COUNT } zc
       "the faulting in)")                                                                          \
     X(FASTPIN_UNTOUCHED, "fastpin-untouched", FASTPIN, 0,                                          \
       "the program's own large registrations left to the driver: not all private anonymous "       \
-      "memory it may write")
+      "memory it may write")                                                                       \
+    X(REUSE_KEPT, "reuse-kept", REUSE, 0,                                                          \
+      "large blocks the program freed after a copy, kept with their pages (and pin) rather than "  \
+      "given back")                                                                                \
+    X(REUSE_SERVED, "reuse-served", REUSE, 1,                                                      \
+      "allocations of the program served with a block kept for their size")                        \
+    X(REUSE_RELEASED, "reuse-released", REUSE, 0,                                                  \
+      "kept blocks given back to the allocator: over the bound (ZC_RUN_REUSE_BYTES), or an "       \
+      "allocation the allocator could not make otherwise")
 
 #define ZC__RUN_COUNTER_ENUM(name, text, fix, cured, what) ZC_RUN_COUNTER_##name,
 typedef enum zc_run_counter {

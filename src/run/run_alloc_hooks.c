@@ -20,6 +20,7 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,6 +154,34 @@ static void *zc__made(void *p, size_t bytes)
     return p;
 }
 
+/* A block a row kept for an allocation of exactly bytes at alignment (a power of two), handed
+ * out again; NULL when none (a no-op until armed, and for small allocations). */
+static void *zc__kept(size_t bytes, size_t alignment)
+{
+    size_t min = __atomic_load_n(&zc__watch, __ATOMIC_ACQUIRE);
+    if (min == 0 || bytes < min || alignment == 0 || (alignment & (alignment - 1)) != 0)
+        return NULL;
+    int saved_errno = errno;
+    void *p = zc__run_host_serve(bytes, alignment);
+    errno = saved_errno;
+    return p;
+}
+
+/* An allocation failed: whether the blocks the rows kept were given back, so that it is worth
+ * trying once more (memory the program freed must not make it fail). */
+static int zc__squeezed(void)
+{
+    if (!zc__armed())
+        return 0;
+    int saved_errno = errno;
+    int any = zc__run_host_squeeze();
+    errno = saved_errno;
+    return any;
+}
+
+/* malloc's alignment: what any block it gives satisfies. */
+#define ZC__MALLOC_ALIGNMENT _Alignof(max_align_t)
+
 /* The releases a row may take over and make later. */
 static void zc__release_free(void *p, size_t length)
 {
@@ -174,7 +203,13 @@ ZC__EXPORT void *malloc(size_t bytes)
     zc__malloc_fn next = ZC__NEXT(malloc);
     if (next == NULL)
         return zc__arena_alloc(bytes);
-    return zc__made(next(bytes), bytes);
+    void *kept = zc__kept(bytes, ZC__MALLOC_ALIGNMENT);
+    if (kept != NULL)
+        return kept;
+    void *p = next(bytes);
+    if (p == NULL && bytes != 0 && zc__squeezed())
+        p = next(bytes);
+    return zc__made(p, bytes);
 }
 
 ZC__EXPORT void *calloc(size_t count, size_t size)
@@ -185,8 +220,11 @@ ZC__EXPORT void *calloc(size_t count, size_t size)
         size_t bytes = count * size;
         return size != 0 && bytes / size != count ? NULL : zc__arena_alloc(bytes);
     }
+    /* Never served with a kept block: calloc's memory reads as zeros. */
     void *p = next(count, size);
     size_t bytes = count * size; /* next refused an overflow: p is NULL then */
+    if (p == NULL && bytes != 0 && (size == 0 || bytes / size == count) && zc__squeezed())
+        p = next(count, size);
     return zc__made(p, bytes);
 }
 
@@ -194,7 +232,8 @@ ZC__EXPORT void free(void *p)
 {
     if (p == NULL || zc__in_arena(p))
         return;
-    if (zc__armed() && zc__raise(ZC__EVENT_HOST_FREE, p, 0, zc__release_free) == ZC__EVENT_DEFERRED)
+    /* A row that took the release over (deferred) or kept the block makes no release here. */
+    if (zc__armed() && zc__raise(ZC__EVENT_HOST_FREE, p, 0, zc__release_free) != ZC__EVENT_SEEN)
         return;
     zc__free_fn next = ZC__NEXT(free);
     if (next != NULL)
@@ -238,7 +277,10 @@ ZC__EXPORT void *realloc(void *p, size_t bytes)
             return zc__moved(p, bytes);
         zc__raise(ZC__EVENT_HOST_FREE, p, 0, NULL);
     }
-    return zc__made(next(p, bytes), bytes);
+    void *q = next(p, bytes);
+    if (q == NULL && bytes != 0 && zc__squeezed())
+        q = next(p, bytes);
+    return zc__made(q, bytes);
 }
 
 ZC__EXPORT void *reallocarray(void *p, size_t count, size_t size)
@@ -271,28 +313,51 @@ ZC__EXPORT int posix_memalign(void **p, size_t alignment, size_t bytes)
     zc__posix_memalign_fn next = ZC__NEXT(posix_memalign);
     if (next == NULL)
         return ENOMEM;
+    /* An alignment posix_memalign refuses (EINVAL) is left to it. */
+    void *kept = alignment % sizeof(void *) == 0 ? zc__kept(bytes, alignment) : NULL;
+    if (kept != NULL) {
+        *p = kept;
+        return 0;
+    }
     int r = next(p, alignment, bytes);
+    if (r == ENOMEM && zc__squeezed())
+        r = next(p, alignment, bytes);
     if (r == 0)
         zc__made(*p, bytes);
     return r;
 }
 
+/* aligned_alloc and memalign: a kept block when one fits, else the next definition's. */
+static void *zc__aligned(zc__aligned_fn next, size_t alignment, size_t bytes)
+{
+    if (next == NULL)
+        return NULL;
+    void *kept = zc__kept(bytes, alignment);
+    if (kept != NULL)
+        return kept;
+    void *p = next(alignment, bytes);
+    if (p == NULL && errno == ENOMEM && zc__squeezed())
+        p = next(alignment, bytes);
+    return zc__made(p, bytes);
+}
+
 ZC__EXPORT void *aligned_alloc(size_t alignment, size_t bytes)
 {
-    zc__aligned_fn next = ZC__NEXT(aligned_alloc);
-    return next != NULL ? zc__made(next(alignment, bytes), bytes) : NULL;
+    return zc__aligned(ZC__NEXT(aligned_alloc), alignment, bytes);
 }
 
 ZC__EXPORT void *memalign(size_t alignment, size_t bytes)
 {
-    zc__aligned_fn next = ZC__NEXT(memalign);
-    return next != NULL ? zc__made(next(alignment, bytes), bytes) : NULL;
+    return zc__aligned(ZC__NEXT(memalign), alignment, bytes);
 }
 
 ZC__EXPORT void *valloc(size_t bytes)
 {
     zc__valloc_fn next = ZC__NEXT(valloc);
-    return next != NULL ? zc__made(next(bytes), bytes) : NULL;
+    if (next == NULL)
+        return NULL;
+    void *kept = zc__kept(bytes, (size_t)zc__page_size());
+    return kept != NULL ? kept : zc__made(next(bytes), bytes);
 }
 
 ZC__EXPORT void *pvalloc(size_t bytes)

@@ -98,6 +98,7 @@ static void zc__read(void)
     unsigned long long ram = pages > 0 && page > 0 ? (unsigned long long)pages * page : 1ull << 32;
     c->cache_bytes = (size_t)zc__env_number("ZC_RUN_CACHE_BYTES", ram / 4, 0, ram);
     c->register_bytes = (size_t)zc__env_number("ZC_RUN_REGISTER_BYTES", ram / 4, 0, ram);
+    c->reuse_bytes = (size_t)zc__env_number("ZC_RUN_REUSE_BYTES", ram / 4, 0, ram);
     c->fresh_min_bytes = (size_t)zc__env_number("ZC_RUN_FRESH_MIN_BYTES",
                                                 ZC__DEFAULT_FRESH_MIN_BYTES, 1, (size_t)1 << 40);
     c->fresh_huge = zc__env_number("ZC_RUN_FRESH_HUGE", 0, 0, 1) != 0;

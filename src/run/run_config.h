@@ -23,6 +23,8 @@ typedef struct zc__run_config {
     size_t cache_bytes;       /* ZC_RUN_CACHE_BYTES: pinned memory kept for reuse, at most */
     size_t register_bytes;    /* ZC_RUN_REGISTER_BYTES: pageable memory pinned in place, at
                                  most */
+    size_t reuse_bytes;       /* ZC_RUN_REUSE_BYTES: blocks the program freed kept for its
+                                 next allocations of their size, at most (the reuse cure) */
     size_t fresh_min_bytes;   /* ZC_RUN_FRESH_MIN_BYTES: device-to-host copies from this size
                                  have their fresh destination pages faulted in ahead */
     int fresh_huge;           /* ZC_RUN_FRESH_HUGE=1: large fresh allocations advised to use

@@ -46,7 +46,12 @@ zc__run_answer zc__run_raise(const zc__run_event *e)
     zc__run_answer answer = ZC__EVENT_SEEN;
     for (size_t i = 0; i < zc__run_cure_count; i++) {
         const zc__run_cure *row = zc__run_cures[i];
-        if (zc__run_fix_on(row->fix) && row->on[e->id](e) == ZC__EVENT_DEFERRED)
+        if (!zc__run_fix_on(row->fix))
+            continue;
+        zc__run_answer said = row->on[e->id](e);
+        if (said == ZC__EVENT_KEPT)
+            return ZC__EVENT_KEPT;
+        if (said == ZC__EVENT_DEFERRED)
             answer = ZC__EVENT_DEFERRED;
     }
     return answer;
@@ -134,6 +139,30 @@ int zc__run_pinned_owned(uintptr_t start, size_t length)
             return 1;
     }
     return 0;
+}
+
+void *zc__run_host_serve(size_t bytes, size_t alignment)
+{
+    for (size_t i = 0; i < zc__run_cure_count && !zc__run_exiting(); i++) {
+        const zc__run_cure *row = zc__run_cures[i];
+        if (row->calls->host_serve == NULL || !zc__run_fix_on(row->fix))
+            continue;
+        void *p = row->calls->host_serve(bytes, alignment);
+        if (p != NULL)
+            return p;
+    }
+    return NULL;
+}
+
+int zc__run_host_squeeze(void)
+{
+    size_t freed = 0;
+    for (size_t i = 0; i < zc__run_cure_count; i++) {
+        const zc__run_cure *row = zc__run_cures[i];
+        if (row->calls->host_squeeze != NULL && zc__run_fix_on(row->fix))
+            freed += row->calls->host_squeeze();
+    }
+    return freed != 0;
 }
 
 size_t zc__run_host_watch(void)

@@ -73,9 +73,12 @@ typedef struct zc__run_event {
 
 /* What a row did with an event. */
 typedef enum zc__run_answer {
-    ZC__EVENT_SEEN,    /* done with it; the hook goes on */
-    ZC__EVENT_DEFERRED /* HOST_FREE, RANGE_UNMAPPED: the row releases it later; HOST_RESIZE:
-                          the row holds the block, so the hook moves it rather than resizing */
+    ZC__EVENT_SEEN,     /* done with it; the hook goes on */
+    ZC__EVENT_DEFERRED, /* HOST_FREE, RANGE_UNMAPPED: the row releases it later; HOST_RESIZE:
+                           the row holds the block, so the hook moves it rather than resizing */
+    ZC__EVENT_KEPT      /* HOST_FREE: the row keeps the block, still allocated, to hand it out
+                           again (host_serve); the rows after it do not hear of the free, so
+                           that what they hold of the block (a pin, a count) stays with it */
 } zc__run_answer;
 
 typedef zc__run_answer (*zc__run_on_fn)(const zc__run_event *e);
@@ -111,6 +114,12 @@ typedef struct zc__run_calls {
      * cuMemHostUnregister of it, and cuMemHostRegister over it, get the answers for the driver's
      * pinned memory. */
     int (*owns_pinned)(uintptr_t start, size_t length);
+    /* A host allocation of bytes at alignment (malloc family, not calloc): a block the row kept
+     * (ZC__EVENT_KEPT) of exactly that size, handed out again, or NULL. No CUDA call. */
+    void *(*host_serve)(size_t bytes, size_t alignment);
+    /* Give every kept block back to the allocator (an allocation failed without them); gives
+     * the bytes given back. No CUDA call. */
+    size_t (*host_squeeze)(void);
 } zc__run_calls;
 
 /* One cure: its fix, the calls it plans, and its handler of every event. */
@@ -129,13 +138,15 @@ typedef struct zc__run_cure {
         return ZC__EVENT_SEEN;                                                                     \
     }
 
-/* The cures in the order a copy asks them, X(cure, FIX): a buffer pinned in place first (a copy
- * that touches one must not reach the driver as it was), then the fresh destination pages
- * faulted in (it always passes the copy on, to be staged), then staging, then the pinned
- * allocations: large ones served from fresh pages first, then those kept for reuse. Each cure's
- * file (run_cure_<cure>.c) defines zc__cure_<cure>_calls and one
- * handler per event. */
+/* The cures in the order a copy asks them, X(cure, FIX): the blocks the program freed kept for
+ * its next allocations first (it plans no copy, and a free it keeps must reach no other row), a
+ * buffer pinned in place next (a copy that touches one must not reach the driver as it was),
+ * then the fresh destination pages faulted in (it always passes the copy on, to be staged),
+ * then staging, then the pinned allocations: large ones served from fresh pages first, then
+ * those kept for reuse. Each cure's file (run_cure_<cure>.c) defines zc__cure_<cure>_calls and
+ * one handler per event. */
 #define ZC__RUN_CURE_ORDER(X)                                                                      \
+    X(reuse, REUSE)                                                                                \
     X(register, REGISTER)                                                                          \
     X(fresh, FRESH)                                                                                \
     X(pageable, PAGEABLE)                                                                          \
@@ -160,8 +171,9 @@ ZC__RUN_CURE_ORDER(ZC__RUN_DECLARE_CURE)
 #undef ZC__RUN_DECLARE_CURE
 #undef ZC__RUN_DECLARE_HANDLER
 
-/* Raise an event: every row whose cure is on hears it, in table order. ZC__EVENT_DEFERRED when
- * a row took over the release (or holds a block being resized). */
+/* Raise an event: every row whose cure is on hears it, in table order, up to one that keeps
+ * the block (ZC__EVENT_KEPT, given back: the hook neither releases it nor tells anyone else).
+ * ZC__EVENT_DEFERRED when a row took over the release (or holds a block being resized). */
 zc__run_answer zc__run_raise(const zc__run_event *e);
 
 /* Plan a copy: every row whose cure is on is asked in table order; the first that does not
@@ -184,6 +196,12 @@ int zc__run_view_changed(uintptr_t start, size_t length);
 /* Whether [start, start + length) touches pinned memory a row served otherwise than the driver
  * would have. */
 int zc__run_pinned_owned(uintptr_t start, size_t length);
+
+/* A host allocation served with a block a row kept, or NULL (the hook then makes it). */
+void *zc__run_host_serve(size_t bytes, size_t alignment);
+
+/* Every kept block given back to the allocator; gives whether there was any. */
+int zc__run_host_squeeze(void);
 
 /* The smallest host allocation a row whose cure is on must hear of; 0 when none asks. */
 size_t zc__run_host_watch(void);

@@ -172,6 +172,15 @@ size_t zc__run_track_release(void *base)
     return zc__held(&was) ? was.size : 0;
 }
 
+int zc__run_track_copied(void *base, size_t *size_p)
+{
+    zc__alloc is = zc__look_up(base, 0);
+    if (is.base == ZC__EMPTY || is.copied < is.size)
+        return 0;
+    *size_p = is.size;
+    return 1;
+}
+
 int zc__run_track_held(void *base)
 {
     zc__alloc is = zc__look_up(base, 0);

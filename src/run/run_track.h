@@ -22,6 +22,10 @@ size_t zc__run_track_add(void *base, size_t size);
  * pinned (or being pinned), else 0. Cheap when base was never tracked. */
 size_t zc__run_track_release(void *base);
 
+/* Whether base is where a tracked allocation starts whose copies from its start have moved at
+ * least its size, with its size in *size_p: a buffer the program copies whole. */
+int zc__run_track_copied(void *base, size_t *size_p);
+
 /* Whether the allocation at base is pinned or being pinned. */
 int zc__run_track_held(void *base);
 

@@ -73,8 +73,9 @@ static void zc__run_help(void)
            "  -h, --help        this help\n\n"
            "Tuning (environment, read by the library; docs/run.md): ZC_RUN_THREADS,\n"
            "ZC_RUN_CHUNK, ZC_RUN_BUFFERS, ZC_RUN_MIN_BYTES, ZC_RUN_MIN_D2H_BYTES,\n"
-           "ZC_RUN_CACHE_BYTES, ZC_RUN_REGISTER_BYTES, ZC_RUN_FRESH_MIN_BYTES, ZC_RUN_FRESH_HUGE,\n"
-           "ZC_RUN_FASTPIN_BYTES, ZC_RUN_FASTPIN_THREADS, ZC_RUN_JUDGE_AFTER, ZC_RUN_VERBOSE.\n",
+           "ZC_RUN_CACHE_BYTES, ZC_RUN_REGISTER_BYTES, ZC_RUN_REUSE_BYTES,\n"
+           "ZC_RUN_FRESH_MIN_BYTES, ZC_RUN_FRESH_HUGE, ZC_RUN_FASTPIN_BYTES,\n"
+           "ZC_RUN_FASTPIN_THREADS, ZC_RUN_JUDGE_AFTER, ZC_RUN_VERBOSE.\n",
            ZC_RUN_SCHEMA, ZC__RUN_LIB_ENV, ZC__RUN_LIB_NAME);
 }
 

@@ -88,16 +88,17 @@ fi
 # staging buffers of a page, two of them, two threads, every pageable copy cured and the fresh
 # destination pages of every one from a page on faulted in (allocations from a page tracked for
 # it: from 1 byte, every malloc would take the table's lock), large allocations advised to use
-# huge pages, caches small enough that pinned blocks and pinned-in-place buffers are evicted
-# all the time, and pinned allocations from 4 MiB served from fresh pages pinned whole (not
+# huge pages, caches small enough that pinned blocks, pinned-in-place buffers and the blocks
+# the program freed are evicted all the time, and pinned allocations from 4 MiB served from fresh pages pinned whole (not
 # below: the driver carves blocks up to 1 MiB out of shared pieces whose flags they answer with,
 # which no block of its own can copy). The caller's own values for them would change "cured" too.
 tight_env=(ZC_RUN_CHUNK=4096 ZC_RUN_BUFFERS=2 ZC_RUN_THREADS=2 ZC_RUN_MIN_BYTES=1
   ZC_RUN_MIN_D2H_BYTES=1 ZC_RUN_FRESH_MIN_BYTES=4096 ZC_RUN_FRESH_HUGE=1 ZC_RUN_CACHE_BYTES=65536
-  ZC_RUN_REGISTER_BYTES=1048576 ZC_RUN_FASTPIN_BYTES=4194304 ZC_RUN_FASTPIN_THREADS=3)
+  ZC_RUN_REGISTER_BYTES=1048576 ZC_RUN_REUSE_BYTES=1048576 ZC_RUN_FASTPIN_BYTES=4194304
+  ZC_RUN_FASTPIN_THREADS=3)
 unset ZC_RUN_CHUNK ZC_RUN_BUFFERS ZC_RUN_THREADS ZC_RUN_MIN_BYTES ZC_RUN_MIN_D2H_BYTES \
   ZC_RUN_FRESH_MIN_BYTES ZC_RUN_FRESH_HUGE ZC_RUN_CACHE_BYTES ZC_RUN_REGISTER_BYTES \
-  ZC_RUN_FASTPIN_BYTES ZC_RUN_FASTPIN_THREADS
+  ZC_RUN_REUSE_BYTES ZC_RUN_FASTPIN_BYTES ZC_RUN_FASTPIN_THREADS
 
 sanitizer=()
 if [ "$memcheck" = 1 ]; then
