@@ -25,8 +25,12 @@
 #include "run_register.h" /* zc__run_range_end */
 #include "run_track.h"
 
-#define ZC__REUSE_SLOTS 1024u
-#define ZC__EVICT_MAX   64u /* blocks given back to make room for one, at most */
+#define ZC__REUSE_SLOTS     1024u
+#define ZC__EVICT_MAX       64u /* blocks given back to make room for one, at most */
+/* Smaller blocks are neither kept nor looked for: their few pages cost little to fault in, and
+ * every allocation of the program would search the table (the allocation hooks hear from 1 byte
+ * under tight settings). */
+#define ZC__REUSE_MIN_BYTES ((size_t)256 << 10)
 
 typedef struct zc__kept_block {
     uintptr_t base;
@@ -74,7 +78,7 @@ static void zc__give_back(const zc__kept_block *blocks, unsigned n)
 static int zc__keep(uintptr_t base, size_t size)
 {
     size_t bound = zc__run_config_get()->reuse_bytes;
-    if (size > bound)
+    if (size < ZC__REUSE_MIN_BYTES || size > bound)
         return 0;
     zc__kept_block evicted[ZC__EVICT_MAX];
     unsigned n = 0;
@@ -96,7 +100,7 @@ static int zc__keep(uintptr_t base, size_t size)
 
 static void *zc__host_serve(size_t bytes, size_t alignment)
 {
-    if (__atomic_load_n(&zc__kept.count, __ATOMIC_ACQUIRE) == 0)
+    if (bytes < ZC__REUSE_MIN_BYTES || __atomic_load_n(&zc__kept.count, __ATOMIC_ACQUIRE) == 0)
         return NULL;
     zc__kept_block b = {0};
     pthread_mutex_lock(&zc__kept.lock);
