@@ -12,7 +12,9 @@ const zc__trace_finding_row zc__trace_finding_rows[] = {
                "with cudaHostRegister (about 10x cheaper than cudaHostAlloc), and reuse them; "
                "then cudaMemcpyAsync runs at the link's speed and can overlap kernels. In the "
                "program as it is, zc run stages them through pinned memory by several threads and "
-               "pins buffers copied again and again in place (docs/run.md).",
+               "pins buffers copied again and again in place; where the program allocates a new "
+               "destination for every copy back (PyTorch's .cpu()), zc run --fix reuse,pageable,"
+               "pinning,register keeps each freed one, pinned, for the next (docs/run.md).",
         .find = zc__trace_find_pageable,
     },
     {
