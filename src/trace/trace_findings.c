@@ -10,11 +10,10 @@ const zc__trace_finding_row zc__trace_finding_rows[] = {
         .title = "Copies from or to pageable memory",
         .fix = "Allocate the host buffers pinned once (cudaHostAlloc), or pin the existing ones "
                "with cudaHostRegister (about 10x cheaper than cudaHostAlloc), and reuse them; "
-               "then cudaMemcpyAsync runs at the link's speed and can overlap kernels. In the "
-               "program as it is, zc run stages them through pinned memory by several threads and "
-               "pins buffers copied again and again in place; where the program allocates a new "
-               "destination for every copy back (PyTorch's .cpu()), zc run --fix reuse,pageable,"
-               "pinning,register keeps each freed one, pinned, for the next (docs/run.md).",
+               "then cudaMemcpyAsync runs at the link's speed and can overlap kernels. As it is, "
+               "zc run stages them by several threads and pins buffers copied again and again in "
+               "place; --fix all also keeps a new destination of each copy back (.cpu()) for the "
+               "next, pinned (docs/run.md).",
         .find = zc__trace_find_pageable,
     },
     {
