@@ -176,40 +176,21 @@ static zc__run_answer zc__forget_touching(const zc__run_event *e)
     return ZC__EVENT_SEEN;
 }
 
-zc__run_answer ZC__RUN_ON(reuse, HOST_ALLOC)(const zc__run_event *e)
-{
-    return zc__forget_touching(e);
-}
-
-zc__run_answer ZC__RUN_ON(reuse, RANGE_UNMAPPED)(const zc__run_event *e)
-{
-    return zc__forget_touching(e);
-}
-
-zc__run_answer ZC__RUN_ON(reuse, RANGE_REPLACED)(const zc__run_event *e)
-{
-    return zc__forget_touching(e);
-}
-
-zc__run_answer ZC__RUN_ON(reuse, PAGES_DISCARDED)(const zc__run_event *e)
-{
-    return zc__forget_touching(e);
-}
-
-zc__run_answer ZC__RUN_ON(reuse, RANGE_REPROTECTED)(const zc__run_event *e)
-{
-    return zc__forget_touching(e);
-}
-
-zc__run_answer ZC__RUN_ON(reuse, RANGE_IN_GRAPH)(const zc__run_event *e)
-{
-    return zc__forget_touching(e);
-}
-
-zc__run_answer ZC__RUN_ON(reuse, RANGE_REGISTERED)(const zc__run_event *e)
-{
-    return zc__forget_touching(e);
-}
+/* Every event about a range forgets the kept blocks it touches; a new allocation over one too
+ * (the block was released behind the hooks). */
+#define ZC__REUSE_FORGETS(event)                                                                   \
+    zc__run_answer ZC__RUN_ON(reuse, event)(const zc__run_event *e)                                \
+    {                                                                                              \
+        return zc__forget_touching(e);                                                             \
+    }
+ZC__REUSE_FORGETS(HOST_ALLOC)
+ZC__REUSE_FORGETS(RANGE_UNMAPPED)
+ZC__REUSE_FORGETS(RANGE_REPLACED)
+ZC__REUSE_FORGETS(PAGES_DISCARDED)
+ZC__REUSE_FORGETS(RANGE_REPROTECTED)
+ZC__REUSE_FORGETS(RANGE_IN_GRAPH)
+ZC__REUSE_FORGETS(RANGE_REGISTERED)
+#undef ZC__REUSE_FORGETS
 
 /* realloc of a kept block is realloc of memory the program freed: nothing to hold. */
 ZC__RUN_IGNORES(reuse, HOST_RESIZE)
