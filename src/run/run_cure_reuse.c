@@ -16,6 +16,7 @@
  * events may run where CUDA calls are not allowed.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -103,15 +104,24 @@ static void *zc__host_serve(size_t bytes, size_t alignment)
     if (bytes < ZC__REUSE_MIN_BYTES || __atomic_load_n(&zc__kept.count, __ATOMIC_ACQUIRE) == 0)
         return NULL;
     zc__kept_block b = {0};
+    unsigned misaligned = 0;
     pthread_mutex_lock(&zc__kept.lock);
     /* The newest first: its pages are the likeliest still in the caches. */
     for (unsigned i = zc__kept.count; i-- > 0;) {
-        if (zc__kept.blocks[i].size == bytes && zc__kept.blocks[i].base % alignment == 0) {
+        if (zc__kept.blocks[i].size != bytes)
+            continue;
+        if (zc__kept.blocks[i].base % alignment == 0) {
             b = zc__take_out(i);
             break;
         }
+        misaligned++;
     }
     pthread_mutex_unlock(&zc__kept.lock);
+    if (b.base == 0 && misaligned != 0 && zc__run_config_get()->verbose)
+        fprintf(stderr,
+                "zerocopy run: reuse: %zu bytes at alignment %zu not served: %u kept block(s) "
+                "of the size, none so aligned\n",
+                bytes, alignment, misaligned);
     if (b.base == 0)
         return NULL;
     zc__run_count(ZC_RUN_COUNTER_REUSE_SERVED, b.size, 0, 0, ZC_RUN_PRICED_NONE);
@@ -143,14 +153,31 @@ const zc__run_calls zc__cure_reuse_calls = {.host_serve = zc__host_serve,
 
 /* ---- the lifecycle ---- */
 
+/* With ZC_RUN_VERBOSE=1, why a large block freed was not kept (what a reader of a run with
+ * fewer blocks served than freed needs). */
+static void zc__say_not_kept(uintptr_t base, size_t size, const char *why)
+{
+    if (zc__run_config_get()->verbose && size >= ZC__REUSE_MIN_BYTES)
+        fprintf(stderr, "zerocopy run: reuse: block %p of %zu bytes freed, not kept: %s\n",
+                (void *)base, size, why);
+}
+
 /* A free the hook could make later (not realloc's), of a block the program copied whole: kept.
  * While the process exits, or for a block being given back, the free goes on. */
 zc__run_answer ZC__RUN_ON(reuse, HOST_FREE)(const zc__run_event *e)
 {
     size_t size = 0;
-    if (e->release == NULL || zc__giving_back || zc__run_exiting() ||
-        !zc__run_track_copied((void *)e->start, &size) || !zc__keep(e->start, size))
+    if (e->release == NULL || zc__giving_back || zc__run_exiting())
         return ZC__EVENT_SEEN;
+    if (!zc__run_track_copied((void *)e->start, &size)) {
+        if (zc__run_config_get()->verbose && zc__run_track_size((void *)e->start, &size))
+            zc__say_not_kept(e->start, size, "not copied whole from its start");
+        return ZC__EVENT_SEEN;
+    }
+    if (!zc__keep(e->start, size)) {
+        zc__say_not_kept(e->start, size, "over the bound, or the table full");
+        return ZC__EVENT_SEEN;
+    }
     zc__run_count(ZC_RUN_COUNTER_REUSE_KEPT, size, 0, 0, ZC_RUN_PRICED_NONE);
     return ZC__EVENT_KEPT;
 }
@@ -166,13 +193,19 @@ static zc__run_answer zc__forget_touching(const zc__run_event *e)
     if (__atomic_load_n(&zc__kept.count, __ATOMIC_ACQUIRE) == 0 || e->length == 0)
         return ZC__EVENT_SEEN;
     uintptr_t end = zc__run_range_end(e->start, e->length);
+    unsigned forgotten = 0;
     pthread_mutex_lock(&zc__kept.lock);
     for (unsigned i = zc__kept.count; i-- > 0;) {
         const zc__kept_block *b = &zc__kept.blocks[i];
-        if (b->base < end && zc__run_range_end(b->base, b->size) > e->start)
+        if (b->base < end && zc__run_range_end(b->base, b->size) > e->start) {
             (void)zc__take_out(i);
+            forgotten++;
+        }
     }
     pthread_mutex_unlock(&zc__kept.lock);
+    if (forgotten != 0 && zc__run_config_get()->verbose)
+        fprintf(stderr, "zerocopy run: reuse: %u kept block(s) forgotten: event %d over %p+%zu\n",
+                forgotten, (int)e->id, (void *)e->start, e->length);
     return ZC__EVENT_SEEN;
 }
 

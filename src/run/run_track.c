@@ -181,6 +181,15 @@ int zc__run_track_copied(void *base, size_t *size_p)
     return 1;
 }
 
+int zc__run_track_size(void *base, size_t *size_p)
+{
+    zc__alloc is = zc__look_up(base, 0);
+    if (is.base == ZC__EMPTY)
+        return 0;
+    *size_p = is.size;
+    return 1;
+}
+
 int zc__run_track_held(void *base)
 {
     zc__alloc is = zc__look_up(base, 0);

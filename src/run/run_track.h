@@ -26,6 +26,9 @@ size_t zc__run_track_release(void *base);
  * least its size, with its size in *size_p: a buffer the program copies whole. */
 int zc__run_track_copied(void *base, size_t *size_p);
 
+/* Whether base is where a tracked allocation starts, with its size in *size_p. */
+int zc__run_track_size(void *base, size_t *size_p);
+
 /* Whether the allocation at base is pinned or being pinned. */
 int zc__run_track_held(void *base);
 
