@@ -18,7 +18,11 @@
 #include "run_deferred.h"
 #include "run_track.h"
 
-#define ZC__PINS 256
+/* Pins at most: a KV cache swapped out block by block has hundreds of large blocks pinned at
+ * once (512 of 2 MiB in bench/workloads/torch_kv_blocks.py), and a pin the table has no room
+ * for evicts the one used longest ago, whose count of bytes copied starts again. Every scan
+ * stops at the highest slot ever used, so a program with few pins scans few. */
+#define ZC__PINS 4096
 
 typedef enum zc__pin_state { ZC__PIN_FREE, ZC__PIN_RESERVED, ZC__PIN_PINNED } zc__pin_state;
 
@@ -37,6 +41,7 @@ static zc__pin zc__pins[ZC__PINS];
 static unsigned zc__pinned; /* pins not FREE, read without the lock to skip the table */
 static size_t zc__pinned_bytes;
 static uint64_t zc__clock;
+static int zc__slots_used; /* every slot from here on is FREE (changed under the lock) */
 
 static int zc__overlaps(const zc__pin *p, uintptr_t start, uintptr_t end)
 {
@@ -71,7 +76,7 @@ int zc__run_pin_covers(const void *host, size_t bytes, CUcontext ctx, zc__run_pi
     if (end < start)
         return 0;
     pthread_mutex_lock(&zc__lock);
-    for (int i = 0; i < ZC__PINS; i++) {
+    for (int i = 0; i < zc__slots_used; i++) {
         zc__pin *p = &zc__pins[i];
         if (p->state == ZC__PIN_PINNED && p->ctx == ctx && p->base <= start &&
             end <= p->base + p->size) {
@@ -108,7 +113,7 @@ static int zc__reserve(size_t size)
     for (;;) {
         pthread_mutex_lock(&zc__lock);
         int free_slot = -1, oldest = -1;
-        for (int i = 0; i < ZC__PINS; i++) {
+        for (int i = 0; i < zc__slots_used; i++) {
             const zc__pin *p = &zc__pins[i];
             if (p->state == ZC__PIN_FREE && free_slot < 0)
                 free_slot = i;
@@ -116,7 +121,11 @@ static int zc__reserve(size_t size)
                 (oldest < 0 || p->last_use < zc__pins[oldest].last_use))
                 oldest = i;
         }
+        if (free_slot < 0 && zc__slots_used < ZC__PINS)
+            free_slot = zc__slots_used;
         if (free_slot >= 0 && zc__pinned_bytes + size <= bound) {
+            if (free_slot >= zc__slots_used)
+                zc__slots_used = free_slot + 1;
             zc__pins[free_slot] = (zc__pin){.state = ZC__PIN_RESERVED, .size = size};
             zc__pinned_bytes += size;
             __atomic_add_fetch(&zc__pinned, 1, __ATOMIC_RELAXED);
@@ -204,7 +213,7 @@ static unsigned zc__drop_matching(zc__pin_match match, const void *arg, zc__afte
             return taken;
         zc__pin victim = {0};
         pthread_mutex_lock(&zc__lock);
-        for (int i = 0; i < ZC__PINS && victim.state == ZC__PIN_FREE; i++) {
+        for (int i = 0; i < zc__slots_used && victim.state == ZC__PIN_FREE; i++) {
             const zc__pin *p = &zc__pins[i];
             if (p->state == ZC__PIN_PINNED && (busy_too || p->in_use == 0) && match(p, arg))
                 victim = zc__take(i);
@@ -242,7 +251,7 @@ int zc__run_pins_touching(uintptr_t start, size_t length)
     uintptr_t end = zc__run_range_end(start, length);
     int touching = 0;
     pthread_mutex_lock(&zc__lock);
-    for (int i = 0; i < ZC__PINS && !touching; i++)
+    for (int i = 0; i < zc__slots_used && !touching; i++)
         touching = zc__pins[i].state == ZC__PIN_PINNED && zc__overlaps(&zc__pins[i], start, end);
     pthread_mutex_unlock(&zc__lock);
     return touching;
@@ -278,6 +287,7 @@ void zc__run_pins_after_fork(void)
     pthread_mutex_init(&zc__lock, NULL);
     for (int i = 0; i < ZC__PINS; i++)
         zc__pins[i].state = ZC__PIN_FREE;
+    zc__slots_used = 0;
     zc__pinned = 0;
     zc__pinned_bytes = 0;
 }
