@@ -5,7 +5,7 @@
 # and conformance suite plain, cured and tight (tight now with reuse, bounded to 1 MiB); then
 # the probe of registering a touched range in chunks from several threads, in what time is left.
 set -u
-export ZC_COMMIT=$(cat .probe/commit)
+export ZC_COMMIT=$(git rev-parse --short HEAD)
 start=$SECONDS
 limit=${LIMIT:-380}
 left() { echo $(( limit - (SECONDS - start) )); }
@@ -25,6 +25,6 @@ timeout $(( $(left) - 25 )) scripts/run-check $OUT/rc --deps .deps --skip memche
 echo "run-check rc=$? at $((SECONDS - start)) s"; cat $OUT/rc/summary.txt; grep -E '^FAIL' $OUT/rc/suite.log | head
 pack rc
 [ $(left) -gt 20 ] || { echo "done at $((SECONDS - start)) s"; exit 0; }
-mkdir -p build/probes && nvcc -O2 -arch=sm_90 .probe/regpar.cu -o build/probes/regpar && timeout $(( $(left) - 3 )) build/probes/regpar 4 > $OUT/regpar.log 2>&1
+mkdir -p build/probes && nvcc -O2 -arch=sm_90 bench/results/h100-20261206i/regpar.cu -o build/probes/regpar && timeout $(( $(left) - 3 )) build/probes/regpar 4 > $OUT/regpar.log 2>&1
 echo "regpar rc=$? at $((SECONDS - start)) s"; cat $OUT/regpar.log
 echo "done at $((SECONDS - start)) s"
