@@ -169,8 +169,9 @@ zc__run_answer ZC__RUN_ON(reuse, HOST_FREE)(const zc__run_event *e)
     size_t size = 0;
     if (e->release == NULL || zc__giving_back || zc__run_exiting())
         return ZC__EVENT_SEEN;
-    if (!zc__run_track_copied((void *)e->start, &size)) {
-        if (zc__run_config_get()->verbose && zc__run_track_size((void *)e->start, &size))
+    int tracked = zc__run_track_copied((void *)e->start, &size);
+    if (tracked != 2) {
+        if (tracked == 1)
             zc__say_not_kept(e->start, size, "not copied whole from its start");
         return ZC__EVENT_SEEN;
     }

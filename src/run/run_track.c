@@ -175,19 +175,10 @@ size_t zc__run_track_release(void *base)
 int zc__run_track_copied(void *base, size_t *size_p)
 {
     zc__alloc is = zc__look_up(base, 0);
-    if (is.base == ZC__EMPTY || is.copied < is.size)
-        return 0;
-    *size_p = is.size;
-    return 1;
-}
-
-int zc__run_track_size(void *base, size_t *size_p)
-{
-    zc__alloc is = zc__look_up(base, 0);
     if (is.base == ZC__EMPTY)
         return 0;
     *size_p = is.size;
-    return 1;
+    return is.copied >= is.size ? 2 : 1;
 }
 
 int zc__run_track_held(void *base)

@@ -22,12 +22,10 @@ size_t zc__run_track_add(void *base, size_t size);
  * pinned (or being pinned), else 0. Cheap when base was never tracked. */
 size_t zc__run_track_release(void *base);
 
-/* Whether base is where a tracked allocation starts whose copies from its start have moved at
- * least its size, with its size in *size_p: a buffer the program copies whole. */
+/* What is tracked at base: 0 when no allocation starts there; else its size in *size_p, and 2
+ * when its copies from its start have moved at least its size (a buffer the program copies
+ * whole), 1 when not. */
 int zc__run_track_copied(void *base, size_t *size_p);
-
-/* Whether base is where a tracked allocation starts, with its size in *size_p. */
-int zc__run_track_size(void *base, size_t *size_p);
 
 /* Whether the allocation at base is pinned or being pinned. */
 int zc__run_track_held(void *base);
