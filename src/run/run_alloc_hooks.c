@@ -305,7 +305,10 @@ ZC__EXPORT void *reallocarray(void *p, size_t count, size_t size)
         }
         zc__raise(ZC__EVENT_HOST_FREE, p, 0, NULL);
     }
-    return zc__made(next(p, count, size), count * size);
+    void *q = next(p, count, size);
+    if (q == NULL && count != 0 && size != 0 && errno == ENOMEM && zc__squeezed())
+        q = next(p, count, size);
+    return zc__made(q, count * size);
 }
 
 ZC__EXPORT int posix_memalign(void **p, size_t alignment, size_t bytes)
@@ -351,19 +354,28 @@ ZC__EXPORT void *memalign(size_t alignment, size_t bytes)
     return zc__aligned(ZC__NEXT(memalign), alignment, bytes);
 }
 
+/* valloc and pvalloc's next definition, tried again with the kept blocks given back. */
+static void *zc__page_aligned(zc__valloc_fn next, size_t bytes)
+{
+    void *p = next(bytes);
+    if (p == NULL && errno == ENOMEM && zc__squeezed())
+        p = next(bytes);
+    return zc__made(p, bytes);
+}
+
 ZC__EXPORT void *valloc(size_t bytes)
 {
     zc__valloc_fn next = ZC__NEXT(valloc);
     if (next == NULL)
         return NULL;
     void *kept = zc__kept(bytes, (size_t)zc__page_size());
-    return kept != NULL ? kept : zc__made(next(bytes), bytes);
+    return kept != NULL ? kept : zc__page_aligned(next, bytes);
 }
 
 ZC__EXPORT void *pvalloc(size_t bytes)
 {
     zc__valloc_fn next = ZC__NEXT(pvalloc);
-    return next != NULL ? zc__made(next(bytes), bytes) : NULL;
+    return next != NULL ? zc__page_aligned(next, bytes) : NULL;
 }
 
 /* An anonymous private mapping is memory of the program's own, like a malloc block; a shared
