@@ -25,6 +25,9 @@
     X(FASTPIN, "fastpin", "large pinned allocations served from fresh pages pinned whole")         \
     X(REUSE, "reuse",                                                                              \
       "large pageable blocks freed after a copy kept, pins and pages, for the next of their size") \
+    X(HOSTCOPY, "hostcopy",                                                                        \
+      "large host copies into or out of pinned memory (a framework's staging) made by several "    \
+      "threads")                                                                                   \
     ZC__RUN_FIX_PLANT(X)
 
 /* The fastpin cure serves pinned allocations from this size when ZC_RUN_FASTPIN_BYTES does not
@@ -49,11 +52,12 @@ typedef enum zc_run_fix { ZC_RUN_FIX_MAP(ZC__RUN_FIX_ENUM) ZC_RUN_FIX_COUNT } zc
 /* The cures applied when none are named (ZC_RUN_FIXES unset, zc run without --fix): every cure
  * but fresh, whose gain depends on how fast the kernel faults pages in for several threads at
  * once (docs/run.md, "The fresh cure"), fastpin, not yet held to the driver's behaviour on a
- * GPU (docs/run.md, "The fastpin cure"), and reuse, which keeps memory the program freed
- * (docs/run.md, "The reuse cure"); each is applied when named, or with "all". */
+ * GPU (docs/run.md, "The fastpin cure"), reuse, which keeps memory the program freed
+ * (docs/run.md, "The reuse cure"), and hostcopy, which replaces the program's memcpy
+ * (docs/run.md, "The hostcopy cure"); each is applied when named, or with "all". */
 #define ZC_RUN_FIXES_DEFAULT                                                                       \
     (ZC_RUN_FIXES_ALL & ~(1u << ZC_RUN_FIX_FRESH) & ~(1u << ZC_RUN_FIX_FASTPIN) &                  \
-     ~(1u << ZC_RUN_FIX_REUSE))
+     ~(1u << ZC_RUN_FIX_REUSE) & ~(1u << ZC_RUN_FIX_HOSTCOPY))
 
 /*
  * What the library counted, one row each: X(ENUM, "name", fix, cured, "meaning"). cured is 1
@@ -127,7 +131,12 @@ typedef enum zc_run_fix { ZC_RUN_FIX_MAP(ZC__RUN_FIX_ENUM) ZC_RUN_FIX_COUNT } zc
       "allocations of the program served with a block kept for their size")                        \
     X(REUSE_RELEASED, "reuse-released", REUSE, 0,                                                  \
       "kept blocks given back to the allocator: over the bound (ZC_RUN_REUSE_BYTES), or an "       \
-      "allocation the allocator could not make otherwise")
+      "allocation the allocator could not make otherwise")                                         \
+    X(HOSTCOPY_THREADS, "hostcopy-threads", HOSTCOPY, 1,                                           \
+      "large memcpy and memmove calls into or out of pinned memory made by the copying threads")   \
+    X(HOSTCOPY_BUSY, "hostcopy-busy", HOSTCOPY, 0,                                                 \
+      "such copies made by the calling thread alone: the copying threads were busy with another "  \
+      "copy")
 
 #define ZC__RUN_COUNTER_ENUM(name, text, fix, cured, what) ZC_RUN_COUNTER_##name,
 typedef enum zc_run_counter {

@@ -35,6 +35,9 @@
  * machine), where faulting it in from every core and pinning it whole takes a tenth of that;
  * below, the pinning cure's reuse serves the loops that allocate and free the same size. */
 #define ZC__DEFAULT_FASTPIN_BYTES   ZC_RUN_FASTPIN_BYTES_DEFAULT
+/* One thread copies 4 MiB in about 400 us; waking the copying threads costs about what copying
+ * 64 KiB does, so from there the threads gain most of their number. */
+#define ZC__DEFAULT_HOSTCOPY_BYTES  ((size_t)4 << 20)
 
 static pthread_once_t zc__once = PTHREAD_ONCE_INIT;
 static zc__run_config zc__config;
@@ -105,6 +108,8 @@ static void zc__read(void)
     c->fastpin_bytes = (size_t)zc__env_number("ZC_RUN_FASTPIN_BYTES", ZC__DEFAULT_FASTPIN_BYTES, 1,
                                               (size_t)1 << 50);
     c->fastpin_threads = (unsigned)zc__env_number("ZC_RUN_FASTPIN_THREADS", 0, 0, 64);
+    c->hostcopy_bytes = (size_t)zc__env_number("ZC_RUN_HOSTCOPY_BYTES", ZC__DEFAULT_HOSTCOPY_BYTES,
+                                               (size_t)64 << 10, (size_t)1 << 50);
     c->judge_after =
         (unsigned)zc__env_number("ZC_RUN_JUDGE_AFTER", ZC__DEFAULT_JUDGE_AFTER, 0, 1000000);
     c->verbose = zc__env_number("ZC_RUN_VERBOSE", 0, 0, 1) != 0;

@@ -33,6 +33,9 @@ typedef struct zc__run_config {
                                  served from fresh pages (the fastpin cure) */
     unsigned fastpin_threads; /* ZC_RUN_FASTPIN_THREADS: threads faulting a block's pages in;
                                  0: every CPU the process may run on */
+    size_t hostcopy_bytes;    /* ZC_RUN_HOSTCOPY_BYTES: host copies into or out of pinned
+                                 memory from this size are made by the copying threads (the
+                                 hostcopy cure) */
     unsigned judge_after;     /* ZC_RUN_JUDGE_AFTER: staged host-to-device copies of a size
                                  class before staging is set against the class's sample; 0:
                                  never */

@@ -294,8 +294,27 @@ static void zc__drop(CUcontext ctx, CUdevice device, int all)
     pthread_mutex_unlock(&zc__lock);
 }
 
-const zc__run_calls zc__cure_pinning_calls = {.pinned_alloc = zc__alloc_ask,
-                                              .pinned_free = zc__free_ask};
+/* A range inside a block the program holds (the driver's pinned memory, made or served
+ * through this row). Asked from inside memcpy: a busy lock answers 0. */
+static int zc__page_locked(uintptr_t start, size_t length)
+{
+    if (pthread_mutex_trylock(&zc__lock) != 0)
+        return 0;
+    int inside = 0;
+    if (zc__pid == (long)getpid()) {
+        for (size_t i = 0; i < zc__count && !inside; i++) {
+            uintptr_t base = (uintptr_t)zc__blocks[i].ptr;
+            size_t size = zc__blocks[i].bytes;
+            inside = zc__blocks[i].in_use && start >= base && start - base < size &&
+                     length <= size - (start - base);
+        }
+    }
+    pthread_mutex_unlock(&zc__lock);
+    return inside;
+}
+
+const zc__run_calls zc__cure_pinning_calls = {
+    .pinned_alloc = zc__alloc_ask, .pinned_free = zc__free_ask, .page_locked = zc__page_locked};
 
 /* ---- the lifecycle: only its blocks, which are the driver's pinned memory ---- */
 

@@ -141,6 +141,28 @@ int zc__run_pinned_owned(uintptr_t start, size_t length)
     return 0;
 }
 
+int zc__run_page_locked(uintptr_t start, size_t length)
+{
+    for (size_t i = 0; i < zc__run_cure_count; i++) {
+        const zc__run_cure *row = zc__run_cures[i];
+        if (row->calls->page_locked != NULL && zc__run_fix_on(row->fix) &&
+            row->calls->page_locked(start, length))
+            return 1;
+    }
+    return 0;
+}
+
+int zc__run_host_copy(void *dst, const void *src, size_t bytes)
+{
+    for (size_t i = 0; i < zc__run_cure_count && !zc__run_exiting(); i++) {
+        const zc__run_cure *row = zc__run_cures[i];
+        if (row->calls->host_copy != NULL && zc__run_fix_on(row->fix) &&
+            row->calls->host_copy(dst, src, bytes))
+            return 1;
+    }
+    return 0;
+}
+
 void *zc__run_host_serve(size_t bytes, size_t alignment)
 {
     for (size_t i = 0; i < zc__run_cure_count && !zc__run_exiting(); i++) {
@@ -165,18 +187,43 @@ int zc__run_host_squeeze(void)
     return freed != 0;
 }
 
-size_t zc__run_host_watch(void)
+typedef size_t (*zc__watch_fn)(void);
+
+static zc__watch_fn zc__host_watch_of(const zc__run_calls *calls)
+{
+    return calls->watch_host;
+}
+
+static zc__watch_fn zc__copy_watch_of(const zc__run_calls *calls)
+{
+    return calls->watch_copy;
+}
+
+/* The least size that the rows whose cure is on give through their watch of (watch_host or
+ * watch_copy); 0 when none gives any. */
+static size_t zc__least_watched(zc__watch_fn (*watch_of)(const zc__run_calls *calls))
 {
     size_t least = 0;
     for (size_t i = 0; i < zc__run_cure_count; i++) {
         const zc__run_cure *row = zc__run_cures[i];
-        if (row->calls->watch_host == NULL || !zc__run_fix_on(row->fix))
+        zc__watch_fn watch = watch_of(row->calls);
+        if (watch == NULL || !zc__run_fix_on(row->fix))
             continue;
-        size_t min = row->calls->watch_host();
+        size_t min = watch();
         if (min != 0 && (least == 0 || min < least))
             least = min;
     }
     return least;
+}
+
+size_t zc__run_host_watch(void)
+{
+    return zc__least_watched(zc__host_watch_of);
+}
+
+size_t zc__run_copy_watch(void)
+{
+    return zc__least_watched(zc__copy_watch_of);
 }
 
 /* ---- the process-wide events ---- */

@@ -120,6 +120,17 @@ typedef struct zc__run_calls {
     /* Give every kept block back to the allocator (an allocation failed without them); gives
      * the bytes given back. No CUDA call. */
     size_t (*host_squeeze)(void);
+    /* Whether [start, start + length) lies whole inside pinned memory the program holds that
+     * the row knows of (a block it served, or the driver's that it saw made). Asked from inside
+     * memcpy: no CUDA call, no allocation, and a lock another thread (or this one) holds
+     * answers 0 rather than waiting. */
+    int (*page_locked)(uintptr_t start, size_t length);
+    /* A host copy of bytes from src to dst (the program's memcpy or memmove, large): 1 when the
+     * row made it, 0 when it leaves it to the C library. Same rules as page_locked. */
+    int (*host_copy)(void *dst, const void *src, size_t bytes);
+    /* The smallest host copy it must be asked about, or NULL for none; the copy hooks ask the
+     * rows only from the smallest size a row whose cure is on gives. */
+    size_t (*watch_copy)(void);
 } zc__run_calls;
 
 /* One cure: its fix, the calls it plans, and its handler of every event. */
@@ -143,8 +154,8 @@ typedef struct zc__run_cure {
  * buffer pinned in place next (a copy that touches one must not reach the driver as it was),
  * then the fresh destination pages faulted in (it always passes the copy on, to be staged),
  * then staging, then the pinned allocations: large ones served from fresh pages first, then
- * those kept for reuse. Each cure's file (run_cure_<cure>.c) defines zc__cure_<cure>_calls and
- * one handler per event. */
+ * those kept for reuse; last the host copies, which plan no CUDA call. Each cure's file
+ * (run_cure_<cure>.c) defines zc__cure_<cure>_calls and one handler per event. */
 #define ZC__RUN_CURE_ORDER(X)                                                                      \
     X(reuse, REUSE)                                                                                \
     X(register, REGISTER)                                                                          \
@@ -152,6 +163,7 @@ typedef struct zc__run_cure {
     X(pageable, PAGEABLE)                                                                          \
     X(fastpin, FASTPIN)                                                                            \
     X(pinning, PINNING)                                                                            \
+    X(hostcopy, HOSTCOPY)                                                                          \
     ZC__RUN_CURE_PLANT(X)
 
 /* tests/run plants a cure at the end of the order: a cure file that leaves out an event's
@@ -203,8 +215,19 @@ void *zc__run_host_serve(size_t bytes, size_t alignment);
 /* Every kept block given back to the allocator; gives whether there was any. */
 int zc__run_host_squeeze(void);
 
+/* Whether [start, start + length) lies inside pinned memory the program holds that a row whose
+ * cure is on knows of (page_locked). */
+int zc__run_page_locked(uintptr_t start, size_t length);
+
+/* A large host copy (the program's memcpy or memmove) made by the first row whose cure is on
+ * that takes it: 1, else 0 (the C library makes it). */
+int zc__run_host_copy(void *dst, const void *src, size_t bytes);
+
 /* The smallest host allocation a row whose cure is on must hear of; 0 when none asks. */
 size_t zc__run_host_watch(void);
+
+/* The smallest host copy a row whose cure is on must be asked about; 0 when none asks. */
+size_t zc__run_copy_watch(void);
 
 /*
  * Ask for the exit event (once; each cure calls it the first time it holds something of its

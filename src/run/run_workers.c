@@ -10,6 +10,7 @@
 
 #include "core/backoff.h"
 #include "run_config.h"
+#include "run_libc_copy.h"
 #include "run_counts.h"
 
 /* A worker that finished a part spins this long for the next one before it sleeps: a staged
@@ -77,13 +78,14 @@ static void zc__copy_part(const zc__job *job, unsigned part)
         if (start >= bytes)
             return;
         size_t n = bytes - start < share ? bytes - start : share;
-        memcpy(job->dst + start, job->src + start, n);
+        zc__run_libc_memcpy(job->dst + start, job->src + start, n);
         return;
     }
     size_t share = (job->rows + job->parts - 1) / job->parts;
     for (size_t row = (size_t)part * share; row < job->rows && row < (size_t)(part + 1) * share;
          row++)
-        memcpy(job->dst + row * job->dst_pitch, job->src + row * job->src_pitch, job->width);
+        zc__run_libc_memcpy(job->dst + row * job->dst_pitch, job->src + row * job->src_pitch,
+                            job->width);
 }
 
 /* The next part of job generation, now taken by this thread; -1 when every part is taken or
@@ -189,22 +191,28 @@ static unsigned zc__parts_of(const zc__job *job, unsigned threads)
     return parts < 1 ? 1u : (unsigned)parts;
 }
 
-/* Run job over every thread, the caller's included. */
-static void zc__run_job(zc__job job)
+/* Run job over every thread, the caller's included; when only_if_free, only if no other job
+ * holds the threads (else 0, nothing done). 1 when done. */
+static int zc__run_job(zc__job job, int only_if_free)
 {
     /* Below a few pages the threads cost more than they save. */
     if (job.width * job.rows < (size_t)64 << 10) {
         job.parts = 1;
         zc__copy_part(&job, 0);
-        return;
+        return 1;
     }
-    pthread_mutex_lock(&zc__turn);
+    if (only_if_free) {
+        if (pthread_mutex_trylock(&zc__turn) != 0)
+            return 0;
+    } else {
+        pthread_mutex_lock(&zc__turn);
+    }
     zc__start();
     if (zc__workers == 0) {
         pthread_mutex_unlock(&zc__turn);
         job.parts = 1;
         zc__copy_part(&job, 0);
-        return;
+        return 1;
     }
     job.parts = zc__parts_of(&job, zc__workers + 1);
     zc__current = job;
@@ -226,11 +234,17 @@ static void zc__run_job(zc__job job)
     while (atomic_load_explicit(&zc__parts_done, memory_order_acquire) < job.parts)
         zc__backoff(zc__run_now_ns() - waiting_since);
     pthread_mutex_unlock(&zc__turn);
+    return 1;
 }
 
 void zc__run_parallel_copy(void *dst, const void *src, size_t bytes)
 {
-    zc__run_job((zc__job){.dst = dst, .src = src, .width = bytes, .rows = 1});
+    (void)zc__run_job((zc__job){.dst = dst, .src = src, .width = bytes, .rows = 1}, 0);
+}
+
+int zc__run_parallel_copy_if_free(void *dst, const void *src, size_t bytes)
+{
+    return zc__run_job((zc__job){.dst = dst, .src = src, .width = bytes, .rows = 1}, 1);
 }
 
 void zc__run_parallel_copy_2d(void *dst, size_t dst_pitch, const void *src, size_t src_pitch,
@@ -242,16 +256,17 @@ void zc__run_parallel_copy_2d(void *dst, size_t dst_pitch, const void *src, size
         zc__run_parallel_copy(dst, src, width * rows); /* contiguous: cut by bytes */
         return;
     }
-    zc__run_job((zc__job){.dst = dst,
-                          .src = src,
-                          .width = width,
-                          .rows = rows,
-                          .dst_pitch = dst_pitch,
-                          .src_pitch = src_pitch});
+    (void)zc__run_job((zc__job){.dst = dst,
+                                .src = src,
+                                .width = width,
+                                .rows = rows,
+                                .dst_pitch = dst_pitch,
+                                .src_pitch = src_pitch},
+                      0);
 }
 
 void zc__run_parallel_each(void (*fn)(void *arg, unsigned part, unsigned parts), void *arg,
                            size_t work)
 {
-    zc__run_job((zc__job){.width = work, .rows = 1, .each = fn, .arg = arg});
+    (void)zc__run_job((zc__job){.width = work, .rows = 1, .each = fn, .arg = arg}, 0);
 }

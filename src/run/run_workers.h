@@ -18,6 +18,11 @@
  */
 void zc__run_parallel_copy(void *dst, const void *src, size_t bytes);
 
+/* The same, only if no other copy holds the threads: 1 when copied, 0 (nothing done) when they
+ * are busy, where zc__run_parallel_copy would wait its turn. For a caller that must not wait
+ * (a memcpy, which may run in a signal handler or under this thread's own turn). */
+int zc__run_parallel_copy_if_free(void *dst, const void *src, size_t bytes);
+
 /* rows rows of width bytes from src (a row every src_pitch bytes) to dst (every dst_pitch),
  * split by rows over the threads as above. */
 void zc__run_parallel_copy_2d(void *dst, size_t dst_pitch, const void *src, size_t src_pitch,

@@ -132,15 +132,19 @@ static void test_fix_lists(void **state)
     assert_int_equal(fixes, (1u << ZC_RUN_FIX_PINNING) | (1u << ZC_RUN_FIX_PAGEABLE));
     assert_int_equal(zc_run_fixes_parse("register,pinning,pageable", &fixes), ZC_OK);
     assert_int_equal(fixes, ZC_RUN_FIXES_DEFAULT);
+    const unsigned reuse = 1u << ZC_RUN_FIX_REUSE, hostcopy = 1u << ZC_RUN_FIX_HOSTCOPY;
     assert_int_equal(fixes, ZC_RUN_FIXES_ALL & ~(1u << ZC_RUN_FIX_FRESH) &
-                                ~(1u << ZC_RUN_FIX_FASTPIN) & ~(1u << ZC_RUN_FIX_REUSE));
+                                ~(1u << ZC_RUN_FIX_FASTPIN) & ~reuse & ~hostcopy);
     assert_int_equal(zc_run_fixes_parse("fresh,register,pinning,pageable", &fixes), ZC_OK);
-    assert_int_equal(fixes,
-                     ZC_RUN_FIXES_ALL & ~(1u << ZC_RUN_FIX_FASTPIN) & ~(1u << ZC_RUN_FIX_REUSE));
+    assert_int_equal(fixes, ZC_RUN_FIXES_ALL & ~(1u << ZC_RUN_FIX_FASTPIN) & ~reuse & ~hostcopy);
     assert_int_equal(zc_run_fixes_parse("fastpin,fresh,register,pinning,pageable", &fixes), ZC_OK);
-    assert_int_equal(fixes, ZC_RUN_FIXES_ALL & ~(1u << ZC_RUN_FIX_REUSE));
+    assert_int_equal(fixes, ZC_RUN_FIXES_ALL & ~reuse & ~hostcopy);
     assert_int_equal(zc_run_fixes_parse("reuse,fastpin,fresh,register,pinning,pageable", &fixes),
                      ZC_OK);
+    assert_int_equal(fixes, ZC_RUN_FIXES_ALL & ~hostcopy);
+    assert_int_equal(
+        zc_run_fixes_parse("hostcopy,reuse,fastpin,fresh,register,pinning,pageable", &fixes),
+        ZC_OK);
     assert_int_equal(fixes, ZC_RUN_FIXES_ALL);
     static const char *const bad[] = {
         "", "pin", "pageable,", ",pageable", "pageable,,pinning", "PAGEABLE", "all,bogus"};
@@ -162,7 +166,7 @@ static void test_fix_lists(void **state)
     assert_int_equal(zc_run_fixes_format(0, text, sizeof text), ZC_OK);
     assert_string_equal(text, "none");
     assert_int_equal(zc_run_fixes_format(ZC_RUN_FIXES_ALL, text, sizeof text), ZC_OK);
-    assert_string_equal(text, "pageable,pinning,register,fresh,fastpin,reuse");
+    assert_string_equal(text, "pageable,pinning,register,fresh,fastpin,reuse,hostcopy");
     assert_int_equal(zc_run_fixes_format(1, text, 0), ZC_ERR_INVALID_ARG);
     assert_int_equal(zc_run_fixes_parse(NULL, &fixes), ZC_ERR_INVALID_ARG);
     assert_int_equal(zc_run_fixes_parse("all", NULL), ZC_ERR_INVALID_ARG);

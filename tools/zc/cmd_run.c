@@ -261,7 +261,7 @@ static int zc__run_folder(zc__run_options *o, zc__run_setup *setup)
 /* Run the program, read and remove the logs; 1 when they could not be read. */
 static int zc__run_program(zc_cli_run *run, const zc__run_setup *setup)
 {
-    char fixes[64];
+    char fixes[128];
     zc_run_fixes_format(run->fixes, fixes, sizeof fixes);
     const zc_cli_env_pair env[] = {
         {"LD_PRELOAD", setup->preload}, {"ZC_RUN_DIR", setup->log_dir}, {"ZC_RUN_FIXES", fixes}};

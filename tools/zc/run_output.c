@@ -61,7 +61,7 @@ int zc_cli_run_read_logs(zc_cli_run *run, const char *dir)
 
 void zc_cli_run_print_summary(FILE *out, const zc_cli_run *run)
 {
-    char fixes[64];
+    char fixes[128];
     zc_run_fixes_format(run->fixes, fixes, sizeof fixes);
     if (run->start_errno != 0) {
         fprintf(out, "zc run: %s\n", run->why_not);

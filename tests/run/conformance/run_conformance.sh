@@ -89,16 +89,18 @@ fi
 # destination pages of every one from a page on faulted in (allocations from a page tracked for
 # it: from 1 byte, every malloc would take the table's lock), large allocations advised to use
 # huge pages, caches small enough that pinned blocks, pinned-in-place buffers and the blocks
-# the program freed are evicted all the time, and pinned allocations from 4 MiB served from fresh pages pinned whole (not
-# below: the driver carves blocks up to 1 MiB out of shared pieces whose flags they answer with,
-# which no block of its own can copy). The caller's own values for them would change "cured" too.
+# the program freed are evicted all the time, pinned allocations from 4 MiB served from fresh
+# pages pinned whole (not below: the driver carves blocks up to 1 MiB out of shared pieces whose
+# flags they answer with, which no block of its own can copy), and host copies into or out of
+# pinned memory from 64 KiB (the least) made by the threads. The caller's own values for them
+# would change "cured" too.
 tight_env=(ZC_RUN_CHUNK=4096 ZC_RUN_BUFFERS=2 ZC_RUN_THREADS=2 ZC_RUN_MIN_BYTES=1
   ZC_RUN_MIN_D2H_BYTES=1 ZC_RUN_FRESH_MIN_BYTES=4096 ZC_RUN_FRESH_HUGE=1 ZC_RUN_CACHE_BYTES=65536
   ZC_RUN_REGISTER_BYTES=1048576 ZC_RUN_REUSE_BYTES=1048576 ZC_RUN_FASTPIN_BYTES=4194304
-  ZC_RUN_FASTPIN_THREADS=3)
+  ZC_RUN_FASTPIN_THREADS=3 ZC_RUN_HOSTCOPY_BYTES=65536)
 unset ZC_RUN_CHUNK ZC_RUN_BUFFERS ZC_RUN_THREADS ZC_RUN_MIN_BYTES ZC_RUN_MIN_D2H_BYTES \
   ZC_RUN_FRESH_MIN_BYTES ZC_RUN_FRESH_HUGE ZC_RUN_CACHE_BYTES ZC_RUN_REGISTER_BYTES \
-  ZC_RUN_REUSE_BYTES ZC_RUN_FASTPIN_BYTES ZC_RUN_FASTPIN_THREADS
+  ZC_RUN_REUSE_BYTES ZC_RUN_FASTPIN_BYTES ZC_RUN_FASTPIN_THREADS ZC_RUN_HOSTCOPY_BYTES
 
 sanitizer=()
 if [ "$memcheck" = 1 ]; then
