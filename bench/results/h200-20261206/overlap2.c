@@ -38,7 +38,8 @@ static void *toucher(void *arg)
 
 static char *fresh(size_t n)
 {
-    char *p = mmap(NULL, n + (2u << 20), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char *p =
+        mmap(NULL, n + (2u << 20), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
         return NULL;
     p = (char *)(((unsigned long)p + (2u << 20) - 1) & ~((2ul << 20) - 1));
