@@ -44,7 +44,9 @@ typedef struct zc__fast_block {
     int shared; /* made shared at a fork already */
 } zc__fast_block;
 
-static pthread_mutex_t zc__lock = PTHREAD_MUTEX_INITIALIZER;
+/* A read-write lock: page_locked, asked from inside memcpy (the hostcopy cure), only reads,
+ * and two threads copying at once must not take each other for busy. */
+static pthread_rwlock_t zc__lock = PTHREAD_RWLOCK_INITIALIZER;
 static zc__fast_block *zc__blocks;
 static size_t zc__count, zc__capacity;
 
@@ -79,7 +81,7 @@ static int zc__append(const zc__fast_block *b)
 static int zc__take(void *p, zc__fast_block *b_p)
 {
     int found = 0;
-    pthread_mutex_lock(&zc__lock);
+    pthread_rwlock_wrlock(&zc__lock);
     for (size_t i = 0; i < zc__count && !found; i++) {
         if (zc__blocks[i].ptr == p) {
             *b_p = zc__blocks[i];
@@ -87,7 +89,7 @@ static int zc__take(void *p, zc__fast_block *b_p)
             found = 1;
         }
     }
-    pthread_mutex_unlock(&zc__lock);
+    pthread_rwlock_unlock(&zc__lock);
     return found;
 }
 
@@ -151,9 +153,9 @@ static int zc__alloc_ask(const zc__run_pinned_ask *ask, CUresult *result_p)
     zc__fast_block b;
     int kept = 0;
     if (zc__make(d, ask, ctx, &b) == CUDA_SUCCESS) {
-        pthread_mutex_lock(&zc__lock);
+        pthread_rwlock_wrlock(&zc__lock);
         kept = zc__append(&b);
-        pthread_mutex_unlock(&zc__lock);
+        pthread_rwlock_unlock(&zc__lock);
         if (!kept) {
             (void)d->mem_host_unregister(b.ptr);
             zc__fast_unmap(b.ptr, b.length);
@@ -210,19 +212,20 @@ static int zc__owns(uintptr_t start, size_t length)
 {
     int owned = 0;
     uintptr_t end = start + length < start ? UINTPTR_MAX : start + length;
-    pthread_mutex_lock(&zc__lock);
+    pthread_rwlock_wrlock(&zc__lock);
     for (size_t i = 0; i < zc__count && !owned; i++) {
         uintptr_t base = (uintptr_t)zc__blocks[i].ptr;
         owned = start < base + zc__blocks[i].length && base < end;
     }
-    pthread_mutex_unlock(&zc__lock);
+    pthread_rwlock_unlock(&zc__lock);
     return owned;
 }
 
-/* A range inside one of its blocks. Asked from inside memcpy: a busy lock answers 0. */
+/* A range inside one of its blocks. Asked from inside memcpy: while a thread (this one too)
+ * changes the table, 0. */
 static int zc__page_locked(uintptr_t start, size_t length)
 {
-    if (pthread_mutex_trylock(&zc__lock) != 0)
+    if (pthread_rwlock_tryrdlock(&zc__lock) != 0)
         return 0;
     int inside = 0;
     for (size_t i = 0; i < zc__count && !inside; i++) {
@@ -230,7 +233,7 @@ static int zc__page_locked(uintptr_t start, size_t length)
         size_t size = zc__blocks[i].length;
         inside = start >= base && start - base < size && length <= size - (start - base);
     }
-    pthread_mutex_unlock(&zc__lock);
+    pthread_rwlock_unlock(&zc__lock);
     return inside;
 }
 
@@ -287,7 +290,7 @@ zc__run_answer ZC__RUN_ON(fastpin, CONTEXT_GONE)(const zc__run_event *e)
     for (;;) {
         zc__fast_block b;
         int found = 0;
-        pthread_mutex_lock(&zc__lock);
+        pthread_rwlock_wrlock(&zc__lock);
         for (size_t i = 0; i < zc__count && !found; i++) {
             zc__fast_block *c = &zc__blocks[i];
             if (c->ctx == e->ctx) {
@@ -296,7 +299,7 @@ zc__run_answer ZC__RUN_ON(fastpin, CONTEXT_GONE)(const zc__run_event *e)
                 found = 1;
             }
         }
-        pthread_mutex_unlock(&zc__lock);
+        pthread_rwlock_unlock(&zc__lock);
         if (!found)
             return ZC__EVENT_SEEN;
         if (d != NULL) {
@@ -333,7 +336,7 @@ zc__run_answer ZC__RUN_ON(fastpin, FORK_CALLED)(const zc__run_event *e)
 {
     (void)e;
     const zc__run_driver *d = zc__run_driver_get();
-    pthread_mutex_lock(&zc__lock);
+    pthread_rwlock_wrlock(&zc__lock);
     for (size_t i = 0; d != NULL && i < zc__count; i++) {
         if (zc__blocks[i].shared)
             continue;
@@ -345,7 +348,7 @@ zc__run_answer ZC__RUN_ON(fastpin, FORK_CALLED)(const zc__run_event *e)
                                                  : ZC_RUN_COUNTER_FASTPIN_PRIVATE,
                       job.b.length, zc__run_now_ns() - start, 0, ZC_RUN_PRICED_NONE);
     }
-    pthread_mutex_unlock(&zc__lock);
+    pthread_rwlock_unlock(&zc__lock);
     return ZC__EVENT_SEEN;
 }
 
@@ -357,7 +360,7 @@ ZC__RUN_IGNORES(fastpin, FORK_PARENT)
 zc__run_answer ZC__RUN_ON(fastpin, FORK_CHILD)(const zc__run_event *e)
 {
     (void)e;
-    pthread_mutex_init(&zc__lock, NULL);
+    pthread_rwlock_init(&zc__lock, NULL);
     zc__count = 0;
     return ZC__EVENT_SEEN;
 }

@@ -43,7 +43,9 @@ typedef struct zc__block {
     int in_use;
 } zc__block;
 
-static pthread_mutex_t zc__lock = PTHREAD_MUTEX_INITIALIZER;
+/* A read-write lock: page_locked, asked from inside memcpy (the hostcopy cure), only reads,
+ * and two threads copying at once must not take each other for busy. */
+static pthread_rwlock_t zc__lock = PTHREAD_RWLOCK_INITIALIZER;
 static zc__block *zc__blocks;
 static size_t zc__count, zc__capacity;
 static size_t zc__cached_bytes;
@@ -106,7 +108,7 @@ static void zc__free_other_kinds(const zc__run_pinned_ask *ask, CUcontext ctx)
 {
     for (;;) {
         void *victim = NULL;
-        pthread_mutex_lock(&zc__lock);
+        pthread_rwlock_wrlock(&zc__lock);
         zc__own();
         for (size_t i = 0; i < zc__count && victim == NULL; i++) {
             zc__block *b = &zc__blocks[i];
@@ -116,7 +118,7 @@ static void zc__free_other_kinds(const zc__run_pinned_ask *ask, CUcontext ctx)
                 zc__remove(i);
             }
         }
-        pthread_mutex_unlock(&zc__lock);
+        pthread_rwlock_unlock(&zc__lock);
         if (victim == NULL)
             return;
         (void)zc__driver_free(victim);
@@ -154,7 +156,7 @@ static int zc__alloc_ask(const zc__run_pinned_ask *ask, CUresult *result_p)
         ctx == NULL)
         return 0;
     uint64_t start = zc__run_now_ns();
-    pthread_mutex_lock(&zc__lock);
+    pthread_rwlock_wrlock(&zc__lock);
     zc__own();
     for (size_t i = 0; i < zc__count; i++) {
         zc__block *b = &zc__blocks[i];
@@ -164,7 +166,7 @@ static int zc__alloc_ask(const zc__run_pinned_ask *ask, CUresult *result_p)
             zc__cached_bytes -= bytes;
             *p = b->ptr;
             uint64_t price = b->pin_ns;
-            pthread_mutex_unlock(&zc__lock);
+            pthread_rwlock_unlock(&zc__lock);
             zc__run_count(ZC_RUN_COUNTER_PINNING_HIT, bytes, zc__run_now_ns() - start, price,
                           ZC_RUN_PRICED_MEASURED);
             zc__say(ask, "served from a block kept", *p);
@@ -172,7 +174,7 @@ static int zc__alloc_ask(const zc__run_pinned_ask *ask, CUresult *result_p)
             return 1;
         }
     }
-    pthread_mutex_unlock(&zc__lock);
+    pthread_rwlock_unlock(&zc__lock);
     zc__free_other_kinds(ask, ctx);
     CUresult r = zc__driver_alloc(via, p, bytes, flags);
     uint64_t ns = zc__run_now_ns() - start;
@@ -185,10 +187,10 @@ static int zc__alloc_ask(const zc__run_pinned_ask *ask, CUresult *result_p)
                    .in_use = 1};
     int kept = 0;
     if (r == CUDA_SUCCESS && d->ctx_get_device(&b.device) == CUDA_SUCCESS) {
-        pthread_mutex_lock(&zc__lock);
+        pthread_rwlock_wrlock(&zc__lock);
         zc__own();
         kept = zc__append(&b);
-        pthread_mutex_unlock(&zc__lock);
+        pthread_rwlock_unlock(&zc__lock);
     }
     zc__run_count(kept ? ZC_RUN_COUNTER_PINNING_MISS : ZC_RUN_COUNTER_PINNING_LEFT, bytes, ns, ns,
                   ZC_RUN_PRICED_MEASURED);
@@ -221,44 +223,44 @@ static int zc__free_ask(void *p, CUresult *result_p)
     const zc__run_driver *d = zc__run_driver_get();
     if (d == NULL || p == NULL)
         return 0;
-    pthread_mutex_lock(&zc__lock);
+    pthread_rwlock_wrlock(&zc__lock);
     zc__own();
     for (size_t i = 0; i < zc__count; i++) {
         zc__block *b = &zc__blocks[i];
         if (b->ptr != p)
             continue;
         if (!b->in_use) {
-            pthread_mutex_unlock(&zc__lock);
+            pthread_rwlock_unlock(&zc__lock);
             *result_p = CUDA_ERROR_INVALID_VALUE;
             return 1;
         }
         CUcontext ctx = b->ctx;
         if (zc__run_exiting() || zc__cached_bytes + b->bytes > zc__run_config_get()->cache_bytes) {
             zc__remove(i);
-            pthread_mutex_unlock(&zc__lock);
+            pthread_rwlock_unlock(&zc__lock);
             *result_p = zc__driver_free(p);
             return 1;
         }
-        pthread_mutex_unlock(&zc__lock);
+        pthread_rwlock_unlock(&zc__lock);
         /* The driver's free waits for the context's work first; so does keeping the block. */
         CUresult r = zc__in_context(d, ctx, d->ctx_synchronize);
         if (r != CUDA_SUCCESS) {
             *result_p = r;
             return 1;
         }
-        pthread_mutex_lock(&zc__lock);
+        pthread_rwlock_wrlock(&zc__lock);
         for (size_t j = 0; j < zc__count; j++) {
             if (zc__blocks[j].ptr == p && zc__blocks[j].in_use) {
                 zc__blocks[j].in_use = 0;
                 zc__cached_bytes += zc__blocks[j].bytes;
             }
         }
-        pthread_mutex_unlock(&zc__lock);
+        pthread_rwlock_unlock(&zc__lock);
         zc__run_exit_arm();
         *result_p = CUDA_SUCCESS;
         return 1;
     }
-    pthread_mutex_unlock(&zc__lock);
+    pthread_rwlock_unlock(&zc__lock);
     return 0;
 }
 
@@ -277,7 +279,7 @@ static void zc__drop(CUcontext ctx, CUdevice device, int all)
     const zc__run_driver *d = zc__run_driver_get();
     if (d == NULL)
         return;
-    pthread_mutex_lock(&zc__lock);
+    pthread_rwlock_wrlock(&zc__lock);
     zc__own();
     for (size_t i = 0; i < zc__count;) {
         zc__block *b = &zc__blocks[i];
@@ -291,14 +293,15 @@ static void zc__drop(CUcontext ctx, CUdevice device, int all)
         }
         zc__remove(i);
     }
-    pthread_mutex_unlock(&zc__lock);
+    pthread_rwlock_unlock(&zc__lock);
 }
 
 /* A range inside a block the program holds (the driver's pinned memory, made or served
- * through this row). Asked from inside memcpy: a busy lock answers 0. */
+ * through this row). Asked from inside memcpy: while a thread (this one too)
+ * changes the table, 0. */
 static int zc__page_locked(uintptr_t start, size_t length)
 {
-    if (pthread_mutex_trylock(&zc__lock) != 0)
+    if (pthread_rwlock_tryrdlock(&zc__lock) != 0)
         return 0;
     int inside = 0;
     if (zc__pid == (long)getpid()) {
@@ -309,7 +312,7 @@ static int zc__page_locked(uintptr_t start, size_t length)
                      length <= size - (start - base);
         }
     }
-    pthread_mutex_unlock(&zc__lock);
+    pthread_rwlock_unlock(&zc__lock);
     return inside;
 }
 
@@ -341,7 +344,7 @@ ZC__RUN_IGNORES(pinning, FORK_PARENT)
 zc__run_answer ZC__RUN_ON(pinning, FORK_CHILD)(const zc__run_event *e)
 {
     (void)e;
-    pthread_mutex_init(&zc__lock, NULL);
+    pthread_rwlock_init(&zc__lock, NULL);
     zc__count = 0;
     zc__cached_bytes = 0;
     zc__pid = (long)getpid();

@@ -122,8 +122,9 @@ typedef struct zc__run_calls {
     size_t (*host_squeeze)(void);
     /* Whether [start, start + length) lies whole inside pinned memory the program holds that
      * the row knows of (a block it served, or the driver's that it saw made). Asked from inside
-     * memcpy: no CUDA call, no allocation, and a lock another thread (or this one) holds
-     * answers 0 rather than waiting. */
+     * memcpy: no CUDA call, no allocation, and while a thread (this one too) changes what the
+     * row knows, 0 rather than a wait; readers share the row's lock, so that two threads copying
+     * at once never take each other for busy. */
     int (*page_locked)(uintptr_t start, size_t length);
     /* A host copy of bytes from src to dst (the program's memcpy or memmove, large): 1 when the
      * row made it, 0 when it leaves it to the C library. Same rules as page_locked. */

@@ -3,13 +3,15 @@
  * The hostcopy cure on the CPU, against the stand-in driver (fake_cuda.c): a large memcpy or
  * memmove into or out of pinned memory the program holds (the driver's, through the pinning
  * cure's row, or a block the fastpin cure served) is made by the copying threads, and every
- * byte lands where the C library's would have put it; small copies, copies between pageable
+ * byte lands where the C library's would have put it, two threads copying at once included
+ * (the one that finds the copying threads busy copies alone); small copies, copies between pageable
  * buffers, overlapping moves, ranges that run past a pinned block, and every copy with the cure
  * off go to the C library as they were. Each case runs in a child process with the library
  * preloaded (fake_child.h).
  */
 #include "test_support.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -111,6 +113,47 @@ static int child_left(void)
     return 0;
 }
 
+/* Two threads copying into halves of one pinned block at once, rounds times each: a copy that
+ * finds the threads busy with the other's is made by its caller; every byte lands either way. */
+enum { ROUNDS = 8 };
+
+typedef struct half_job {
+    unsigned char *dst;
+    const unsigned char *src;
+    size_t bytes;
+    int bad;
+} half_job;
+
+static void *copy_rounds(void *arg)
+{
+    half_job *job = arg;
+    for (int round = 0; round < ROUNDS; round++) {
+        memset(job->dst, 0, job->bytes);
+        program_memcpy(job->dst, job->src, job->bytes);
+        job->bad |= memcmp(job->dst, job->src, job->bytes) != 0;
+    }
+    return NULL;
+}
+
+static int child_two_threads(void)
+{
+    unsigned char *pinned, *from, *to;
+    if (setup(big, &pinned, &from, &to) != 0)
+        return 1;
+    size_t half = big / 2;
+    half_job jobs[2] = {{pinned, from, half, 0}, {pinned + half, from + half, big - half, 0}};
+    pthread_t other;
+    if (pthread_create(&other, NULL, copy_rounds, &jobs[1]) != 0)
+        return 1;
+    (void)copy_rounds(&jobs[0]);
+    pthread_join(other, NULL);
+    if (jobs[0].bad || jobs[1].bad || same(pinned, from, big, "two threads' copies"))
+        return 1;
+    CHECK_CU(cuMemFreeHost(pinned));
+    printf("two threads ok\n");
+    return 0;
+}
+
 /* ---- the parent's assertions ---- */
 
 static const char *const cure_on[] = {"ZC_RUN_FIXES", "pinning,hostcopy", NULL};
@@ -152,6 +195,20 @@ static void test_left(void **state)
     assert_int_equal(child_calls(&r, ZC_RUN_COUNTER_HOSTCOPY_THREADS), 1);
 }
 
+static void test_two_threads(void **state)
+{
+    (void)state;
+    child_run r;
+    run_child("two-threads", cure_on, &r);
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.out, "two threads ok\n"));
+    /* Every copy was asked of the row: made by the threads, or by its caller when they were
+     * busy with the other thread's. */
+    assert_int_equal(child_calls(&r, ZC_RUN_COUNTER_HOSTCOPY_THREADS) +
+                         child_calls(&r, ZC_RUN_COUNTER_HOSTCOPY_BUSY),
+                     2 * ROUNDS);
+}
+
 /* Without a row that knows pinned memory (pinning and fastpin off) and with the cure off: the
  * same bytes, no copy made by the threads. */
 static void test_cure_off(void **state)
@@ -174,15 +231,15 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         int (*run)(void);
-    } cases[] = {{"both-ways", child_both_ways}, {"left", child_left}};
+    } cases[] = {
+        {"both-ways", child_both_ways}, {"left", child_left}, {"two-threads", child_two_threads}};
     for (size_t i = 0; argc == 2 && i < sizeof cases / sizeof cases[0]; i++) {
         if (strcmp(argv[1], cases[i].name) == 0)
             return cases[i].run();
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_both_ways),
-        cmocka_unit_test(test_fastpin_block),
-        cmocka_unit_test(test_left),
+        cmocka_unit_test(test_both_ways), cmocka_unit_test(test_fastpin_block),
+        cmocka_unit_test(test_left),      cmocka_unit_test(test_two_threads),
         cmocka_unit_test(test_cure_off),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
