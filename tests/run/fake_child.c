@@ -46,7 +46,9 @@ void run_child(const char *mode, const char *const *extra_env, child_run *r)
         int err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         dup2(out, 1);
         dup2(err, 2);
-        setenv("LD_PRELOAD", ZC_TEST_RUN_LIB, 1);
+        /* The copy library after the library, as zc run preloads them for the hostcopy cure:
+         * with that cure off it only passes every copy on. */
+        setenv("LD_PRELOAD", ZC_TEST_RUN_LIB ":" ZC_TEST_RUN_COPY_LIB, 1);
         setenv("ZC_RUN_DIR", dir, 1);
         /* Small chunks and two buffers, so that every buffer is refilled many times. */
         setenv("ZC_RUN_CHUNK", "262144", 1);

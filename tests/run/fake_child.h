@@ -39,9 +39,10 @@ typedef struct child_run {
 } child_run;
 
 /*
- * Run this program again as `argv0 mode` with the library preloaded, small staging (chunks of
- * 256 KiB, two buffers, three threads, cures from 64 KiB) and the extra variables given
- * (name, value, ..., NULL); wait for it and read its output, its exit and its log.
+ * Run this program again as `argv0 mode` with the library and the copy library preloaded, small
+ * staging (chunks of 256 KiB, two buffers, three threads, cures from 64 KiB) and the extra
+ * variables given (name, value, ..., NULL); wait for it and read its output, its exit and its
+ * log.
  */
 void run_child(const char *mode, const char *const *extra_env, child_run *r);
 

@@ -345,6 +345,41 @@ static void test_library_path_with_space(void **state)
     rm_tree(folder);
 }
 
+/* The copy library is preloaded after the library for the hostcopy cure only, from beside it
+ * (through a link when its path has a space or a colon); without it there, a run that asks for
+ * the cure is refused before the program runs. */
+static void test_copy_library(void **state)
+{
+    (void)state;
+    char folder[64], spaced[96], library[160], copy[192];
+    make_folder(folder, sizeof folder, "copy");
+    snprintf(spaced, sizeof spaced, "%s/a b:c", folder);
+    assert_int_equal(mkdir(spaced, 0700), 0);
+    snprintf(library, sizeof library, "%s/libzerocopy_run.so", spaced);
+    snprintf(copy, sizeof copy, "%s/libzerocopy_run_copy.so", spaced);
+    copy_file(ZC_TEST_RUN_LIB, library, 0755);
+    zc_test_expect_zc((const char *[]){"run", "--fix", "pinning,hostcopy", "--lib", library, "--",
+                                       ZC_TEST_CLI_SUBJECT, subject_touch(), NULL},
+                      NULL, 1, NULL, "needs libzerocopy_run_copy.so beside");
+    assert_false(ran());
+    const char *fixes[] = {"pinning", "pinning,hostcopy"};
+    for (int with_copy = 0; with_copy < 2; with_copy++) {
+        if (with_copy)
+            copy_file(ZC_TEST_RUN_COPY_LIB, copy, 0755);
+        zc_test_output r;
+        zc_test_run_zc((const char *[]){"run", "-q", "--fix", fixes[with_copy], "--lib", library,
+                                        "--", ZC_TEST_CLI_SUBJECT, "maps", NULL},
+                       NULL, &r);
+        int preloaded = strstr(r.out, "libzerocopy_run_copy.so") != NULL;
+        if (r.exit_code != 0 || strstr(r.out, "library: loaded\n") == NULL ||
+            preloaded != with_copy)
+            fail_msg("--fix %s: exit %d, the copy library %spreloaded:\n%s%s", fixes[with_copy],
+                     r.exit_code, preloaded ? "" : "not ", r.out, r.err);
+        zc_test_output_free(&r);
+    }
+    rm_tree(folder);
+}
+
 /* A program that loads the AddressSanitizer runtime as a shared library (gcc's default) stops
  * when another library is preloaded before it: zc run puts the runtime first. */
 static void test_asan_program(void **state)
@@ -582,6 +617,7 @@ int main(void)
         cmocka_unit_test_setup(test_setuid_refused, setup),
         cmocka_unit_test_setup(test_wrong_library_refused, setup),
         cmocka_unit_test_setup(test_library_path_with_space, setup),
+        cmocka_unit_test_setup(test_copy_library, setup),
         cmocka_unit_test(test_asan_program),
         cmocka_unit_test(test_not_loaded_said),
         cmocka_unit_test(test_fifo_in_log_folder),

@@ -16,8 +16,11 @@
 #include "run_output.h"
 #include "zerocopy/run.h"
 
-#define ZC__RUN_LIB_ENV  "ZC_RUN_LIB"
-#define ZC__RUN_LIB_NAME "libzerocopy_run.so"
+#define ZC__RUN_LIB_ENV       "ZC_RUN_LIB"
+#define ZC__RUN_LIB_NAME      "libzerocopy_run.so"
+/* The copy library, beside it: preloaded after it only for the hostcopy cure, which replaces
+ * memcpy (src/run/run_copy_entry.c says why not always). */
+#define ZC__RUN_COPY_LIB_NAME "libzerocopy_run_copy.so"
 
 static const char zc__run_usage[] =
     "zc run [--fix LIST] [--report FILE] [--lib PATH] [--force] [-q] -- PROGRAM [ARGS...]";
@@ -91,6 +94,7 @@ typedef struct zc__run_options {
 /* What zc run found before the program runs, and what it preloads into it. */
 typedef struct zc__run_setup {
     char library[PATH_MAX];      /* the interposition library, absolute */
+    char copy_library[PATH_MAX]; /* the copy library beside it, or "" (hostcopy off) */
     char asan_runtime[PATH_MAX]; /* the AddressSanitizer runtime to preload first, or "" */
     char log_dir[PATH_MAX];
     char preload[4 * PATH_MAX]; /* LD_PRELOAD as the program gets it */
@@ -165,15 +169,38 @@ static int zc__run_library(const zc__run_options *o, zc__run_setup *setup)
     return given != NULL ? ZC_EXIT_USAGE : ZC_EXIT_FAILURE;
 }
 
+/* With the hostcopy cure, the copy library beside the library, which must be there: a program
+ * run without it would not get the cure asked for. */
+static int zc__run_copy_library(unsigned fixes, zc__run_setup *setup)
+{
+    if (!(fixes & (1u << ZC_RUN_FIX_HOSTCOPY)))
+        return ZC_EXIT_OK;
+    const char *slash = strrchr(setup->library, '/');
+    int dir = slash != NULL ? (int)(slash - setup->library) : 0;
+    int n = snprintf(setup->copy_library, sizeof setup->copy_library, "%.*s/%s", dir,
+                     setup->library, ZC__RUN_COPY_LIB_NAME);
+    if (n < 0 || (size_t)n >= sizeof setup->copy_library || access(setup->copy_library, R_OK)) {
+        fprintf(stderr,
+                "zc run: --fix hostcopy needs %s beside the interposition library '%s', and it "
+                "is not there (or cannot be read)\n",
+                ZC__RUN_COPY_LIB_NAME, setup->library);
+        return ZC_EXIT_FAILURE;
+    }
+    return ZC_EXIT_OK;
+}
+
 /*
  * Everything checked before the program runs, so that it never runs without the cures asked
- * for: the library, whether the loader will preload it into the program, and whether each path
- * LD_PRELOAD gets can be written there (else through a link in the log folder, whose own path
- * must then be fit).
+ * for: the library (and the copy library beside it, for the hostcopy cure), whether the loader
+ * will preload it into the program, and whether each path LD_PRELOAD gets can be written there
+ * (else through a link in the log folder, whose own path must then be fit).
  */
-static int zc__run_check(const zc__run_options *o, char *const *argv, zc__run_setup *setup)
+static int zc__run_check(const zc__run_options *o, unsigned fixes, char *const *argv,
+                         zc__run_setup *setup)
 {
     int code = zc__run_library(o, setup);
+    if (code == ZC_EXIT_OK)
+        code = zc__run_copy_library(fixes, setup);
     if (code != ZC_EXIT_OK)
         return code;
     char why[1024];
@@ -212,12 +239,13 @@ static int zc__preload_entry(const char *path, const char *log_dir, const char *
 
 /*
  * LD_PRELOAD for the program: the AddressSanitizer runtime first when it needs one (the runtime
- * refuses to start behind another library), then ours, then the program's own preloads, kept.
+ * refuses to start behind another library), then ours (the copy library after the library,
+ * whose entry points it finds), then the program's own preloads, kept.
  * 0, or an exit code after saying why.
  */
 static int zc__run_preload(zc__run_setup *setup)
 {
-    char asan[PATH_MAX + 64] = "", library[PATH_MAX + 64];
+    char asan[PATH_MAX + 64] = "", library[PATH_MAX + 64], copy[PATH_MAX + 64] = "";
     const char *base = strrchr(setup->asan_runtime, '/');
     base = base != NULL ? base + 1 : setup->asan_runtime;
     /* ASan knows its runtime by name ("libasan.so" in it): a link keeps the name. */
@@ -225,15 +253,19 @@ static int zc__run_preload(zc__run_setup *setup)
     if ((setup->asan_runtime[0] != '\0' && zc__preload_entry(setup->asan_runtime, setup->log_dir,
                                                              asan_name, asan, sizeof asan) != 0) ||
         zc__preload_entry(setup->library, setup->log_dir, ZC__RUN_LIB_NAME, library,
-                          sizeof library) != 0) {
+                          sizeof library) != 0 ||
+        (setup->copy_library[0] != '\0' &&
+         zc__preload_entry(setup->copy_library, setup->log_dir, ZC__RUN_COPY_LIB_NAME, copy,
+                           sizeof copy) != 0)) {
         fprintf(stderr, "zc run: cannot link the library into the log folder '%s': %s\n",
                 setup->log_dir, strerror(errno));
         return ZC_EXIT_FAILURE;
     }
     const char *old = getenv("LD_PRELOAD");
     int keep = old != NULL && old[0] != '\0';
-    int n = snprintf(setup->preload, sizeof setup->preload, "%s%s%s%s%s", asan,
-                     asan[0] != '\0' ? ":" : "", library, keep ? ":" : "", keep ? old : "");
+    int n = snprintf(setup->preload, sizeof setup->preload, "%s%s%s%s%s%s%s", asan,
+                     asan[0] != '\0' ? ":" : "", library, copy[0] != '\0' ? ":" : "", copy,
+                     keep ? ":" : "", keep ? old : "");
     if (n < 0 || (size_t)n >= sizeof setup->preload) {
         fprintf(stderr, "zc run: LD_PRELOAD is too long to add %s to it\n", setup->library);
         return ZC_EXIT_USAGE;
@@ -297,7 +329,7 @@ int zc_cli_cmd_run(int argc, char **argv)
 
     zc__run_setup setup;
     memset(&setup, 0, sizeof setup);
-    if ((code = zc__run_check(&o, run.argv, &setup)) != ZC_EXIT_OK)
+    if ((code = zc__run_check(&o, run.fixes, run.argv, &setup)) != ZC_EXIT_OK)
         return code;
     if (o.report_path != NULL &&
         (code = zc_cli_output_open(&o.report_out, "run", o.report_path, o.force, NULL, 0)) != 0)
