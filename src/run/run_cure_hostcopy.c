@@ -5,16 +5,16 @@
  * back into a pinned buffer, then copies it into the NumPy array. The link moves the pinned
  * buffer at 50 GB/s and more, but the host copy beside it is one memcpy on one thread (10 GB/s
  * at best, a few GB/s into fresh pages), and it is most of the transfer's time. No CUDA call
- * shows it: the copy hooks (run_copy_hooks.c) ask the table of cures about every large memcpy
- * and memmove, and this row makes one whose source or destination lies whole inside pinned
- * memory the program holds (a block another row served or saw made: page_locked) with the
- * copying threads (run_workers.h), each taking a part of it. The bytes are those memcpy would
- * have written, all of them written before the call returns.
+ * shows it: the copy library's hooks (run_copy_hooks.c, preloaded only with this cure) ask the
+ * table of cures about every large memcpy and memmove, and this row makes one whose source or
+ * destination lies whole inside pinned memory the program holds (a block another row served or saw
+ * made: page_locked) with the copying threads (run_workers.h), each taking a part of it. The bytes
+ * are those memcpy would have written, all of them written before the call returns.
  * - Only ranges apart: overlapping ones (memmove's case) never reach the rows.
  * - It never waits for the threads: when another copy holds them (a staged CUDA copy, another
  *   thread's memcpy, or this thread's own, as in a signal handler), the caller copies alone, as
  *   it would have (hostcopy-busy).
- * - No CUDA call, no lock held while copying: a memcpy may run anywhere.
+ * - No CUDA call, and no lock waited for: a memcpy may run anywhere.
  * Off by default (ZC_RUN_FIXES_DEFAULT): it replaces memcpy in the whole program.
  */
 #include <stdint.h>
