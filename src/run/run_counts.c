@@ -127,6 +127,44 @@ void zc__run_count(zc_run_counter counter, uint64_t bytes, uint64_t ns, uint64_t
     pthread_mutex_unlock(&zc__lock);
 }
 
+/* The counts made where no lock may be waited for, added without one and folded into the counts
+ * at exit (zc__log_finish). */
+static struct {
+    uint64_t calls, bytes, ns;
+} zc__unlocked[ZC_RUN_COUNTER_COUNT];
+
+void zc__run_count_nowait(zc_run_counter counter, uint64_t bytes, uint64_t ns)
+{
+    __atomic_add_fetch(&zc__unlocked[counter].calls, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&zc__unlocked[counter].bytes, bytes, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&zc__unlocked[counter].ns, ns, __ATOMIC_RELAXED);
+}
+
+/* Whether any count was made without the lock (read at exit, when nothing counts any more). */
+static int zc__any_unlocked(void)
+{
+    for (int i = 0; i < ZC_RUN_COUNTER_COUNT; i++)
+        if (__atomic_load_n(&zc__unlocked[i].calls, __ATOMIC_RELAXED) != 0)
+            return 1;
+    return 0;
+}
+
+/* The counts made without the lock added to the others (caller holds the lock). */
+static void zc__fold_unlocked(void)
+{
+    for (int i = 0; i < ZC_RUN_COUNTER_COUNT; i++) {
+        uint64_t calls = __atomic_exchange_n(&zc__unlocked[i].calls, 0, __ATOMIC_RELAXED);
+        if (calls == 0)
+            continue;
+        zc_run_count *sum = &zc__counts[i];
+        if (sum->calls == 0)
+            sum->pricing = ZC_RUN_PRICED_NONE;
+        sum->calls += calls;
+        sum->bytes += __atomic_exchange_n(&zc__unlocked[i].bytes, 0, __ATOMIC_RELAXED);
+        sum->ns += __atomic_exchange_n(&zc__unlocked[i].ns, 0, __ATOMIC_RELAXED);
+    }
+}
+
 int zc__run_pageable_claim_sample(zc__run_dir dir, size_t bytes)
 {
     pthread_mutex_lock(&zc__lock);
@@ -217,10 +255,14 @@ static void zc__price(zc__run_way way, zc__run_dir dir)
     count->uncured_ns = (uint64_t)uncured;
 }
 
-/* At exit: every counter with calls, then the end line. */
+/* At exit: every counter with calls, then the end line. A process whose only counts were made
+ * without the lock (a forked child's) starts its log here. */
 static void zc__log_finish(void)
 {
+    if (zc__any_unlocked())
+        zc__log_start();
     pthread_mutex_lock(&zc__lock);
+    zc__fold_unlocked();
     if (zc__log != NULL && zc__log_pid == (long)getpid()) {
         for (int way = ZC__RUN_STAGED; way <= ZC__RUN_PINNED; way++) {
             zc__price((zc__run_way)way, ZC__RUN_H2D);
@@ -243,6 +285,7 @@ static void zc__after_fork_child(void)
 {
     pthread_mutex_init(&zc__lock, NULL);
     memset(zc__counts, 0, sizeof zc__counts);
+    memset(zc__unlocked, 0, sizeof zc__unlocked);
     memset(zc__classes, 0, sizeof zc__classes);
     zc__log = NULL; /* the parent's stream: its buffer is the parent's, never flushed here */
 }

@@ -25,6 +25,11 @@ uint64_t zc__run_now_ns(void);
 void zc__run_count(zc_run_counter counter, uint64_t bytes, uint64_t ns, uint64_t uncured_ns,
                    zc_run_pricing pricing);
 
+/* The same, where no lock may be waited for (inside memcpy, which may run in a signal handler
+ * that interrupted this very counting): added without a lock, written at exit with the others,
+ * unpriced. */
+void zc__run_count_nowait(zc_run_counter counter, uint64_t bytes, uint64_t ns);
+
 /* Whether a pageable copy of this size is the second of its size class (powers of two) in its
  * direction, and so left as it was and timed to price the others. The second, not the first:
  * a program that copies each buffer once keeps all of its copies cured. */

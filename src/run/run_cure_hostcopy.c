@@ -14,7 +14,8 @@
  * - It never waits for the threads: when another copy holds them (a staged CUDA copy, another
  *   thread's memcpy, or this thread's own, as in a signal handler), the caller copies alone, as
  *   it would have (hostcopy-busy).
- * - No CUDA call, and no lock waited for: a memcpy may run anywhere.
+ * - No CUDA call, and no lock waited for, its counts included (zc__run_count_nowait): a memcpy
+ *   may run anywhere, in a signal handler that interrupted the library itself too.
  * Off by default (ZC_RUN_FIXES_DEFAULT): it replaces memcpy in the whole program.
  */
 #include <stdint.h>
@@ -33,11 +34,10 @@ static int zc__host_copy(void *dst, const void *src, size_t bytes)
         return 0;
     uint64_t start = zc__run_now_ns();
     if (!zc__run_parallel_copy_if_free(dst, src, bytes)) {
-        zc__run_count(ZC_RUN_COUNTER_HOSTCOPY_BUSY, bytes, 0, 0, ZC_RUN_PRICED_NONE);
+        zc__run_count_nowait(ZC_RUN_COUNTER_HOSTCOPY_BUSY, bytes, 0);
         return 0;
     }
-    zc__run_count(ZC_RUN_COUNTER_HOSTCOPY_THREADS, bytes, zc__run_now_ns() - start, 0,
-                  ZC_RUN_PRICED_NONE);
+    zc__run_count_nowait(ZC_RUN_COUNTER_HOSTCOPY_THREADS, bytes, zc__run_now_ns() - start);
     return 1;
 }
 

@@ -4,7 +4,8 @@
  * memmove into or out of pinned memory the program holds (the driver's, through the pinning
  * cure's row, or a block the fastpin cure served) is made by the copying threads, and every
  * byte lands where the C library's would have put it, two threads copying at once included
- * (the one that finds the copying threads busy copies alone); small copies, copies between
+ * (the one that finds the copying threads busy copies alone), and a signal handler's copy that
+ * interrupts one; small copies, copies between
  * pageable buffers, overlapping moves, and every copy with the cure off or no row that knows
  * pinned memory go to the C library as they were. Each case runs in a child process with the
  * library and the copy library preloaded (fake_child.h).
@@ -12,8 +13,10 @@
 #include "test_support.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/time.h>
 
 #include <cuda.h>
 
@@ -145,6 +148,50 @@ static int child_two_threads(void)
     return 0;
 }
 
+/* A signal handler copying into the pinned block, interrupting the program's own copies there
+ * (and the library inside them, holding the copying threads' turn): it never waits for what the
+ * thread it interrupted holds, and both copies land. */
+static unsigned char *signal_dst, *signal_src;
+static size_t signal_bytes;
+static volatile sig_atomic_t signal_copies;
+
+static void copy_in_handler(int sig)
+{
+    (void)sig;
+    program_memcpy(signal_dst, signal_src, signal_bytes);
+    signal_copies++;
+}
+
+static int child_signal(void)
+{
+    unsigned char *pinned, *from, *to;
+    if (setup(big, &pinned, &from, &to) != 0)
+        return 1;
+    size_t half = big / 2;
+    signal_dst = pinned + half;
+    signal_src = to;            /* a second pattern */
+    signal_bytes = 4 * MIB + 1; /* from the threshold on, short of the timer's period */
+    fake_child_fill(to, big, 14);
+    struct sigaction action = {.sa_handler = copy_in_handler};
+    sigemptyset(&action.sa_mask);
+    if (sigaction(SIGALRM, &action, NULL) != 0)
+        return 1;
+    struct itimerval every = {.it_interval = {0, 2000}, .it_value = {0, 500}};
+    if (setitimer(ITIMER_REAL, &every, NULL) != 0)
+        return 1;
+    for (int round = 0; round < ROUNDS; round++)
+        program_memcpy(pinned, from, half);
+    struct itimerval off = {0};
+    if (setitimer(ITIMER_REAL, &off, NULL) != 0)
+        return 1;
+    if (same(pinned, from, half, "the program's copies") ||
+        (signal_copies > 0 && same(signal_dst, signal_src, signal_bytes, "the handler's copies")))
+        return 1;
+    CHECK_CU(cuMemFreeHost(pinned));
+    printf("signal ok, handler copies %d\n", (int)signal_copies);
+    return 0;
+}
+
 /* ---- the parent's assertions ---- */
 
 static const char *const cure_on[] = {"ZC_RUN_FIXES", "pinning,hostcopy", NULL};
@@ -200,6 +247,22 @@ static void test_two_threads(void **state)
                      2 * ROUNDS);
 }
 
+static void test_signal(void **state)
+{
+    (void)state;
+    child_run r;
+    run_child("signal", cure_on, &r);
+    assert_int_equal(r.exit_code, 0);
+    int handler_copies = -1;
+    const char *line = strstr(r.out, "signal ok, handler copies ");
+    assert_non_null(line);
+    assert_int_equal(sscanf(line, "signal ok, handler copies %d", &handler_copies), 1);
+    /* Every copy, the handler's among them, asked of the row and accounted for. */
+    assert_int_equal(child_calls(&r, ZC_RUN_COUNTER_HOSTCOPY_THREADS) +
+                         child_calls(&r, ZC_RUN_COUNTER_HOSTCOPY_BUSY),
+                     ROUNDS + handler_copies);
+}
+
 /* Without a row that knows pinned memory (pinning and fastpin off) and with the cure off: the
  * same bytes, no copy made by the threads. */
 static void test_cure_off(void **state)
@@ -222,8 +285,10 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         int (*run)(void);
-    } cases[] = {
-        {"both-ways", child_both_ways}, {"left", child_left}, {"two-threads", child_two_threads}};
+    } cases[] = {{"both-ways", child_both_ways},
+                 {"left", child_left},
+                 {"two-threads", child_two_threads},
+                 {"signal", child_signal}};
     for (size_t i = 0; argc == 2 && i < sizeof cases / sizeof cases[0]; i++) {
         if (strcmp(argv[1], cases[i].name) == 0)
             return cases[i].run();
@@ -231,7 +296,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_both_ways), cmocka_unit_test(test_fastpin_block),
         cmocka_unit_test(test_left),      cmocka_unit_test(test_two_threads),
-        cmocka_unit_test(test_cure_off),
+        cmocka_unit_test(test_signal),    cmocka_unit_test(test_cure_off),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
