@@ -69,7 +69,8 @@ static void zc__run_help(void)
            "                    (docs/json.md), to FILE or - (stdout, after the program's)\n"
            "  --lib PATH        the interposition library (default: $%s, else\n"
            "                    %s next to zc or in the install's lib\n"
-           "                    folder)\n"
+           "                    folder); with the hostcopy cure, %s\n"
+           "                    beside it is preloaded after it\n"
            "  --force           replace the --report file if it exists\n"
            "  -q, --quiet       no summary on stderr, but for a program that did not start,\n"
            "                    logs that could not be read or a library that reached no process\n"
@@ -79,7 +80,7 @@ static void zc__run_help(void)
            "ZC_RUN_CACHE_BYTES, ZC_RUN_REGISTER_BYTES, ZC_RUN_REUSE_BYTES,\n"
            "ZC_RUN_FRESH_MIN_BYTES, ZC_RUN_FRESH_HUGE, ZC_RUN_FASTPIN_BYTES,\n"
            "ZC_RUN_FASTPIN_THREADS, ZC_RUN_JUDGE_AFTER, ZC_RUN_VERBOSE.\n",
-           ZC_RUN_SCHEMA, ZC__RUN_LIB_ENV, ZC__RUN_LIB_NAME);
+           ZC_RUN_SCHEMA, ZC__RUN_LIB_ENV, ZC__RUN_LIB_NAME, ZC__RUN_COPY_LIB_NAME);
 }
 
 typedef struct zc__run_options {
