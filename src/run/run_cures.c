@@ -119,37 +119,51 @@ CUresult zc__run_pinned_free(void *p)
     return fn != NULL ? fn(p) : CUDA_ERROR_NOT_INITIALIZED;
 }
 
-int zc__run_view_changed(uintptr_t start, size_t length)
+/* A row's answer about a host range (changed_view, owns_pinned, page_locked), NULL for none. */
+typedef int (*zc__range_fn)(uintptr_t start, size_t length);
+
+static zc__range_fn zc__changed_view_of(const zc__run_calls *calls)
+{
+    return calls->changed_view;
+}
+
+static zc__range_fn zc__owns_pinned_of(const zc__run_calls *calls)
+{
+    return calls->owns_pinned;
+}
+
+static zc__range_fn zc__page_locked_of(const zc__run_calls *calls)
+{
+    return calls->page_locked;
+}
+
+/* Whether any row whose cure is on answers yes about [start, start + length) to the call that
+ * answer_of picks out of its calls. */
+static int zc__any_row_says(zc__range_fn (*answer_of)(const zc__run_calls *calls), uintptr_t start,
+                            size_t length)
 {
     for (size_t i = 0; i < zc__run_cure_count; i++) {
         const zc__run_cure *row = zc__run_cures[i];
-        if (row->calls->changed_view != NULL && zc__run_fix_on(row->fix) &&
-            row->calls->changed_view(start, length))
+        zc__range_fn answer = answer_of(row->calls);
+        if (answer != NULL && zc__run_fix_on(row->fix) && answer(start, length))
             return 1;
     }
     return 0;
+}
+
+int zc__run_view_changed(uintptr_t start, size_t length)
+{
+    return zc__any_row_says(zc__changed_view_of, start, length);
 }
 
 int zc__run_pinned_owned(uintptr_t start, size_t length)
 {
-    for (size_t i = 0; i < zc__run_cure_count; i++) {
-        const zc__run_cure *row = zc__run_cures[i];
-        if (row->calls->owns_pinned != NULL && zc__run_fix_on(row->fix) &&
-            row->calls->owns_pinned(start, length))
-            return 1;
-    }
-    return 0;
+    return zc__any_row_says(zc__owns_pinned_of, start, length);
 }
 
 int zc__run_page_locked(uintptr_t start, size_t length)
 {
-    for (size_t i = 0; i < zc__run_cure_count; i++) {
-        const zc__run_cure *row = zc__run_cures[i];
-        if (row->calls->page_locked != NULL && zc__run_fix_on(row->fix) &&
-            row->calls->page_locked(start, length))
-            return 1;
-    }
-    return 0;
+    return zc__any_row_says(zc__page_locked_of, start, length);
 }
 
 int zc__run_host_copy(void *dst, const void *src, size_t bytes)
