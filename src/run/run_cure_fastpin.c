@@ -229,9 +229,8 @@ static int zc__page_locked(uintptr_t start, size_t length)
         return 0;
     int inside = 0;
     for (size_t i = 0; i < zc__count && !inside; i++) {
-        uintptr_t base = (uintptr_t)zc__blocks[i].ptr;
-        size_t size = zc__blocks[i].length;
-        inside = start >= base && start - base < size && length <= size - (start - base);
+        inside =
+            zc__run_range_within(start, length, (uintptr_t)zc__blocks[i].ptr, zc__blocks[i].length);
     }
     pthread_rwlock_unlock(&zc__lock);
     return inside;

@@ -306,10 +306,9 @@ static int zc__page_locked(uintptr_t start, size_t length)
     int inside = 0;
     if (zc__pid == (long)getpid()) {
         for (size_t i = 0; i < zc__count && !inside; i++) {
-            uintptr_t base = (uintptr_t)zc__blocks[i].ptr;
-            size_t size = zc__blocks[i].bytes;
-            inside = zc__blocks[i].in_use && start >= base && start - base < size &&
-                     length <= size - (start - base);
+            inside = zc__blocks[i].in_use &&
+                     zc__run_range_within(start, length, (uintptr_t)zc__blocks[i].ptr,
+                                          zc__blocks[i].bytes);
         }
     }
     pthread_rwlock_unlock(&zc__lock);

@@ -220,6 +220,13 @@ int zc__run_host_squeeze(void);
  * cure is on knows of (page_locked). */
 int zc__run_page_locked(uintptr_t start, size_t length);
 
+/* Whether [start, start + length) lies whole inside the block [base, base + size), without an
+ * overflow for ranges near the top of the address space (a row's page_locked). */
+static inline int zc__run_range_within(uintptr_t start, size_t length, uintptr_t base, size_t size)
+{
+    return start >= base && start - base < size && length <= size - (start - base);
+}
+
 /* A large host copy (the program's memcpy or memmove) made by the first row whose cure is on
  * that takes it: 1, else 0 (the C library makes it). */
 int zc__run_host_copy(void *dst, const void *src, size_t bytes);
