@@ -169,9 +169,9 @@ zc__run_answer ZC__RUN_ON(reuse, HOST_FREE)(const zc__run_event *e)
     size_t size = 0;
     if (e->release == NULL || zc__giving_back || zc__run_exiting())
         return ZC__EVENT_SEEN;
-    int tracked = zc__run_track_copied((void *)e->start, &size);
-    if (tracked != 2) {
-        if (tracked == 1)
+    zc__run_copied copied = zc__run_track_copied((void *)e->start, &size);
+    if (copied != ZC__COPIED_WHOLE) {
+        if (copied == ZC__COPIED_PART)
             zc__say_not_kept(e->start, size, "not copied whole from its start");
         return ZC__EVENT_SEEN;
     }

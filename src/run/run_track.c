@@ -172,13 +172,13 @@ size_t zc__run_track_release(void *base)
     return zc__held(&was) ? was.size : 0;
 }
 
-int zc__run_track_copied(void *base, size_t *size_p)
+zc__run_copied zc__run_track_copied(void *base, size_t *size_p)
 {
     zc__alloc is = zc__look_up(base, 0);
     if (is.base == ZC__EMPTY)
-        return 0;
+        return ZC__COPIED_UNTRACKED;
     *size_p = is.size;
-    return is.copied >= is.size ? 2 : 1;
+    return is.copied >= is.size ? ZC__COPIED_WHOLE : ZC__COPIED_PART;
 }
 
 int zc__run_track_held(void *base)

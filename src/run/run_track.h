@@ -22,10 +22,15 @@ size_t zc__run_track_add(void *base, size_t size);
  * pinned (or being pinned), else 0. Cheap when base was never tracked. */
 size_t zc__run_track_release(void *base);
 
-/* What is tracked at base: 0 when no allocation starts there; else its size in *size_p, and 2
- * when its copies from its start have moved at least its size (a buffer the program copies
- * whole), 1 when not. */
-int zc__run_track_copied(void *base, size_t *size_p);
+/* How much of the allocation at base the copies from its start have moved. */
+typedef enum zc__run_copied {
+    ZC__COPIED_UNTRACKED, /* no tracked allocation starts at base */
+    ZC__COPIED_PART,      /* less than its size */
+    ZC__COPIED_WHOLE      /* at least its size: a buffer the program copies whole */
+} zc__run_copied;
+
+/* What is tracked at base, with the allocation's size in *size_p when one starts there. */
+zc__run_copied zc__run_track_copied(void *base, size_t *size_p);
 
 /* Whether the allocation at base is pinned or being pinned. */
 int zc__run_track_held(void *base);
