@@ -34,7 +34,7 @@ fi
 export PYTHONDONTWRITEBYTECODE=1
 
 workloads=${ZC_BENCH_FRAMEWORKS_ONLY:-torch_weights_to_gpu torch_checkpoint_to_host \
-torch_dataloader torch_kv_blocks jax_transfers cupy_transfers}
+torch_dataloader torch_kv_blocks torch_small_steps jax_transfers cupy_transfers}
 quick=()
 [ "${ZC_BENCH_FRAMEWORKS_QUICK:-0}" = 1 ] && quick=(--quick)
 fix=()
