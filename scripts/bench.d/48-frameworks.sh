@@ -6,7 +6,7 @@
 # prints one JSON line with its median rate and the digest of its result. Writes
 # RESULTS_DIR/frameworks/: frameworks.jsonl (every run, with its version, whether it was cured,
 # its exit code and the cured runs' counters), frameworks.md (the table: medians over the three
-# runs of each; issue 49's targets judged, not enforced: cured >= 0.8x hand-fixed and >= 0.95x
+# runs of each; the targets judged, not enforced: cured >= 0.8x hand-fixed and >= 0.95x
 # as written; every cured run's counters), frameworks-summary.json (the table's rows and the
 # failures), <workload>.<run>.{stdout,stderr}.txt and the cured runs' --report files. Fails
 # (exit 1) when a run fails or when the digests of a workload's runs differ, never on a missed
