@@ -212,7 +212,7 @@ static int zc__owns(uintptr_t start, size_t length)
 {
     int owned = 0;
     uintptr_t end = start + length < start ? UINTPTR_MAX : start + length;
-    pthread_rwlock_wrlock(&zc__lock);
+    pthread_rwlock_rdlock(&zc__lock); /* only reads: page_locked's readers go on beside it */
     for (size_t i = 0; i < zc__count && !owned; i++) {
         uintptr_t base = (uintptr_t)zc__blocks[i].ptr;
         owned = start < base + zc__blocks[i].length && base < end;
