@@ -41,6 +41,9 @@
 
 static pthread_once_t zc__once = PTHREAD_ONCE_INIT;
 static zc__run_config zc__config;
+/* Set once zc__config is read: the hooks ask for it on every call (every free of the program
+ * asks which cures are on), and one load is cheaper than pthread_once's call. */
+static int zc__config_read;
 
 /* A whole decimal number in [min, max] from the environment, else fallback. */
 static unsigned long long zc__env_number(const char *name, unsigned long long fallback,
@@ -113,11 +116,13 @@ static void zc__read(void)
     c->judge_after =
         (unsigned)zc__env_number("ZC_RUN_JUDGE_AFTER", ZC__DEFAULT_JUDGE_AFTER, 0, 1000000);
     c->verbose = zc__env_number("ZC_RUN_VERBOSE", 0, 0, 1) != 0;
+    __atomic_store_n(&zc__config_read, 1, __ATOMIC_RELEASE);
 }
 
 const zc__run_config *zc__run_config_get(void)
 {
-    pthread_once(&zc__once, zc__read);
+    if (!__atomic_load_n(&zc__config_read, __ATOMIC_ACQUIRE))
+        pthread_once(&zc__once, zc__read);
     return &zc__config;
 }
 

@@ -41,17 +41,45 @@ int zc__run_exiting(void)
     return __atomic_load_n(&zc__exiting_flag, __ATOMIC_ACQUIRE);
 }
 
+/* The rows whose cure is on, bit i for zc__run_cures[i], with ZC__ROWS_KNOWN once worked out
+ * (the cures are read once a process: run_config.h). */
+#define ZC__ROWS_KNOWN (1u << 31)
+_Static_assert(sizeof zc__run_cures / sizeof zc__run_cures[0] < 31, "a bit per row, and one more");
+static unsigned zc__rows_on;
+
+static unsigned zc__rows_on_now(void)
+{
+    unsigned rows = __atomic_load_n(&zc__rows_on, __ATOMIC_ACQUIRE);
+    if (rows != 0)
+        return rows;
+    rows = ZC__ROWS_KNOWN;
+    for (size_t i = 0; i < zc__run_cure_count; i++) {
+        if (zc__run_fix_on(zc__run_cures[i]->fix))
+            rows |= 1u << i;
+    }
+    __atomic_store_n(&zc__rows_on, rows, __ATOMIC_RELEASE);
+    return rows;
+}
+
+/* For each event, the rows that answered ZC__EVENT_IGNORED: they are not asked again. Every
+ * free of the program raises an event, and most rows ignore it: a call to each cost more than
+ * the free itself. */
+static unsigned zc__ignoring[ZC__EVENT_COUNT];
+
 zc__run_answer zc__run_raise(const zc__run_event *e)
 {
     zc__run_answer answer = ZC__EVENT_SEEN;
-    for (size_t i = 0; i < zc__run_cure_count; i++) {
-        const zc__run_cure *row = zc__run_cures[i];
-        if (!zc__run_fix_on(row->fix))
-            continue;
-        zc__run_answer said = row->on[e->id](e);
-        if (said == ZC__EVENT_KEPT)
+    unsigned asked = zc__rows_on_now() & ~ZC__ROWS_KNOWN &
+                     ~__atomic_load_n(&zc__ignoring[e->id], __ATOMIC_RELAXED);
+    /* In table order: the lowest row first. */
+    for (; asked != 0; asked &= asked - 1u) {
+        unsigned i = (unsigned)__builtin_ctz(asked);
+        zc__run_answer said = zc__run_cures[i]->on[e->id](e);
+        if (said == ZC__EVENT_IGNORED)
+            __atomic_fetch_or(&zc__ignoring[e->id], 1u << i, __ATOMIC_RELAXED);
+        else if (said == ZC__EVENT_KEPT)
             return ZC__EVENT_KEPT;
-        if (said == ZC__EVENT_DEFERRED)
+        else if (said == ZC__EVENT_DEFERRED)
             answer = ZC__EVENT_DEFERRED;
     }
     return answer;

@@ -76,9 +76,11 @@ typedef enum zc__run_answer {
     ZC__EVENT_SEEN,     /* done with it; the hook goes on */
     ZC__EVENT_DEFERRED, /* HOST_FREE, RANGE_UNMAPPED: the row releases it later; HOST_RESIZE:
                            the row holds the block, so the hook moves it rather than resizing */
-    ZC__EVENT_KEPT      /* HOST_FREE: the row keeps the block, still allocated, to hand it out
+    ZC__EVENT_KEPT,     /* HOST_FREE: the row keeps the block, still allocated, to hand it out
                            again (host_serve); the rows after it do not hear of the free, so
                            that what they hold of the block (a pin, a count) stays with it */
+    ZC__EVENT_IGNORED   /* ZC__RUN_IGNORES's answer only: the row handles none of this event,
+                           and is not asked of it again (as SEEN for the hook) */
 } zc__run_answer;
 
 typedef zc__run_answer (*zc__run_on_fn)(const zc__run_event *e);
@@ -147,7 +149,7 @@ typedef struct zc__run_cure {
     zc__run_answer ZC__RUN_ON(cure, event)(const zc__run_event *e)                                 \
     {                                                                                              \
         (void)e;                                                                                   \
-        return ZC__EVENT_SEEN;                                                                     \
+        return ZC__EVENT_IGNORED;                                                                  \
     }
 
 /* The cures in the order a copy asks them, X(cure, FIX): the blocks the program freed kept for
