@@ -8,6 +8,8 @@
 # each seven timed runs after a warm-up. Writes RESULTS_DIR/run-hooks/: hooks.jsonl (every
 # process) and hooks.md (the median over the processes of each one's median, ns per pair, the
 # spread, and the cost the hooks add). Fails when a run fails or a block reads back wrong.
+# ZC_BENCH_HOOKS_BEFORE_LIB: an earlier build's interposition library (its libzerocopy_run_copy.so
+# beside it), run the same way (zc run --lib) in the same rounds: a change's before and after.
 #   bash scripts/bench.d/42-run-hooks.sh ZC_BINARY RESULTS_DIR
 set -uo pipefail
 zc=${1:?usage: 42-run-hooks.sh ZC_BINARY RESULTS_DIR}
@@ -41,6 +43,10 @@ for repeat in $(seq 1 "${ZC_BENCH_HOOKS_REPEATS:-5}"); do
   one uncured "$churn"
   one default "$zc" run -q -- "$churn"
   one all "$zc" run -q --fix all -- "$churn"
+  if [ -n "${ZC_BENCH_HOOKS_BEFORE_LIB:-}" ]; then
+    one before-default "$zc" run -q --lib "$ZC_BENCH_HOOKS_BEFORE_LIB" -- "$churn"
+    one before-all "$zc" run -q --fix all --lib "$ZC_BENCH_HOOKS_BEFORE_LIB" -- "$churn"
+  fi
   echo "42-run-hooks: round $repeat done"
 done
 
@@ -61,7 +67,7 @@ lines = ["# What zc run's allocation hooks cost", "",
          "seven timed runs; spread: the least and most of those medians.", "",
          "| mode | processes | ns per pair | spread | added by the hooks |",
          "| --- | ---: | ---: | --- | ---: |"]
-for mode in ("uncured", "default", "all"):
+for mode in ("uncured", "default", "all", "before-default", "before-all"):
     values = medians.get(mode)
     if not values:
         continue
