@@ -79,7 +79,7 @@ typedef enum zc__run_answer {
     ZC__EVENT_KEPT,     /* HOST_FREE: the row keeps the block, still allocated, to hand it out
                            again (host_serve); the rows after it do not hear of the free, so
                            that what they hold of the block (a pin, a count) stays with it */
-    ZC__EVENT_IGNORED   /* ZC__RUN_IGNORES's answer only: the row handles none of this event,
+    ZC__EVENT_IGNORED,  /* ZC__RUN_IGNORES's answer only: the row handles none of this event,
                            and is not asked of it again (as SEEN for the hook) */
 } zc__run_answer;
 
