@@ -248,13 +248,24 @@ check "SIGTERM to zc advise --trace reading a FIFO: exit 143, the old document k
 
 # SIGTERM to zc run alone while its program runs: passed on to the program, which ends by it;
 # zc run then reports that end (exit 143, the report says signal 15) and leaves no temporary
-# and no log folder.
+# and no log folder. The signal is sent once the program runs (sleep is zc's child): sent
+# while zc run still sets up, it ends zc run alone, with no report, which a loaded machine
+# showed.
 export TMPDIR=$work/tmp
 mkdir -p "$TMPDIR"
 "$zc" run -q --report run-sig.json --force -- sleep 30 >/dev/null 2>err &
 pid=$!
-for _ in $(seq 50); do
-  [ -n "$(find "$work" -name '.zc-*' -print -quit)" ] && [ -n "$(ls "$TMPDIR")" ] && break
+program_runs() {
+  local stat fields
+  for stat in /proc/[0-9]*/stat; do
+    read -r -a fields <"$stat" 2>/dev/null || continue
+    [ "${fields[1]}" = "(sleep)" ] && [ "${fields[3]}" = "$pid" ] && return 0
+  done
+  return 1
+}
+for _ in $(seq 100); do
+  program_runs && [ -n "$(find "$work" -name '.zc-*' -print -quit)" ] && [ -n "$(ls "$TMPDIR")" ] &&
+    break
   sleep 0.1
 done
 started=$SECONDS
