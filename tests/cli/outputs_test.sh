@@ -277,6 +277,36 @@ check "SIGTERM to zc run: the program ends by it at once, zc run exits 143, no t
   test $rc = 143 -a $((SECONDS - started)) -lt 10 -a "$left" = "" -a -z "$(ls "$TMPDIR")"
 python3 -c 'import json; assert json.load(open("run-sig.json"))["signal"] == 15' ||
   fail "the report of a program ended by SIGTERM says signal 15: $(head -c 300 run-sig.json)"
+
+# SIGTERM at any moment of zc run and zc trace, from their start to their program's: each
+# ends with no temporary and no log folder left, and the old document either kept or replaced
+# whole (a signal while the log folder was made, before the program started, left it behind).
+# The program is short: a signal that reaches the shell's child before it runs zc is lost
+# there, and the program then runs to its end.
+early_left=""
+for i in $(seq 0 39); do
+  for command in run trace; do
+    echo old >"early-$command.json"
+    if [ $command = run ]; then
+      "$zc" run -q --report "early-$command.json" --force -- sleep 2 >/dev/null 2>err &
+    else
+      "$zc" trace --json "early-$command.json" --force -- sleep 2 >/dev/null 2>err &
+    fi
+    pid=$!
+    sleep "0.00$((i % 10))$((i / 10))"
+    kill -TERM $pid
+    wait $pid
+    [ -n "$(ls -A "$TMPDIR")" ] && early_left+=" $command #$i: $(ls -A "$TMPDIR")" &&
+      rm -rf "${TMPDIR:?}"/*
+    no_temporaries || early_left+=" $command #$i: a temporary"
+    [ "$(cat "early-$command.json")" = old ] ||
+      python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "early-$command.json" ||
+      early_left+=" $command #$i: a document neither old nor whole: $(head -c 40 "early-$command.json")"
+  done
+done
+check "SIGTERM at any moment of zc run or zc trace: no temporary, no log folder, no half document" \
+  test -z "$early_left"
+[ -z "$early_left" ] || echo "left:$early_left"
 unset TMPDIR
 
 echo "$failures failure(s)"

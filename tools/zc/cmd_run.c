@@ -313,6 +313,25 @@ static int zc__run_program(zc_cli_run *run, const zc__run_setup *setup)
     return failed;
 }
 
+/* Run the program, print the summary and commit the report; gives zc run's exit code. */
+static int zc__run_and_report(zc__run_options *o, zc_cli_run *run, const zc__run_setup *setup)
+{
+    int failed = zc__run_program(run, setup);
+    /* -q keeps the summary to what a person must hear: the program could not start, its logs
+     * could not be read, or the library reached none of its processes (it ran uncured). */
+    if (!o->quiet || run->start_errno != 0 || failed || !run->library_loaded)
+        zc_cli_run_print_summary(stderr, run);
+    int code = ZC_EXIT_OK;
+    if (o->report_path != NULL)
+        code = zc_cli_json_commit("run", zc_cli_run_json(run), &o->report_out);
+    /* The program's own code, unless it succeeded and zc run did not. */
+    if (run->exit_code != 0)
+        return run->exit_code;
+    if (code != ZC_EXIT_OK)
+        return code;
+    return failed ? ZC_EXIT_FAILURE : ZC_EXIT_OK;
+}
+
 int zc_cli_cmd_run(int argc, char **argv)
 {
     zc__run_options o = {0};
@@ -335,21 +354,13 @@ int zc_cli_cmd_run(int argc, char **argv)
     if (o.report_path != NULL &&
         (code = zc_cli_output_open(&o.report_out, "run", o.report_path, o.force, NULL, 0)) != 0)
         return code;
-    /* The log folder, last: nothing that could still be refused is left to undo it. */
-    if ((code = zc__run_folder(&o, &setup)) != ZC_EXIT_OK)
-        return code;
-    int failed = zc__run_program(&run, &setup);
-    /* -q keeps the summary to what a person must hear: the program could not start, its logs
-     * could not be read, or the library reached none of its processes (it ran uncured). */
-    if (!o.quiet || run.start_errno != 0 || failed || !run.library_loaded)
-        zc_cli_run_print_summary(stderr, &run);
-    code = ZC_EXIT_OK;
-    if (o.report_path != NULL)
-        code = zc_cli_json_commit("run", zc_cli_run_json(&run), &o.report_out);
-    /* The program's own code, unless it succeeded and zc run did not. */
-    if (run.exit_code != 0)
-        return run.exit_code;
-    if (code != ZC_EXIT_OK)
-        return code;
-    return failed ? ZC_EXIT_FAILURE : ZC_EXIT_OK;
+    /* The log folder, last: nothing that could still be refused is left to undo it. From its
+     * making to its removal, SIGTERM and SIGHUP are held back but while the program runs (they
+     * are passed on to it then): one that comes meanwhile takes effect once the folder is gone
+     * and the report written. */
+    zc_cli_signals_hold();
+    if ((code = zc__run_folder(&o, &setup)) == ZC_EXIT_OK)
+        code = zc__run_and_report(&o, &run, &setup);
+    zc_cli_signals_release();
+    return code;
 }

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "cli_io.h"
 #include "cli_json.h"
+#include "program_run.h"
 #include "trace_ncu.h"
 #include "zerocopy/advise.h"
 #include "zerocopy/size.h"
@@ -329,6 +330,38 @@ static int zc__check_before_run(zc__trace_options *o, char *library, size_t libr
     return 0;
 }
 
+/* Run the program traced, write the summary and documents, remove the log folder; gives zc
+ * trace's exit code. */
+static int zc__trace_and_report(zc__trace_options *o, const char *library, const char *log_dir,
+                                zc_cli_trace_run *run)
+{
+    const char *displaced = getenv(ZC_TRACE_INJECTION_ENV);
+    if (displaced != NULL && displaced[0] != '\0')
+        fprintf(stderr, "zc trace: %s was set (%s); the program gets zc trace's library instead\n",
+                ZC_TRACE_INJECTION_ENV, displaced);
+    /* With --json on stdout, stdout is the document's alone (`zc trace --json - -- app | jq`):
+     * the program's stdout goes to stderr. */
+    const int json_on_stdout = o->json_path != NULL && o->json_out.f == stdout;
+    run->exit_code = zc_cli_trace_run_program(run->argv, library, log_dir, json_on_stdout,
+                                              &run->signal, &run->start_errno);
+    if (run->start_errno != 0) {
+        /* It never ran: there is no trace to read, and nothing to say about CUDA. */
+        run->traced = 0;
+        snprintf(run->why_not, sizeof run->why_not, "'%s' could not be started: %s", run->argv[0],
+                 strerror(run->start_errno));
+    }
+    int code = zc__report(o, log_dir, run);
+    if (o->keep_dir == NULL)
+        zc_cli_trace_remove_log_dir(log_dir);
+    /* The program's own code, unless the program succeeded and zc trace did not: its trace
+     * failed (a log it cannot read) or its results could not be written. */
+    if (run->exit_code != 0)
+        return run->exit_code;
+    if (code != ZC_EXIT_OK)
+        return code;
+    return run->trace_failed ? ZC_EXIT_FAILURE : ZC_EXIT_OK;
+}
+
 int zc_cli_cmd_trace(int argc, char **argv)
 {
     static const struct option options[] = {
@@ -400,33 +433,13 @@ int zc_cli_cmd_trace(int argc, char **argv)
     memset(&run, 0, sizeof run);
     run.argv = argv + optind;
     char library[PATH_MAX], log_dir[PATH_MAX] = "";
+    /* From the outputs' and the log folder's making to their end, SIGTERM and SIGHUP are held
+     * back but while the program runs (they are passed on to it then): one that comes
+     * meanwhile takes effect once the folder is gone and the documents written. */
+    zc_cli_signals_hold();
     code = zc__check_before_run(&o, library, sizeof library, log_dir, sizeof log_dir, &run);
-    if (code != 0)
-        return code;
-
-    const char *displaced = getenv(ZC_TRACE_INJECTION_ENV);
-    if (displaced != NULL && displaced[0] != '\0')
-        fprintf(stderr, "zc trace: %s was set (%s); the program gets zc trace's library instead\n",
-                ZC_TRACE_INJECTION_ENV, displaced);
-    /* With --json on stdout, stdout is the document's alone (`zc trace --json - -- app | jq`):
-     * the program's stdout goes to stderr. */
-    const int json_on_stdout = o.json_path != NULL && o.json_out.f == stdout;
-    run.exit_code = zc_cli_trace_run_program(run.argv, library, log_dir, json_on_stdout,
-                                             &run.signal, &run.start_errno);
-    if (run.start_errno != 0) {
-        /* It never ran: there is no trace to read, and nothing to say about CUDA. */
-        run.traced = 0;
-        snprintf(run.why_not, sizeof run.why_not, "'%s' could not be started: %s", run.argv[0],
-                 strerror(run.start_errno));
-    }
-    code = zc__report(&o, log_dir, &run);
-    if (o.keep_dir == NULL)
-        zc_cli_trace_remove_log_dir(log_dir);
-    /* The program's own code, unless the program succeeded and zc trace did not: its trace
-     * failed (a log it cannot read) or its results could not be written. */
-    if (run.exit_code != 0)
-        return run.exit_code;
-    if (code != ZC_EXIT_OK)
-        return code;
-    return run.trace_failed ? ZC_EXIT_FAILURE : ZC_EXIT_OK;
+    if (code == 0)
+        code = zc__trace_and_report(&o, library, log_dir, &run);
+    zc_cli_signals_release();
+    return code;
 }

@@ -181,6 +181,44 @@ int zc_cli_remove_private_tree(const char *dir)
 /* The program being waited for, to which SIGTERM and SIGHUP sent to zc are passed on. */
 static volatile sig_atomic_t zc__child;
 
+/* While zc_cli_signals_hold holds them back: the signal mask from before, the program's. */
+static int zc__holding;
+static sigset_t zc__mask_before_hold;
+
+static void zc__passed_on_signals(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGHUP);
+}
+
+void zc_cli_signals_hold(void)
+{
+    sigset_t held;
+    zc__passed_on_signals(&held);
+    if (!zc__holding && sigprocmask(SIG_BLOCK, &held, &zc__mask_before_hold) == 0)
+        zc__holding = 1;
+}
+
+void zc_cli_signals_release(void)
+{
+    if (!zc__holding)
+        return;
+    zc__holding = 0;
+    sigprocmask(SIG_SETMASK, &zc__mask_before_hold, NULL);
+}
+
+/* In the child, before exec: zc's own handler (which removes zc's temporaries) must never run
+ * there; an ignored signal stays ignored, as exec keeps it. */
+static void zc__child_default(int sig, const struct sigaction *old)
+{
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, old->sa_handler == SIG_IGN ? old : &dfl, NULL);
+}
+
 static void zc__pass_on(int sig)
 {
     if (zc__child > 0)
@@ -210,10 +248,10 @@ int zc_cli_run_program(char *const *argv, const zc_cli_env_pair *env, size_t env
     struct sigaction pass = {.sa_handler = zc__pass_on}, old_term, old_hup;
     sigemptyset(&pass.sa_mask);
     sigset_t held, before;
-    sigemptyset(&held);
-    sigaddset(&held, SIGTERM);
-    sigaddset(&held, SIGHUP);
+    zc__passed_on_signals(&held);
     sigprocmask(SIG_BLOCK, &held, &before);
+    /* The mask the program starts with and zc waits under: the one from before a hold. */
+    const sigset_t *waiting = zc__holding ? &zc__mask_before_hold : &before;
     sigaction(SIGTERM, &pass, &old_term);
     sigaction(SIGHUP, &pass, &old_hup);
     fflush(NULL);
@@ -229,9 +267,9 @@ int zc_cli_run_program(char *const *argv, const zc_cli_env_pair *env, size_t env
             _exit(127);
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGQUIT, &old_quit, NULL);
-        sigaction(SIGTERM, &old_term, NULL);
-        sigaction(SIGHUP, &old_hup, NULL);
-        sigprocmask(SIG_SETMASK, &before, NULL);
+        zc__child_default(SIGTERM, &old_term);
+        zc__child_default(SIGHUP, &old_hup);
+        sigprocmask(SIG_SETMASK, waiting, NULL);
         for (size_t i = 0; i < env_count; i++)
             setenv(env[i].name, env[i].value, 1);
         execvp(argv[0], argv);
@@ -242,7 +280,8 @@ int zc_cli_run_program(char *const *argv, const zc_cli_env_pair *env, size_t env
     }
     close(failed[1]);
     zc__child = pid > 0 ? pid : 0;
-    sigprocmask(SIG_SETMASK, &before, NULL);
+    /* One held back before the program started is passed on now. */
+    sigprocmask(SIG_SETMASK, waiting, NULL);
     int code;
     if (pid < 0) {
         *start_errno_p = fork_error;

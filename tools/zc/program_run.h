@@ -52,4 +52,16 @@ typedef struct zc_cli_env_pair {
 int zc_cli_run_program(char *const *argv, const zc_cli_env_pair *env, size_t env_count,
                        int *signal_p, int *start_errno_p);
 
+/*
+ * SIGTERM and SIGHUP held back from now until zc_cli_signals_release: for a command whose log
+ * folder lives from before its program starts to after it is read, so that one arriving while
+ * no program runs waits rather than ending zc with the folder left behind. While the program
+ * runs (zc_cli_run_program) they are passed on to it as always, and the program starts with the
+ * signal mask zc had before the hold.
+ */
+void zc_cli_signals_hold(void);
+
+/* The hold ends: a SIGTERM or SIGHUP that came while nothing was running takes effect now. */
+void zc_cli_signals_release(void);
+
 #endif
