@@ -278,11 +278,12 @@ check "SIGTERM to zc run: the program ends by it at once, zc run exits 143, no t
 python3 -c 'import json; assert json.load(open("run-sig.json"))["signal"] == 15' ||
   fail "the report of a program ended by SIGTERM says signal 15: $(head -c 300 run-sig.json)"
 
-# SIGTERM at any moment of zc run and zc trace, from their start to their program's: each
+# SIGTERM at many moments of zc run and zc trace, from their start to their program's: each
 # ends with no temporary and no log folder left, and the old document either kept or replaced
-# whole (a signal while the log folder was made, before the program started, left it behind).
-# The program is short: a signal that reaches the shell's child before it runs zc is lost
-# there, and the program then runs to its end.
+# whole. (A signal just after the log folder was made left it behind; these tries rarely hit
+# that moment, the check after them always does.)
+# The signal is sent once the shell's child is zc (its name in /proc): sent before its exec, it
+# reaches the shell itself, which may run this script's EXIT trap there and remove $work.
 early_left=""
 for i in $(seq 0 39); do
   for command in run trace; do
@@ -293,7 +294,12 @@ for i in $(seq 0 39); do
       "$zc" trace --json "early-$command.json" --force -- sleep 2 >/dev/null 2>err &
     fi
     pid=$!
-    sleep "0.00$((i % 10))$((i / 10))"
+    name=""
+    for _ in $(seq 2000); do
+      { read -r name <"/proc/$pid/comm"; } 2>/dev/null
+      [ "$name" = zc ] && break
+    done
+    sleep "0.0$(printf %02d "$i")"
     kill -TERM $pid
     wait $pid
     [ -n "$(ls -A "$TMPDIR")" ] && early_left+=" $command #$i: $(ls -A "$TMPDIR")" &&
@@ -304,9 +310,39 @@ for i in $(seq 0 39); do
       early_left+=" $command #$i: a document neither old nor whole: $(head -c 40 "early-$command.json")"
   done
 done
-check "SIGTERM at any moment of zc run or zc trace: no temporary, no log folder, no half document" \
+check "SIGTERM at many moments of zc run or zc trace: no temporary, no log folder, no half document" \
   test -z "$early_left"
 [ -z "$early_left" ] || echo "left:$early_left"
+
+# The same at the one moment those tries rarely hit: zc held for half a second right after it
+# made its log folder (strace delays the mkdir's return), and sent SIGTERM then. The signal waits
+# for the program, which it ends; the report says so and the folder goes.
+for command in run trace; do
+  echo old >"held-$command.json"
+  if [ $command = run ]; then
+    report=(run -q --report "held-$command.json" --force)
+  else
+    report=(trace --json "held-$command.json" --force)
+  fi
+  strace -f -qq -o /dev/null -e trace=mkdir -e inject=mkdir:delay_exit=500000 \
+    "$zc" "${report[@]}" -- sleep 2 >/dev/null 2>err &
+  tracer=$!
+  sleep 0.25
+  held=""
+  for stat in /proc/[0-9]*/stat; do
+    read -r -a fields <"$stat" 2>/dev/null || continue
+    [ "${fields[1]}" = "(zc)" ] && [ "${fields[3]}" = "$tracer" ] && held=${fields[0]}
+  done
+  [ -n "$held" ] && kill -TERM "$held"
+  wait $tracer
+  rc=$?
+  check "SIGTERM to zc $command just after its log folder was made: passed on to the program" \
+    test -n "$held" -a $rc = 143 -a -z "$(ls -A "$TMPDIR")"
+  python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["signal"] == 15 or \
+d.get("program", {}).get("signal") == 15' "held-$command.json" ||
+    fail "zc $command held at its log folder: the document says signal 15: $(head -c 200 "held-$command.json")"
+  rm -rf "${TMPDIR:?}"/*
+done
 unset TMPDIR
 
 echo "$failures failure(s)"
