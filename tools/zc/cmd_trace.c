@@ -311,7 +311,12 @@ static int zc__check_before_run(zc__trace_options *o, char *library, size_t libr
         zc_cli_output_abort(&o->json_out);
         return code;
     }
-    /* The log folder, last: nothing that could still be refused is left to undo it. */
+    /* The log folder, last: nothing that could still be refused is left to undo it. From its
+     * making to its removal, SIGTERM and SIGHUP are held back but while the program runs (they
+     * are passed on to it then): one that comes meanwhile takes effect once the folder is gone
+     * and the documents written (the caller releases them). Not before: reading --bench from a
+     * FIFO may wait, and a signal must end that. */
+    zc_cli_signals_hold();
     if (o->keep_dir != NULL) {
         char *absolute = realpath(o->keep_dir, NULL);
         snprintf(log_dir, log_dir_size, "%s", absolute ? absolute : o->keep_dir);
@@ -433,10 +438,6 @@ int zc_cli_cmd_trace(int argc, char **argv)
     memset(&run, 0, sizeof run);
     run.argv = argv + optind;
     char library[PATH_MAX], log_dir[PATH_MAX] = "";
-    /* From the outputs' and the log folder's making to their end, SIGTERM and SIGHUP are held
-     * back but while the program runs (they are passed on to it then): one that comes
-     * meanwhile takes effect once the folder is gone and the documents written. */
-    zc_cli_signals_hold();
     code = zc__check_before_run(&o, library, sizeof library, log_dir, sizeof log_dir, &run);
     if (code == 0)
         code = zc__trace_and_report(&o, library, log_dir, &run);
