@@ -246,6 +246,25 @@ left=$(find "$work" -name '.zc-*')
 check "SIGTERM to zc advise --trace reading a FIFO: exit 143, the old document kept, no temporary" \
   test $rc = 143 -a "$(cat trace-sig.json)" = old -a "$left" = ""
 
+# The same to zc trace while it reads --bench from a FIFO, before any program runs: the signals
+# it holds back around its log folder are not held yet, so it ends at once.
+printf 'old\n' >bench-sig.json
+mkfifo bench.fifo
+sleep 30 <>bench.fifo &
+holder=$!
+"$zc" trace --bench bench.fifo --json bench-sig.json --force -- true >/dev/null 2>err &
+pid=$!
+sleep 0.5
+started=$SECONDS
+kill -TERM $pid
+wait $pid
+rc=$?
+kill $holder 2>/dev/null
+wait $holder 2>/dev/null
+check "SIGTERM to zc trace reading --bench from a FIFO: exit 143 at once, the old document kept" \
+  test $rc = 143 -a $((SECONDS - started)) -lt 5 -a "$(cat bench-sig.json)" = old -a \
+  -z "$(find "$work" -name '.zc-*')"
+
 # SIGTERM to zc run alone while its program runs: passed on to the program, which ends by it;
 # zc run then reports that end (exit 143, the report says signal 15) and leaves no temporary
 # and no log folder. The signal is sent once the program runs (sleep is zc's child): sent
