@@ -122,14 +122,6 @@ typedef struct model {
     int live[SLOTS];
 } model;
 
-static uint64_t next_random(uint64_t *s)
-{
-    *s ^= *s << 13;
-    *s ^= *s >> 7;
-    *s ^= *s << 17;
-    return *s;
-}
-
 static void model_forget(model *m, uintptr_t start, uintptr_t end)
 {
     for (int i = 0; i < SLOTS; i++) {
@@ -151,10 +143,10 @@ static int model_covers(const model *m, uintptr_t start, uintptr_t end)
  * in 64 KiB steps over 64 MiB, so they meet often. */
 static int random_step(model *m, uint64_t *seed)
 {
-    uintptr_t start = (uintptr_t)(next_random(seed) % 1024) * 64 * KIB + 16;
-    uintptr_t length = (uintptr_t)(next_random(seed) % 64 + 1) * 64 * KIB;
-    int slot = (int)(next_random(seed) % SLOTS);
-    switch (next_random(seed) % 4) {
+    uintptr_t start = (uintptr_t)(zc_test_next_random(seed) % 1024) * 64 * KIB + 16;
+    uintptr_t length = (uintptr_t)(zc_test_next_random(seed) % 64 + 1) * 64 * KIB;
+    int slot = (int)(zc_test_next_random(seed) % SLOTS);
+    switch (zc_test_next_random(seed) % 4) {
     case 0:
         /* Into a free slot of the list, after those it overlaps are forgotten. */
         model_forget(m, start, start + length);
@@ -180,8 +172,8 @@ static int random_step(model *m, uint64_t *seed)
     default:
         break;
     }
-    uintptr_t probe = (uintptr_t)(next_random(seed) % (1024 * 64 * KIB));
-    uintptr_t span = (uintptr_t)(next_random(seed) % (512 * KIB)) + 1;
+    uintptr_t probe = (uintptr_t)(zc_test_next_random(seed) % (1024 * 64 * KIB));
+    uintptr_t span = (uintptr_t)(zc_test_next_random(seed) % (512 * KIB)) + 1;
     int inside = model_covers(m, probe, probe + span);
     assert_int_equal(zc__run_anon_covers(probe, span), inside);
     return inside;

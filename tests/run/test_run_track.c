@@ -120,19 +120,11 @@ static uintptr_t base_of(unsigned i)
     return 1024 * MIB + (uintptr_t)i * SIZE;
 }
 
-static uint64_t next_random(uint64_t *seed)
-{
-    *seed ^= *seed << 13;
-    *seed ^= *seed >> 7;
-    *seed ^= *seed << 17;
-    return *seed;
-}
-
 /* One random operation, on both; gives whether the probe after it was held. */
 static int random_step(model *m, uint64_t *seed)
 {
-    unsigned i = (unsigned)(next_random(seed) % BASES);
-    switch (next_random(seed) % 8) {
+    unsigned i = (unsigned)(zc_test_next_random(seed) % BASES);
+    switch (zc_test_next_random(seed) % 8) {
     case 0:
     case 1:
     case 2:
@@ -150,7 +142,7 @@ static int random_step(model *m, uint64_t *seed)
         break;
     case 5: {
         /* A range over a few of them: every one it covers goes. */
-        unsigned count = (unsigned)(next_random(seed) % 4 + 1);
+        unsigned count = (unsigned)(zc_test_next_random(seed) % 4 + 1);
         zc__run_track_release_range(base_of(i), (size_t)count * SIZE);
         for (unsigned k = i; k < i + count && k < BASES; k++) {
             m->live -= m->held[k];
@@ -161,7 +153,7 @@ static int random_step(model *m, uint64_t *seed)
     default:
         break;
     }
-    unsigned probe = (unsigned)(next_random(seed) % BASES);
+    unsigned probe = (unsigned)(zc_test_next_random(seed) % BASES);
     size_t size = 0;
     zc__run_copied is = zc__run_track_copied(at(base_of(probe)), &size);
     if (!m->held[probe]) {

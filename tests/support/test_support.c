@@ -402,7 +402,7 @@ char *zc_test_read_file(const char *path, size_t *len_p)
     return text;
 }
 
-static uint64_t zc__xorshift(uint64_t *state)
+uint64_t zc_test_next_random(uint64_t *state)
 {
     uint64_t x = *state;
     x ^= x << 13;
@@ -416,7 +416,7 @@ void zc_test_fill_pattern(void *data, size_t n, uint64_t seed)
     uint64_t state = seed | 1;
     unsigned char *bytes = data;
     for (size_t i = 0; i < n; i++)
-        bytes[i] = (unsigned char)(zc__xorshift(&state) >> 24);
+        bytes[i] = (unsigned char)(zc_test_next_random(&state) >> 24);
 }
 
 size_t zc_test_check_pattern(const void *data, size_t n, uint64_t seed)
@@ -424,7 +424,7 @@ size_t zc_test_check_pattern(const void *data, size_t n, uint64_t seed)
     uint64_t state = seed | 1;
     const unsigned char *bytes = data;
     for (size_t i = 0; i < n; i++) {
-        if (bytes[i] != (unsigned char)(zc__xorshift(&state) >> 24))
+        if (bytes[i] != (unsigned char)(zc_test_next_random(&state) >> 24))
             return i;
     }
     return n;

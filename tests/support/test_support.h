@@ -93,6 +93,9 @@ void zc_test_output_free(zc_test_output *result);
  * when it cannot be read. Free with free(). */
 char *zc_test_read_file(const char *path, size_t *len_p);
 
+/* The next number of a xorshift sequence kept in *state (never 0, for a state not 0). */
+uint64_t zc_test_next_random(uint64_t *state);
+
 /* Fill n bytes with a pattern seeded by seed (xorshift), never all zeros. */
 void zc_test_fill_pattern(void *data, size_t n, uint64_t seed);
 
