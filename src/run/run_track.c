@@ -73,11 +73,10 @@ static zc__stripe *zc__stripe_of(uintptr_t base)
     return &zc__stripes[zc__hash(base) % ZC__STRIPES];
 }
 
-/* base's slot of the filter: the product's top bits, which the stripe and the probe leave. */
+/* base's slot of the filter: the hash's top bits, which the stripe and the probe leave. */
 static uint16_t *zc__filter_of(uintptr_t base)
 {
-    uint64_t h = (uint64_t)(base >> 4) * 0x9E3779B97F4A7C15ull;
-    return &zc__filter[h >> (64u - ZC__FILTER_BITS)];
+    return &zc__filter[zc__hash(base) >> (32u - ZC__FILTER_BITS)];
 }
 
 /* Whether an allocation may be tracked at base: 0 means surely not. */
