@@ -274,16 +274,18 @@ export TMPDIR=$work/tmp
 mkdir -p "$TMPDIR"
 "$zc" run -q --report run-sig.json --force -- sleep 30 >/dev/null 2>err &
 pid=$!
-program_runs() {
+# child_named PARENT NAME: the pid of PARENT's child called NAME (from /proc, which every Linux
+# has, where ps may be missing), printed; fails when there is none.
+child_named() {
   local stat fields
   for stat in /proc/[0-9]*/stat; do
     read -r -a fields <"$stat" 2>/dev/null || continue
-    [ "${fields[1]}" = "(sleep)" ] && [ "${fields[3]}" = "$pid" ] && return 0
+    [ "${fields[1]}" = "($2)" ] && [ "${fields[3]}" = "$1" ] && echo "${fields[0]}" && return 0
   done
   return 1
 }
 for _ in $(seq 100); do
-  program_runs && [ -n "$(find "$work" -name '.zc-*' -print -quit)" ] && [ -n "$(ls "$TMPDIR")" ] &&
+  child_named $pid sleep >/dev/null && [ -n "$(find "$work" -name '.zc-*' -print -quit)" ] && [ -n "$(ls "$TMPDIR")" ] &&
     break
   sleep 0.1
 done
@@ -349,11 +351,7 @@ for command in run trace; do
     "$zc" "${report[@]}" -- sleep 2 >/dev/null 2>err &
   tracer=$!
   sleep 0.25
-  held=""
-  for stat in /proc/[0-9]*/stat; do
-    read -r -a fields <"$stat" 2>/dev/null || continue
-    [ "${fields[1]}" = "(zc)" ] && [ "${fields[3]}" = "$tracer" ] && held=${fields[0]}
-  done
+  held=$(child_named $tracer zc)
   [ -n "$held" ] && kill -TERM "$held"
   wait $tracer
   rc=$?
