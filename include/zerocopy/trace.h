@@ -66,11 +66,24 @@ typedef enum zc_trace_call {
     ZC_TRACE_CALL_HOSTGETDEVICEPTR, /* pointer: the host pointer asked about (log version 2) */
     ZC_TRACE_CALL_PREFETCH,         /* cudaMemPrefetchAsync; pointer and bytes from version 2 */
     ZC_TRACE_CALL_ADVISE,           /* cudaMemAdvise (version 2) */
+    ZC_TRACE_CALL_HOSTCOPY,         /* a memcpy or memmove of the program of 1 MiB or more into
+                                       or out of pinned memory it allocated (the flags below),
+                                       whose pointer it gives; seen through the copy library
+                                       that zc trace preloads (version 3) */
     ZC_TRACE_CALL_COUNT
 } zc_trace_call;
 
+/* The flags of a ZC_TRACE_CALL_HOSTCOPY record: the pinned memory was its destination, its
+ * source, or both (the pointer is then the destination's). */
+#define ZC_TRACE_HOSTCOPY_INTO   1u
+#define ZC_TRACE_HOSTCOPY_OUT_OF 2u
+
 /* The flag bit that asks for mapped memory (cudaHostAllocMapped, cudaHostRegisterMapped). */
 #define ZC_TRACE_FLAG_MAPPED 0x02u
+/* Set by the injection library on a call zc run's interposition library made on its own account
+ * (a cure's pin of one of the program's buffers, its staging buffers: traced through zc run):
+ * not the program's pinning, and no allocation of the program's (log version 3). */
+#define ZC_TRACE_FLAG_ZC_RUN 0x80000000u
 
 typedef struct zc_trace_copy {
     zc_trace_dir dir;
@@ -233,6 +246,9 @@ ZC_EXTERN const char *zc_trace_call_name(zc_trace_call call);
 #define ZC_TRACE_BLOCK_MAX_BYTES    (4u << 20) /* ... and at most this */
 #define ZC_TRACE_BLOCK_MIN_COUNT    64         /* blocks of one size in one move */
 #define ZC_TRACE_BLOCK_MAX_GAP_NS   20000ull   /* GPU time between two copies of one move */
+/* Host copies through the program's pinned buffers (a framework's staging), worth a finding
+ * from this many bytes: a few arrays of tens of MiB, whose memcpy takes milliseconds. */
+#define ZC_TRACE_STAGING_MIN_BYTES  (64ull << 20)
 
 typedef enum zc_trace_severity {
     ZC_TRACE_NOTE = 0,   /* worth knowing; the trace could not measure its cost */
@@ -327,6 +343,13 @@ typedef struct zc_trace_report {
     uint64_t advise_calls;   /* cudaMemAdvise */
     uint64_t mapped_bytes;   /* pinned with the mapped flag by the program itself */
     uint64_t devptr_calls;   /* cudaHostGetDevicePointer */
+    uint64_t zc_run_pin_calls; /* pinning calls zc run made on its own (ZC_TRACE_FLAG_ZC_RUN),
+                                  in none of the figures above */
+    /* The program's host copies of 1 MiB or more into or out of pinned or managed memory it
+     * allocated (ZC_TRACE_CALL_HOSTCOPY; none when the copy library was not preloaded). */
+    uint64_t host_copy_calls;
+    uint64_t host_copy_bytes;
+    uint64_t host_copy_ns;
 
     /* Kernel arguments: when the logs say launches were inspected, findings about managed and
      * mapped memory rest on which allocations each kernel was given. */

@@ -119,6 +119,10 @@ static void zc__report_json(cJSON *doc, double ceiling_gbps, const zc_trace_log 
         cJSON_AddNumberToObject(host, "managed_bytes", (double)r->managed_bytes);
         cJSON_AddNumberToObject(host, "prefetch_calls", (double)r->prefetch_calls);
         cJSON_AddNumberToObject(host, "advise_calls", (double)r->advise_calls);
+        cJSON_AddNumberToObject(host, "zc_run_pin_calls", (double)r->zc_run_pin_calls);
+        cJSON_AddNumberToObject(host, "host_copy_calls", (double)r->host_copy_calls);
+        cJSON_AddNumberToObject(host, "host_copy_bytes", (double)r->host_copy_bytes);
+        cJSON_AddNumberToObject(host, "host_copy_time_s", (double)r->host_copy_ns * 1e-9);
     }
     cJSON *um = cJSON_AddObjectToObject(doc, "unified_memory");
     if (um) {

@@ -92,8 +92,12 @@ void zc__run_in_context(const zc__run_driver *d, CUcontext ctx, void (*fn)(void 
 /* The mode no exchange happened in: handing it back is a no-op. */
 #define ZC__NO_MODE ((CUstreamCaptureMode)-1)
 
+/* How deep this thread is in driver calls of the library's own (between relax and unrelax). */
+static __thread int zc__own_depth __attribute__((tls_model("initial-exec")));
+
 CUstreamCaptureMode zc__run_relax(const zc__run_driver *d)
 {
+    zc__own_depth++;
     CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
     if (d->thread_exchange_capture_mode == NULL ||
         d->thread_exchange_capture_mode(&mode) != CUDA_SUCCESS)
@@ -105,6 +109,17 @@ void zc__run_unrelax(const zc__run_driver *d, CUstreamCaptureMode mode)
 {
     if (mode != ZC__NO_MODE)
         (void)d->thread_exchange_capture_mode(&mode);
+    zc__own_depth--;
+}
+
+/* For zc trace's injection library, which finds it with dlsym: 1 while the calling thread is in
+ * a driver call the library makes on its own account (its pins of the program's buffers, their
+ * unpinning, its staging buffers, the waits it adds), so that the trace does not take them for
+ * the program's. */
+__attribute__((visibility("default"))) int zc_run_preload_own_work(void);
+int zc_run_preload_own_work(void)
+{
+    return zc__own_depth > 0;
 }
 
 const zc__run_driver *zc__run_driver_get(void)

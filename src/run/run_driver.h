@@ -58,7 +58,8 @@ void zc__run_in_context(const zc__run_driver *d, CUcontext ctx, void (*fn)(void 
  * Calls of the cures' own that CUDA counts as unsafe during a stream capture in global mode
  * (registering, unregistering, making events and pinned memory) run with the calling thread's
  * capture mode relaxed, so that they never invalidate a capture another thread (or this one)
- * has under way. zc__run_relax gives the mode to hand back to zc__run_unrelax.
+ * has under way. zc__run_relax gives the mode to hand back to zc__run_unrelax. Between the two,
+ * the thread's driver calls are the library's own (zc_run_preload_own_work, for zc trace).
  */
 CUstreamCaptureMode zc__run_relax(const zc__run_driver *d);
 void zc__run_unrelax(const zc__run_driver *d, CUstreamCaptureMode mode);

@@ -57,7 +57,8 @@ zc_status zc__trace_allocs_build(const zc_trace_log *log, const zc__trace_calls 
         return ZC_ERR_NO_MEMORY;
     for (size_t i = 0; i < calls->count; i++) {
         const zc_trace_api *c = calls->steps[i].call;
-        if (!c->ok)
+        /* zc run's own pins are none of the program's allocations. */
+        if (!c->ok || (c->flags & ZC_TRACE_FLAG_ZC_RUN))
             continue;
         switch (c->call) {
         case ZC_TRACE_CALL_HOSTALLOC:

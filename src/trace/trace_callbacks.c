@@ -4,6 +4,7 @@
  * launches, whose arguments trace_launch.c reads. */
 #include "trace_inject.h"
 
+#include <dlfcn.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,6 +19,12 @@
 static _Thread_local int zc__runtime_depth;
 
 static CUpti_SubscriberHandle zc__subscriber;
+
+/* Under zc run (zc trace -- zc run -- PROGRAM), its interposition library says when a driver
+ * call is its own (a cure pinning one of the program's buffers, its staging buffers): logged
+ * with ZC_TRACE_FLAG_ZC_RUN, and not an allocation the program's kernels or copies can be given. */
+typedef int (*zc__own_work_fn)(void);
+static zc__own_work_fn zc__run_own_work;
 
 /* What one call means for the log: its name there and where its size, flags and pointer are. */
 typedef struct zc__call {
@@ -329,12 +336,13 @@ static void CUPTIAPI zc__callback(void *userdata, CUpti_CallbackDomain domain, C
     cuptiGetTimestamp(&end);
     int ok = runtime ? *(const int *)info->functionReturnValue == 0
                      : *(const CUresult *)info->functionReturnValue == CUDA_SUCCESS;
-    if (ok)
+    int own = zc__run_own_work != NULL && zc__run_own_work();
+    if (ok && !own)
         zc__track(&call);
     zc_trace_api record = {
         .call = call.call,
         .bytes = call.bytes,
-        .flags = call.flags,
+        .flags = call.flags | (own ? ZC_TRACE_FLAG_ZC_RUN : 0u),
         .pointer = ok ? (uint64_t)(uintptr_t)call.pointer : 0,
         .start = *info->correlationData,
         .end = end,
@@ -349,6 +357,7 @@ static void CUPTIAPI zc__callback(void *userdata, CUpti_CallbackDomain domain, C
 
 void zc__trace_callbacks_start(void)
 {
+    zc__run_own_work = (zc__own_work_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "zc_run_preload_own_work");
     CUptiResult result = cuptiSubscribe(&zc__subscriber, zc__callback, NULL);
     if (result != CUPTI_SUCCESS) {
         zc__trace_note_cupti("callbacks_unavailable", "cuptiSubscribe", result);

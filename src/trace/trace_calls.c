@@ -25,7 +25,8 @@ static int zc__step_by_start(const void *a, const void *b)
 
 int zc__trace_is_pin(const zc_trace_api *a)
 {
-    return a->ok && (a->call == ZC_TRACE_CALL_HOSTALLOC || a->call == ZC_TRACE_CALL_HOSTREGISTER);
+    return a->ok && (a->call == ZC_TRACE_CALL_HOSTALLOC || a->call == ZC_TRACE_CALL_HOSTREGISTER) &&
+           !(a->flags & ZC_TRACE_FLAG_ZC_RUN);
 }
 
 /* One process's steps[begin, end): the pinning totals, its peak, and what each free undid. */

@@ -108,8 +108,17 @@ static void zc__call_counts(const zc_trace_log *log, zc_trace_report *r)
         case ZC_TRACE_CALL_ADVISE:
             r->advise_calls++;
             break;
+        case ZC_TRACE_CALL_HOSTCOPY:
+            r->host_copy_calls++;
+            r->host_copy_bytes = zc__u64_add_sat(r->host_copy_bytes, a->bytes);
+            r->host_copy_ns += a->end > a->start ? a->end - a->start : 0;
+            break;
         case ZC_TRACE_CALL_HOSTALLOC:
         case ZC_TRACE_CALL_HOSTREGISTER:
+            if (a->flags & ZC_TRACE_FLAG_ZC_RUN) {
+                r->zc_run_pin_calls++;
+                break;
+            }
             /* The runtime may ask the driver for mapped memory on its own (every pinned
              * allocation is mapped under UVA): only the program's own request counts. */
             if (a->runtime && (a->flags & ZC_TRACE_FLAG_MAPPED))

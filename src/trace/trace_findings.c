@@ -52,6 +52,17 @@ const zc__trace_finding_row zc__trace_finding_rows[] = {
         .find = zc__trace_find_sync,
     },
     {
+        .key = "host_staging_copies",
+        .severity = ZC_TRACE_WARNING,
+        .title = "Host copies through a framework's pinned buffers",
+        .fix = "Hand the framework pinned memory of your own, so that its copies go straight "
+               "between it and the device with no host copy beside them (CuPy: an array in "
+               "cupyx.empty_pinned memory; PyTorch: pin_memory=True tensors and non_blocking "
+               "copies). In the program as it is, zc run --fix hostcopy makes these copies with "
+               "several threads (docs/run.md, \"The hostcopy cure\").",
+        .find = zc__trace_find_staging,
+    },
+    {
         .key = "pinned_alloc_in_loop",
         .severity = ZC_TRACE_WARNING,
         .title = "Pinned memory allocated over and over",

@@ -29,7 +29,7 @@ typedef struct zc__trace_finding_row {
 extern const zc__trace_finding_row zc__trace_finding_rows[];
 extern const size_t zc__trace_finding_row_count;
 
-/* The finders (trace_find_copies.c, _blocks.c, _pinning.c, _managed.c, _mapped.c). */
+/* The finders (trace_find_copies.c, _blocks.c, _pinning.c, _managed.c, _mapped.c, _staging.c). */
 zc_status zc__trace_find_pageable(const zc__trace_facts *facts, zc__trace_evidence *ev);
 zc_status zc__trace_find_small(const zc__trace_facts *facts, zc__trace_evidence *ev);
 zc_status zc__trace_find_sync(const zc__trace_facts *facts, zc__trace_evidence *ev);
@@ -40,5 +40,6 @@ zc_status zc__trace_find_over_pinning(const zc__trace_facts *facts, zc__trace_ev
 zc_status zc__trace_find_managed(const zc__trace_facts *facts, zc__trace_evidence *ev);
 zc_status zc__trace_find_mapped_reads(const zc__trace_facts *facts, zc__trace_evidence *ev);
 zc_status zc__trace_find_mapped_rereads(const zc__trace_facts *facts, zc__trace_evidence *ev);
+zc_status zc__trace_find_staging(const zc__trace_facts *facts, zc__trace_evidence *ev);
 
 #endif

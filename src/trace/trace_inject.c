@@ -19,6 +19,7 @@ static void zc__at_exit(void)
 {
     zc__trace_activity_flush();
     zc__trace_launch_refusals_note();
+    zc__trace_host_copies_note();
     zc__trace_writer_close();
 }
 
@@ -31,6 +32,7 @@ static void zc__initialize(void)
         return;
     zc__trace_callbacks_start();
     zc__trace_activity_start();
+    zc__trace_host_copies_start();
     /* After CUPTI's own refusals, which say first why nothing may have been recorded. */
     zc__trace_counters_note();
     atexit(zc__at_exit);

@@ -23,6 +23,11 @@ int zc__trace_writer_open(const char *dir);
 FILE *zc__trace_writer_lock(void);
 void zc__trace_writer_unlock(void);
 
+/* The same without waiting: *locked_p is 1 when the lock was taken (then pair with unlock), 0
+ * when another holds it. For callers that may have interrupted the holder (a copy observed
+ * inside a signal handler). */
+FILE *zc__trace_writer_trylock(int *locked_p);
+
 /* Write the launch counts and the end line, and close the log. */
 void zc__trace_writer_close(void);
 
@@ -47,6 +52,15 @@ void zc__trace_ranges_add(uint64_t base, uint64_t bytes, uint64_t host);
 void zc__trace_ranges_remove(uint64_t host);
 int zc__trace_ranges_host_of(uint64_t host, uint64_t *base_p, uint64_t *bytes_p);
 size_t zc__trace_ranges_match(const uint64_t *words, size_t count, uint64_t *hosts, size_t max);
+/* The host pointer of the allocation holding address without waiting for the lock: 1 found, 0
+ * not one of them, -1 the lock was held. */
+int zc__trace_ranges_try_holder(uint64_t address, uint64_t *host_p);
+
+/* The program's large host copies into or out of its pinned memory, heard through the copy
+ * library when zc trace preloaded it (trace_host_copies.c); notes why not when it did not. At
+ * exit: a note of those that could not be logged. */
+void zc__trace_host_copies_start(void);
+void zc__trace_host_copies_note(void);
 
 /* Kernel launches (trace_launch.c): one seen through the runtime; reading one launch's
  * arguments at the driver (params or extra as cuLaunchKernel takes them), or at a runtime

@@ -15,7 +15,7 @@ static const char *const zc__um_names[ZC_TRACE_UM_COUNT] = {
     "thrashing", "throttling", "remote_map", "bytes_d2d"};
 static const char *const zc__call_names[ZC_TRACE_CALL_COUNT] = {
     "hostalloc",     "hostregister",     "freehost", "hostunregister",
-    "mallocmanaged", "hostgetdeviceptr", "prefetch", "advise"};
+    "mallocmanaged", "hostgetdeviceptr", "prefetch", "advise", "hostcopy"};
 
 const char *zc_trace_dir_name(zc_trace_dir dir)
 {

@@ -93,6 +93,17 @@ int zc__trace_ranges_host_of(uint64_t host, uint64_t *base_p, uint64_t *bytes_p)
     return r != NULL;
 }
 
+int zc__trace_ranges_try_holder(uint64_t address, uint64_t *host_p)
+{
+    if (pthread_mutex_trylock(&zc__ranges_lock) != 0)
+        return -1;
+    const zc__range *r = zc__find(address);
+    if (r != NULL)
+        *host_p = r->host;
+    pthread_mutex_unlock(&zc__ranges_lock);
+    return r != NULL;
+}
+
 size_t zc__trace_ranges_match(const uint64_t *words, size_t count, uint64_t *hosts, size_t max)
 {
     size_t found = 0;

@@ -16,7 +16,8 @@
 /*
  * The log is plain text, one record a line, so that people and tests can read and write it by
  * hand (docs/pitfalls.md describes each field). Version 2 added the fields and records marked
- * (v2); the reader takes versions 1 and 2.
+ * (v2), version 3 the api call hostcopy (a host copy: "drv" in its last field); the reader takes
+ * versions 1 to 3.
  *   zctrace <version> pid=<pid> ram=<bytes>
  *   copy <dir> <src kind> <dst kind> <bytes> <start ns> <end ns> <stream> <async 0|1> <device>
  *   memset <mem kind> <bytes> <start ns> <end ns> <stream> <async 0|1>
@@ -31,7 +32,7 @@
  * A launch record names the allocations (by their host pointer) that a kernel's arguments
  * pointed into: pinned host memory and managed memory, at most ZC_TRACE_LAUNCH_RANGES.
  */
-#define ZC__TRACE_LOG_VERSION 2
+#define ZC__TRACE_LOG_VERSION 3
 #define ZC__TRACE_LINE_MAX    1024
 
 /* The longest kernel name written on a kernel record (one word: see zc__trace_word). */

@@ -39,6 +39,12 @@ FILE *zc__trace_writer_lock(void)
     return zc__writer_file;
 }
 
+FILE *zc__trace_writer_trylock(int *locked_p)
+{
+    *locked_p = pthread_mutex_trylock(&zc__writer_lock) == 0;
+    return *locked_p ? zc__writer_file : NULL;
+}
+
 void zc__trace_writer_unlock(void)
 {
     pthread_mutex_unlock(&zc__writer_lock);

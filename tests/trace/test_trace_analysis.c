@@ -399,7 +399,7 @@ static void test_parser_rejects_malformed_logs(void **state)
         const char *where;
     } bad[] = {
         {"not a log\n", ":1:"},
-        {"zctrace 3 pid=1 ram=1\n", "version"}, /* newer than this reader */
+        {"zctrace 4 pid=1 ram=1\n", "version"}, /* newer than this reader */
         {"zctrace 1 pid=1 ram=1\ncopy h2d pinned device 10 5 4 7 1 0\n", ":2:"},
         {"zctrace 1 pid=1 ram=1\ncopy sideways pinned device 10 1 4 7 1 0\n", ":2:"},
         {"zctrace 1 pid=1 ram=1\nkernel 1\n", ":2:"},

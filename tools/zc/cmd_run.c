@@ -20,7 +20,6 @@
 #define ZC__RUN_LIB_NAME      "libzerocopy_run.so"
 /* The copy library, beside it: preloaded after it only for the hostcopy cure, which replaces
  * memcpy (src/run/run_copy_entry.c says why not always). */
-#define ZC__RUN_COPY_LIB_NAME "libzerocopy_run_copy.so"
 
 static const char zc__run_usage[] =
     "zc run [--fix LIST] [--report FILE] [--lib PATH] [--force] [-q] -- PROGRAM [ARGS...]";
@@ -80,7 +79,7 @@ static void zc__run_help(void)
            "ZC_RUN_CACHE_BYTES, ZC_RUN_REGISTER_BYTES, ZC_RUN_REUSE_BYTES,\n"
            "ZC_RUN_FRESH_MIN_BYTES, ZC_RUN_FRESH_HUGE, ZC_RUN_FASTPIN_BYTES,\n"
            "ZC_RUN_FASTPIN_THREADS, ZC_RUN_JUDGE_AFTER, ZC_RUN_VERBOSE.\n",
-           ZC_RUN_SCHEMA, ZC__RUN_LIB_ENV, ZC__RUN_LIB_NAME, ZC__RUN_COPY_LIB_NAME);
+           ZC_RUN_SCHEMA, ZC__RUN_LIB_ENV, ZC__RUN_LIB_NAME, ZC_CLI_COPY_LIB_NAME);
 }
 
 typedef struct zc__run_options {
@@ -176,15 +175,13 @@ static int zc__run_copy_library(unsigned fixes, zc__run_setup *setup)
 {
     if (!(fixes & (1u << ZC_RUN_FIX_HOSTCOPY)))
         return ZC_EXIT_OK;
-    const char *slash = strrchr(setup->library, '/');
-    int dir = slash != NULL ? (int)(slash - setup->library) : 0;
-    int n = snprintf(setup->copy_library, sizeof setup->copy_library, "%.*s/%s", dir,
-                     setup->library, ZC__RUN_COPY_LIB_NAME);
-    if (n < 0 || (size_t)n >= sizeof setup->copy_library || access(setup->copy_library, R_OK)) {
+    if (zc_cli_sibling_path(setup->library, ZC_CLI_COPY_LIB_NAME, setup->copy_library,
+                            sizeof setup->copy_library) != 0 ||
+        access(setup->copy_library, R_OK) != 0) {
         fprintf(stderr,
                 "zc run: --fix hostcopy needs %s beside the interposition library '%s', and it "
                 "is not there (or cannot be read)\n",
-                ZC__RUN_COPY_LIB_NAME, setup->library);
+                ZC_CLI_COPY_LIB_NAME, setup->library);
         return ZC_EXIT_FAILURE;
     }
     return ZC_EXIT_OK;
@@ -256,7 +253,7 @@ static int zc__run_preload(zc__run_setup *setup)
         zc__preload_entry(setup->library, setup->log_dir, ZC__RUN_LIB_NAME, library,
                           sizeof library) != 0 ||
         (setup->copy_library[0] != '\0' &&
-         zc__preload_entry(setup->copy_library, setup->log_dir, ZC__RUN_COPY_LIB_NAME, copy,
+         zc__preload_entry(setup->copy_library, setup->log_dir, ZC_CLI_COPY_LIB_NAME, copy,
                            sizeof copy) != 0)) {
         fprintf(stderr, "zc run: cannot link the library into the log folder '%s': %s\n",
                 setup->log_dir, strerror(errno));

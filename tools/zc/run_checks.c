@@ -56,6 +56,14 @@ typedef enum zc__elf_kind {
     ZC__ELF_NONE   /* not an ELF file (a script, text), or not readable */
 } zc__elf_kind;
 
+int zc_cli_sibling_path(const char *path, const char *name, char *out, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    int n = slash != NULL ? snprintf(out, size, "%.*s/%s", (int)(slash - path), path, name)
+                          : snprintf(out, size, "%s", name);
+    return n < 0 || (size_t)n >= size ? -1 : 0;
+}
+
 static int zc__elf_get(const zc__elf *elf, uint64_t offset, void *out, size_t size)
 {
     if (offset > elf->size || size > elf->size - offset)

@@ -13,6 +13,15 @@
  */
 int zc_cli_run_preload_safe(const char *path);
 
+/* The copy library (memcpy and memmove replaced: src/run/run_copy_hooks.c), which zc run
+ * preloads for its hostcopy cure and zc trace to hear of host copies; both find it beside their
+ * own library. */
+#define ZC_CLI_COPY_LIB_NAME "libzerocopy_run_copy.so"
+
+/* name in the folder of path (the current folder when path has no slash), in out; 0, or -1 when
+ * it does not fit. */
+int zc_cli_sibling_path(const char *path, const char *name, char *out, size_t size);
+
 /*
  * 0 when path is a 64-bit ELF shared object of this machine whose dynamic symbol table defines
  * the entry points the interposition library must have (cuMemcpyHtoD_v2, dlsym); else -1 and

@@ -168,7 +168,16 @@ void zc_cli_trace_print_summary(FILE *out, const zc_cli_trace_run *run, const zc
     if (report->ram_bytes)
         zc__printf(out, " (%.1f%% of RAM)",
                    100.0 * (double)report->peak_pinned_bytes / (double)report->ram_bytes);
+    if (report->zc_run_pin_calls)
+        zc__printf(out, "; besides, %llu pinning calls of zc run's own cures and staging",
+                   (unsigned long long)report->zc_run_pin_calls);
     fputc('\n', out);
+    if (report->host_copy_calls)
+        zc__printf(out, "Host copies into or out of pinned memory (memcpy, 1 MiB and up): %llu, "
+                        "%s, %s\n",
+                   (unsigned long long)report->host_copy_calls,
+                   zc_size_format(report->host_copy_bytes, b, sizeof b),
+                   zc_trace_format_time((double)report->host_copy_ns * 1e-9, t, sizeof t));
     if (report->managed_calls || report->um_counters)
         zc__printf(out,
                    "Managed memory: %llu allocations, %s; %llu prefetches; %llu fault records, "

@@ -4,10 +4,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "program_run.h"
+#include "run_checks.h"
 
 int zc_cli_trace_find_library(const char *explicit_path, char *path_p, size_t path_size, char *why,
                               size_t why_size)
@@ -32,11 +35,53 @@ void zc_cli_trace_remove_log_dir(const char *dir)
     zc_cli_remove_private_dir(dir, ".log");
 }
 
+/* The preload list for the traced program, whose host copies the injection library hears of
+ * through the copy library beside it: the AddressSanitizer runtime first when the program needs
+ * one, then the copy library, then the program's own preloads. Given where the loader would
+ * take it; else 0 and why not in absent: the program is traced without it, and its log says so. */
+static int zc__copy_hooks_preload(const char *program, const char *library, char *preload,
+                                  size_t preload_size, char *absent, size_t absent_size)
+{
+    char copy[PATH_MAX], asan[PATH_MAX] = "", why[512];
+    if (zc_cli_sibling_path(library, ZC_CLI_COPY_LIB_NAME, copy, sizeof copy) != 0 ||
+        access(copy, R_OK) != 0) {
+        snprintf(absent, absent_size, "%s is not beside the injection library",
+                 ZC_CLI_COPY_LIB_NAME);
+        return 0;
+    }
+    if (zc_cli_run_check_program(program, asan, sizeof asan, why, sizeof why) != 0) {
+        snprintf(absent, absent_size, "the loader would not preload the copy library: %.300s",
+                 why);
+        return 0;
+    }
+    if (!zc_cli_run_preload_safe(copy) || !zc_cli_run_preload_safe(asan)) {
+        snprintf(absent, absent_size, "a space, colon or '$' in the path of %.300s",
+                 !zc_cli_run_preload_safe(copy) ? copy : asan);
+        return 0;
+    }
+    const char *old = getenv("LD_PRELOAD");
+    int keep = old != NULL && old[0] != '\0';
+    int n = snprintf(preload, preload_size, "%s%s%s%s%s", asan, asan[0] != '\0' ? ":" : "", copy,
+                     keep ? ":" : "", keep ? old : "");
+    if (n < 0 || (size_t)n >= preload_size) {
+        snprintf(absent, absent_size, "LD_PRELOAD is too long to add the copy library to it");
+        return 0;
+    }
+    return 1;
+}
+
 int zc_cli_trace_run_program(char *const *argv, const char *library, const char *log_dir,
                              int stdout_to_stderr, int *signal_p, int *start_errno_p)
 {
-    const zc_cli_env_pair env[] = {{ZC_TRACE_INJECTION_ENV, library}, {ZC_TRACE_DIR_ENV, log_dir}};
-    const size_t env_count = library != NULL ? 2 : 0;
+    char preload[4 * PATH_MAX], absent[768];
+    zc_cli_env_pair env[] = {{ZC_TRACE_INJECTION_ENV, library},
+                             {ZC_TRACE_DIR_ENV, log_dir},
+                             {ZC_TRACE_COPY_HOOKS_ABSENT_ENV, absent}};
+    if (library != NULL && zc__copy_hooks_preload(argv[0], library, preload, sizeof preload,
+                                                  absent, sizeof absent)) {
+        env[2] = (zc_cli_env_pair){"LD_PRELOAD", preload};
+    }
+    const size_t env_count = library != NULL ? 3 : 0;
     if (!stdout_to_stderr)
         return zc_cli_run_program(argv, env, env_count, signal_p, start_errno_p);
     /* The program inherits zc's descriptors: for as long as it runs, zc's descriptor 1 is its

@@ -10,6 +10,9 @@
 #define ZC_TRACE_INJECTION_ENV "CUDA_INJECTION64_PATH"
 #define ZC_TRACE_LIB_ENV       "ZC_TRACE_LIB"
 #define ZC_TRACE_LIB_NAME      "libzerocopy_trace.so"
+/* Set instead of LD_PRELOAD when the copy library cannot be preloaded: why, for the log's note
+ * (src/trace/trace_host_copies.c reads it). */
+#define ZC_TRACE_COPY_HOOKS_ABSENT_ENV "ZC_TRACE_COPY_HOOKS_ABSENT"
 
 /*
  * Find the injection library: explicit (from --lib) if given, else $ZC_TRACE_LIB, else next to
@@ -34,7 +37,9 @@ void zc_cli_trace_remove_log_dir(const char *dir);
 /*
  * Run argv (searched on PATH) with the same stdin, stdout and stderr (its stdout going to
  * stderr when stdout_to_stderr is set, so that stdout is left to zc's own document), with the
- * injection library and log folder in its environment when library is not NULL. Waits for it while
+ * injection library and log folder in its environment when library is not NULL, and the copy
+ * library beside it preloaded where the loader takes it (else why not, in
+ * ZC_TRACE_COPY_HOOKS_ABSENT_ENV). Waits for it while
  * ignoring SIGINT and SIGQUIT (the terminal sends them to the program too). Gives the exit
  * code as a shell would: the program's own, 128 + signal when killed (and *signal_p set); 127
  * (not found) or 126 (found, not executable) when it could not be started, and then the reason
