@@ -25,13 +25,27 @@ static int zc__through_pinned(const zc__trace_facts *facts, const zc_trace_api *
 {
     if (!a->ok || a->call != ZC_TRACE_CALL_HOSTCOPY)
         return 0;
-    const zc__trace_alloc *at = zc__trace_allocs_at(&facts->allocs, a->process, a->pointer, a->start);
-    return at != NULL && (at->call == ZC_TRACE_CALL_HOSTALLOC || at->call == ZC_TRACE_CALL_HOSTREGISTER);
+    const zc__trace_alloc *at =
+        zc__trace_allocs_at(&facts->allocs, a->process, a->pointer, a->start);
+    return at != NULL &&
+           (at->call == ZC_TRACE_CALL_HOSTALLOC || at->call == ZC_TRACE_CALL_HOSTREGISTER);
 }
 
-static double zc__gbps(const zc__host_copies *c)
+/* "N host copies (memcpy) moved B into (out of) pinned memory the program allocated, in T (R
+ * GB/s)", or "" for none. */
+static void zc__say(const zc__host_copies *c, const char *way, char *out, size_t size)
 {
-    return c->ns > 0 ? (double)c->bytes / (double)c->ns : 0.0;
+    char b[32], t[32];
+    if (c->count == 0) {
+        out[0] = '\0';
+        return;
+    }
+    zc__snprintf_c(out, size,
+                   "%llu host copies (memcpy) moved %s %s pinned memory the program allocated, "
+                   "in %s (%.1f GB/s)",
+                   (unsigned long long)c->count, zc_size_format(c->bytes, b, sizeof b), way,
+                   zc_trace_format_time(zc__trace_seconds(c->ns), t, sizeof t),
+                   c->ns > 0 ? (double)c->bytes / (double)c->ns : 0.0);
 }
 
 zc_status zc__trace_find_staging(const zc__trace_facts *facts, zc__trace_evidence *ev)
@@ -46,20 +60,17 @@ zc_status zc__trace_find_staging(const zc__trace_facts *facts, zc__trace_evidenc
     uint64_t bytes = zc__u64_add_sat(into.bytes, out_of.bytes);
     if (bytes < ZC_TRACE_STAGING_MIN_BYTES)
         return ZC_OK;
-    char bi[32], bo[32], ti[32], to[32], link[96] = "";
+    char in_text[192], out_text[192], link[96] = "";
+    zc__say(&into, "into", in_text, sizeof in_text);
+    zc__say(&out_of, "out of", out_text, sizeof out_text);
     double ceiling = facts->params->ceiling_gbps;
     if (ceiling > 0.0)
         zc__snprintf_c(link, sizeof link, "; the link moves pinned memory at %.1f GB/s", ceiling);
     zc__trace_evidence_set(
         ev, into.count + out_of.count, bytes, zc__trace_seconds(into.ns + out_of.ns), -1.0, NULL,
-        "%llu host copies (memcpy) moved %s into pinned memory the program allocated, in %s "
-        "(%.1f GB/s), and %llu moved %s out of it, in %s (%.1f GB/s), each on the thread that "
-        "called it: staging of a framework's own (CuPy's cp.asarray, JAX's transfers), every "
-        "byte copied once more on the host beside its DMA%s",
-        (unsigned long long)into.count, zc_size_format(into.bytes, bi, sizeof bi),
-        zc_trace_format_time(zc__trace_seconds(into.ns), ti, sizeof ti), zc__gbps(&into),
-        (unsigned long long)out_of.count, zc_size_format(out_of.bytes, bo, sizeof bo),
-        zc_trace_format_time(zc__trace_seconds(out_of.ns), to, sizeof to), zc__gbps(&out_of),
-        link);
+        "%s%s%s, each on the thread that called it: staging of a framework's "
+        "own (CuPy's cp.asarray, JAX's transfers), every byte copied once more "
+        "on the host beside its DMA%s",
+        in_text, in_text[0] != '\0' && out_text[0] != '\0' ? "; " : "", out_text, link);
     return ZC_OK;
 }

@@ -25,7 +25,9 @@ AS_WRITTEN = {
          "fix": "Pin the buffers. In the program as it is, zc run stages them."},
         {"key": "slow_pinned_alloc", "saving_s": None,
          "fix": "Touch, then register; zc run --fix fastpin,pageable serves them so."},
-        {"key": "small_transfers", "saving_s": 0.01, "fix": "Batch them."}],
+        {"key": "small_transfers", "saving_s": 0.01, "fix": "Batch them."},
+        {"key": "host_staging_copies", "saving_s": None,
+         "fix": "As it is, zc run stages them; zc run --fix reuse,fresh also keeps them."}],
 }
 CURED = {
     "schema": "zerocopy.trace/1", "traced": True, "exit_code": 0,
@@ -50,11 +52,12 @@ def test_table_of_one_workload(tmp_path):
     assert written["pinned_share"] == 0
     assert cured["pinned_share"] == 3900 / 4000
     assert [f["cures"] for f in written["findings"]] == [
-        ["(default cures)"], ["fastpin", "pageable"], []]
+        ["(default cures)"], ["fastpin", "pageable"], [], ["(default cures)", "fresh", "reuse"]]
     assert cured["findings"] == []
     table = (tmp_path / "frameworks-trace.md").read_text()
     assert "| w | 0 % | `pageable_transfers` -> (default cures); " in table
-    assert "`small_transfers` -> no cure named | 98 % | none |" in table
+    assert ("`small_transfers` -> no cure named; `host_staging_copies` -> (default cures), fresh, "
+            "reuse | 98 % | none |") in table
 
 
 def test_missing_document_fails(tmp_path):

@@ -228,6 +228,40 @@ static void test_log_written_in_the_program_is_reported(void **state)
     assert_int_equal(rmdir(keep), 0);
 }
 
+/* The traced program gets the copy library beside the injection library in LD_PRELOAD, for the
+ * host copies; without it there, no LD_PRELOAD from zc trace, and the reason for the log's note.
+ * The "injection library" is an empty file: the shell never loads CUDA. */
+static void test_copy_library_preloaded(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/zc-trace-copy-XXXXXX", lib[128], copy[128];
+    assert_non_null(mkdtemp(dir));
+    snprintf(lib, sizeof lib, "%s/libzerocopy_trace.so", dir);
+    snprintf(copy, sizeof copy, "%s/libzerocopy_run_copy.so", dir);
+    FILE *f = fopen(lib, "w");
+    assert_non_null(f);
+    fclose(f);
+    const char *script = "printf '%s|%s' \"$LD_PRELOAD\" \"$ZC_TRACE_COPY_HOOKS_ABSENT\"";
+    const char *args[] = {"trace", "--lib", lib, "--", "/bin/sh", "-c", script, NULL};
+    zc_test_output r;
+    zc_test_run_zc(args, NULL, &r);
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.out, "|libzerocopy_run_copy.so is not beside the injection library"));
+    assert_int_equal(r.out[0], '|'); /* no LD_PRELOAD of zc trace's */
+    zc_test_output_free(&r);
+
+    assert_int_equal(symlink(ZC_TEST_COPY_LIB, copy), 0);
+    zc_test_run_zc(args, NULL, &r);
+    char expected[256];
+    snprintf(expected, sizeof expected, "%s|", copy);
+    assert_int_equal(r.exit_code, 0);
+    assert_string_equal(r.out, expected);
+    zc_test_output_free(&r);
+    unlink(copy);
+    unlink(lib);
+    assert_int_equal(rmdir(dir), 0);
+}
+
 /* zc trace --bench FILE -- a "program" that writes a log of 256 blocks of 64 KiB copied to the
  * device one call each; findings is the document's findings array (the caller deletes doc). */
 static cJSON *trace_blocks(const char *bench, char *err, size_t err_size)
@@ -567,6 +601,7 @@ int main(void)
         cmocka_unit_test(test_json_to_stdout_and_exit_codes),
         cmocka_unit_test(test_every_process_is_reported),
         cmocka_unit_test(test_pcie_counters),
+        cmocka_unit_test(test_copy_library_preloaded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

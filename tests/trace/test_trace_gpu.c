@@ -138,6 +138,24 @@ static void test_pageable(void **state)
         "pageable", ZC_PLANTED_PAGEABLE, "statically", "pageable_transfers", {NULL}, NULL});
 }
 
+/* The host copies beside pinned copies: seen through the copy library zc trace preloads. */
+static void staging_more(const cJSON *doc)
+{
+    const cJSON *host = cJSON_GetObjectItem(doc, "host_memory");
+    double calls = cJSON_GetNumberValue(cJSON_GetObjectItem(host, "host_copy_calls"));
+    if (calls != 8)
+        fail_msg("planted staging: %g host copies seen, 8 expected", calls);
+    if (has_finding(doc, "pageable_transfers"))
+        fail_msg("planted staging: pageable_transfers on copies from and to pinned memory");
+}
+
+static void test_staging(void **state)
+{
+    (void)state;
+    check(&(planted){
+        "staging", ZC_PLANTED_STAGING, "dynamically", "host_staging_copies", {NULL}, staging_more});
+}
+
 static void test_small_copies(void **state)
 {
     (void)state;
@@ -362,13 +380,21 @@ int main(void)
         return ZC_TEST_SKIP;
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_clean),           cmocka_unit_test(test_pageable),
-        cmocka_unit_test(test_small_copies),    cmocka_unit_test(test_sync_copies),
-        cmocka_unit_test(test_hostalloc_loop),  cmocka_unit_test(test_managed_faults),
-        cmocka_unit_test(test_over_pinning),    cmocka_unit_test(test_mapped_reread),
-        cmocka_unit_test(test_startup_pinning), cmocka_unit_test(test_managed_mixed),
-        cmocka_unit_test(test_mapped_copied),   cmocka_unit_test(test_children),
-        cmocka_unit_test(test_block_copies),    cmocka_unit_test(test_block_copies_priced),
+        cmocka_unit_test(test_clean),
+        cmocka_unit_test(test_pageable),
+        cmocka_unit_test(test_staging),
+        cmocka_unit_test(test_small_copies),
+        cmocka_unit_test(test_sync_copies),
+        cmocka_unit_test(test_hostalloc_loop),
+        cmocka_unit_test(test_managed_faults),
+        cmocka_unit_test(test_over_pinning),
+        cmocka_unit_test(test_mapped_reread),
+        cmocka_unit_test(test_startup_pinning),
+        cmocka_unit_test(test_managed_mixed),
+        cmocka_unit_test(test_mapped_copied),
+        cmocka_unit_test(test_children),
+        cmocka_unit_test(test_block_copies),
+        cmocka_unit_test(test_block_copies_priced),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
