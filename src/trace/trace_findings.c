@@ -12,9 +12,9 @@ const zc__trace_finding_row zc__trace_finding_rows[] = {
                "with cudaHostRegister (about 10x cheaper than cudaHostAlloc), and reuse them; "
                "then cudaMemcpyAsync runs at the link's speed and can overlap kernels. As it is, "
                "zc run stages them by several threads and pins buffers copied again and again in "
-               "place; zc run --fix pageable,register,reuse,fresh also keeps a new destination of "
-               "each copy back (.cpu()) for the next, pinned, and faults a fresh one's pages in "
-               "ahead of the copy (docs/run.md).",
+               "place; zc run --fix pageable,register,reuse,fresh also keeps each new destination "
+               "of a copy back (.cpu()), pinned, for the next, and faults fresh pages in ahead "
+               "(docs/run.md).",
         .find = zc__trace_find_pageable,
     },
     {
