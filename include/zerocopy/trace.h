@@ -339,10 +339,10 @@ typedef struct zc_trace_report {
     uint64_t ram_bytes;
     uint64_t managed_calls;
     uint64_t managed_bytes;
-    uint64_t prefetch_calls; /* cudaMemPrefetchAsync */
-    uint64_t advise_calls;   /* cudaMemAdvise */
-    uint64_t mapped_bytes;   /* pinned with the mapped flag by the program itself */
-    uint64_t devptr_calls;   /* cudaHostGetDevicePointer */
+    uint64_t prefetch_calls;   /* cudaMemPrefetchAsync */
+    uint64_t advise_calls;     /* cudaMemAdvise */
+    uint64_t mapped_bytes;     /* pinned with the mapped flag by the program itself */
+    uint64_t devptr_calls;     /* cudaHostGetDevicePointer */
     uint64_t zc_run_pin_calls; /* pinning calls zc run made on its own (ZC_TRACE_FLAG_ZC_RUN),
                                   in none of the figures above */
     /* The program's host copies of 1 MiB or more into or out of pinned or managed memory it

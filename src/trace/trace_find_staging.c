@@ -68,7 +68,7 @@ zc_status zc__trace_find_staging(const zc__trace_facts *facts, zc__trace_evidenc
         zc__snprintf_c(link, sizeof link, "; the link moves pinned memory at %.1f GB/s", ceiling);
     zc__trace_evidence_set(
         ev, into.count + out_of.count, bytes, zc__trace_seconds(into.ns + out_of.ns), -1.0, NULL,
-        "%s%s%s, each on the thread that called it: staging of a framework's "
+        "%s%s%s, timed in the calls that made them: staging of a framework's "
         "own (CuPy's cp.asarray, JAX's transfers), every byte copied once more "
         "on the host beside its DMA%s",
         in_text, in_text[0] != '\0' && out_text[0] != '\0' ? "; " : "", out_text, link);

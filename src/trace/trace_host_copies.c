@@ -100,7 +100,8 @@ void zc__trace_host_copies_note(void)
     if (lost == 0)
         return;
     char text[160];
-    snprintf(text, sizeof text, "%llu host copies into or out of pinned memory could not be "
+    snprintf(text, sizeof text,
+             "%llu host copies into or out of pinned memory could not be "
              "logged: the log or the allocations were held by the thread they interrupted",
              (unsigned long long)lost);
     zc__trace_note("host_copies_unlogged", text);

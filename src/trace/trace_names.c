@@ -14,8 +14,8 @@ static const char *const zc__um_names[ZC_TRACE_UM_COUNT] = {
     "unknown",   "bytes_h2d",  "bytes_d2h",  "cpu_faults", "gpu_faults",
     "thrashing", "throttling", "remote_map", "bytes_d2d"};
 static const char *const zc__call_names[ZC_TRACE_CALL_COUNT] = {
-    "hostalloc",     "hostregister",     "freehost", "hostunregister",
-    "mallocmanaged", "hostgetdeviceptr", "prefetch", "advise", "hostcopy"};
+    "hostalloc",        "hostregister", "freehost", "hostunregister", "mallocmanaged",
+    "hostgetdeviceptr", "prefetch",     "advise",   "hostcopy"};
 
 const char *zc_trace_dir_name(zc_trace_dir dir)
 {

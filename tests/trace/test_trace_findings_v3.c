@@ -63,7 +63,7 @@ static void test_staging_through_pinned_buffers(void **state)
     assert_non_null(strstr(f->evidence, "8 host copies (memcpy) moved 128 MiB into pinned memory "
                                         "the program allocated, in 32.0 ms (4.2 GB/s); 8 host "
                                         "copies (memcpy) moved 128 MiB out of pinned memory the "
-                                        "program allocated, in 64.0 ms (2.1 GB/s), each on"));
+                                        "program allocated, in 64.0 ms (2.1 GB/s), timed in"));
     assert_non_null(strstr(f->evidence, "the link moves pinned memory at 50.0 GB/s"));
     assert_non_null(strstr(f->fix, "zc run --fix hostcopy"));
     free(r);

@@ -50,8 +50,7 @@ static int zc__copy_hooks_preload(const char *program, const char *library, char
         return 0;
     }
     if (zc_cli_run_check_program(program, asan, sizeof asan, why, sizeof why) != 0) {
-        snprintf(absent, absent_size, "the loader would not preload the copy library: %.300s",
-                 why);
+        snprintf(absent, absent_size, "the loader would not preload the copy library: %.300s", why);
         return 0;
     }
     if (!zc_cli_run_preload_safe(copy) || !zc_cli_run_preload_safe(asan)) {
@@ -77,8 +76,8 @@ int zc_cli_trace_run_program(char *const *argv, const char *library, const char 
     zc_cli_env_pair env[] = {{ZC_TRACE_INJECTION_ENV, library},
                              {ZC_TRACE_DIR_ENV, log_dir},
                              {ZC_TRACE_COPY_HOOKS_ABSENT_ENV, absent}};
-    if (library != NULL && zc__copy_hooks_preload(argv[0], library, preload, sizeof preload,
-                                                  absent, sizeof absent)) {
+    if (library != NULL &&
+        zc__copy_hooks_preload(argv[0], library, preload, sizeof preload, absent, sizeof absent)) {
         env[2] = (zc_cli_env_pair){"LD_PRELOAD", preload};
     }
     const size_t env_count = library != NULL ? 3 : 0;
