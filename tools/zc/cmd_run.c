@@ -16,8 +16,8 @@
 #include "run_output.h"
 #include "zerocopy/run.h"
 
-#define ZC__RUN_LIB_ENV       "ZC_RUN_LIB"
-#define ZC__RUN_LIB_NAME      "libzerocopy_run.so"
+#define ZC__RUN_LIB_ENV  "ZC_RUN_LIB"
+#define ZC__RUN_LIB_NAME "libzerocopy_run.so"
 /* The copy library, beside it: preloaded after it only for the hostcopy cure, which replaces
  * memcpy (src/run/run_copy_entry.c says why not always). */
 
