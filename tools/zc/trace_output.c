@@ -173,8 +173,9 @@ void zc_cli_trace_print_summary(FILE *out, const zc_cli_trace_run *run, const zc
                    (unsigned long long)report->zc_run_pin_calls);
     fputc('\n', out);
     if (report->host_copy_calls)
-        zc__printf(out, "Host copies into or out of pinned memory (memcpy, 1 MiB and up): %llu, "
-                        "%s, %s\n",
+        zc__printf(out,
+                   "Host copies into or out of pinned memory (memcpy, 1 MiB and up): %llu, "
+                   "%s, %s\n",
                    (unsigned long long)report->host_copy_calls,
                    zc_size_format(report->host_copy_bytes, b, sizeof b),
                    zc_trace_format_time((double)report->host_copy_ns * 1e-9, t, sizeof t));
