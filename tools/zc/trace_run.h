@@ -6,10 +6,10 @@
 #include <stddef.h>
 
 /* The environment variables zc trace sets in the traced program, and the one it reads. */
-#define ZC_TRACE_DIR_ENV       "ZC_TRACE_DIR"
-#define ZC_TRACE_INJECTION_ENV "CUDA_INJECTION64_PATH"
-#define ZC_TRACE_LIB_ENV       "ZC_TRACE_LIB"
-#define ZC_TRACE_LIB_NAME      "libzerocopy_trace.so"
+#define ZC_TRACE_DIR_ENV               "ZC_TRACE_DIR"
+#define ZC_TRACE_INJECTION_ENV         "CUDA_INJECTION64_PATH"
+#define ZC_TRACE_LIB_ENV               "ZC_TRACE_LIB"
+#define ZC_TRACE_LIB_NAME              "libzerocopy_trace.so"
 /* Set instead of LD_PRELOAD when the copy library cannot be preloaded: why, for the log's note
  * (src/trace/trace_host_copies.c reads it). */
 #define ZC_TRACE_COPY_HOOKS_ABSENT_ENV "ZC_TRACE_COPY_HOOKS_ABSENT"
