@@ -84,33 +84,41 @@ static void test_little_staging_is_no_finding(void **state)
     free(t.text);
 }
 
+/* 24 pins and unpins of four 16 MiB buffers while the GPU works, a copy and a kernel given the
+ * buffer between each, all with flags (ZC_TRACE_FLAG_ZC_RUN: zc run's register cure at work). */
+static void pin_cycles(log_text *t, unsigned flags)
+{
+    for (int i = 0; i < 24; i++) {
+        uint64_t s = 10 * MS + (uint64_t)i * 4 * MS;
+        fprintf(t->f, "api hostregister %llu %u 7f00%02d000000 %llu %llu 1 drv\n", 16 * MiB, flags,
+                i % 4, (unsigned long long)s, (unsigned long long)(s + MS));
+        fprintf(t->f, "copy h2d pinned device %llu %llu %llu 13 1 0\n", 16 * MiB,
+                (unsigned long long)(s + MS), (unsigned long long)(s + 2 * MS));
+        fprintf(t->f, "kernel %llu %llu 13 work %d\n", (unsigned long long)(s + 2 * MS),
+                (unsigned long long)(s + 3 * MS), i + 1);
+        fprintf(t->f, "launch %d %llu work 7f00%02d000000\n", i + 1,
+                (unsigned long long)(s + 2 * MS), i % 4);
+        fprintf(t->f, "api hostunregister 0 %u 7f00%02d000000 %llu %llu 1 drv\n", flags, i % 4,
+                (unsigned long long)(s + 3 * MS), (unsigned long long)(s + 3 * MS + 1000));
+    }
+    fprintf(t->f, "api hostregister %llu %u 7f0000000000 %llu %llu 1 drv\n", 16 * MiB, flags,
+            150 * MS, 151 * MS);
+    host_copies(t, 8, ZC_TRACE_HOSTCOPY_INTO, "7f0000000000", 16 * MiB, 200, 4);
+}
+
 /* Traced through zc run: its register cure pins and unpins the program's buffers again and again
- * while the GPU works, sizes repeating; a kernel is given one of them (the program's pageable
- * buffer, as it sees it) and host copies go into one. None of it is the program's. */
+ * while the GPU works, sizes repeating; kernels are given them (the program's pageable buffers,
+ * as it sees them) and host copies go into one. None of it is the program's. */
 static void test_zc_run_pins_are_not_the_programs(void **state)
 {
     (void)state;
     log_text t;
     log_open(&t, 3, 64 * GiB);
-    for (int i = 0; i < 24; i++) {
-        uint64_t s = 10 * MS + (uint64_t)i * 4 * MS;
-        fprintf(t.f, "api hostregister %llu %u 7f00%02d000000 %llu %llu 1 drv\n", 16 * MiB,
-                ZC_TRACE_FLAG_ZC_RUN, i % 4, (unsigned long long)s, (unsigned long long)(s + MS));
-        fprintf(t.f, "copy h2d pinned device %llu %llu %llu 13 1 0\n", 16 * MiB,
-                (unsigned long long)(s + MS), (unsigned long long)(s + 2 * MS));
-        fprintf(t.f, "kernel %llu %llu 13 work %d\n", (unsigned long long)(s + 2 * MS),
-                (unsigned long long)(s + 3 * MS), i + 1);
-        fprintf(t.f, "launch %d %llu work 7f00%02d000000\n", i + 1,
-                (unsigned long long)(s + 2 * MS), i % 4);
-        fprintf(t.f, "api hostunregister 0 %u 7f00%02d000000 %llu %llu 1 drv\n",
-                ZC_TRACE_FLAG_ZC_RUN, i % 4, (unsigned long long)(s + 3 * MS),
-                (unsigned long long)(s + 3 * MS + 1000));
-    }
-    host_copies(&t, 8, ZC_TRACE_HOSTCOPY_INTO, "7f0000000000", 16 * MiB, 200, 4);
+    pin_cycles(&t, ZC_TRACE_FLAG_ZC_RUN);
     zc_trace_report *r = analyze(&t, 24);
     assert_int_equal(r->pin_calls, 0);
     assert_int_equal(r->peak_pinned_bytes, 0);
-    assert_int_equal(r->zc_run_pin_calls, 24);
+    assert_int_equal(r->zc_run_pin_calls, 25);
     assert_null(zc_trace_report_find(r, "pinned_alloc_in_loop"));
     assert_null(zc_trace_report_find(r, "mapped_memory_reads"));
     assert_null(zc_trace_report_find(r, "host_staging_copies"));
@@ -119,22 +127,10 @@ static void test_zc_run_pins_are_not_the_programs(void **state)
 
     /* The same calls as the program's own: the findings this test expects absent are there. */
     log_open(&t, 3, 64 * GiB);
-    for (int i = 0; i < 24; i++) {
-        uint64_t s = 10 * MS + (uint64_t)i * 4 * MS;
-        fprintf(t.f, "api hostregister %llu 0 7f00%02d000000 %llu %llu 1 drv\n", 16 * MiB, i % 4,
-                (unsigned long long)s, (unsigned long long)(s + MS));
-        fprintf(t.f, "kernel %llu %llu 13 work %d\n", (unsigned long long)(s + 2 * MS),
-                (unsigned long long)(s + 3 * MS), i + 1);
-        fprintf(t.f, "launch %d %llu work 7f00%02d000000\n", i + 1,
-                (unsigned long long)(s + 2 * MS), i % 4);
-        fprintf(t.f, "api hostunregister 0 0 7f00%02d000000 %llu %llu 1 drv\n", i % 4,
-                (unsigned long long)(s + 3 * MS), (unsigned long long)(s + 3 * MS + 1000));
-    }
-    fprintf(t.f, "api hostregister %llu 0 7f0000000000 %llu %llu 1 drv\n", 16 * MiB, 150 * MS,
-            151 * MS);
-    host_copies(&t, 8, ZC_TRACE_HOSTCOPY_INTO, "7f0000000000", 16 * MiB, 200, 4);
+    pin_cycles(&t, 0);
     r = analyze(&t, 24);
     assert_int_equal(r->pin_calls, 25);
+    assert_int_equal(r->zc_run_pin_calls, 0);
     assert_non_null(zc_trace_report_find(r, "pinned_alloc_in_loop"));
     assert_non_null(zc_trace_report_find(r, "mapped_memory_reads"));
     assert_non_null(zc_trace_report_find(r, "host_staging_copies"));
