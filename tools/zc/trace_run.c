@@ -37,8 +37,10 @@ void zc_cli_trace_remove_log_dir(const char *dir)
 
 /* The preload list for the traced program, whose host copies the injection library hears of
  * through the copy library beside it: the AddressSanitizer runtime first when the program needs
- * one, then the copy library, then the program's own preloads. Given where the loader would
- * take it; else 0 and why not in absent: the program is traced without it, and its log says so. */
+ * one, then the program's own preloads, then the copy library, last, so that a preload of the
+ * program's own that replaces memcpy keeps doing so (and reaches ours as its next). Given where
+ * the loader would take it; else 0 and why not in absent: the program is traced without it, and
+ * its log says so. */
 static int zc__copy_hooks_preload(const char *program, const char *library, char *preload,
                                   size_t preload_size, char *absent, size_t absent_size)
 {
@@ -60,8 +62,8 @@ static int zc__copy_hooks_preload(const char *program, const char *library, char
     }
     const char *old = getenv("LD_PRELOAD");
     int keep = old != NULL && old[0] != '\0';
-    int n = snprintf(preload, preload_size, "%s%s%s%s%s", asan, asan[0] != '\0' ? ":" : "", copy,
-                     keep ? ":" : "", keep ? old : "");
+    int n = snprintf(preload, preload_size, "%s%s%s%s%s", asan, asan[0] != '\0' ? ":" : "",
+                     keep ? old : "", keep ? ":" : "", copy);
     if (n < 0 || (size_t)n >= preload_size) {
         snprintf(absent, absent_size, "LD_PRELOAD is too long to add the copy library to it");
         return 0;
