@@ -99,10 +99,10 @@ void zc__trace_host_copies_note(void)
     uint64_t lost = __atomic_load_n(&zc__unlogged, __ATOMIC_RELAXED);
     if (lost == 0)
         return;
-    char text[160];
+    char text[200];
     snprintf(text, sizeof text,
-             "%llu host copies into or out of pinned memory could not be "
-             "logged: the log or the allocations were held by the thread they interrupted",
+             "%llu host copies of 1 MiB or more could not be checked against the pinned "
+             "allocations or logged: those or the log were held by the thread they interrupted",
              (unsigned long long)lost);
     zc__trace_note("host_copies_unlogged", text);
 }

@@ -18,8 +18,6 @@
 
 #define ZC__RUN_LIB_ENV  "ZC_RUN_LIB"
 #define ZC__RUN_LIB_NAME "libzerocopy_run.so"
-/* The copy library, beside it: preloaded after it only for the hostcopy cure, which replaces
- * memcpy (src/run/run_copy_entry.c says why not always). */
 
 static const char zc__run_usage[] =
     "zc run [--fix LIST] [--report FILE] [--lib PATH] [--force] [-q] -- PROGRAM [ARGS...]";

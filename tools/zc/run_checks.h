@@ -14,8 +14,8 @@
 int zc_cli_run_preload_safe(const char *path);
 
 /* The copy library (memcpy and memmove replaced: src/run/run_copy_hooks.c), which zc run
- * preloads for its hostcopy cure and zc trace to hear of host copies; both find it beside their
- * own library. */
+ * preloads after its library only for the hostcopy cure (src/run/run_copy_entry.c says why not
+ * always) and zc trace to hear of host copies; both find it beside their own library. */
 #define ZC_CLI_COPY_LIB_NAME "libzerocopy_run_copy.so"
 
 /* name in the folder of path (the current folder when path has no slash), in out; 0, or -1 when
